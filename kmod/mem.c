@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Window memory: user pages pinned for the window's lifetime, or pages the
+ * module allocates on chosen NUMA nodes.  Either way the pages are mapped
+ * once into the kernel with vmap(), so the RMA engine addresses a window as
+ * plain kernel memory and elements may straddle page boundaries.
+ *
+ * Both kinds are charged to the owner's RLIMIT_MEMLOCK through
+ * mm->pinned_vm, like other long-term pins (RDMA, io_uring buffers).
+ * Release never fails.
+ */
+#include <linux/capability.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "mpirma.h"
+
+/**
+ * mpirma_charge - charge pinned pages to @mm against RLIMIT_MEMLOCK
+ * @mm: the owner's mm (the caller's)
+ * @npages: pages to charge
+ *
+ * Return: 0, or -ENOMEM when the limit would be exceeded and the caller does
+ * not have CAP_IPC_LOCK.
+ */
+int mpirma_charge(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 now;
+
+	if (!npages)
+		return 0;
+	now = atomic64_add_return(npages, &mm->pinned_vm);
+	if (now > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void mpirma_uncharge(struct mm_struct *mm, unsigned long npages)
+{
+	if (npages)
+		atomic64_sub(npages, &mm->pinned_vm);
+}
+
+static struct mpirma_mem *mem_new(unsigned long npages)
+{
+	struct mpirma_mem *mem;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return NULL;
+	kref_init(&mem->ref);
+	INIT_LIST_HEAD(&mem->list);
+	mem->pages = kvcalloc(npages ? npages : 1, sizeof(*mem->pages), GFP_KERNEL);
+	if (!mem->pages) {
+		kfree(mem);
+		return NULL;
+	}
+	return mem;
+}
+
+static int mem_vmap(struct mpirma_mem *mem)
+{
+	if (!mem->npages)
+		return 0;
+	mem->vaddr = vmap(mem->pages, mem->npages, VM_MAP, PAGE_KERNEL);
+	return mem->vaddr ? 0 : -ENOMEM;
+}
+
+static void mem_release_pages(struct mpirma_mem *mem)
+{
+	unsigned long i;
+
+	if (mem->pinned) {
+		/* The kernel may have written any of them. */
+		unpin_user_pages_dirty_lock(mem->pages, mem->npages, true);
+		atomic_long_sub(mem->npages, &mpirma_pages_pinned);
+		if (mem->mm) {
+			mpirma_uncharge(mem->mm, mem->charged);
+			mmdrop(mem->mm);
+		}
+		return;
+	}
+	for (i = 0; i < mem->npages; i++)
+		__free_page(mem->pages[i]);
+	atomic_long_sub(mem->npages, &mpirma_pages_allocated);
+}
+
+static void mem_release(struct kref *ref)
+{
+	struct mpirma_mem *mem = container_of(ref, struct mpirma_mem, ref);
+
+	if (mem->vaddr)
+		vunmap(mem->vaddr);
+	mem_release_pages(mem);
+	kvfree(mem->pages);
+	kfree(mem);
+}
+
+void mpirma_mem_put(struct mpirma_mem *mem)
+{
+	if (mem)
+		kref_put(&mem->ref, mem_release);
+}
+
+/**
+ * mpirma_mem_pin - pin the caller's [base, base + length) for writing
+ *
+ * FOLL_LONGTERM: the pages stay pinned as long as the window lives, so the
+ * kernel migrates them out of CMA/movable zones first and breaks COW now.
+ * The pages are charged to the caller's mm until they are unpinned.
+ *
+ * Return: the memory, or ERR_PTR(-EFAULT / -ENOMEM / -EOVERFLOW / -EINTR).
+ */
+struct mpirma_mem *mpirma_mem_pin(u64 base, u64 length)
+{
+	unsigned long first, last, npages, done = 0;
+	struct mpirma_mem *mem;
+	u64 end;
+	int ret;
+
+	if (check_add_overflow(base, length, &end) || end > TASK_SIZE_MAX)
+		return ERR_PTR(-EFAULT);
+	first = base >> PAGE_SHIFT;
+	last = length ? (end - 1) >> PAGE_SHIFT : first - 1;
+	npages = last + 1 - first;
+	mem = mem_new(npages);
+	if (!mem)
+		return ERR_PTR(-ENOMEM);
+	mem->pinned = true;
+	mem->user_base = base;
+	mem->offset = offset_in_page(base);
+	mem->length = length;
+	ret = mpirma_charge(current->mm, npages);
+	if (ret)
+		goto out_release;
+	mem->mm = current->mm;
+	mmgrab(mem->mm);
+	mem->charged = npages;
+
+	while (done < npages) {
+		int chunk = min_t(unsigned long, npages - done, 512);
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_unpin;
+		}
+		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT, chunk,
+					  FOLL_WRITE | FOLL_LONGTERM, mem->pages + done);
+		if (ret <= 0) {
+			ret = ret ? ret : -EFAULT;
+			goto out_unpin;
+		}
+		done += ret;
+		atomic_long_add(ret, &mpirma_pages_pinned);
+		cond_resched();
+	}
+	mem->npages = npages;
+	ret = mem_vmap(mem);
+	if (ret)
+		goto out_release;
+	return mem;
+
+out_unpin:
+	mem->npages = done;
+out_release:
+	mpirma_mem_put(mem);
+	return ERR_PTR(ret);
+}
+
+/**
+ * mpirma_mem_alloc - allocate zeroed pages, page i on node @nodes[i]
+ * @npages: number of pages
+ * @nodes: per page, the node to allocate on
+ * @strict: per page, fail rather than fall back to another node
+ *
+ * Return: the memory, or ERR_PTR(-ENOMEM / -EINTR).
+ */
+struct mpirma_mem *mpirma_mem_alloc(unsigned long npages, const int *nodes,
+				    const bool *strict)
+{
+	struct mpirma_mem *mem;
+	unsigned long i;
+	int ret;
+
+	mem = mem_new(npages);
+	if (!mem)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < npages; i++) {
+		gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
+
+		if (strict[i])
+			gfp |= __GFP_THISNODE;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_free;
+		}
+		mem->pages[i] = alloc_pages_node(nodes[i], gfp, 0);
+		if (!mem->pages[i]) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		mem->npages++;
+		atomic_long_inc(&mpirma_pages_allocated);
+		if (!(i & 255))
+			cond_resched();
+	}
+	ret = mem_vmap(mem);
+	if (ret)
+		goto out_free;
+	return mem;
+
+out_free:
+	mpirma_mem_put(mem);
+	return ERR_PTR(ret);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * reduce_env.h - what the reduction engine needs from its environment.
+ *
+ * reduce.c and reduce_fp.c are built into mpirma.ko and, with
+ * -DMPIRMA_USERSPACE, into user-space programs (unit tests, the MPI library).
+ * This header is the only place that tells the two apart.  The engine uses:
+ *
+ *  - u8..u64, s8..s64, bool, size_t, offsetof(), static_assert();
+ *  - memcpy(), memcmp();
+ *  - get_unaligned(), put_unaligned(): access an element at any address;
+ *  - WARN_ON_ONCE(): the condition's value, reported once in the kernel;
+ *  - mpirma_fpu_begin(x87), mpirma_fpu_end(): bracket the floating point
+ *    work of reduce_fp.c.  @x87 asks for an initialised x87 unit as well as
+ *    SSE (long double).  In user space the FPU is always usable.
+ */
+#ifndef _MPIRMA_REDUCE_ENV_H
+#define _MPIRMA_REDUCE_ENV_H
+
+#ifdef MPIRMA_USERSPACE
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+/* The union drops the const of *ptr from the temporary that memcpy fills. */
+#define get_unaligned(ptr) ({						\
+	union {								\
+		__typeof__(*(ptr)) v;					\
+		unsigned char b[sizeof(*(ptr))];			\
+	} __gu;								\
+	memcpy(__gu.b, (ptr), sizeof(__gu.b));				\
+	__gu.v;								\
+})
+
+#define put_unaligned(val, ptr) do {					\
+	__typeof__(*(ptr)) __pu = (val);				\
+	memcpy((ptr), &__pu, sizeof(__pu));				\
+} while (0)
+
+#define WARN_ON_ONCE(cond)	__builtin_expect(!!(cond), 0)
+
+static inline void mpirma_fpu_begin(bool x87)
+{
+	(void)x87;
+}
+
+static inline void mpirma_fpu_end(void)
+{
+}
+
+#else /* !MPIRMA_USERSPACE */
+
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/bug.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+#include <asm/fpu/api.h>
+
+/*
+ * kernel_fpu_begin() on x86-64 resets MXCSR only: x87 users must ask for
+ * KFPU_387, or they compute with whatever control word (precision, rounding)
+ * the interrupted task left behind.  Both give the user-space defaults:
+ * round to nearest, 64-bit x87 mantissa, all exceptions masked.
+ * Disables preemption until mpirma_fpu_end(); legal under a spinlock.
+ */
+static inline void mpirma_fpu_begin(bool x87)
+{
+	kernel_fpu_begin_mask(x87 ? KFPU_387 | KFPU_MXCSR : KFPU_MXCSR);
+}
+
+static inline void mpirma_fpu_end(void)
+{
+	kernel_fpu_end();
+}
+
+#endif /* MPIRMA_USERSPACE */
+
+#endif /* _MPIRMA_REDUCE_ENV_H */

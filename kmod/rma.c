@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RMA engine: MPIRMA_IOC_RMA, a batch of put, get, accumulate,
+ * get_accumulate and compare_and_swap operations on one window.
+ *
+ * Each operation is validated completely (kinds, types, op/type table,
+ * layouts, bounds, overlap) before it touches anything.  Then it is cut into
+ * chunks of at most MPIRMA_CHUNK target bytes in MPIRMA_MAX_SPANS pieces:
+ * origin data is copied from user space into a bounce buffer with no lock
+ * held, the chunk's element updates are handed to the window's atomicity
+ * strategy, and results are copied back to user space with no lock held.
+ * Between chunks the engine may reschedule, so one huge accumulate neither
+ * hogs the CPU nor holds a lock for long; atomicity is per element, as MPI
+ * requires, never per operation.
+ *
+ * Put and get need no atomicity (concurrent conflicting put/get are
+ * erroneous in MPI) and copy without taking the strategy's locks.
+ */
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "layout.h"
+#include "mpirma.h"
+#include "reduce.h"
+#include "strategy.h"
+
+struct rma_ctx {
+	struct mpirma_win *win;
+	u8 *src;			/* MPIRMA_CHUNK bytes of origin data */
+	u8 *old;			/* MPIRMA_CHUNK bytes of target data */
+	struct mpirma_span spans[MPIRMA_MAX_SPANS];
+	unsigned int nspans;
+};
+
+/* One operation, loaded and validated. */
+struct rma_op {
+	const struct mpirma_op *uop;
+	u32 esize;
+	struct mpirma_klayout origin, target, result;
+	unsigned long tbase;		/* kernel address of target offset 0 */
+	bool has_origin, has_result;
+};
+
+/* User address of byte @off of a layout based at @addr; false if it wraps. */
+static bool user_addr(u64 addr, s64 off, u64 len, void __user **p)
+{
+	u64 a = addr + (u64)off, end;
+
+	if (off < 0 ? a > addr : a < addr)
+		return false;
+	if (check_add_overflow(a, len, &end))
+		return false;
+	*p = u64_to_user_ptr(a);
+	return true;
+}
+
+static int gather_user(struct mpirma_cursor *cur, u8 *dst, u64 n)
+{
+	void __user *p;
+	u64 len;
+	s64 off;
+
+	while (n) {
+		len = mpirma_cursor_next(cur, n, &off);
+		if (WARN_ON_ONCE(!len))
+			return -EINVAL;
+		if (!user_addr(cur->l->addr, off, len, &p) || copy_from_user(dst, p, len))
+			return -EFAULT;
+		dst += len;
+		n -= len;
+	}
+	return 0;
+}
+
+static int scatter_user(struct mpirma_cursor *cur, const u8 *src, u64 n)
+{
+	void __user *p;
+	u64 len;
+	s64 off;
+
+	while (n) {
+		len = mpirma_cursor_next(cur, n, &off);
+		if (WARN_ON_ONCE(!len))
+			return -EINVAL;
+		if (!user_addr(cur->l->addr, off, len, &p) || copy_to_user(p, src, len))
+			return -EFAULT;
+		src += len;
+		n -= len;
+	}
+	return 0;
+}
+
+/* The next chunk of target pieces; returns its bytes (0 when done). */
+static u64 fill_spans(struct rma_ctx *c, struct rma_op *o, struct mpirma_cursor *tcur)
+{
+	u64 bytes = 0, len;
+	s64 off;
+
+	c->nspans = 0;
+	while (c->nspans < MPIRMA_MAX_SPANS && bytes < MPIRMA_CHUNK) {
+		len = mpirma_cursor_next(tcur, MPIRMA_CHUNK - bytes, &off);
+		if (!len)
+			break;
+		c->spans[c->nspans].addr = (void *)(o->tbase + off);
+		c->spans[c->nspans].len = len;
+		c->nspans++;
+		bytes += len;
+	}
+	return bytes;
+}
+
+static void spans_copy_out(const struct rma_ctx *c, u8 *dst)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nspans; dst += c->spans[i].len, i++)
+		memcpy(dst, c->spans[i].addr, c->spans[i].len);
+}
+
+static void spans_copy_in(const struct rma_ctx *c, const u8 *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nspans; src += c->spans[i].len, i++)
+		memcpy(c->spans[i].addr, src, c->spans[i].len);
+}
+
+/* Run @o chunk by chunk; the operation has been validated. */
+static int rma_execute(struct rma_ctx *c, struct rma_op *o)
+{
+	const struct mpirma_op *uop = o->uop;
+	struct mpirma_cursor tcur, ocur, rcur;
+	struct mpirma_update u = {
+		.win = c->win, .kind = uop->kind, .type = uop->type, .op = uop->op,
+		.spans = c->spans,
+	};
+	u64 n;
+	int ret;
+
+	mpirma_cursor_init(&tcur, &o->target);
+	mpirma_cursor_init(&ocur, &o->origin);
+	mpirma_cursor_init(&rcur, &o->result);
+	while ((n = fill_spans(c, o, &tcur))) {
+		if (o->has_origin) {
+			ret = gather_user(&ocur, c->src, n);
+			if (ret)
+				return ret;
+		}
+		switch (uop->kind) {
+		case MPIRMA_KIND_PUT:
+			spans_copy_in(c, c->src);
+			break;
+		case MPIRMA_KIND_GET:
+			spans_copy_out(c, c->old);
+			break;
+		default:
+			u.nspans = c->nspans;
+			u.src = o->has_origin ? c->src : NULL;
+			u.old = o->has_result ? c->old : NULL;
+			c->win->strategy->apply(&u);
+			break;
+		}
+		if (o->has_result) {
+			ret = scatter_user(&rcur, c->old, n);
+			if (ret)
+				return ret;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int rma_cas(struct rma_ctx *c, struct rma_op *o)
+{
+	const struct mpirma_op *uop = o->uop;
+	struct mpirma_span span = { .addr = (void *)o->tbase, .len = o->esize };
+	struct mpirma_cursor ocur, rcur;
+	u8 cmp[sizeof(u64)];
+	struct mpirma_update u = {
+		.win = c->win, .kind = MPIRMA_KIND_CAS, .type = uop->type,
+		.spans = &span, .nspans = 1, .src = c->src, .old = c->old, .cmp = cmp,
+	};
+	int ret;
+
+	if (WARN_ON_ONCE(o->esize > sizeof(cmp)))
+		return -EINVAL;
+	mpirma_cursor_init(&ocur, &o->origin);
+	mpirma_cursor_init(&rcur, &o->result);
+	ret = gather_user(&ocur, c->src, o->esize);
+	if (ret)
+		return ret;
+	if (copy_from_user(cmp, u64_to_user_ptr(uop->compare), o->esize))
+		return -EFAULT;
+	c->win->strategy->apply(&u);
+	return scatter_user(&rcur, c->old, o->esize);
+}
+
+/* Which sides an operation uses, and whether its op/type is allowed. */
+static int rma_check_kind(const struct mpirma_op *uop, struct rma_op *o)
+{
+	bool allowed;
+
+	if (uop->flags)
+		return -EINVAL;
+	if (uop->kind >= MPIRMA_NR_KINDS || uop->type >= MPIRMA_NR_TYPES ||
+	    uop->op >= MPIRMA_NR_OPS)
+		return -EINVAL;
+	switch (uop->kind) {
+	case MPIRMA_KIND_PUT:
+	case MPIRMA_KIND_GET:
+	case MPIRMA_KIND_CAS:
+		if (uop->op)
+			return -EINVAL;
+		allowed = uop->kind != MPIRMA_KIND_CAS || mpirma_cas_allowed(uop->type);
+		break;
+	case MPIRMA_KIND_ACC:
+		allowed = uop->op != MPIRMA_OP_NO_OP && mpirma_op_allowed(uop->op, uop->type);
+		break;
+	default:
+		allowed = mpirma_op_allowed(uop->op, uop->type);
+		break;
+	}
+	if (!allowed)
+		return -EOPNOTSUPP;
+	o->has_origin = uop->kind != MPIRMA_KIND_GET &&
+			!(uop->kind == MPIRMA_KIND_GET_ACC && uop->op == MPIRMA_OP_NO_OP);
+	o->has_result = uop->kind == MPIRMA_KIND_GET || uop->kind == MPIRMA_KIND_GET_ACC ||
+			uop->kind == MPIRMA_KIND_CAS;
+	if (!o->has_origin && !mpirma_layout_unused(&uop->origin))
+		return -EINVAL;
+	if (!o->has_result && !mpirma_layout_unused(&uop->result))
+		return -EINVAL;
+	if ((uop->kind == MPIRMA_KIND_CAS) != !!uop->compare)
+		return -EINVAL;
+	if (uop->target.addr)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Find the target memory and check the target layout lies inside it.
+ * DYNAMIC windows: the caller holds regions_rwsem for reading.
+ */
+static int rma_resolve_target(struct rma_ctx *c, struct rma_op *o)
+{
+	struct mpirma_win *win = c->win;
+	struct mpirma_win_rank *r = &win->ranks[o->uop->target_rank];
+	struct mpirma_mem *mem;
+	u64 base;
+	s64 lo, hi;
+
+	if (check_mul_overflow(o->uop->target_disp, (u64)r->disp_unit, &base) ||
+	    base > S64_MAX)
+		return -EOVERFLOW;
+	if (!o->target.bytes)
+		return 0;
+	if (check_add_overflow((s64)base, o->target.lo, &lo) ||
+	    check_add_overflow((s64)base, o->target.hi, &hi))
+		return -EOVERFLOW;
+
+	if (win->flavor != MPIRMA_FLAVOR_DYNAMIC) {
+		if (lo < 0 || hi > r->length)
+			return -ERANGE;
+		o->tbase = (unsigned long)mpirma_rank_kaddr(win, r) + base;
+		return 0;
+	}
+	/* DYNAMIC: the displacement is an address in the target's memory. */
+	list_for_each_entry(mem, &r->regions, list) {
+		if (lo >= 0 && (u64)lo >= mem->user_base &&
+		    (u64)hi <= mem->user_base + mem->length) {
+			o->tbase = (unsigned long)mem->vaddr + mem->offset +
+				   (base - mem->user_base);
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+static int rma_load(struct rma_ctx *c, struct rma_op *o)
+{
+	const struct mpirma_op *uop = o->uop;
+	int ret;
+
+	ret = mpirma_layout_load(&o->target, &uop->target, o->esize);
+	if (!ret && o->has_origin)
+		ret = mpirma_layout_load(&o->origin, &uop->origin, o->esize);
+	if (!ret && o->has_result)
+		ret = mpirma_layout_load(&o->result, &uop->result, o->esize);
+	if (ret)
+		return ret;
+	if ((o->has_origin && o->origin.bytes != o->target.bytes) ||
+	    (o->has_result && o->result.bytes != o->target.bytes))
+		return -EINVAL;
+	if (uop->kind == MPIRMA_KIND_CAS && o->target.bytes != o->esize)
+		return -EINVAL;
+	if (uop->kind == MPIRMA_KIND_ACC || uop->kind == MPIRMA_KIND_GET_ACC)
+		return mpirma_layout_check_overlap(&o->target);
+	return 0;
+}
+
+static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
+{
+	struct mpirma_win *win = c->win;
+	bool dynamic = win->flavor == MPIRMA_FLAVOR_DYNAMIC;
+	struct rma_op o = { .uop = uop };
+	int ret;
+
+	ret = rma_check_kind(uop, &o);
+	if (ret)
+		return ret;
+	if (uop->target_rank >= win->nranks)
+		return -ENXIO;
+	o.esize = mpirma_type_info[uop->type].size;
+	ret = rma_load(c, &o);
+	if (ret)
+		goto out_free_layouts;
+	if (dynamic)
+		down_read(&win->regions_rwsem);
+	ret = rma_resolve_target(c, &o);
+	if (!ret && o.target.bytes) {
+		if (uop->kind == MPIRMA_KIND_CAS)
+			ret = rma_cas(c, &o);
+		else
+			ret = rma_execute(c, &o);
+	}
+	if (dynamic)
+		up_read(&win->regions_rwsem);
+	if (!ret) {
+		atomic64_inc(&win->stats.ops[uop->kind]);
+		atomic64_add(o.target.bytes, &win->stats.bytes);
+	}
+out_free_layouts:
+	mpirma_layout_free(&o.target);
+	mpirma_layout_free(&o.origin);
+	mpirma_layout_free(&o.result);
+	return ret;
+}
+
+/**
+ * mpirma_rma - MPIRMA_IOC_RMA: apply a batch of operations in order
+ * @m: the calling member
+ * @arg: the batch; nfailed is filled in
+ *
+ * Return: 0 when every operation was attempted (see each status), or an
+ * errno for the batch as a whole (see struct mpirma_rma).
+ */
+int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
+{
+	struct mpirma_op __user *uop;
+	struct mpirma_op op;
+	struct rma_ctx *c;
+	u32 i, wr;
+	int ret = 0, status;
+
+	if (arg->flags)
+		return -EINVAL;
+	if (arg->nops > MPIRMA_MAX_BATCH || arg->op_size < sizeof(op))
+		return -EINVAL;
+	if (arg->op_size > PAGE_SIZE)
+		return -E2BIG;
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->src = kmalloc(2 * MPIRMA_CHUNK, GFP_KERNEL);
+	if (!c->src) {
+		ret = -ENOMEM;
+		goto out_free_ctx;
+	}
+	c->old = c->src + MPIRMA_CHUNK;
+	c->win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!c->win) {
+		ret = -ENOENT;
+		goto out_free_bounce;
+	}
+
+	arg->nfailed = 0;
+	for (i = 0; i < arg->nops; i++) {
+		uop = u64_to_user_ptr(arg->ops + (u64)i * arg->op_size);
+		status = copy_struct_from_user(&op, sizeof(op), uop, arg->op_size);
+		if (status == -EFAULT) {
+			ret = -EFAULT;
+			break;
+		}
+		if (!status)
+			status = rma_one(c, &op);
+		if (put_user(status, &uop->status)) {
+			ret = -EFAULT;
+			break;
+		}
+		if (status)
+			arg->nfailed++;
+		if (status == -EINTR) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	mpirma_win_put(c->win);
+out_free_bounce:
+	kfree(c->src);
+out_free_ctx:
+	kfree(c);
+	return ret;
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registry of atomicity strategies and the module-wide default.
+ */
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+
+#include "mpirma.h"
+#include "reduce.h"
+#include "strategy.h"
+
+static const struct mpirma_strategy *const strategies[MPIRMA_NR_STRATEGIES] = {
+	[MPIRMA_ATOM_LOCK] = &mpirma_strategy_lock,
+};
+
+static char *atomicity = "lock";
+module_param(atomicity, charp, 0444);
+MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock");
+
+static u32 default_id = MPIRMA_ATOM_LOCK;
+
+/* At load: the parameter must name a strategy. */
+int mpirma_strategy_param_check(void)
+{
+	u32 id;
+
+	for (id = 1; id < MPIRMA_NR_STRATEGIES; id++) {
+		if (strategies[id] && sysfs_streq(atomicity, strategies[id]->name)) {
+			default_id = id;
+			return 0;
+		}
+	}
+	pr_err("mpirma: unknown atomicity strategy '%s'\n", atomicity);
+	return -EINVAL;
+}
+
+u32 mpirma_default_strategy(void)
+{
+	return default_id;
+}
+
+const struct mpirma_strategy *mpirma_strategy_get(u32 id)
+{
+	if (id == MPIRMA_ATOM_DEFAULT)
+		id = default_id;
+	return id < MPIRMA_NR_STRATEGIES ? strategies[id] : NULL;
+}
+
+u32 mpirma_strategy_id(const struct mpirma_strategy *s)
+{
+	u32 id;
+
+	for (id = 1; id < MPIRMA_NR_STRATEGIES; id++)
+		if (strategies[id] == s)
+			return id;
+	return MPIRMA_ATOM_DEFAULT;
+}
+
+/**
+ * mpirma_update_apply - perform the element updates of @u
+ * @u: the update
+ *
+ * No atomicity of its own: strategies call it under whatever makes the
+ * elements they pass atomic.
+ */
+void mpirma_update_apply(const struct mpirma_update *u)
+{
+	const u8 *src = u->src;
+	u8 *old = u->old;
+	unsigned int i;
+	size_t n, esize = mpirma_type_info[u->type].size;
+
+	for (i = 0; i < u->nspans; i++) {
+		n = u->spans[i].len / esize;
+		if (u->kind == MPIRMA_KIND_CAS)
+			mpirma_cas(u->type, u->spans[i].addr, src, u->cmp, old);
+		else
+			mpirma_reduce(u->type, u->op, u->spans[i].addr, src, old, n);
+		if (src)
+			src += u->spans[i].len;
+		if (old)
+			old += u->spans[i].len;
+	}
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Atomicity strategies: how element updates of a window are made atomic.
+ *
+ * The RMA engine (rma.c) cuts every accumulate-like operation into updates
+ * of at most MPIRMA_CHUNK target bytes and MPIRMA_MAX_SPANS contiguous target
+ * pieces, with the origin data already copied into the kernel.  A strategy's
+ * apply() must perform the whole update so that each element is updated
+ * atomically with respect to every other update of the same window; it runs
+ * in process context, must not sleep and must not touch user memory.  Whether
+ * it serialises on one lock, on stripes, uses native atomics or hands the
+ * update to a worker is its own business.
+ */
+#ifndef MPIRMA_STRATEGY_H
+#define MPIRMA_STRATEGY_H
+
+#include <linux/types.h>
+
+struct mpirma_win;
+
+#define MPIRMA_CHUNK		4096	/* target bytes per atomic section */
+#define MPIRMA_MAX_SPANS	64	/* target pieces per atomic section */
+
+/* One contiguous piece of target memory, as a kernel address. */
+struct mpirma_span {
+	void *addr;
+	size_t len;
+};
+
+/**
+ * struct mpirma_update - one chunk of element updates on one target
+ * @win: the window
+ * @kind: MPIRMA_KIND_ACC, _GET_ACC or _CAS
+ * @type: MPIRMA_TYPE_*
+ * @op: MPIRMA_OP_* (ignored for CAS)
+ * @spans: @nspans target pieces, each a multiple of the element size
+ * @src: packed origin elements (NULL for NO_OP)
+ * @old: where to pack the previous target elements, or NULL
+ * @cmp: CAS: the value to compare with
+ */
+struct mpirma_update {
+	struct mpirma_win *win;
+	unsigned int kind;
+	unsigned int type;
+	unsigned int op;
+	const struct mpirma_span *spans;
+	unsigned int nspans;
+	const void *src;
+	void *old;
+	const void *cmp;
+};
+
+struct mpirma_strategy {
+	const char *name;
+	int (*init)(struct mpirma_win *win);
+	void (*fini)(struct mpirma_win *win);
+	void (*apply)(const struct mpirma_update *u);
+};
+
+extern const struct mpirma_strategy mpirma_strategy_lock;
+
+/* The strategy for MPIRMA_ATOM_* (DEFAULT resolved); NULL if unknown. */
+const struct mpirma_strategy *mpirma_strategy_get(u32 id);
+u32 mpirma_strategy_id(const struct mpirma_strategy *s);
+u32 mpirma_default_strategy(void);
+int mpirma_strategy_param_check(void);
+
+/* Apply @u's element updates, the caller providing the atomicity. */
+void mpirma_update_apply(const struct mpirma_update *u);
+
+#endif /* MPIRMA_STRATEGY_H */

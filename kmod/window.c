@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Windows: collective creation, memory, lifetime.
+ *
+ * Creation is matched by the kernel: a call joins the oldest pending window
+ * with the same group (the list of job ranks) and context that this rank has
+ * not joined yet, so ranks need no exchange of their own.  Each rank brings
+ * its part when it arrives (USER: its pinned memory; ALLOC: its size, node
+ * and RLIMIT_MEMLOCK charge); the last to arrive finishes the window
+ * (ALLOC: allocates every rank's pages on that rank's node, one vmap for the
+ * whole window so that MPIRMA_WIN_CONTIG ranks are byte-contiguous) and
+ * publishes it in job->windows.  A rank that fails, is interrupted or sees a
+ * group member gone withdraws its part; the last to withdraw frees the
+ * pending window.
+ *
+ * A window stays in job->windows until every rank of its group has left it
+ * (MPIRMA_IOC_WIN_FREE, or gone).  References: one for being in the
+ * xarray, one per ioctl using it.  Release never fails.
+ */
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "mpirma.h"
+#include "strategy.h"
+
+/* mmap offset of a window: its id in the upper bits, page aligned. */
+#define MPIRMA_MMAP_SHIFT	32
+
+static void win_release_rank(struct mpirma_win_rank *r)
+{
+	struct mpirma_mem *mem, *tmp;
+
+	mpirma_mem_put(r->mem);
+	r->mem = NULL;
+	list_for_each_entry_safe(mem, tmp, &r->regions, list) {
+		list_del(&mem->list);
+		mpirma_mem_put(mem);
+	}
+	if (r->mm) {
+		mpirma_uncharge(r->mm, r->charged);
+		mmdrop(r->mm);
+		r->mm = NULL;
+	}
+	r->charged = 0;
+}
+
+static void win_free(struct mpirma_win *win)
+{
+	u32 i;
+
+	if (win->strategy && win->strategy->fini && win->ready)
+		win->strategy->fini(win);
+	for (i = 0; i < win->nranks; i++)
+		win_release_rank(&win->ranks[i]);
+	mpirma_mem_put(win->mem);
+	mpirma_sync_free(win);
+	kfree(win->ranks);
+	kfree(win->rank_of);
+	kfree(win->group);
+	kfree(win);
+	atomic_long_dec(&mpirma_nr_windows);
+}
+
+static void win_release(struct kref *ref)
+{
+	win_free(container_of(ref, struct mpirma_win, ref));
+}
+
+void mpirma_win_put(struct mpirma_win *win)
+{
+	kref_put(&win->ref, win_release);
+}
+
+/**
+ * mpirma_win_get - look up a live window the member belongs to
+ * @m: the member
+ * @id: the window id
+ * @my_rank: out, the member's rank in the window
+ *
+ * Return: the window with a reference held, or NULL (ENOENT).
+ */
+struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank)
+{
+	struct mpirma_job *job = m->job;
+	struct mpirma_win *win;
+	s32 wr;
+
+	xa_lock(&job->windows);
+	win = xa_load(&job->windows, id);
+	if (win) {
+		wr = win->rank_of[m->rank];
+		/* ranks[].left only goes false -> true; a stale false is harmless. */
+		if (wr < 0 || READ_ONCE(win->ranks[wr].left))
+			win = NULL;
+		else
+			kref_get(&win->ref);
+	}
+	xa_unlock(&job->windows);
+	if (win)
+		*my_rank = wr;
+	return win;
+}
+
+/* Under job->lock: @wr leaves @win; the last to leave unpublishes it. */
+static void win_leave(struct mpirma_job *job, struct mpirma_win *win, u32 wr)
+{
+	lockdep_assert_held(&job->lock);
+
+	if (win->ranks[wr].left)
+		return;
+	mpirma_sync_release_rank(win, wr);
+	WRITE_ONCE(win->ranks[wr].left, true);
+	if (++win->nleft == win->nranks) {
+		xa_erase(&job->windows, win->id);
+		mpirma_win_put(win);
+	}
+}
+
+/* Under job->lock: take back what rank @wr brought to a pending window. */
+static void win_withdraw(struct mpirma_job *job, struct mpirma_win *win, u32 wr)
+{
+	lockdep_assert_held(&job->lock);
+
+	if (!win->ranks[wr].arrived)
+		return;
+	win_release_rank(&win->ranks[wr]);
+	win->ranks[wr].arrived = false;
+	if (--win->narrived == 0) {
+		list_del(&win->pending_node);
+		win_free(win);
+	}
+}
+
+/**
+ * mpirma_win_member_gone - @job_rank is gone: fail what waits for it
+ * @job: the job, with job->lock held
+ * @job_rank: the rank
+ */
+void mpirma_win_member_gone(struct mpirma_job *job, u32 job_rank)
+{
+	struct mpirma_win *win, *tmp;
+	unsigned long id;
+	s32 wr;
+
+	lockdep_assert_held(&job->lock);
+
+	list_for_each_entry_safe(win, tmp, &job->pending, pending_node) {
+		wr = win->rank_of[job_rank];
+		if (wr < 0)
+			continue;
+		atomic_inc(&win->ngone);
+		if (!win->create_err)
+			win->create_err = -EOWNERDEAD;
+		win_withdraw(job, win, wr);
+	}
+	xa_for_each(&job->windows, id, win) {
+		wr = win->rank_of[job_rank];
+		if (wr < 0)
+			continue;
+		atomic_inc(&win->ngone);
+		win_leave(job, win, wr);
+	}
+}
+
+/* The job is going away: no rank is waiting in any pending window. */
+void mpirma_win_destroy_pending(struct mpirma_job *job)
+{
+	struct mpirma_win *win, *tmp;
+
+	list_for_each_entry_safe(win, tmp, &job->pending, pending_node) {
+		list_del(&win->pending_node);
+		win_free(win);
+	}
+}
+
+static struct mpirma_win *win_alloc(struct mpirma_job *job, const struct mpirma_win_create *arg,
+				    u32 *group)
+{
+	struct mpirma_win *win;
+	u32 i;
+
+	win = kzalloc(sizeof(*win), GFP_KERNEL);
+	if (!win)
+		return NULL;
+	win->ranks = kcalloc(arg->nranks, sizeof(*win->ranks), GFP_KERNEL);
+	win->rank_of = kmalloc_array(job->nranks, sizeof(*win->rank_of), GFP_KERNEL);
+	if (!win->ranks || !win->rank_of) {
+		kfree(win->ranks);
+		kfree(win->rank_of);
+		kfree(win);
+		return NULL;
+	}
+	atomic_long_inc(&mpirma_nr_windows);
+	kref_init(&win->ref);
+	win->job = job;
+	win->flavor = arg->flavor;
+	win->flags = arg->flags & MPIRMA_WIN_CONTIG;
+	win->context = arg->context;
+	win->nranks = arg->nranks;
+	win->group = group;
+	win->strategy = mpirma_strategy_get(arg->strategy);
+	for (i = 0; i < job->nranks; i++)
+		win->rank_of[i] = -1;
+	for (i = 0; i < win->nranks; i++) {
+		win->rank_of[group[i]] = i;
+		INIT_LIST_HEAD(&win->ranks[i].regions);
+		if (mpirma_rank_gone(job, group[i]))
+			atomic_inc(&win->ngone);
+	}
+	spin_lock_init(&win->update_lock);
+	spin_lock_init(&win->sync_lock);
+	init_rwsem(&win->regions_rwsem);
+	mpirma_barrier_init(&win->fence);
+	return win;
+}
+
+static struct mpirma_win *win_find_pending(struct mpirma_job *job,
+					   const struct mpirma_win_create *arg,
+					   const u32 *group, u32 wr)
+{
+	struct mpirma_win *win;
+
+	lockdep_assert_held(&job->lock);
+
+	list_for_each_entry(win, &job->pending, pending_node) {
+		if (win->create_err || win->nranks != arg->nranks ||
+		    win->context != arg->context || win->ranks[wr].arrived)
+			continue;
+		if (!memcmp(win->group, group, arg->nranks * sizeof(*group)))
+			return win;
+	}
+	return NULL;
+}
+
+/* ALLOC: lay the ranks out, allocate each rank's pages on its node. */
+static int win_alloc_memory(struct mpirma_win *win)
+{
+	unsigned long npages, p, first, last;
+	u64 end = 0, off;
+	bool *strict;
+	int *nodes;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < win->nranks; i++) {
+		off = win->flags & MPIRMA_WIN_CONTIG ? end : round_up(end, PAGE_SIZE);
+		if (off < end || check_add_overflow(off, win->ranks[i].length, &end))
+			return -EOVERFLOW;
+		win->ranks[i].offset = off;
+	}
+	if (end > (u64)ULONG_MAX - PAGE_SIZE)
+		return -EOVERFLOW;
+	npages = DIV_ROUND_UP(end, PAGE_SIZE);
+	nodes = kvmalloc_array(npages ? npages : 1, sizeof(*nodes), GFP_KERNEL);
+	strict = kvcalloc(npages ? npages : 1, sizeof(*strict), GFP_KERNEL);
+	if (!nodes || !strict) {
+		ret = -ENOMEM;
+		goto out_free_arrays;
+	}
+	for (p = 0; p < npages; p++)
+		nodes[p] = NUMA_NO_NODE;
+	/* A page shared by two ranks (CONTIG) goes to the first of them. */
+	for (i = 0; i < win->nranks; i++) {
+		struct mpirma_win_rank *r = &win->ranks[i];
+
+		if (!r->length)
+			continue;
+		first = r->offset >> PAGE_SHIFT;
+		last = (r->offset + r->length - 1) >> PAGE_SHIFT;
+		for (p = first; p <= last; p++) {
+			if (nodes[p] != NUMA_NO_NODE)
+				continue;
+			nodes[p] = r->node;
+			strict[p] = r->node_strict;
+		}
+	}
+	win->mem = mpirma_mem_alloc(npages, nodes, strict);
+	ret = PTR_ERR_OR_ZERO(win->mem);
+	if (ret)
+		win->mem = NULL;
+out_free_arrays:
+	kvfree(nodes);
+	kvfree(strict);
+	return ret;
+}
+
+/* Under job->lock, by the last rank to arrive: make the window usable. */
+static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
+{
+	u32 id;
+	int ret;
+
+	lockdep_assert_held(&job->lock);
+
+	if (win->flavor == MPIRMA_FLAVOR_ALLOC) {
+		ret = win_alloc_memory(win);
+		if (ret)
+			return ret;
+	}
+	ret = mpirma_sync_alloc(win);
+	if (ret)
+		return ret;
+	if (win->strategy->init) {
+		ret = win->strategy->init(win);
+		if (ret)
+			return ret;
+	}
+	ret = xa_alloc_cyclic(&job->windows, &id, win, XA_LIMIT(1, INT_MAX),
+			      &job->next_win_id, GFP_KERNEL);
+	if (ret < 0) {
+		if (win->strategy->fini)
+			win->strategy->fini(win);
+		return ret;
+	}
+	win->id = id;
+	return 0;
+}
+
+static bool win_settled(struct mpirma_win *win)
+{
+	return READ_ONCE(win->ready) || READ_ONCE(win->create_err) ||
+	       atomic_read(&win->ngone);
+}
+
+/* Check the caller's arguments and read its group; returns its window rank. */
+static int win_create_args(struct mpirma_member *m, const struct mpirma_win_create *arg,
+			   u32 **groupp)
+{
+	struct mpirma_job *job = m->job;
+	unsigned long *seen;
+	u32 *group, i;
+	int ret, wr = -EINVAL;
+
+	if (arg->flags & ~MPIRMA_WIN_CREATE_FLAGS)
+		return -EINVAL;
+	if (arg->flavor >= MPIRMA_NR_FLAVORS || arg->strategy >= MPIRMA_NR_STRATEGIES)
+		return -EINVAL;
+	if (!arg->disp_unit)
+		return -EINVAL;
+	if (arg->flavor != MPIRMA_FLAVOR_ALLOC && arg->flags)
+		return -EINVAL;
+	if (arg->flavor != MPIRMA_FLAVOR_USER && arg->base)
+		return -EINVAL;
+	if (arg->flavor == MPIRMA_FLAVOR_USER && arg->length && !arg->base)
+		return -EINVAL;
+	if (arg->flavor == MPIRMA_FLAVOR_DYNAMIC && arg->length)
+		return -EINVAL;
+	if ((arg->flags & MPIRMA_WIN_NODE) &&
+	    (arg->numa_node < 0 || arg->numa_node >= MAX_NUMNODES ||
+	     !node_online(arg->numa_node)))
+		return -EINVAL;
+	if (!arg->nranks || arg->nranks > job->nranks)
+		return -EINVAL;
+
+	group = kmalloc_array(arg->nranks, sizeof(*group), GFP_KERNEL);
+	seen = bitmap_zalloc(job->nranks, GFP_KERNEL);
+	if (!group || !seen) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	if (copy_from_user(group, u64_to_user_ptr(arg->ranks), arg->nranks * sizeof(*group))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < arg->nranks; i++) {
+		if (group[i] >= job->nranks) {
+			ret = -ENXIO;
+			goto out_free;
+		}
+		if (test_and_set_bit(group[i], seen)) {
+			ret = -EINVAL;
+			goto out_free;
+		}
+		if (group[i] == m->rank)
+			wr = i;
+	}
+	if (wr < 0) {
+		ret = wr;
+		goto out_free;
+	}
+	bitmap_free(seen);
+	*groupp = group;
+	return wr;
+
+out_free:
+	bitmap_free(seen);
+	kfree(group);
+	return ret;
+}
+
+/* What the caller brings: its pinned memory, or its charge and node. */
+static int win_prepare_rank(const struct mpirma_win_create *arg, struct mpirma_win_rank *r)
+{
+	int ret;
+
+	r->disp_unit = arg->disp_unit;
+	r->length = arg->length;
+	r->node = NUMA_NO_NODE;
+	switch (arg->flavor) {
+	case MPIRMA_FLAVOR_USER:
+		r->mem = mpirma_mem_pin(arg->base, arg->length);
+		if (IS_ERR(r->mem)) {
+			ret = PTR_ERR(r->mem);
+			r->mem = NULL;
+			return ret;
+		}
+		r->offset = r->mem->offset;
+		break;
+	case MPIRMA_FLAVOR_ALLOC:
+		if (arg->length > (u64)LONG_MAX)
+			return -EOVERFLOW;
+		r->node_strict = arg->flags & MPIRMA_WIN_NODE;
+		r->node = r->node_strict ? arg->numa_node : numa_node_id();
+		ret = mpirma_charge(current->mm, DIV_ROUND_UP(arg->length, PAGE_SIZE));
+		if (ret)
+			return ret;
+		r->charged = DIV_ROUND_UP(arg->length, PAGE_SIZE);
+		r->mm = current->mm;
+		mmgrab(r->mm);
+		break;
+	}
+	return 0;
+}
+
+/**
+ * mpirma_win_create - MPIRMA_IOC_WIN_CREATE
+ * @m: the calling member
+ * @arg: its arguments; win_id is filled in
+ *
+ * Return: 0 or a negative errno (see mpirma_uapi.h).
+ */
+int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
+{
+	struct mpirma_job *job = m->job;
+	struct mpirma_win_rank mine = {};
+	struct mpirma_win *win;
+	u32 *group;
+	int wr, ret;
+
+	wr = win_create_args(m, arg, &group);
+	if (wr < 0)
+		return wr;
+	INIT_LIST_HEAD(&mine.regions);
+	mine.job_rank = m->rank;
+	ret = win_prepare_rank(arg, &mine);
+	if (ret)
+		goto out_free_group;
+
+	mutex_lock(&job->lock);
+	win = win_find_pending(job, arg, group, wr);
+	if (!win) {
+		win = win_alloc(job, arg, group);
+		if (!win) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		group = NULL;	/* the window owns it */
+		list_add_tail(&win->pending_node, &job->pending);
+	} else if (win->flavor != arg->flavor ||
+		   win->strategy != mpirma_strategy_get(arg->strategy) ||
+		   win->flags != (arg->flags & MPIRMA_WIN_CONTIG)) {
+		/* Ranks disagree: fail the whole collective. */
+		win->create_err = -EINVAL;
+		wake_up_all(&job->wq);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	win->ranks[wr] = mine;
+	INIT_LIST_HEAD(&win->ranks[wr].regions);
+	win->ranks[wr].arrived = true;
+	win->narrived++;
+	if (win->narrived == win->nranks) {
+		ret = win_finish(job, win);
+		if (ret) {
+			win->create_err = ret;
+		} else {
+			list_del(&win->pending_node);
+			WRITE_ONCE(win->ready, true);
+		}
+		wake_up_all(&job->wq);
+	}
+	mutex_unlock(&job->lock);
+	kfree(group);
+
+	ret = wait_event_interruptible(job->wq, win_settled(win));
+
+	mutex_lock(&job->lock);
+	if (win->ready) {
+		arg->win_id = win->id;
+		mutex_unlock(&job->lock);
+		return 0;
+	}
+	if (win->create_err)
+		ret = win->create_err;
+	else if (!ret)
+		ret = -EOWNERDEAD;
+	win_withdraw(job, win, wr);
+	mutex_unlock(&job->lock);
+	return ret;
+
+out_unlock:
+	mutex_unlock(&job->lock);
+	win_release_rank(&mine);
+out_free_group:
+	kfree(group);
+	return ret;
+}
+
+/**
+ * mpirma_win_free - MPIRMA_IOC_WIN_FREE: barrier, then leave the window
+ * @m: the calling member
+ * @arg: flags must be 0
+ *
+ * The caller leaves even when a group member is gone (EOWNERDEAD), so a
+ * failing job can still release its windows; a signal leaves it in place.
+ */
+int mpirma_win_free(struct mpirma_member *m, struct mpirma_win_sync *arg)
+{
+	struct mpirma_job *job = m->job;
+	struct mpirma_win *win;
+	u32 wr;
+	int ret;
+
+	if (arg->flags || arg->rank)
+		return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	ret = mpirma_barrier_wait(job, &win->fence, win->nranks, &win->ngone);
+	if (ret != -ERESTARTSYS) {
+		mutex_lock(&job->lock);
+		win_leave(job, win, wr);
+		mutex_unlock(&job->lock);
+		wake_up_all(&job->wq);
+	}
+	mpirma_win_put(win);
+	return ret;
+}
+
+static int rank_node(struct mpirma_win *win, struct mpirma_win_rank *r)
+{
+	struct mpirma_mem *mem = win->mem ? win->mem : r->mem;
+
+	if (!mem || !r->length)
+		return NUMA_NO_NODE;
+	/* Where the rank's first byte really is (USER pages may be anywhere). */
+	return page_to_nid(mem->pages[r->offset >> PAGE_SHIFT]);
+}
+
+/**
+ * mpirma_win_query - MPIRMA_IOC_WIN_QUERY
+ * @m: the calling member
+ * @arg: its arguments; the out fields are filled in
+ *
+ * Return: 0, -EINVAL, -ENOENT, -ENXIO.
+ */
+int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
+{
+	struct mpirma_win_rank *r;
+	struct mpirma_win *win;
+	u32 wr;
+
+	if (arg->flags)
+		return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	if (arg->rank >= win->nranks) {
+		mpirma_win_put(win);
+		return -ENXIO;
+	}
+	r = &win->ranks[arg->rank];
+	arg->length = r->length;
+	arg->disp_unit = r->disp_unit;
+	arg->flavor = win->flavor;
+	arg->mmap_offset = 0;
+	arg->mmap_length = 0;
+	arg->seg_offset = 0;
+	if (win->flavor == MPIRMA_FLAVOR_ALLOC) {
+		arg->mmap_offset = (u64)win->id << MPIRMA_MMAP_SHIFT;
+		arg->mmap_length = (u64)win->mem->npages << PAGE_SHIFT;
+		arg->seg_offset = r->offset;
+	}
+	arg->numa_node = rank_node(win, r);
+	arg->strategy = mpirma_strategy_id(win->strategy);
+	arg->nranks = win->nranks;
+	arg->my_rank = wr;
+	mpirma_win_put(win);
+	return 0;
+}
+
+static struct mpirma_win *win_get_dynamic(struct mpirma_member *m, u32 id, u32 *wr)
+{
+	struct mpirma_win *win = mpirma_win_get(m, id, wr);
+
+	if (win && win->flavor != MPIRMA_FLAVOR_DYNAMIC) {
+		mpirma_win_put(win);
+		return ERR_PTR(-EINVAL);
+	}
+	return win ? win : ERR_PTR(-ENOENT);
+}
+
+/**
+ * mpirma_win_attach - MPIRMA_IOC_WIN_ATTACH: expose caller memory in a
+ * DYNAMIC window
+ * @m: the calling member
+ * @arg: its arguments
+ *
+ * Return: 0, -EINVAL (not DYNAMIC, bad arguments, overlap with an attached
+ * region), -ENOENT, -EFAULT, -ENOMEM.
+ */
+int mpirma_win_attach(struct mpirma_member *m, struct mpirma_win_attach *arg)
+{
+	struct mpirma_mem *mem, *other;
+	struct mpirma_win_rank *r;
+	struct mpirma_win *win;
+	u32 wr;
+	int ret = 0;
+
+	if (arg->flags || arg->reserved || !arg->length || !arg->base)
+		return -EINVAL;
+	win = win_get_dynamic(m, arg->win_id, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
+	mem = mpirma_mem_pin(arg->base, arg->length);
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
+		goto out_put_win;
+	}
+	r = &win->ranks[wr];
+	down_write(&win->regions_rwsem);
+	list_for_each_entry(other, &r->regions, list) {
+		if (mem->user_base < other->user_base + other->length &&
+		    other->user_base < mem->user_base + mem->length) {
+			ret = -EINVAL;
+			break;
+		}
+	}
+	if (!ret)
+		list_add_tail(&mem->list, &r->regions);
+	up_write(&win->regions_rwsem);
+	if (ret)
+		mpirma_mem_put(mem);
+out_put_win:
+	mpirma_win_put(win);
+	return ret;
+}
+
+/**
+ * mpirma_win_detach - MPIRMA_IOC_WIN_DETACH
+ * @m: the calling member
+ * @arg: base of an attached region, length 0
+ *
+ * Return: 0, -EINVAL (no region attached at base), -ENOENT.
+ */
+int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg)
+{
+	struct mpirma_mem *mem, *found = NULL;
+	struct mpirma_win *win;
+	u32 wr;
+
+	if (arg->flags || arg->reserved || arg->length)
+		return -EINVAL;
+	win = win_get_dynamic(m, arg->win_id, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
+	down_write(&win->regions_rwsem);
+	list_for_each_entry(mem, &win->ranks[wr].regions, list) {
+		if (mem->user_base == arg->base) {
+			list_del(&mem->list);
+			found = mem;
+			break;
+		}
+	}
+	up_write(&win->regions_rwsem);
+	mpirma_mem_put(found);
+	mpirma_win_put(win);
+	return found ? 0 : -EINVAL;
+}
+
+static unsigned long win_pages(struct mpirma_win *win)
+{
+	unsigned long pages = win->mem ? win->mem->npages : 0;
+	struct mpirma_mem *mem;
+	u32 i;
+
+	down_read(&win->regions_rwsem);
+	for (i = 0; i < win->nranks; i++) {
+		if (win->ranks[i].mem)
+			pages += win->ranks[i].mem->npages;
+		list_for_each_entry(mem, &win->ranks[i].regions, list)
+			pages += mem->npages;
+	}
+	up_read(&win->regions_rwsem);
+	return pages;
+}
+
+/**
+ * mpirma_win_stats - MPIRMA_IOC_WIN_STATS
+ * @m: the calling member
+ * @arg: its arguments; the counters are filled in
+ *
+ * Return: 0, -EINVAL, -ENOENT.
+ */
+int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg)
+{
+	struct mpirma_win *win;
+	u32 wr, k;
+
+	if (arg->flags || arg->reserved)
+		return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	memset(arg->ops, 0, sizeof(arg->ops));
+	for (k = 0; k < MPIRMA_NR_KINDS; k++)
+		arg->ops[k] = atomic64_read(&win->stats.ops[k]);
+	arg->bytes = atomic64_read(&win->stats.bytes);
+	arg->lock_waits = atomic64_read(&win->stats.lock_waits);
+	arg->atomic_contended = atomic64_read(&win->stats.atomic_contended);
+	arg->pages = win_pages(win);
+	mpirma_win_put(win);
+	return 0;
+}
+
+/* A user mapping keeps the allocated pages (not the window) alive. */
+static void win_vm_open(struct vm_area_struct *vma)
+{
+	struct mpirma_mem *mem = vma->vm_private_data;
+
+	kref_get(&mem->ref);
+}
+
+static void win_vm_close(struct vm_area_struct *vma)
+{
+	mpirma_mem_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct mpirma_win_vm_ops = {
+	.open = win_vm_open,
+	.close = win_vm_close,
+};
+
+/**
+ * mpirma_win_mmap - map all ranks' memory of an ALLOC window
+ * @m: the member whose fd is mapped
+ * @vma: the mapping; its offset is the window's mmap_offset
+ *
+ * Return: 0, -EINVAL (not shared, too long, bad offset), -ENOENT, -ENODEV
+ * (not an ALLOC window).
+ */
+int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
+{
+	unsigned long shift = MPIRMA_MMAP_SHIFT - PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct mpirma_win *win;
+	struct mpirma_mem *mem;
+	u32 wr;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_pgoff & ((1UL << shift) - 1) || (vma->vm_pgoff >> shift) > INT_MAX)
+		return -EINVAL;
+	win = mpirma_win_get(m, vma->vm_pgoff >> shift, &wr);
+	if (!win)
+		return -ENOENT;
+	if (win->flavor != MPIRMA_FLAVOR_ALLOC) {
+		ret = -ENODEV;
+		goto out_put_win;
+	}
+	mem = win->mem;
+	if (len > mem->npages << PAGE_SHIFT) {
+		ret = -EINVAL;
+		goto out_put_win;
+	}
+	vm_flags_set(vma, VM_DONTEXPAND);
+	ret = vm_map_pages_zero(vma, mem->pages, len >> PAGE_SHIFT);
+	if (ret)
+		goto out_put_win;
+	vma->vm_private_data = mem;
+	vma->vm_ops = &mpirma_win_vm_ops;
+	kref_get(&mem->ref);
+out_put_win:
+	mpirma_win_put(win);
+	return ret;
+}
