@@ -447,8 +447,10 @@ struct mpirma_op {
  * Operations are applied in array order (this gives MPI's default
  * accumulate_ordering); each element update of ACC, GET_ACC and CAS is
  * atomic with respect to all others on the same window.  Every operation is
- * attempted and its status written back.  The ioctl itself fails only when
- * the batch as a whole is unusable (bad struct, unknown window, EFAULT on
+ * attempted and its status written back; an operation whose bytes beyond the
+ * kernel's struct mpirma_op are not zero gets status E2BIG.  The ioctl
+ * itself fails only when the batch as a whole is unusable (bad struct,
+ * op_size below the first version or above 4096, unknown window, EFAULT on
  * the ops array, a fatal signal: EINTR with the statuses written so far).
  */
 struct mpirma_rma {

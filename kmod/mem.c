@@ -49,10 +49,18 @@ void mpirma_uncharge(struct mm_struct *mm, unsigned long npages)
 		atomic64_sub(npages, &mm->pinned_vm);
 }
 
+/* More pages than the machine has can never be pinned or allocated. */
+static bool mem_too_large(unsigned long npages)
+{
+	return npages > totalram_pages();
+}
+
 static struct mpirma_mem *mem_new(unsigned long npages)
 {
 	struct mpirma_mem *mem;
 
+	if (mem_too_large(npages))
+		return NULL;
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
 	if (!mem)
 		return NULL;

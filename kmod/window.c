@@ -257,6 +257,8 @@ static int win_alloc_memory(struct mpirma_win *win)
 	if (end > (u64)ULONG_MAX - PAGE_SIZE)
 		return -EOVERFLOW;
 	npages = DIV_ROUND_UP(end, PAGE_SIZE);
+	if (npages > totalram_pages())
+		return -ENOMEM;
 	nodes = kvmalloc_array(npages ? npages : 1, sizeof(*nodes), GFP_KERNEL);
 	strict = kvcalloc(npages ? npages : 1, sizeof(*strict), GFP_KERNEL);
 	if (!nodes || !strict) {
@@ -415,6 +417,8 @@ static int win_prepare_rank(const struct mpirma_win_create *arg, struct mpirma_w
 	case MPIRMA_FLAVOR_ALLOC:
 		if (arg->length > (u64)LONG_MAX)
 			return -EOVERFLOW;
+		if (DIV_ROUND_UP(arg->length, PAGE_SIZE) > totalram_pages())
+			return -ENOMEM;
 		r->node_strict = arg->flags & MPIRMA_WIN_NODE;
 		r->node = r->node_strict ? arg->numa_node : numa_node_id();
 		ret = mpirma_charge(current->mm, DIV_ROUND_UP(arg->length, PAGE_SIZE));
