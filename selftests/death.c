@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Member death: a rank killed with SIGKILL while the others wait on it in a
+ * fence, a job barrier, FREE, START, WAIT or WIN_CREATE: they must get
+ * EOWNERDEAD within a few seconds, not hang.  A rank killed while holding an
+ * exclusive lock: a waiter gets the lock, and the dead rank's memory is
+ * still readable.  Whole jobs killed in the middle of work: every module
+ * counter returns to zero.
+ *
+ * Three ranks: 0 and 1 survive, 2 is the victim.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "mt_harness.h"
+
+#define VICTIM		2
+#define NRANKS		3
+#define PATTERN		0x5eadbeefcafef00dULL
+#define REACT_MS	5000	/* how soon survivors must notice */
+
+enum wait_kind {
+	W_FENCE,
+	W_JOB_BARRIER,
+	W_FREE,
+	W_START,
+	W_WAIT,
+	W_WIN_CREATE,
+	W_LOCK,
+	W_ALREADY_GONE,
+};
+
+struct shared {
+	int kind;
+	int victim_ready;
+	int waiting;		/* survivors about to block */
+	int victim_reaped;
+	uint64_t kill_ms;
+	uint64_t ret_ms[NRANKS];
+	int32_t ret[NRANKS];
+};
+
+FIXTURE(death) {
+	int dev;
+	struct mpirma_query q;
+	struct shared *sh;
+};
+
+FIXTURE_VARIANT(death) {
+	enum wait_kind kind;
+	bool pscw;
+};
+
+FIXTURE_VARIANT_ADD(death, fence) { .kind = W_FENCE };
+FIXTURE_VARIANT_ADD(death, job_barrier) { .kind = W_JOB_BARRIER };
+FIXTURE_VARIANT_ADD(death, win_free) { .kind = W_FREE };
+FIXTURE_VARIANT_ADD(death, start) { .kind = W_START, .pscw = true };
+FIXTURE_VARIANT_ADD(death, wait) { .kind = W_WAIT, .pscw = true };
+FIXTURE_VARIANT_ADD(death, win_create) { .kind = W_WIN_CREATE };
+FIXTURE_VARIANT_ADD(death, exclusive_lock) { .kind = W_LOCK };
+FIXTURE_VARIANT_ADD(death, already_gone) { .kind = W_ALREADY_GONE };
+
+FIXTURE_SETUP(death)
+{
+	self->dev = -1;
+	MT_REQUIRE_DEVICE();
+	self->dev = mt_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, mt_query(self->dev, &self->q));
+	self->sh = mt_shm(sizeof(*self->sh));
+	ASSERT_NE(NULL, self->sh);
+	self->sh->kind = variant->kind;
+}
+
+FIXTURE_TEARDOWN(death)
+{
+	if (self->dev >= 0)
+		close(self->dev);
+}
+
+static void victim(struct shared *sh, int mfd, int win)
+{
+	switch (sh->kind) {
+	case W_LOCK:
+		if (mt_lock(mfd, win, 0, MPIRMA_SYNC_EXCLUSIVE))
+			_exit(3);
+		break;
+	case W_ALREADY_GONE:
+		_exit(0);	/* leaving closes the member fd */
+	default:
+		break;
+	}
+	mt_set_flag(&sh->victim_ready, 1);
+	for (;;)
+		pause();
+}
+
+/* The blocking call of each variant, on a survivor. */
+static int survivor_wait(struct shared *sh, int mfd, int win)
+{
+	static const uint32_t vr[] = { VICTIM };
+
+	switch (sh->kind) {
+	case W_FENCE:
+	case W_ALREADY_GONE:
+		return mt_fence(mfd, win);
+	case W_JOB_BARRIER:
+		return mt_job_barrier(mfd);
+	case W_FREE:
+		return mt_win_free(mfd, win);
+	case W_START:
+		return mt_start(mfd, win, vr, 1);
+	case W_WAIT:
+		return mt_wait(mfd, win, 0);
+	case W_WIN_CREATE:
+		return mt_win_create_all(mfd, NRANKS, MPIRMA_FLAVOR_ALLOC, NULL, 8);
+	case W_LOCK:
+		return mt_lock(mfd, win, 0, MPIRMA_SYNC_EXCLUSIVE);
+	}
+	return -EPROTO;
+}
+
+MT_RANK_FN(death_rank)
+{
+	static const uint32_t vr[] = { VICTIM };
+	struct shared *sh = r->arg;
+	uint64_t *mem = calloc(4, sizeof(uint64_t));
+	int win = 0, ret;
+
+	ASSERT_NE(NULL, mem);
+	mem[0] = PATTERN + r->rank;
+	if (sh->kind != W_WIN_CREATE) {
+		win = mt_win_create_all(r->mfd, NRANKS, MPIRMA_FLAVOR_USER, mem,
+					4 * sizeof(uint64_t));
+		ASSERT_LT(0, win);
+	}
+	if (r->rank == VICTIM)
+		victim(sh, r->mfd, win);	/* does not return */
+
+	if (sh->kind == W_WAIT)
+		ASSERT_EQ(0, mt_post(r->mfd, win, vr, 1));
+	if (sh->kind == W_ALREADY_GONE) {
+		ASSERT_TRUE(mt_wait_flag(&sh->victim_reaped, 1, 10000));
+	} else {
+		ASSERT_TRUE(mt_wait_flag(&sh->victim_ready, 1, 10000));
+	}
+	mt_inc(&sh->waiting);
+
+	ret = survivor_wait(sh, r->mfd, win);
+	sh->ret_ms[r->rank] = mt_now_ms();
+	sh->ret[r->rank] = ret;
+
+	if (sh->kind == W_LOCK) {
+		uint64_t got = 0;
+		struct mpirma_op op = mt_get(MPIRMA_TYPE_UINT64, VICTIM, 0,
+					     &got, 1);
+
+		/* the lock is ours, and the dead rank's memory is there */
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ(0, mt_rma1(r->mfd, win, &op));
+		EXPECT_EQ(PATTERN + VICTIM, got);
+		EXPECT_EQ(0, mt_unlock(r->mfd, win, 0));
+	} else {
+		EXPECT_EQ(-EOWNERDEAD, ret);
+	}
+	/* the survivors still reach each other's memory (a failed FREE
+	 * has left the window all the same)
+	 */
+	if (win > 0 && sh->kind != W_FREE) {
+		uint64_t got = 0;
+		struct mpirma_op op = mt_get(MPIRMA_TYPE_UINT64, 1 - r->rank, 0,
+					     &got, 1);
+
+		EXPECT_EQ(0, mt_rma1(r->mfd, win, &op));
+		EXPECT_EQ(PATTERN + 1 - r->rank, got);
+	}
+	/* and every later wait on the victim fails at once */
+	EXPECT_EQ(-EOWNERDEAD, mt_job_barrier(r->mfd));
+}
+
+TEST_F(death, member_killed_while_others_wait)
+{
+	struct shared *sh = self->sh;
+	struct mt_procs p;
+	int job, k, failed;
+
+	MT_SETUP_SKIPPED();
+	if (variant->pscw && !(self->q.features & MPIRMA_FEAT_PSCW))
+		SKIP(return, "no MPIRMA_FEAT_PSCW");
+	job = mt_job_create(self->dev, NRANKS, NULL);
+	ASSERT_LE(0, job);
+	ASSERT_EQ(0, mt_spawn(&p, job, NRANKS, death_rank, sh, _metadata, 0));
+	close(job);
+
+	if (variant->kind == W_ALREADY_GONE) {
+		/* the victim leaves by itself before anyone waits */
+		uint64_t deadline = mt_now_ms() + 10000;
+
+		while (!p.reaped[VICTIM] && mt_now_ms() < deadline) {
+			if (waitpid(p.pid[VICTIM], &p.status[VICTIM], WNOHANG) ==
+			    p.pid[VICTIM])
+				p.reaped[VICTIM] = true;
+			else
+				mt_sleep_ms(5);
+		}
+		ASSERT_TRUE(p.reaped[VICTIM]);
+		EXPECT_TRUE(WIFEXITED(p.status[VICTIM]) &&
+			    WEXITSTATUS(p.status[VICTIM]) == 0);
+		sh->kill_ms = mt_now_ms();
+		mt_set_flag(&sh->victim_reaped, 1);
+		failed = mt_reap(&p, MT_TIMEOUT_MS, 0);
+	} else {
+		ASSERT_TRUE(mt_wait_flag(&sh->victim_ready, 1, 10000));
+		ASSERT_TRUE(mt_wait_flag(&sh->waiting, 2, 10000));
+		mt_sleep_ms(300);	/* let the survivors block */
+		sh->kill_ms = mt_now_ms();
+		mt_kill(&p, VICTIM, SIGKILL);
+		failed = mt_reap(&p, MT_TIMEOUT_MS, 1ULL << VICTIM);
+	}
+	EXPECT_EQ(0, failed);
+	for (k = 0; k < NRANKS; k++) {
+		if (k == VICTIM)
+			continue;
+		/* not before the death, and soon after it */
+		EXPECT_LE(sh->kill_ms, sh->ret_ms[k]);
+		EXPECT_GT(sh->kill_ms + REACT_MS, sh->ret_ms[k]);
+	}
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
+/* Whole jobs killed at random points of real work: nothing leaks. */
+MT_RANK_FN(busy_rank)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	uint8_t *user = mmap(NULL, 16 * page, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int wu, wa, i = 0;
+	size_t len;
+	void *map;
+
+	ASSERT_NE(MAP_FAILED, user);
+	wu = mt_win_create_all(r->mfd, r->nranks, MPIRMA_FLAVOR_USER, user,
+			       16 * page);
+	ASSERT_LT(0, wu);
+	wa = mt_win_create_all(r->mfd, r->nranks, MPIRMA_FLAVOR_ALLOC, NULL,
+			       8 * page);
+	ASSERT_LT(0, wa);
+	map = mt_win_map(r->mfd, wa, &len);	/* a mapping outstanding */
+	ASSERT_NE(NULL, map);
+	for (;;) {
+		uint64_t v[64], res[64];
+		struct mpirma_op ops[3];
+		uint32_t t = (r->rank + i) % r->nranks;
+
+		memset(v, i, sizeof(v));
+		ops[0] = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, t, 0, v, 64);
+		ops[1] = mt_get_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, t, 512, v,
+				    res, 64);
+		ops[2] = mt_put(MPIRMA_TYPE_UINT64, t, 4096, v, 64);
+		mt_rma(r->mfd, i & 1 ? wu : wa, ops, 3, NULL);
+		if (i % 8 == 0) {
+			mt_lock(r->mfd, wu, t, MPIRMA_SYNC_EXCLUSIVE);
+			mt_unlock(r->mfd, wu, t);
+		}
+		if (i % 16 == 0)
+			mt_fence(r->mfd, wa);
+		i++;
+	}
+}
+
+TEST(whole_job_killed)
+{
+	unsigned int round;
+	int dev;
+
+	MT_REQUIRE_DEVICE();
+	dev = mt_open();
+	ASSERT_LE(0, dev);
+	for (round = 0; round < 3; round++) {
+		struct mt_procs p;
+		uint32_t k;
+		int job;
+
+		job = mt_job_create(dev, 4, NULL);
+		ASSERT_LE(0, job);
+		ASSERT_EQ(0, mt_spawn(&p, job, 4, busy_rank, NULL, _metadata, 0));
+		close(job);
+		mt_sleep_ms(200 + 150 * round);
+		/* one first, so the others see a death mid-flight */
+		mt_kill(&p, round % 4, SIGKILL);
+		mt_sleep_ms(50);
+		for (k = 0; k < 4; k++) {
+			mt_kill(&p, k, SIGKILL);
+			waitpid(p.pid[k], NULL, 0);
+		}
+	}
+	close(dev);
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of the reduction engine (kmod/reduce.c, compiled for user
+ * space with -DMPIRMA_USERSPACE) against the independent reference in
+ * selftests/lib/reference.c.
+ *
+ * For every allowed (op, type) pair the engine and the reference reduce the
+ * same generated values (every interesting target value against every
+ * interesting source value, then random ones) at several misalignments; the
+ * results must agree bit for bit (any NaN matching any NaN for arithmetic),
+ * padding bytes must survive (REPLACE may copy them), the "old" buffer must
+ * hold the previous target, and no byte outside the buffers may change.
+ * The op/type tables must equal the reference table.
+ *
+ * Prints "N passed, M failed" and exits non-zero on any failure.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce.h"
+#include "reference.h"
+
+#define GUARD		16	/* bytes checked on each side of a buffer */
+#define GUARD_BYTE	0xe7
+#define MAX_ELEMS	8192
+#define MAX_DETAILS	30	/* failure messages printed in full */
+
+static unsigned int npassed, nfailed, ndetails;
+
+static void result(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		npassed++;
+		return;
+	}
+	nfailed++;
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* Print details of a failing element, a bounded number of times. */
+static void detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void detail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ndetails++ >= MAX_DETAILS)
+		return;
+	printf("  ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* A buffer of @len bytes at misalignment @off, with guard bytes around. */
+struct gbuf {
+	uint8_t *alloc;
+	uint8_t *p;
+	size_t len;
+};
+
+static void gbuf_init(struct gbuf *b, size_t len, size_t off)
+{
+	b->alloc = malloc(GUARD + off + len + GUARD);
+	if (!b->alloc) {
+		perror("malloc");
+		exit(2);
+	}
+	memset(b->alloc, GUARD_BYTE, GUARD + off + len + GUARD);
+	b->p = b->alloc + GUARD + off;
+	b->len = len;
+}
+
+static bool gbuf_guards_ok(const struct gbuf *b)
+{
+	const uint8_t *p;
+
+	for (p = b->alloc; p < b->p; p++)
+		if (*p != GUARD_BYTE)
+			return false;
+	for (p = b->p + b->len; p < b->p + b->len + GUARD; p++)
+		if (*p != GUARD_BYTE)
+			return false;
+	return true;
+}
+
+static void gbuf_free(struct gbuf *b)
+{
+	free(b->alloc);
+}
+
+static void test_tables(void)
+{
+	unsigned int op, type;
+	bool ok;
+
+	for (op = 0; op <= MPIRMA_NR_OPS; op++) {
+		for (type = 0; type <= MPIRMA_NR_TYPES; type++) {
+			bool want = ref_op_allowed(op, type);
+			bool got = mpirma_op_allowed(op, type);
+
+			result(want == got, "mpirma_op_allowed(%s, %s) = %d, expected %d",
+			       ref_op_name(op), ref_type_name(type), got, want);
+		}
+		result(mpirma_op_type_mask(op) == ref_op_type_mask(op),
+		       "mpirma_op_type_mask(%s) = %#llx, expected %#llx",
+		       ref_op_name(op),
+		       (unsigned long long)mpirma_op_type_mask(op),
+		       (unsigned long long)ref_op_type_mask(op));
+	}
+	result(!mpirma_op_allowed(0xffff, 0) && !mpirma_op_allowed(0, 0xffff),
+	       "mpirma_op_allowed accepts out-of-range values");
+
+	for (type = 0; type <= MPIRMA_NR_TYPES; type++)
+		result(mpirma_cas_allowed(type) == ref_cas_allowed(type),
+		       "mpirma_cas_allowed(%s) = %d, expected %d",
+		       ref_type_name(type), mpirma_cas_allowed(type),
+		       ref_cas_allowed(type));
+	result(!mpirma_cas_allowed(0xffff),
+	       "mpirma_cas_allowed accepts an out-of-range type");
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		const struct mpirma_type_info *ti = &mpirma_type_info[type];
+		size_t size = ref_type_size(type);
+
+		result(ti->size == size, "type_info[%s].size = %u, expected %zu",
+		       ref_type_name(type), ti->size, size);
+		ok = ti->align && !(ti->align & (ti->align - 1)) &&
+		     ti->align <= size && size % ti->align == 0;
+		result(ok, "type_info[%s].align = %u is not a power of two dividing %zu",
+		       ref_type_name(type), ti->align, size);
+	}
+	/* types computed in floating point must say so (the kernel wraps them
+	 * in kernel_fpu_begin); plain integer types must not
+	 */
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		bool fp = type == MPIRMA_TYPE_FLOAT || type == MPIRMA_TYPE_DOUBLE ||
+			  type == MPIRMA_TYPE_LONG_DOUBLE ||
+			  type == MPIRMA_TYPE_C_FLOAT_COMPLEX ||
+			  type == MPIRMA_TYPE_C_DOUBLE_COMPLEX ||
+			  type == MPIRMA_TYPE_C_LONG_DOUBLE_COMPLEX;
+		bool fp_pair = type == MPIRMA_TYPE_FLOAT_INT ||
+			       type == MPIRMA_TYPE_DOUBLE_INT ||
+			       type == MPIRMA_TYPE_LONG_DOUBLE_INT;
+
+		if (fp_pair)
+			continue;	/* either answer is defensible */
+		result(!!mpirma_type_info[type].is_float == fp,
+		       "type_info[%s].is_float = %u", ref_type_name(type),
+		       mpirma_type_info[type].is_float);
+	}
+}
+
+static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
+			     bool with_old, uint64_t *seed)
+{
+	size_t size = ref_type_size(type);
+	size_t n = ref_pairs_count(type, 64, MAX_ELEMS);
+	size_t len = n * size, k, bad = 0;
+	uint8_t *rt = malloc(len), *rs = malloc(len), *ro = malloc(len);
+	uint8_t *orig = malloc(len);
+	struct gbuf t, s, o;
+	char b1[128], b2[128], b3[128], b4[128];
+
+	if (!rt || !rs || !ro || !orig) {
+		perror("malloc");
+		exit(2);
+	}
+	gbuf_init(&t, len, off);
+	gbuf_init(&s, len, (off * 3 + 1) % 8);
+	gbuf_init(&o, len, (off + 5) % 8);
+
+	ref_fill_pairs(type, rt, rs, n, seed, 0x5a, 0xa5);
+	memcpy(orig, rt, len);
+	memcpy(t.p, rt, len);
+	memcpy(s.p, rs, len);
+	memset(o.p, 0x3c, len);
+
+	ref_reduce(type, op, rt, rs, ro, n);
+	mpirma_reduce(type, op, t.p, s.p, with_old ? o.p : NULL, n);
+
+	for (k = 0; k < n; k++) {
+		const uint8_t *got = t.p + k * size, *want = rt + k * size;
+		const uint8_t *org = orig + k * size, *src = rs + k * size;
+		bool ok = ref_result_ok(type, op, got, want, org, src);
+
+		if (ok && with_old)
+			ok = ref_same_bits(type, o.p + k * size, org);
+		if (ok)
+			continue;
+		if (!bad++)
+			detail("%s %s off %zu elem %zu: tgt %s src %s: got %s, expected %s%s",
+			       ref_op_name(op), ref_type_name(type), off, k,
+			       ref_format(type, org, b1, sizeof(b1)),
+			       ref_format(type, src, b2, sizeof(b2)),
+			       ref_format(type, got, b3, sizeof(b3)),
+			       ref_format(type, want, b4, sizeof(b4)),
+			       ref_same_padding(type, got, org) ? "" :
+			       " (padding changed)");
+	}
+	if (!gbuf_guards_ok(&t) || !gbuf_guards_ok(&o) || !gbuf_guards_ok(&s)) {
+		detail("%s %s off %zu: bytes outside the buffers changed",
+		       ref_op_name(op), ref_type_name(type), off);
+		bad++;
+	}
+	if (memcmp(s.p, rs, len)) {
+		detail("%s %s off %zu: the source buffer changed",
+		       ref_op_name(op), ref_type_name(type), off);
+		bad++;
+	}
+	result(!bad, "mpirma_reduce(%s, %s) at misalignment %zu%s: %zu of %zu elements wrong",
+	       ref_type_name(type), ref_op_name(op), off,
+	       with_old ? " with old" : "", bad, n);
+
+	gbuf_free(&t);
+	gbuf_free(&s);
+	gbuf_free(&o);
+	free(rt);
+	free(rs);
+	free(ro);
+	free(orig);
+}
+
+static unsigned int test_reduce(void)
+{
+	static const size_t offs[] = { 0, 1, 3, 6 };
+	unsigned int op, type, i, pairs = 0;
+	uint64_t seed = 12345;
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		for (op = 0; op < MPIRMA_NR_OPS; op++) {
+			if (!ref_op_allowed(op, type))
+				continue;
+			pairs++;
+			for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+				test_reduce_pair(type, op, offs[i], i & 1, &seed);
+		}
+	}
+	return pairs;
+}
+
+/* n == 0 touches nothing. */
+static void test_reduce_empty(void)
+{
+	uint8_t t[32], s[32], o[32], t0[32];
+	unsigned int type;
+
+	memset(t, 0x11, sizeof(t));
+	memset(s, 0x22, sizeof(s));
+	memset(o, 0x33, sizeof(o));
+	memcpy(t0, t, sizeof(t));
+	for (type = 0; type < MPIRMA_NR_TYPES; type++)
+		mpirma_reduce(type, MPIRMA_OP_REPLACE, t, s, o, 0);
+	result(!memcmp(t, t0, sizeof(t)) && o[0] == 0x33 && o[31] == 0x33,
+	       "mpirma_reduce with n == 0 wrote memory");
+}
+
+static void test_cas(void)
+{
+	static const size_t offs[] = { 0, 1, 5 };
+	unsigned int type, i;
+	uint64_t seed = 777;
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		size_t size = ref_type_size(type), ni = ref_ninteresting(type);
+		unsigned int bad = 0;
+		size_t a, b;
+
+		if (!ref_cas_allowed(type))
+			continue;
+		for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+			for (a = 0; a < ni + 4; a++) {
+				for (b = 0; b < ni + 4; b++) {
+					struct gbuf t, s, c, o;
+					uint8_t rt[32], rs[32], rc[32], ro[32];
+
+					gbuf_init(&t, size, offs[i]);
+					gbuf_init(&s, size, offs[i] + 1);
+					gbuf_init(&c, size, offs[i] + 2);
+					gbuf_init(&o, size, offs[i] + 3);
+					ref_value(type, a, &seed, rt);
+					/* half the time compare equal */
+					if (b & 1)
+						memcpy(rc, rt, size);
+					else
+						ref_value(type, b, &seed, rc);
+					ref_value(type, (a + b) % (ni + 4), &seed, rs);
+					memcpy(t.p, rt, size);
+					memcpy(s.p, rs, size);
+					memcpy(c.p, rc, size);
+					memset(o.p, 0x3c, size);
+
+					ref_cas(type, rt, rs, rc, ro);
+					mpirma_cas(type, t.p, s.p, c.p, o.p);
+					if (memcmp(t.p, rt, size) || memcmp(o.p, ro, size) ||
+					    memcmp(s.p, rs, size) || memcmp(c.p, rc, size) ||
+					    !gbuf_guards_ok(&t) || !gbuf_guards_ok(&o)) {
+						if (!bad)
+							detail("mpirma_cas(%s) case %zu/%zu misalignment %zu differs",
+							       ref_type_name(type), a, b, offs[i]);
+						bad++;
+					}
+					gbuf_free(&t);
+					gbuf_free(&s);
+					gbuf_free(&c);
+					gbuf_free(&o);
+				}
+			}
+		}
+		result(!bad, "mpirma_cas(%s): %u cases wrong", ref_type_name(type),
+		       bad);
+	}
+}
+
+int main(void)
+{
+	unsigned int pairs;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_tables();
+	pairs = test_reduce();
+	test_reduce_empty();
+	test_cas();
+	printf("test_reduce: %u op x type pairs checked against the reference\n",
+	       pairs);
+	printf("%u passed, %u failed\n", npassed, nfailed);
+	return nfailed ? 1 : 0;
+}
