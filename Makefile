@@ -1,0 +1,465 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mpirma: kernel module, user library, tools, selftests.  `make help` lists
+# the targets.  The module itself is built by kbuild from ./Kbuild and
+# kmod/Kbuild; this file drives kbuild and builds everything in user space.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+# Keep intermediate objects (no rebuild of every .o on the next make).
+.SECONDARY:
+MAKEFLAGS += --no-print-directory
+
+empty :=
+space := $(empty) $(empty)
+comma := ,
+
+VERSION := $(shell cat $(CURDIR)/VERSION 2>/dev/null || echo 0)
+SOVERSION := 0
+
+# ------------------------------------------------------------------ kernel
+
+# Kernel build tree: KDIR (or KERNELDIR, as dkms.conf passes it), else the
+# running kernel's, else the newest installed Debian one.
+ifneq ($(KERNELDIR),)
+KDIR ?= $(KERNELDIR)
+endif
+ifeq ($(KDIR),)
+ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+KDIR := /lib/modules/$(shell uname -r)/build
+else
+KDIR := $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n1)
+endif
+endif
+# The kernel version KDIR builds for (install puts the module there).
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	 $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+# KWERROR=1: any compiler warning in kmod/ is an error (KCFLAGS=-Werror).
+# dkms.conf sets 0: a user's newer compiler must not break the install.
+KWERROR ?= 1
+KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) $(if $(filter 1,$(KWERROR)),KCFLAGS=-Werror)
+
+# ------------------------------------------------------------------ layout
+
+B := build
+OBJ := $(B)/obj
+KSRC := $(B)/ksrc/linux-source-6.1
+KSRC_TAR := /usr/src/linux-source-6.1.tar.xz
+KSRC_STAMP := $(B)/ksrc/.stamp
+KSRC_MEMBERS := tools/testing/selftests/kselftest_harness.h \
+		tools/testing/selftests/kselftest.h \
+		scripts/checkpatch.pl scripts/spelling.txt \
+		scripts/const_structs.checkpatch
+KSELFTEST := $(KSRC)/tools/testing/selftests
+CHECKPATCH := $(KSRC)/scripts/checkpatch.pl
+
+STDIR := $(B)/libexec/mpirma/selftests
+VMDIR := $(B)/libexec/mpirma/vm
+
+# ------------------------------------------------------------------ flags
+
+CC ?= cc
+AR ?= ar
+CFLAGS ?= -O2 -g
+WARNFLAGS := -Wall -Wextra -Werror
+ALL_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Iinclude -MMD -MP $(EXTRA_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) -Wl,--as-needed
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	      -fno-omit-frame-pointer
+# The harness headers come from linux-source: -isystem keeps our -Werror
+# off their code.
+ST_CFLAGS = -isystem $(KSELFTEST) -Iselftests/lib
+ST_LDLIBS := -lpthread -lnuma
+# kmod/reduce*.c compiled for user space: exact IEEE semantics as in the
+# kernel build (kmod/Kbuild), no FMA contraction.
+KUSER_CFLAGS := -DMPIRMA_USERSPACE -Ikmod -ffp-contract=off
+
+# ------------------------------------------------------------------ sources
+
+LIB_SRCS := $(wildcard lib/*.c)
+TOOL_SRCS := $(wildcard tools/*.c)
+ST_SRCS := $(wildcard selftests/*.c)
+ST_LIB_SRCS := $(wildcard selftests/lib/*.c)
+UT_SRCS := $(wildcard tests/*.c)
+KUSER_SRCS := $(wildcard kmod/reduce.c kmod/reduce_fp.c)
+MAN_SRCS := $(wildcard docs/man/*.[1-8])
+KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/mpirma_uapi.h
+SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job \
+	   $(wildcard .ci/run selftests/run)
+
+# Library: built only once lib/ has sources.
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/pic/%.o)
+LIB_MAP := $(wildcard lib/libmpirma.map)
+ifneq ($(LIB_SRCS),)
+LIB_A := $(B)/lib/libmpirma.a
+LIB_SO := $(B)/lib/libmpirma.so.$(VERSION)
+LIB_TARGETS := $(LIB_A) $(LIB_SO) $(B)/lib/libmpirma.so.$(SOVERSION) \
+	       $(B)/lib/libmpirma.so
+# Programs find the library next to them: bin/../lib, libexec/mpirma/x/../../../lib.
+LINK_LIB_BIN = -L$(B)/lib -lmpirma '-Wl,-rpath,$$ORIGIN/../lib'
+LINK_LIB_ST = -L$(B)/lib -lmpirma '-Wl,-rpath,$$ORIGIN/../../../lib'
+endif
+
+TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(B)/bin/%)
+ST_BINS := $(ST_SRCS:selftests/%.c=$(STDIR)/%)
+ST_LIB_OBJS := $(ST_LIB_SRCS:%.c=$(OBJ)/%.o)
+UT_BINS := $(UT_SRCS:tests/%.c=$(B)/tests/%)
+UT_ASAN_BINS := $(UT_SRCS:tests/%.c=$(B)/tests/%-asan)
+# Unit tests link against archives, so they pull in only what they use.
+UT_ARCHIVE := $(OBJ)/libunit.a
+UT_ASAN_ARCHIVE := $(OBJ)/asan/libunit.a
+UT_ARCHIVE_SRCS := $(KUSER_SRCS) $(ST_LIB_SRCS)
+MAN_PAGES := $(foreach m,$(MAN_SRCS),$(B)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+HEADERS := $(patsubst include/%,$(B)/include/%,$(wildcard include/*.h))
+STAGED_SCRIPTS := $(B)/bin/mpirma-vm $(VMDIR)/init $(VMDIR)/run-job
+
+# ------------------------------------------------------------------ install
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# A package (DESTDIR) ships its udev rule in /lib/udev; a local install is
+# the administrator's, /etc/udev.
+ifneq ($(DESTDIR),)
+UDEVRULESDIR ?= /lib/udev/rules.d
+else
+UDEVRULESDIR ?= /etc/udev/rules.d
+endif
+MODULESLOADDIR ?= /etc/modules-load.d
+DKMS_SRC := /usr/src/mpirma-$(VERSION)
+# DKMS builds and installs the module for each kernel; skipped for package
+# builds (DESTDIR) and with NO_DKMS=1, which install the built .ko instead.
+NO_DKMS ?= 0
+USE_DKMS := $(if $(filter 0,$(NO_DKMS)),$(if $(DESTDIR),0,1),0)
+
+# ------------------------------------------------------------------ VM
+
+VM := tools/mpirma-vm
+# The selftest suite: 2 vCPUs (the machine has 2 cores), 2 NUMA nodes.
+VM_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 1200
+DEMO_ARGS ?= -n 4
+
+# ================================================================== targets
+
+.PHONY: all module userspace lib tools selftests unit-build man help \
+	deps check run lint checkpatch sparse shellcheck unit vmtest \
+	install uninstall clean distclean module-clean ksrc
+
+all: module userspace
+
+userspace: lib tools selftests unit-build man $(HEADERS) $(STAGED_SCRIPTS)
+
+help:
+	@echo "make [all]        module (kmod/mpirma.ko) + user space, staged in build/"
+	@echo "make deps         install missing Debian packages (apt-get)"
+	@echo "make check        deps, all, lint, unit, selftests in the VM"
+	@echo "make run          deps, all, the demo in the VM"
+	@echo "make lint         checkpatch + sparse (+ shellcheck if installed)"
+	@echo "make unit         host unit tests, plain and ASan/UBSan"
+	@echo "make vmtest       selftests in the VM ($(VM) $(VM_CHECK_ARGS))"
+	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
+	@echo "make uninstall | clean | distclean"
+	@echo "KDIR=$(KDIR)"
+
+deps:
+	@tools/mpirma-deps
+
+# check and run start with deps; the rest runs in a new make so that KDIR
+# and the wildcards see what deps installed.
+check: deps
+	$(MAKE) all
+	$(MAKE) lint
+	$(MAKE) unit
+	$(MAKE) vmtest
+
+run: deps
+	$(MAKE) all
+	@test -x $(B)/bin/mpirma-demo || { \
+		echo "run: $(B)/bin/mpirma-demo missing: tools/mpirma-demo.c is not written yet" >&2; \
+		exit 1; }
+	$(VM) -- $(B)/bin/mpirma-demo $(DEMO_ARGS)
+
+# ------------------------------------------------------------------ module
+
+$(B) $(B)/modules:
+	@mkdir -p $@
+
+define need_kdir
+	@if [ -z "$(KDIR)" ] || [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "No kernel build tree (KDIR='$(KDIR)'): run make deps, or pass KDIR=" >&2; \
+		exit 1; \
+	fi
+endef
+
+# kbuild decides what to rebuild.  Compiler warnings are errors
+# (KWERROR); modpost warnings are caught in the log.
+module: | $(B)/modules
+	$(need_kdir)
+	@echo "  KDIR    $(KDIR)"
+	$(MAKE) $(KBUILD_ARGS) modules 2>&1 | tee $(B)/module.log
+	@if grep -E 'warning:|WARNING:' $(B)/module.log >/dev/null; then \
+		echo "module build printed warnings (see above)" >&2; exit 1; fi
+	@install -m 644 kmod/mpirma.ko $(B)/modules/mpirma.ko
+
+module-clean:
+	$(need_kdir)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+# ------------------------------------------------------------------ ksrc
+
+# Headers and scripts from Debian's linux-source-6.1, extracted once
+# (reading the 138 MB tarball takes ~15 s) into build/, never into git.
+ksrc: $(KSRC_STAMP)
+
+$(KSRC_STAMP):
+	@test -f $(KSRC_TAR) || { echo "$(KSRC_TAR) missing: run make deps" >&2; exit 1; }
+	@echo "  EXTRACT $(KSRC_TAR)"
+	@rm -rf $(B)/ksrc && mkdir -p $(B)/ksrc
+	tar xJf $(KSRC_TAR) -C $(B)/ksrc $(addprefix linux-source-6.1/,$(KSRC_MEMBERS))
+	@touch $@
+
+# ------------------------------------------------------------------ user space
+
+# Object files: $(OBJ)/<src>.o (plain), $(OBJ)/pic/ (library),
+# $(OBJ)/asan/ (sanitizers).
+$(OBJ)/pic/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+
+$(OBJ)/selftests/%.o: selftests/%.c $(KSRC_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ST_CFLAGS) -c -o $@ $<
+
+$(OBJ)/asan/selftests/%.o: selftests/%.c $(KSRC_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(ST_CFLAGS) -c -o $@ $<
+
+$(OBJ)/kmod/%.o: kmod/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
+
+$(OBJ)/asan/kmod/%.o: kmod/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(KUSER_CFLAGS) -c -o $@ $<
+
+$(OBJ)/tests/%.o: tests/%.c $(KSRC_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ST_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
+
+$(OBJ)/asan/tests/%.o: tests/%.c $(KSRC_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(ST_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
+
+$(OBJ)/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Library
+lib: $(LIB_TARGETS)
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -o $@ $(LIB_OBJS) -Wl,-soname,libmpirma.so.$(SOVERSION) \
+		-Wl,-z,defs $(if $(LIB_MAP),-Wl$(comma)--version-script=$(LIB_MAP)) \
+		$(ALL_LDFLAGS) -lnuma -lpthread
+
+$(B)/lib/libmpirma.so.$(SOVERSION) $(B)/lib/libmpirma.so: $(LIB_SO)
+	ln -sf $(notdir $<) $@
+
+# Tools: one binary per tools/*.c
+tools: $(TOOL_BINS)
+
+$(B)/bin/%: $(OBJ)/tools/%.o $(LIB_TARGETS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LINK_LIB_BIN) -lpthread -lnuma
+
+# Selftests: one binary per selftests/*.c, each with selftests/lib/*.c
+selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
+
+$(STDIR)/%: $(OBJ)/selftests/%.o $(ST_LIB_OBJS) $(LIB_TARGETS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(ST_LIB_OBJS) $(ALL_LDFLAGS) $(LINK_LIB_ST) $(ST_LDLIBS)
+
+$(STDIR)/run: selftests/run
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+# Unit tests (host, no VM): plain and with ASan/UBSan
+unit-build: $(UT_BINS) $(UT_ASAN_BINS)
+
+$(UT_ARCHIVE): $(UT_ARCHIVE_SRCS:%.c=$(OBJ)/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(UT_ASAN_ARCHIVE): $(UT_ARCHIVE_SRCS:%.c=$(OBJ)/asan/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/tests/%-asan: $(OBJ)/asan/tests/%.o $(UT_ASAN_ARCHIVE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(ALL_LDFLAGS) $(ST_LDLIBS) -lm
+
+$(B)/tests/%: $(OBJ)/tests/%.o $(UT_ARCHIVE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(ST_LDLIBS) -lm
+
+# Headers, man pages, the VM runner
+$(B)/include/%.h: include/%.h
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+man: $(MAN_PAGES)
+
+define man_rule
+$(B)/share/man/man$(subst .,,$(suffix $(1)))/$(notdir $(1)): $(1)
+	@mkdir -p $$(@D)
+	install -m 644 $$< $$@
+endef
+$(foreach m,$(MAN_SRCS),$(eval $(call man_rule,$(m))))
+
+$(B)/bin/mpirma-vm: tools/mpirma-vm
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(VMDIR)/%: tools/vm/%
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+# ------------------------------------------------------------------ tests
+
+# Every unit test, plain then sanitized; a summary line at the end.
+unit: unit-build
+	@pass=0; fail=0; failed=; \
+	for t in $(UT_BINS) $(UT_ASAN_BINS); do \
+		echo "== $$t"; \
+		if ./$$t; then pass=$$((pass + 1)); \
+		else echo "FAILED: $$t (exit $$?)"; fail=$$((fail + 1)); failed="$$failed $$t"; fi; \
+	done; \
+	[ -z "$$failed" ] || echo "failed:$$failed"; \
+	echo "unit: $$pass passed, $$fail failed"; \
+	[ $$fail -eq 0 ]
+
+vmtest: all
+	@test -x $(STDIR)/run || { \
+		echo "vmtest: $(STDIR)/run missing: selftests/run (the suite's driver) is not written yet" >&2; \
+		exit 1; }
+	$(VM) $(VM_CHECK_ARGS) -- $(STDIR)/run
+
+# ------------------------------------------------------------------ lint
+
+# checkpatch.pl false positives for an out-of-tree module, ignored:
+#   LINUX_VERSION_CODE: "code should be for the version to which it is
+#     merged" - an out-of-tree module is built against several kernels, and
+#     kmod/compat.h is where it tests their versions.
+CHECKPATCH_IGNORE := LINUX_VERSION_CODE
+CHECKPATCH_FLAGS := --no-tree --show-types -q \
+	$(if $(CHECKPATCH_IGNORE),--ignore $(subst $(space),$(comma),$(strip $(CHECKPATCH_IGNORE))))
+
+lint: checkpatch sparse shellcheck
+
+checkpatch: $(KSRC_STAMP)
+	perl $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(KSOURCES)
+
+# Rebuild with sparse on every file (C=2); warnings from kmod/ or include/
+# fail, warnings from the kernel's own headers are not ours.
+sparse: | $(B)
+	$(need_kdir)
+	@command -v sparse >/dev/null || { echo "sparse missing: run make deps" >&2; exit 1; }
+	$(MAKE) $(KBUILD_ARGS) C=2 modules 2>&1 | tee $(B)/sparse.log
+	@if grep -E '^($(CURDIR)/)?(kmod|include)/[^:]+:[0-9]+:[0-9]+: (warning|error):' \
+		$(B)/sparse.log >/dev/null; then \
+		echo "sparse found problems in kmod/ or include/ (see above)" >&2; exit 1; fi
+
+shellcheck:
+	@if command -v shellcheck >/dev/null; then \
+		echo "  SHELLCHECK $(SCRIPTS) tools/vm/init"; \
+		shellcheck $(SCRIPTS) && shellcheck -s sh tools/vm/init; \
+	else echo "  SHELLCHECK skipped (not installed)"; fi
+
+# ------------------------------------------------------------------ install
+
+# pkg-config file for PREFIX/LIBDIR/INCLUDEDIR
+$(B)/mpirma.pc: packaging/mpirma.pc.in VERSION
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@
+
+.PHONY: $(B)/mpirma.pc
+
+# The module's sources go to /usr/src/mpirma-VERSION (what kbuild needs, for
+# DKMS); then DKMS, or the built .ko, see USE_DKMS.
+install: all $(B)/mpirma.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(LIBEXECDIR)/mpirma/selftests $(DESTDIR)$(LIBEXECDIR)/mpirma/vm \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(TOOL_BINS) $(B)/bin/mpirma-vm $(DESTDIR)$(BINDIR)/
+	install -m 755 $(VMDIR)/init $(VMDIR)/run-job $(DESTDIR)$(LIBEXECDIR)/mpirma/vm/
+	$(if $(ST_BINS)$(wildcard $(STDIR)/run),install -m 755 $(ST_BINS) $(wildcard $(STDIR)/run) \
+		$(DESTDIR)$(LIBEXECDIR)/mpirma/selftests/)
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	$(if $(LIB_TARGETS),install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/)
+	$(if $(LIB_TARGETS),install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/)
+	$(if $(LIB_TARGETS),ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/libmpirma.so.$(SOVERSION))
+	$(if $(LIB_TARGETS),ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/libmpirma.so)
+	install -m 644 $(B)/mpirma.pc $(DESTDIR)$(PKGCONFIGDIR)/mpirma.pc
+	$(foreach m,$(MAN_PAGES),install -D -m 644 $(m) \
+		$(DESTDIR)$(MANDIR)/$(patsubst $(B)/share/man/%,%,$(m));)
+	install -D -m 644 packaging/99-mpirma.rules $(DESTDIR)$(UDEVRULESDIR)/99-mpirma.rules
+	install -D -m 644 packaging/mpirma.conf $(DESTDIR)$(MODULESLOADDIR)/mpirma.conf
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	install -d $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include
+	install -m 644 Makefile Kbuild VERSION $(DESTDIR)$(DKMS_SRC)/
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf \
+		>$(DESTDIR)$(DKMS_SRC)/dkms.conf
+	install -m 644 kmod/Kbuild $(KSOURCES:include/%=) $(DESTDIR)$(DKMS_SRC)/kmod/
+	install -m 644 include/mpirma_uapi.h $(DESTDIR)$(DKMS_SRC)/include/
+ifeq ($(USE_DKMS),1)
+	dkms remove -m mpirma -v $(VERSION) --all >/dev/null 2>&1 || true
+	dkms add -m mpirma -v $(VERSION)
+	dkms build -m mpirma -v $(VERSION) -k $(KVER)
+	dkms install -m mpirma -v $(VERSION) -k $(KVER) --force
+	depmod -a $(KVER)
+	udevadm control --reload-rules 2>/dev/null || true
+else
+	install -D -m 644 kmod/mpirma.ko $(DESTDIR)/lib/modules/$(KVER)/extra/mpirma.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+endif
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm)
+	rm -rf $(DESTDIR)$(LIBEXECDIR)/mpirma
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS)))
+	rm -f $(DESTDIR)$(LIBDIR)/libmpirma.a $(DESTDIR)$(LIBDIR)/libmpirma.so*
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mpirma.pc
+	rm -f $(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/$(patsubst $(B)/share/man/%,%,$(m)))
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/99-mpirma.rules $(DESTDIR)$(MODULESLOADDIR)/mpirma.conf
+ifeq ($(USE_DKMS),1)
+	dkms remove -m mpirma -v $(VERSION) --all || true
+	depmod -a $(KVER)
+else
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/mpirma.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+endif
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+
+# ------------------------------------------------------------------ clean
+
+# clean keeps build/ksrc (slow to extract); distclean removes it too.
+clean:
+	-$(if $(wildcard $(KDIR)/Makefile),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	find $(B) -mindepth 1 -maxdepth 1 ! -name ksrc -exec rm -rf {} + 2>/dev/null || true
+
+distclean: clean
+	rm -rf $(B)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
