@@ -91,7 +91,9 @@ SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job \
 	   $(wildcard .ci/run selftests/run)
 
 # Library: built only once lib/ has sources.
-LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/pic/%.o)
+# The library carries the kernel's reduction engine, built for user space, so
+# MPI_Reduce computes the same bits as MPI_Accumulate.
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/pic/%.o) $(KUSER_SRCS:%.c=$(OBJ)/pic/%.o)
 LIB_MAP := $(wildcard lib/libmpirma.map)
 ifneq ($(LIB_SRCS),)
 LIB_A := $(B)/lib/libmpirma.a
@@ -232,7 +234,11 @@ $(KSRC_STAMP):
 # $(OBJ)/asan/ (sanitizers).
 $(OBJ)/pic/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -fPIC -c -o $@ $<
+
+$(OBJ)/pic/kmod/%.o: kmod/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(OBJ)/selftests/%.o: selftests/%.c $(KSRC_STAMP)
 	@mkdir -p $(@D)

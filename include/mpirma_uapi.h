@@ -74,6 +74,7 @@
 #define MPIRMA_FEAT_LAYOUTS	(1ULL << 3)	/* block-list layouts */
 #define MPIRMA_FEAT_PSCW	(1ULL << 4)
 #define MPIRMA_FEAT_STATS	(1ULL << 5)	/* MPIRMA_IOC_WIN_STATS */
+#define MPIRMA_FEAT_MSG		(1ULL << 6)	/* MPIRMA_IOC_MSG_SEND/_RECV */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -488,6 +489,49 @@ struct mpirma_win_stats {
 	__aligned_u64 pages;
 };
 
+/* struct mpirma_msg.flags */
+#define MPIRMA_MSG_NOWAIT	(1U << 0)	/* RECV: EAGAIN instead of waiting */
+#define MPIRMA_MSG_PEEK		(1U << 1)	/* RECV: describe, do not consume */
+#define MPIRMA_ANY_SOURCE	0xffffffffU
+#define MPIRMA_ANY_TAG		(-1)
+
+/**
+ * struct mpirma_msg - MPIRMA_IOC_MSG_SEND / _RECV, on a member fd
+ * @size: sizeof(struct mpirma_msg)
+ * @flags: SEND: must be 0; RECV: MPIRMA_MSG_*
+ * @peer: SEND: the destination job rank; RECV: the source job rank or
+ *	MPIRMA_ANY_SOURCE
+ * @tag: SEND: >= 0; RECV: the tag or MPIRMA_ANY_TAG
+ * @context: a tag space chosen by the library (e.g. a communicator);
+ *	RECV matches only messages sent with the same context
+ * @buf: SEND: the data; RECV: where to put it (unused with PEEK)
+ * @len: SEND: bytes to send; RECV: bytes @buf can hold
+ * @msg_len: RECV out: the message's length; when larger than @len only
+ *	@len bytes were copied and the rest is lost (MPI_ERR_TRUNCATE)
+ * @source: RECV out: the sender's job rank
+ * @msg_tag: RECV out: the message's tag
+ *
+ * SEND copies the message into the kernel and returns at once (buffered,
+ * never waits; the memory is charged to the sender's memory cgroup).  Messages
+ * from one sender with the same context are received in the order they
+ * were sent.  RECV takes the oldest matching message, waiting for one unless
+ * MPIRMA_MSG_NOWAIT; it fails with EOWNERDEAD when no matching message is
+ * queued and the source (for MPIRMA_ANY_SOURCE: any rank) is gone.  SEND to a
+ * gone rank is EOWNERDEAD.
+ */
+struct mpirma_msg {
+	__u32 size;
+	__u32 flags;
+	__u32 peer;
+	__s32 tag;
+	__aligned_u64 context;
+	__aligned_u64 buf;
+	__aligned_u64 len;
+	__aligned_u64 msg_len;
+	__u32 source;
+	__s32 msg_tag;
+};
+
 /* On the device fd. */
 #define MPIRMA_IOC_QUERY	_IOWR(MPIRMA_IOC_MAGIC, 0x00, struct mpirma_query)
 #define MPIRMA_IOC_JOB_CREATE	_IOWR(MPIRMA_IOC_MAGIC, 0x01, struct mpirma_job_create)
@@ -512,5 +556,7 @@ struct mpirma_win_stats {
 #define MPIRMA_IOC_WIN_WAIT	_IOW(MPIRMA_IOC_MAGIC, 0x46, struct mpirma_win_sync)
 /* Barrier over all ranks of the job (MPI_Init/MPI_Finalize, MPI_Barrier). */
 #define MPIRMA_IOC_JOB_BARRIER	_IO(MPIRMA_IOC_MAGIC, 0x47)
+#define MPIRMA_IOC_MSG_SEND	_IOW(MPIRMA_IOC_MAGIC, 0x50, struct mpirma_msg)
+#define MPIRMA_IOC_MSG_RECV	_IOWR(MPIRMA_IOC_MAGIC, 0x51, struct mpirma_msg)
 
 #endif /* _UAPI_MPIRMA_H */

@@ -90,6 +90,7 @@ static void job_release(struct kref *ref)
 	mpirma_win_destroy_pending(job);
 	WARN_ON(!xa_empty(&job->windows));
 	xa_destroy(&job->windows);
+	mpirma_mboxes_free(job);
 	bitmap_free(job->joined);
 	bitmap_free(job->gone);
 	mutex_destroy(&job->lock);
@@ -130,7 +131,7 @@ int mpirma_job_create(struct mpirma_job_create *arg)
 	mpirma_barrier_init(&job->barrier);
 	job->joined = bitmap_zalloc(job->nranks, GFP_KERNEL);
 	job->gone = bitmap_zalloc(job->nranks, GFP_KERNEL);
-	if (!job->joined || !job->gone) {
+	if (!job->joined || !job->gone || mpirma_mboxes_alloc(job)) {
 		fd = -ENOMEM;
 		goto out_free_job;
 	}
@@ -149,6 +150,7 @@ int mpirma_job_create(struct mpirma_job_create *arg)
 	return 0;
 
 out_free_job:
+	mpirma_mboxes_free(job);
 	bitmap_free(job->joined);
 	bitmap_free(job->gone);
 	mutex_destroy(&job->lock);
@@ -165,6 +167,7 @@ static void job_mark_gone(struct mpirma_job *job, u32 rank)
 		return;
 	atomic_inc(&job->ngone);
 	mpirma_win_member_gone(job, rank);
+	mpirma_mboxes_wake(job);
 }
 
 /**

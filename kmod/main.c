@@ -27,6 +27,7 @@ atomic_long_t mpirma_pages_pinned;
 atomic_long_t mpirma_pages_allocated;
 atomic_long_t mpirma_nr_jobs;
 atomic_long_t mpirma_nr_windows;
+atomic_long_t mpirma_msg_bytes;
 DEFINE_MUTEX(mpirma_jobs_lock);	/* protects mpirma_jobs */
 LIST_HEAD(mpirma_jobs);
 
@@ -49,6 +50,7 @@ union mpirma_ioctl_buf {
 	struct mpirma_win_group win_group;
 	struct mpirma_win_stats win_stats;
 	struct mpirma_rma rma;
+	struct mpirma_msg msg;
 };
 
 static int do_query(struct file *f, void *arg)
@@ -59,7 +61,8 @@ static int do_query(struct file *f, void *arg)
 	if (q->flags)
 		return -EINVAL;
 	q->features = MPIRMA_FEAT_WIN_USER | MPIRMA_FEAT_WIN_ALLOC | MPIRMA_FEAT_WIN_DYNAMIC |
-		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS;
+		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS |
+		      MPIRMA_FEAT_MSG;
 	q->max_ranks = MPIRMA_MAX_RANKS;
 	q->max_batch = MPIRMA_MAX_BATCH;
 	q->nr_types = MPIRMA_NR_TYPES;
@@ -118,6 +121,8 @@ MEMBER_CMD(win_post, mpirma_win_post, struct mpirma_win_group)
 MEMBER_CMD(win_start, mpirma_win_start, struct mpirma_win_group)
 MEMBER_CMD(win_complete, mpirma_win_complete, struct mpirma_win_sync)
 MEMBER_CMD(win_wait, mpirma_win_wait, struct mpirma_win_sync)
+MEMBER_CMD(msg_send, mpirma_msg_send, struct mpirma_msg)
+MEMBER_CMD(msg_recv, mpirma_msg_recv, struct mpirma_msg)
 
 /**
  * struct mpirma_ioctl_op - one command of the dispatch table
@@ -161,6 +166,8 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 	IOCTL_OP(MPIRMA_IOC_WIN_COMPLETE, FD_MEMBER, struct mpirma_win_sync, do_win_complete),
 	IOCTL_OP(MPIRMA_IOC_WIN_WAIT, FD_MEMBER, struct mpirma_win_sync, do_win_wait),
 	IOCTL_OP_NOARG(MPIRMA_IOC_JOB_BARRIER, FD_MEMBER, do_job_barrier),
+	IOCTL_OP(MPIRMA_IOC_MSG_SEND, FD_MEMBER, struct mpirma_msg, do_msg_send),
+	IOCTL_OP(MPIRMA_IOC_MSG_RECV, FD_MEMBER, struct mpirma_msg, do_msg_recv),
 };
 
 static long mpirma_dispatch(struct file *f, unsigned int cmd, unsigned long uarg,
@@ -265,12 +272,14 @@ COUNTER_ATTR(pages_pinned, mpirma_pages_pinned);
 COUNTER_ATTR(pages_allocated, mpirma_pages_allocated);
 COUNTER_ATTR(jobs, mpirma_nr_jobs);
 COUNTER_ATTR(windows, mpirma_nr_windows);
+COUNTER_ATTR(message_bytes, mpirma_msg_bytes);
 
 static struct attribute *mpirma_attrs[] = {
 	&dev_attr_pages_pinned.attr,
 	&dev_attr_pages_allocated.attr,
 	&dev_attr_jobs.attr,
 	&dev_attr_windows.attr,
+	&dev_attr_message_bytes.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(mpirma);

@@ -49,6 +49,7 @@ extern atomic_long_t mpirma_pages_pinned;
 extern atomic_long_t mpirma_pages_allocated;
 extern atomic_long_t mpirma_nr_jobs;
 extern atomic_long_t mpirma_nr_windows;
+extern atomic_long_t mpirma_msg_bytes;
 
 /* The file operations of job fds and member fds (main.c). */
 extern const struct file_operations mpirma_job_fops;
@@ -70,6 +71,13 @@ struct mpirma_barrier {
 	u64 generation;
 };
 
+/* A rank's queue of point-to-point messages (msg.c). */
+struct mpirma_mbox {
+	spinlock_t lock;		/* protects msgs */
+	struct list_head msgs;		/* struct mpirma_message, oldest first */
+	wait_queue_head_t wq;		/* the rank's receives wait here */
+};
+
 struct mpirma_job {
 	struct kref ref;
 	u64 id;
@@ -88,6 +96,7 @@ struct mpirma_job {
 
 	struct xarray windows;		/* id -> struct mpirma_win, live windows */
 	struct mpirma_barrier barrier;	/* MPIRMA_IOC_JOB_BARRIER */
+	struct mpirma_mbox *mbox;	/* per rank */
 
 	/* Every wait in the job sleeps here; woken on any state change. */
 	wait_queue_head_t wq;
@@ -246,6 +255,9 @@ int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg);
 int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg);
 int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma);
 struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank);
+struct mpirma_win *mpirma_win_get_sync(struct mpirma_member *m,
+				       const struct mpirma_win_sync *arg, u32 flags,
+				       u32 *my_rank);
 void mpirma_win_put(struct mpirma_win *win);
 void mpirma_win_member_gone(struct mpirma_job *job, u32 job_rank);
 void mpirma_win_destroy_pending(struct mpirma_job *job);
@@ -269,6 +281,13 @@ int mpirma_win_wait(struct mpirma_member *m, struct mpirma_win_sync *arg);
 void mpirma_sync_release_rank(struct mpirma_win *win, u32 wrank);
 int mpirma_sync_alloc(struct mpirma_win *win);
 void mpirma_sync_free(struct mpirma_win *win);
+
+/* msg.c */
+int mpirma_mboxes_alloc(struct mpirma_job *job);
+void mpirma_mboxes_free(struct mpirma_job *job);
+void mpirma_mboxes_wake(struct mpirma_job *job);
+int mpirma_msg_send(struct mpirma_member *m, struct mpirma_msg *arg);
+int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg);
 
 /* rma.c */
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg);

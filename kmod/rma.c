@@ -57,9 +57,14 @@ static bool user_addr(u64 addr, s64 off, u64 len, void __user **p)
 	return true;
 }
 
-static int gather_user(struct mpirma_cursor *cur, u8 *dst, u64 n)
+/*
+ * Copy @n bytes between @buf and the user memory a layout cursor walks:
+ * into @buf when @to_kernel, out of it otherwise.
+ */
+static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel)
 {
 	void __user *p;
+	unsigned long left;
 	u64 len;
 	s64 off;
 
@@ -67,30 +72,25 @@ static int gather_user(struct mpirma_cursor *cur, u8 *dst, u64 n)
 		len = mpirma_cursor_next(cur, n, &off);
 		if (WARN_ON_ONCE(!len))
 			return -EINVAL;
-		if (!user_addr(cur->l->addr, off, len, &p) || copy_from_user(dst, p, len))
+		if (!user_addr(cur->l->addr, off, len, &p))
 			return -EFAULT;
-		dst += len;
+		left = to_kernel ? copy_from_user(buf, p, len) : copy_to_user(p, buf, len);
+		if (left)
+			return -EFAULT;
+		buf += len;
 		n -= len;
 	}
 	return 0;
 }
 
-static int scatter_user(struct mpirma_cursor *cur, const u8 *src, u64 n)
+static int gather_user(struct mpirma_cursor *cur, u8 *dst, u64 n)
 {
-	void __user *p;
-	u64 len;
-	s64 off;
+	return copy_layout(cur, dst, n, true);
+}
 
-	while (n) {
-		len = mpirma_cursor_next(cur, n, &off);
-		if (WARN_ON_ONCE(!len))
-			return -EINVAL;
-		if (!user_addr(cur->l->addr, off, len, &p) || copy_to_user(p, src, len))
-			return -EFAULT;
-		src += len;
-		n -= len;
-	}
-	return 0;
+static int scatter_user(struct mpirma_cursor *cur, u8 *src, u64 n)
+{
+	return copy_layout(cur, src, n, false);
 }
 
 /* The next chunk of target pieces; returns its bytes (0 when done). */

@@ -112,11 +112,9 @@ int mpirma_win_fence(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	u32 wr;
 	int ret;
 
-	if (arg->flags || arg->rank)
-		return -EINVAL;
-	win = mpirma_win_get(m, arg->win_id, &wr);
-	if (!win)
-		return -ENOENT;
+	win = mpirma_win_get_sync(m, arg, 0, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
 	ret = mpirma_barrier_wait(m->job, &win->fence, win->nranks, &win->ngone);
 	mpirma_win_put(win);
 	return ret;
@@ -455,11 +453,9 @@ int mpirma_win_complete(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	u32 wr, i;
 	int ret = 0;
 
-	if (arg->flags || arg->rank)
-		return -EINVAL;
-	win = mpirma_win_get(m, arg->win_id, &wr);
-	if (!win)
-		return -ENOENT;
+	win = mpirma_win_get_sync(m, arg, 0, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
 	me = &win->ranks[wr];
 	spin_lock(&win->sync_lock);
 	if (!me->started) {
@@ -516,11 +512,9 @@ int mpirma_win_wait(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	u32 wr;
 	int ret, res = 0;
 
-	if ((arg->flags & ~MPIRMA_SYNC_TEST) || arg->rank)
-		return -EINVAL;
-	win = mpirma_win_get(m, arg->win_id, &wr);
-	if (!win)
-		return -ENOENT;
+	win = mpirma_win_get_sync(m, arg, MPIRMA_SYNC_TEST, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
 	if (arg->flags & MPIRMA_SYNC_TEST) {
 		res = wait_try(win, wr);
 		ret = res ? min(res, 0) : -EAGAIN;

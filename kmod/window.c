@@ -107,6 +107,28 @@ struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank)
 	return win;
 }
 
+/**
+ * mpirma_win_get_sync - the common start of the synchronisation commands
+ * @m: the member
+ * @arg: the command's arguments
+ * @flags: the flags the command accepts
+ * @my_rank: out, the member's rank in the window
+ *
+ * Return: the window with a reference held, or ERR_PTR(-EINVAL) for unknown
+ * flags or a non-zero rank, ERR_PTR(-ENOENT).
+ */
+struct mpirma_win *mpirma_win_get_sync(struct mpirma_member *m,
+				       const struct mpirma_win_sync *arg, u32 flags,
+				       u32 *my_rank)
+{
+	struct mpirma_win *win;
+
+	if ((arg->flags & ~flags) || arg->rank)
+		return ERR_PTR(-EINVAL);
+	win = mpirma_win_get(m, arg->win_id, my_rank);
+	return win ? win : ERR_PTR(-ENOENT);
+}
+
 /* Under job->lock: @wr leaves @win; the last to leave unpublishes it. */
 static void win_leave(struct mpirma_job *job, struct mpirma_win *win, u32 wr)
 {
@@ -531,11 +553,9 @@ int mpirma_win_free(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	u32 wr;
 	int ret;
 
-	if (arg->flags || arg->rank)
-		return -EINVAL;
-	win = mpirma_win_get(m, arg->win_id, &wr);
-	if (!win)
-		return -ENOENT;
+	win = mpirma_win_get_sync(m, arg, 0, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
 	ret = mpirma_barrier_wait(job, &win->fence, win->nranks, &win->ngone);
 	if (ret != -ERESTARTSYS) {
 		mutex_lock(&job->lock);
