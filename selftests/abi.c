@@ -494,9 +494,7 @@ FIXTURE_SETUP(abi)
 	ASSERT_LE(0, self->c.dev);
 	ASSERT_EQ(0, mt_query(self->c.dev, &self->q));
 	self->c.features = self->q.features;
-	self->c.job = mt_job_create(self->c.dev, 1, NULL);
-	ASSERT_LE(0, self->c.job);
-	self->c.mfd = mt_job_join(self->c.job, 0);
+	self->c.mfd = mt_solo_job(self->c.dev, &self->c.job);
 	ASSERT_LE(0, self->c.mfd);
 	ret = mt_win_create_all(self->c.mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 4096);
 	ASSERT_LT(0, ret);
@@ -737,9 +735,7 @@ TEST_F(abi, unknown_commands)
 	/* dispatch is by number: the size encoded in the command is not the
 	 * contract, the struct's own size field is
 	 */
-	mt_poison(&q);
-	q.size = sizeof(q);
-	q.flags = 0;
+	mt_arg_init(&q);
 	EXPECT_EQ(0, mt_ioctl(self->c.dev, _IOWR(MPIRMA_IOC_MAGIC, 0x00, __u64),
 			      &q));
 	EXPECT_EQ(MPIRMA_NR_TYPES, q.nr_types);
@@ -756,23 +752,14 @@ TEST_F(abi, outputs_written)
 	int job, m0, m1, k;
 
 	MT_SETUP_SKIPPED();
-	mt_poison(&jc);
-	jc.size = sizeof(jc);
-	jc.flags = 0;
-	jc.nranks = 2;
-	ASSERT_EQ(0, mt_ioctl(self->c.dev, MPIRMA_IOC_JOB_CREATE, &jc));
+	ASSERT_EQ(0, mt_job_create_raw(self->c.dev, 2, &jc));
 	job = jc.job_fd;
 	ASSERT_LE(0, job);
 	EXPECT_EQ(FD_CLOEXEC, fcntl(job, F_GETFD) & FD_CLOEXEC);
 	EXPECT_EQ(2, jc.nranks);
 	EXPECT_NE(0xccccccccccccccccULL, jc.job_id);
 
-	mt_poison(&jj);
-	jj.size = sizeof(jj);
-	jj.flags = 0;
-	jj.rank = 1;
-	jj.reserved = 0;
-	ASSERT_EQ(0, mt_ioctl(job, MPIRMA_IOC_JOB_JOIN, &jj));
+	ASSERT_EQ(0, mt_job_join_raw(job, 1, &jj));
 	m1 = jj.member_fd;
 	ASSERT_LE(0, m1);
 	EXPECT_EQ(FD_CLOEXEC, fcntl(m1, F_GETFD) & FD_CLOEXEC);

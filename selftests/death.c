@@ -14,7 +14,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -239,13 +238,12 @@ TEST_F(death, member_killed_while_others_wait)
 MT_RANK_FN(busy_rank)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
-	uint8_t *user = mmap(NULL, 16 * page, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *user = mt_anon(16 * page);
 	int wu, wa, i = 0;
 	size_t len;
 	void *map;
 
-	ASSERT_NE(MAP_FAILED, user);
+	ASSERT_NE(NULL, user);
 	wu = mt_win_create_all(r->mfd, r->nranks, MPIRMA_FLAVOR_USER, user,
 			       16 * page);
 	ASSERT_LT(0, wu);

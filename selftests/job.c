@@ -83,12 +83,7 @@ TEST_F(job, join_contract)
 	EXPECT_EQ(-ENXIO, mt_job_join(job, 3));
 	EXPECT_EQ(-ENXIO, mt_job_join(job, ~0U));
 
-	mt_poison(&jj);
-	jj.size = sizeof(jj);
-	jj.flags = 0;
-	jj.rank = 0;
-	jj.reserved = 0;
-	ASSERT_EQ(0, mt_ioctl(job, MPIRMA_IOC_JOB_JOIN, &jj));
+	ASSERT_EQ(0, mt_job_join_raw(job, 0, &jj));
 	m0 = jj.member_fd;
 	EXPECT_EQ(3, jj.nranks);
 	EXPECT_EQ(id, jj.job_id);

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -24,11 +23,7 @@
 #define MAX_EL		1024
 
 FIXTURE(layout) {
-	int dev, job, mfd;
-	uint32_t win;
-	uint8_t *mem;
-	void *map;
-	size_t map_len;
+	struct mt_solo s;	/* the window, mapped */
 	uint8_t *obuf, *rbuf;	/* middles of BUF_LEN buffers */
 	uint8_t *snap;		/* WLEN, copy of the window before an op */
 };
@@ -45,45 +40,16 @@ FIXTURE_VARIANT_ADD(layout, alloc) {
 	.flavor = MPIRMA_FLAVOR_ALLOC,
 };
 
-static void *anon(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 FIXTURE_SETUP(layout)
 {
-	void *base = NULL;
 	uint8_t *o, *r;
-	int ret;
 
-	self->dev = self->job = self->mfd = -1;
+	mt_solo_init(&self->s);
 	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	self->job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, self->job);
-	self->mfd = mt_job_join(self->job, 0);
-	ASSERT_LE(0, self->mfd);
-	if (variant->flavor == MPIRMA_FLAVOR_USER) {
-		base = anon(WLEN);
-		ASSERT_NE(NULL, base);
-	}
-	ret = mt_win_create_all(self->mfd, 1, variant->flavor, base, WLEN);
-	ASSERT_LT(0, ret);
-	self->win = ret;
-	if (base) {
-		self->mem = base;
-	} else {
-		self->map = mt_win_map(self->mfd, self->win, &self->map_len);
-		ASSERT_NE(NULL, self->map);
-		self->mem = mt_win_seg(self->mfd, self->win, self->map, 0);
-	}
-	o = anon(BUF_LEN);
-	r = anon(BUF_LEN);
-	self->snap = anon(WLEN);
+	ASSERT_EQ(0, mt_solo_open(&self->s, variant->flavor, WLEN));
+	o = mt_anon(BUF_LEN);
+	r = mt_anon(BUF_LEN);
+	self->snap = mt_anon(WLEN);
 	ASSERT_TRUE(o && r && self->snap);
 	self->obuf = o + BUF_LEN / 2;
 	self->rbuf = r + BUF_LEN / 2;
@@ -91,14 +57,7 @@ FIXTURE_SETUP(layout)
 
 FIXTURE_TEARDOWN(layout)
 {
-	if (self->map)
-		munmap(self->map, self->map_len);
-	if (self->mfd >= 0)
-		close(self->mfd);
-	if (self->job >= 0)
-		close(self->job);
-	if (self->dev >= 0)
-		close(self->dev);
+	mt_solo_close(&self->s);
 }
 
 static void fill_pattern(uint8_t *p, size_t len, uint8_t seed)
@@ -131,11 +90,11 @@ TEST_F(layout, origin_blocks)
 	/* rep 0: o[2], o[3], o[0]; rep 1: o[10], o[11], o[8]; ... */
 	EXPECT_EQ(102, want[0]);
 	EXPECT_EQ(108, want[5]);
-	memset(self->mem, 0, 128);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &op));
-	EXPECT_EQ(0, memcmp(self->mem + 40, want, sizeof(want)));
-	EXPECT_EQ(0, self->mem[39]);
-	EXPECT_EQ(0, self->mem[40 + sizeof(want)]);
+	memset(self->s.mem, 0, 128);
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, memcmp(self->s.mem + 40, want, sizeof(want)));
+	EXPECT_EQ(0, self->s.mem[39]);
+	EXPECT_EQ(0, self->s.mem[40 + sizeof(want)]);
 }
 
 /* Scatter on the target, with negative block displacements and a negative
@@ -158,15 +117,15 @@ TEST_F(layout, target_and_result_blocks)
 	MT_SETUP_SKIPPED();
 	for (k = 0; k < 12; k++)
 		src[k] = 0x1000 + k;
-	memset(self->mem, 0xee, 4096);
-	memcpy(self->snap, self->mem, 4096);
+	memset(self->s.mem, 0xee, 4096);
+	memcpy(self->snap, self->s.mem, 4096);
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 2048, src, 12);
 	op.target = mt_blocks(NULL, tb, 3, 3, -200);
 	ASSERT_EQ(12, mt_layout_offsets(&op.target, 8, toff, 12));
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	for (k = 0; k < 12; k++)
 		memcpy(self->snap + 2048 + toff[k], &src[k], 8);
-	EXPECT_EQ(0, memcmp(self->mem, self->snap, 4096));
+	EXPECT_EQ(0, memcmp(self->s.mem, self->snap, 4096));
 
 	/* the same target layout read back through a result block list */
 	memset(self->rbuf - 512, 0, 1024);
@@ -174,7 +133,7 @@ TEST_F(layout, target_and_result_blocks)
 	op.target = mt_blocks(NULL, tb, 3, 3, -200);
 	op.result = mt_blocks(self->rbuf, rb, 2, 3, 300);
 	ASSERT_EQ(12, mt_layout_offsets(&op.result, 8, roff, 12));
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	for (k = 0; k < 12; k++) {
 		memcpy(&got[k], self->rbuf + roff[k], 8);
 		EXPECT_EQ(src[k], got[k]);
@@ -197,15 +156,15 @@ TEST_F(layout, interleaved_repetitions)
 	MT_SETUP_SKIPPED();
 	for (k = 0; k < 8; k++)
 		t[k] = 10 * k;
-	memcpy(self->mem + 100, t, sizeof(t));
+	memcpy(self->s.mem + 100, t, sizeof(t));
 	op = mt_get_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 100, src, res, 6);
 	op.target = mt_blocks(NULL, b, 2, 3, 8);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	for (k = 0; k < 6; k++) {
 		EXPECT_EQ(10 * slot[k], res[k]);
 		t[slot[k]] += src[k];
 	}
-	EXPECT_EQ(0, memcmp(self->mem + 100, t, sizeof(t)));
+	EXPECT_EQ(0, memcmp(self->s.mem + 100, t, sizeof(t)));
 }
 
 struct rl {
@@ -327,10 +286,10 @@ TEST_F(layout, random_layouts)
 			ASSERT_EQ(n, mt_layout_offsets(&op.result, 8, roff, MAX_EL));
 		overlap = overlapping(toff, n);
 
-		fill_pattern(self->mem, WLEN, iter);
+		fill_pattern(self->s.mem, WLEN, iter);
 		fill_pattern(self->obuf - BUF_LEN / 2, BUF_LEN, iter * 3);
 		fill_pattern(self->rbuf - BUF_LEN / 2, BUF_LEN, iter * 5);
-		memcpy(self->snap, self->mem, WLEN);
+		memcpy(self->snap, self->s.mem, WLEN);
 		/* simulate into snap and the result copy */
 		{
 			static uint8_t rsim[BUF_LEN];
@@ -350,7 +309,7 @@ TEST_F(layout, random_layouts)
 				else if (kind == MPIRMA_KIND_GET_ACC)
 					tv += ov, memcpy(t, &tv, 8);
 			}
-			ret = mt_rma1(self->mfd, self->win, &op);
+			ret = mt_rma1(self->s.mfd, self->s.win, &op);
 			if (overlap && kind == MPIRMA_KIND_GET_ACC) {
 				/* overlapping accumulate targets are refused */
 				EXPECT_EQ(-EINVAL, ret);
@@ -365,10 +324,10 @@ TEST_F(layout, random_layouts)
 			applied++;
 			if (overlap && kind == MPIRMA_KIND_PUT)
 				continue;	/* which write wins is not defined */
-			if (memcmp(self->mem, self->snap, WLEN))
+			if (memcmp(self->s.mem, self->snap, WLEN))
 				TH_LOG("iteration %u (%s): target memory differs",
 				       iter, ref_kind_name(kind));
-			EXPECT_EQ(0, memcmp(self->mem, self->snap, WLEN));
+			EXPECT_EQ(0, memcmp(self->s.mem, self->snap, WLEN));
 			if (kind != MPIRMA_KIND_PUT) {
 				if (memcmp(self->rbuf - BUF_LEN / 2, rsim, BUF_LEN))
 					TH_LOG("iteration %u (%s): result buffer differs",
@@ -388,13 +347,13 @@ TEST_F(layout, zero_elements)
 	uint64_t v = 5;
 
 	MT_SETUP_SKIPPED();
-	memset(self->mem, 0x11, 64);
+	memset(self->s.mem, 0x11, 64);
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, &v, 0);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 8, &v, 0);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
-	EXPECT_EQ(0x11, self->mem[0]);
-	EXPECT_EQ(0x11, self->mem[8]);
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0x11, self->s.mem[0]);
+	EXPECT_EQ(0x11, self->s.mem[8]);
 }
 
 TEST_F(layout, bounds)
@@ -416,39 +375,39 @@ TEST_F(layout, bounds)
 	int ret;
 
 	MT_SETUP_SKIPPED();
-	memset(self->mem, 0, WLEN);
+	memset(self->s.mem, 0, WLEN);
 
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, WLEN - 8, v, 1);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, WLEN - 7, v, 1);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_put(MPIRMA_TYPE_UINT8, 0, WLEN, v, 1);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_put(MPIRMA_TYPE_UINT8, 0, WLEN - 1, v, 2);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* one block inside, one past the end: nothing may be written */
-	memset(self->mem, 0, WLEN);
+	memset(self->s.mem, 0, WLEN);
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, v, 2);
 	op.target = mt_blocks(NULL, past, 2, 1, 0);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
-	EXPECT_EQ(0, self->mem[0]);
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, self->s.mem[0]);
 
 	/* a negative block before the window's start */
 	op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 4, v, 1);
 	op.target = mt_blocks(NULL, below, 1, 1, 0);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* a repetition beyond the end */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, v, 2);
 	op.target = mt_blocks(NULL, past, 1, 2, WLEN);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* huge target displacements */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 1ULL << 62, v, 1);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, ~0ULL - 3, v, 1);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EOVERFLOW && ret != -ERANGE)
 		TH_LOG("target_disp 2^64-4: %d", ret);
 	EXPECT_TRUE(ret == -EOVERFLOW || ret == -ERANGE);
@@ -456,21 +415,21 @@ TEST_F(layout, bounds)
 	/* a block displacement at the top of the signed range */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 16, v, 1);
 	op.target = mt_blocks(NULL, huge_disp, 1, 1, 0);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EOVERFLOW && ret != -ERANGE)
 		TH_LOG("block disp INT64_MAX - 4: %d", ret);
 	EXPECT_TRUE(ret == -EOVERFLOW || ret == -ERANGE);
 
 	/* element counts whose byte size overflows 64 bits */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, v, 1ULL << 62);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EOVERFLOW && ret != -ERANGE)
 		TH_LOG("count 2^62: %d", ret);
 	EXPECT_TRUE(ret == -EOVERFLOW || ret == -ERANGE);
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, v, 1ULL << 61);
 	op.target = mt_blocks(NULL, huge_len, 1, 1, 0);
 	op.origin = mt_blocks(v, huge_len, 1, 1, 0);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EOVERFLOW && ret != -ERANGE && ret != -EFAULT)
 		TH_LOG("block len 2^64-8: %d", ret);
 	EXPECT_TRUE(ret == -EOVERFLOW || ret == -ERANGE || ret == -EFAULT);
@@ -478,15 +437,15 @@ TEST_F(layout, bounds)
 	/* huge extents: repetition 1 far beyond, or wrapping around */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, v, 2);
 	op.target = mt_blocks(NULL, past, 1, 2, INT64_MAX);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	EXPECT_TRUE(ret == -EOVERFLOW || ret == -ERANGE);
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, v, 3);
 	op.target = mt_blocks(NULL, past, 1, 3, INT64_MIN);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EOVERFLOW && ret != -ERANGE)
 		TH_LOG("extent INT64_MIN: %d", ret);
 	EXPECT_TRUE(ret == -EOVERFLOW || ret == -ERANGE);
-	EXPECT_EQ(0, self->mem[0]);
+	EXPECT_EQ(0, self->s.mem[0]);
 }
 
 TEST_F(layout, disp_unit_overflow)
@@ -502,25 +461,25 @@ TEST_F(layout, disp_unit_overflow)
 	int win;
 
 	MT_SETUP_SKIPPED();
-	win = mt_win_create(self->mfd, &w);
+	win = mt_win_create(self->s.mfd, &w);
 	ASSERT_LT(0, win);
 	/* target_disp counts disp_units */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 511, &v, 1);
-	EXPECT_EQ(0, mt_rma1(self->mfd, win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, win, &op));
 	op = mt_get(MPIRMA_TYPE_UINT64, 0, 511, &got, 1);
-	EXPECT_EQ(0, mt_rma1(self->mfd, win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, win, &op));
 	EXPECT_EQ(7, got);
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 512, &v, 1);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, win, &op));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, win, &op));
 	/* 2^61 * 8 = 2^64: the product overflows */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 1ULL << 61, &v, 1);
-	EXPECT_EQ(-EOVERFLOW, mt_rma1(self->mfd, win, &op));
+	EXPECT_EQ(-EOVERFLOW, mt_rma1(self->s.mfd, win, &op));
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, ~0ULL, &v, 1);
-	EXPECT_EQ(-EOVERFLOW, mt_rma1(self->mfd, win, &op));
+	EXPECT_EQ(-EOVERFLOW, mt_rma1(self->s.mfd, win, &op));
 	/* 2^59 * 8 = 2^62 does not overflow, it is just out of range */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 1ULL << 59, &v, 1);
-	EXPECT_EQ(-ERANGE, mt_rma1(self->mfd, win, &op));
-	EXPECT_EQ(0, mt_win_free(self->mfd, win));
+	EXPECT_EQ(-ERANGE, mt_rma1(self->s.mfd, win, &op));
+	EXPECT_EQ(0, mt_win_free(self->s.mfd, win));
 }
 
 TEST_F(layout, validation)
@@ -540,55 +499,55 @@ TEST_F(layout, validation)
 	/* block length not a multiple of the element size */
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 1);
 	op.target = mt_blocks(NULL, odd, 1, 1, 0);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 1);
 	op.origin = mt_blocks(src, odd, 1, 1, 0);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* too many blocks: refused before the list is read */
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 2);
 	op.target = mt_blocks(NULL, one, MPIRMA_MAX_BLOCKS + 1, 1, 0);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* an unreadable block list */
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 2);
 	op.target = mt_blocks(NULL, (void *)8, 1, 1, 0);
-	EXPECT_EQ(-EFAULT, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* blocks but no blocks pointer */
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 2);
 	op.target = mt_blocks(NULL, NULL, 1, 1, 0);
-	EXPECT_EQ(-EFAULT, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* overlapping accumulate targets: within a list, between
 	 * repetitions, exact duplicates
 	 */
 	op = mt_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 0, src, 4);
 	op.target = mt_blocks(NULL, ovl, 2, 1, 0);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 0, src, 4);
 	op.target = mt_blocks(NULL, one, 1, 2, 4);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_get_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 0, src, res, 2);
 	op.target = mt_blocks(NULL, dup, 2, 1, 0);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_get_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_NO_OP, 0, 0, NULL, res, 2);
 	op.target = mt_blocks(NULL, dup, 2, 1, 0);
-	EXPECT_EQ(-EINVAL, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 
 	/* but PUT and GET may overlap their target */
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 4);
 	op.target = mt_blocks(NULL, ovl, 2, 1, 0);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_get(MPIRMA_TYPE_INT32, 0, 0, res, 2);
 	op.target = mt_blocks(NULL, dup, 2, 1, 0);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 	EXPECT_EQ(res[0], res[1]);
 
 	/* origins may overlap too (they are only read) */
 	op = mt_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 64, NULL, 2);
 	op.origin = mt_blocks(src, dup, 2, 1, 0);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 }
 
 TEST_F(layout, bad_user_addresses)
@@ -602,14 +561,14 @@ TEST_F(layout, bad_user_addresses)
 	MT_SETUP_SKIPPED();
 	/* origin range wrapping past the top of the address space */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, (void *)(~0ULL - 15), 4);
-	EXPECT_EQ(-EFAULT, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
 	/* a kernel address */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, (void *)0xffff888000000000ULL, 1);
-	EXPECT_EQ(-EFAULT, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
 	/* a negative displacement below address 0 */
 	op = mt_put(MPIRMA_TYPE_UINT64, 0, 0, NULL, 1);
 	op.origin = mt_blocks((void *)16, back, 1, 1, 0);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EFAULT)
 		TH_LOG("origin 16 + (-32): %d", ret);
 	EXPECT_EQ(-EFAULT, ret);
@@ -618,18 +577,18 @@ TEST_F(layout, bad_user_addresses)
 	 */
 	op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 0, NULL, 2);
 	op.origin = mt_blocks(v, one, 1, 2, INT64_MAX);
-	ret = mt_rma1(self->mfd, self->win, &op);
+	ret = mt_rma1(self->s.mfd, self->s.win, &op);
 	if (ret != -EFAULT && ret != -EOVERFLOW)
 		TH_LOG("origin repetition at v + INT64_MAX: %d", ret);
 	EXPECT_TRUE(ret == -EFAULT || ret == -EOVERFLOW);
 	/* result wrapping */
 	op = mt_get(MPIRMA_TYPE_UINT64, 0, 0, (void *)(~0ULL - 7), 2);
-	EXPECT_EQ(-EFAULT, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
 	op = mt_get_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 0, v, NULL, 1);
-	EXPECT_EQ(-EFAULT, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
 	/* and valid ones still work */
 	op = mt_get_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 0, v, res, 4);
-	EXPECT_EQ(0, mt_rma1(self->mfd, self->win, &op));
+	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 }
 
 TEST_HARNESS_MAIN

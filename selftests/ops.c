@@ -29,11 +29,7 @@
 #define GUARD_BYTE	0x6b
 
 FIXTURE(ops) {
-	int dev, job, mfd;
-	uint32_t win;
-	uint8_t *mem;		/* the window's memory as the test sees it */
-	void *map;
-	size_t map_len;
+	struct mt_solo s;	/* the window, mapped */
 	size_t page;
 	uint8_t *tgt, *src, *res, *want, *orig;	/* scratch, WIN_LEN each */
 };
@@ -50,62 +46,24 @@ FIXTURE_VARIANT_ADD(ops, alloc) {
 	.flavor = MPIRMA_FLAVOR_ALLOC,
 };
 
-static void *scratch(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 FIXTURE_SETUP(ops)
 {
-	void *base = NULL;
-	int ret;
-
-	self->dev = self->job = self->mfd = -1;
+	mt_solo_init(&self->s);
 	MT_REQUIRE_DEVICE();
 	self->page = sysconf(_SC_PAGESIZE);
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	self->job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, self->job);
-	self->mfd = mt_job_join(self->job, 0);
-	ASSERT_LE(0, self->mfd);
-	if (variant->flavor == MPIRMA_FLAVOR_USER) {
-		base = scratch(WIN_LEN);
-		ASSERT_NE(NULL, base);
-	}
-	ret = mt_win_create_all(self->mfd, 1, variant->flavor, base, WIN_LEN);
-	ASSERT_LT(0, ret);
-	self->win = ret;
-	if (base) {
-		self->mem = base;
-	} else {
-		self->map = mt_win_map(self->mfd, self->win, &self->map_len);
-		ASSERT_NE(NULL, self->map);
-		self->mem = mt_win_seg(self->mfd, self->win, self->map, 0);
-		ASSERT_NE(NULL, self->mem);
-	}
-	self->tgt = scratch(WIN_LEN);
-	self->src = scratch(WIN_LEN + 16);
-	self->res = scratch(WIN_LEN + 16);
-	self->want = scratch(WIN_LEN);
-	self->orig = scratch(WIN_LEN);
+	ASSERT_EQ(0, mt_solo_open(&self->s, variant->flavor, WIN_LEN));
+	self->tgt = mt_anon(WIN_LEN);
+	self->src = mt_anon(WIN_LEN + 16);
+	self->res = mt_anon(WIN_LEN + 16);
+	self->want = mt_anon(WIN_LEN);
+	self->orig = mt_anon(WIN_LEN);
 	ASSERT_TRUE(self->tgt && self->src && self->res && self->want &&
 		    self->orig);
 }
 
 FIXTURE_TEARDOWN(ops)
 {
-	if (self->map)
-		munmap(self->map, self->map_len);
-	if (self->mfd >= 0)
-		close(self->mfd);
-	if (self->job >= 0)
-		close(self->job);
-	if (self->dev >= 0)
-		close(self->dev);
+	mt_solo_close(&self->s);
 }
 
 /* Displacements: aligned, and odd so that the elements cross a page. */
@@ -192,8 +150,8 @@ static bool acc_case(struct __test_metadata *_metadata,
 	memcpy(self->want, self->tgt, len);
 	if (allowed)
 		ref_reduce(type, op, self->want, src, NULL, n);
-	memcpy(self->mem + disp, self->tgt, len);
-	set_guards(self->mem, disp, len);
+	memcpy(self->s.mem + disp, self->tgt, len);
+	set_guards(self->s.mem, disp, len);
 	memset(res, 0x3c, len);
 
 	if (kind == MPIRMA_KIND_ACC)
@@ -201,7 +159,7 @@ static bool acc_case(struct __test_metadata *_metadata,
 	else
 		o = mt_get_acc(type, op, 0, disp,
 			       op == MPIRMA_OP_NO_OP ? NULL : src, res, n);
-	ret = mt_rma1(self->mfd, self->win, &o);
+	ret = mt_rma1(self->s.mfd, self->s.win, &o);
 
 	if (!allowed) {
 		if (ret != -EOPNOTSUPP)
@@ -209,7 +167,7 @@ static bool acc_case(struct __test_metadata *_metadata,
 			       ref_kind_name(kind), ref_op_name(op),
 			       ref_type_name(type), ret);
 		EXPECT_EQ(-EOPNOTSUPP, ret);
-		EXPECT_EQ(0, memcmp(self->mem + disp, self->orig, len));
+		EXPECT_EQ(0, memcmp(self->s.mem + disp, self->orig, len));
 		return false;
 	}
 	if (ret)
@@ -218,13 +176,13 @@ static bool acc_case(struct __test_metadata *_metadata,
 		       (unsigned long long)disp, ret, strerror(-ret));
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(0, check_elems(_metadata, ref_kind_name(kind), type, op,
-				 self->mem + disp, self->want, self->orig, src,
+				 self->s.mem + disp, self->want, self->orig, src,
 				 n, false));
 	if (kind == MPIRMA_KIND_GET_ACC)
 		EXPECT_EQ(0, check_elems(_metadata, "GET_ACC result", type, op,
 					 res, self->orig, self->orig, NULL, n,
 					 true));
-	EXPECT_TRUE(guards_ok(self->mem, disp, len));
+	EXPECT_TRUE(guards_ok(self->s.mem, disp, len));
 	return true;
 }
 
@@ -280,26 +238,26 @@ TEST_F(ops, put_get_all_types)
 			struct mpirma_op o;
 
 			ref_fill_pairs(type, self->tgt, src, n, &seed, 0x5a, 0xa5);
-			memcpy(self->mem + disp, self->tgt, len);
-			set_guards(self->mem, disp, len);
+			memcpy(self->s.mem + disp, self->tgt, len);
+			set_guards(self->s.mem, disp, len);
 
 			o = mt_put(type, 0, disp, src, n);
-			ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
+			ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
 			/* a PUT is REPLACE without atomicity: same bits */
 			memcpy(self->want, src, len);
 			EXPECT_EQ(0, check_elems(_metadata, "PUT", type,
 						 MPIRMA_OP_REPLACE,
-						 self->mem + disp, self->want,
+						 self->s.mem + disp, self->want,
 						 self->tgt, src, n, false));
-			EXPECT_TRUE(guards_ok(self->mem, disp, len));
+			EXPECT_TRUE(guards_ok(self->s.mem, disp, len));
 
 			memset(res, 0x3c, len);
 			o = mt_get(type, 0, disp, res, n);
-			ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
+			ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
 			EXPECT_EQ(0, check_elems(_metadata, "GET", type, 0, res,
-						 self->mem + disp, NULL, NULL, n,
+						 self->s.mem + disp, NULL, NULL, n,
 						 true));
-			EXPECT_TRUE(guards_ok(self->mem, disp, len));
+			EXPECT_TRUE(guards_ok(self->s.mem, disp, len));
 		}
 	}
 }
@@ -320,9 +278,9 @@ TEST_F(ops, cas_all_types)
 			struct mpirma_op o;
 
 			memset(cur, 0, sizeof(cur));
-			memcpy(self->mem + disp, cur, size);
+			memcpy(self->s.mem + disp, cur, size);
 			o = mt_cas(type, 0, disp, cur, cur, old);
-			EXPECT_EQ(-EOPNOTSUPP, mt_rma1(self->mfd, self->win, &o));
+			EXPECT_EQ(-EOPNOTSUPP, mt_rma1(self->s.mfd, self->s.win, &o));
 			covered++;
 			continue;
 		}
@@ -339,12 +297,12 @@ TEST_F(ops, cas_all_types)
 				memcpy(exp_t, cur, size);
 				ref_cas(type, exp_t, nv, cmp, exp_o);
 
-				memcpy(self->mem + disp, cur, size);
+				memcpy(self->s.mem + disp, cur, size);
 				memset(old, 0x3c, sizeof(old));
 				/* misaligned origin, compare and result */
 				o = mt_cas(type, 0, disp, nv, cmp, old + 1);
-				ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
-				if (memcmp(self->mem + disp, exp_t, size) ||
+				ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
+				if (memcmp(self->s.mem + disp, exp_t, size) ||
 				    memcmp(old + 1, exp_o, size)) {
 					char b1[64], b2[64], b3[64];
 
@@ -367,7 +325,7 @@ TEST_F(ops, cas_all_types)
 TEST_F_TIMEOUT(ops, large_count, 120)
 {
 	size_t n = (1UL << 20) / sizeof(double), k;
-	double *t = (double *)self->mem, *s = (double *)self->src;
+	double *t = (double *)self->s.mem, *s = (double *)self->src;
 	double *r = (double *)self->res;
 	uint8_t *bytes = self->src + 1;
 	struct mpirma_op o;
@@ -379,7 +337,7 @@ TEST_F_TIMEOUT(ops, large_count, 120)
 		s[k] = 0.5 * k;
 	}
 	o = mt_acc(MPIRMA_TYPE_DOUBLE, MPIRMA_OP_SUM, 0, 0, s, n);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
 	for (k = 0; k < n; k++)
 		bad += t[k] != 1.5 * k;
 	EXPECT_EQ(0, bad);
@@ -389,7 +347,7 @@ TEST_F_TIMEOUT(ops, large_count, 120)
 		s[k] = -(double)k;
 	memset(r, 0, n * sizeof(double));
 	o = mt_get_acc(MPIRMA_TYPE_DOUBLE, MPIRMA_OP_REPLACE, 0, 0, s, r, n);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
 	for (bad = 0, k = 0; k < n; k++)
 		bad += r[k] != 1.5 * k || t[k] != -(double)k;
 	EXPECT_EQ(0, bad);
@@ -397,22 +355,22 @@ TEST_F_TIMEOUT(ops, large_count, 120)
 	/* 1 MiB of bytes at an odd displacement from an odd address */
 	n = 1UL << 20;
 	for (k = 0; k < n; k++) {
-		self->mem[4097 + k] = k * 7;
+		self->s.mem[4097 + k] = k * 7;
 		bytes[k] = k >> 3;
 	}
 	o = mt_acc(MPIRMA_TYPE_UINT8, MPIRMA_OP_BXOR, 0, 4097, bytes, n);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
 	for (bad = 0, k = 0; k < n; k++)
-		bad += self->mem[4097 + k] != (uint8_t)((k * 7) ^ (k >> 3));
+		bad += self->s.mem[4097 + k] != (uint8_t)((k * 7) ^ (k >> 3));
 	EXPECT_EQ(0, bad);
 
 	/* and a large PUT then GET */
 	o = mt_put(MPIRMA_TYPE_BYTE, 0, 5, bytes, n);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
-	EXPECT_EQ(0, memcmp(self->mem + 5, bytes, n));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
+	EXPECT_EQ(0, memcmp(self->s.mem + 5, bytes, n));
 	memset(self->res, 0, n);
 	o = mt_get(MPIRMA_TYPE_BYTE, 0, 5, self->res, n);
-	ASSERT_EQ(0, mt_rma1(self->mfd, self->win, &o));
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
 	EXPECT_EQ(0, memcmp(self->res, bytes, n));
 }
 
@@ -443,7 +401,7 @@ TEST_F(ops, op_errors)
 
 	MT_SETUP_SKIPPED();
 	ASSERT_NE(MAP_FAILED, ro);
-	memset(self->mem, 0, 64);
+	memset(self->s.mem, 0, 64);
 
 	CASE("PUT 1", mt_put(U64, 0, 0, &v1, 1), 0);
 	{
@@ -548,7 +506,7 @@ TEST_F(ops, op_errors)
 		nbad += c[i].expect != 0;
 	}
 	out = 0;
-	ASSERT_EQ(0, mt_rma(self->mfd, self->win, ops, n, &nfailed));
+	ASSERT_EQ(0, mt_rma(self->s.mfd, self->s.win, ops, n, &nfailed));
 	for (i = 0; i < n; i++) {
 		if (ops[i].status != c[i].expect)
 			TH_LOG("%s: status %d (%s), expected %d (%s)", c[i].what,
@@ -559,7 +517,7 @@ TEST_F(ops, op_errors)
 	EXPECT_EQ(nbad, nfailed);
 	/* (1 + 2) * 3, applied in array order; the failed ones did nothing */
 	EXPECT_EQ(9, out);
-	memcpy(&x, self->mem, 8);
+	memcpy(&x, self->s.mem, 8);
 	EXPECT_EQ(9, x);
 	munmap(ro, 4096);
 }

@@ -237,9 +237,7 @@ TEST_F(sync, lock_errors)
 	int job, mfd, win;
 
 	MT_SETUP_SKIPPED();
-	job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, job);
-	mfd = mt_job_join(job, 0);
+	mfd = mt_solo_job(self->dev, &job);
 	ASSERT_LE(0, mfd);
 	win = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 64);
 	ASSERT_LT(0, win);
@@ -429,9 +427,7 @@ TEST_F(sync, pscw_errors)
 
 	MT_SETUP_SKIPPED();
 	NEED_PSCW();
-	job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, job);
-	mfd = mt_job_join(job, 0);
+	mfd = mt_solo_job(self->dev, &job);
 	ASSERT_LE(0, mfd);
 	win = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 8);
 	ASSERT_LT(0, win);
@@ -474,6 +470,17 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
+/* Signal @pid until it reports (*flag = 1) that its wait was interrupted:
+ * it may not have been blocked yet at the first signal.
+ */
+static void signal_until(pid_t pid, const volatile int *flag)
+{
+	do {
+		mt_sleep_ms(150);
+		kill(pid, SIGUSR1);
+	} while (!mt_wait_flag(flag, 1, 150));
+}
+
 /*
  * Rank 0 waits in a fence (rank 1 not there yet) and gets a signal: EINTR.
  * Its interrupted arrival must not count: rank 1's fence must wait for
@@ -505,22 +512,13 @@ MT_RANK_FN(eintr_rank)
 		EXPECT_EQ(0, mt_unlock(r->mfd, win, 1));
 	} else {
 		EXPECT_TRUE(mt_wait_flag(&sh->flag[0], 1, 10000));
-		/* signal until rank 0 reports its EINTR (it may not have
-		 * been blocked yet at the first one)
-		 */
-		do {
-			mt_sleep_ms(150);
-			kill(sh->pid[0], SIGUSR1);
-		} while (!mt_wait_flag(&sh->flag[1], 1, 150));
+		signal_until(sh->pid[0], &sh->flag[1]);
 		EXPECT_EQ(0, mt_fence(r->mfd, win));
 		EXPECT_EQ(1, __atomic_load_n(&sh->flag[2], __ATOMIC_SEQ_CST));
 
 		ASSERT_EQ(0, mt_lock(r->mfd, win, 1, MPIRMA_SYNC_EXCLUSIVE));
 		mt_set_flag(&sh->flag[3], 1);
-		do {
-			mt_sleep_ms(150);
-			kill(sh->pid[0], SIGUSR1);
-		} while (!mt_wait_flag(&sh->flag[4], 1, 150));
+		signal_until(sh->pid[0], &sh->flag[4]);
 		EXPECT_EQ(0, mt_unlock(r->mfd, win, 1));
 	}
 	ASSERT_EQ(0, mt_fence(r->mfd, win));

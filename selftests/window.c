@@ -508,9 +508,7 @@ TEST_F(mapw, user_window_no_mmap)
 	void *p;
 
 	MT_SETUP_SKIPPED();
-	job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, job);
-	mfd = mt_job_join(job, 0);
+	mfd = mt_solo_job(self->dev, &job);
 	ASSERT_LE(0, mfd);
 	wu = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_USER, buf, 8192);
 	ASSERT_LT(0, wu);
@@ -557,9 +555,8 @@ MT_RANK_FN(user_rank)
 
 	if (r->rank == 0) {
 		/* odd base, straddling pages */
-		buf = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_NE(MAP_FAILED, buf);
+		buf = mt_anon(3 * page);
+		ASSERT_NE(NULL, buf);
 		mine = (uint64_t *)(buf + page - 20 + 3);
 		for (i = 0; i < 16; i++)
 			mine[i] = 1000 + i;
@@ -626,9 +623,7 @@ TEST_F(win, free_then_enoent)
 	int job, mfd, w1, w2;
 
 	MT_SETUP_SKIPPED();
-	job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, job);
-	mfd = mt_job_join(job, 0);
+	mfd = mt_solo_job(self->dev, &job);
 	ASSERT_LE(0, mfd);
 	windows0 = mt_counter("windows");
 	w1 = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 64);
@@ -675,9 +670,7 @@ TEST_F(win, stats)
 	MT_SETUP_SKIPPED();
 	if (!(self->q.features & MPIRMA_FEAT_STATS))
 		SKIP(return, "no MPIRMA_FEAT_STATS");
-	job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, job);
-	mfd = mt_job_join(job, 0);
+	mfd = mt_solo_job(self->dev, &job);
 	ASSERT_LE(0, mfd);
 	win = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 3 * 4096 + 1);
 	ASSERT_LT(0, win);
@@ -721,9 +714,8 @@ TEST_F(win, counters)
 	ASSERT_LE(0, alloc0);
 	ASSERT_LE(0, jobs0);
 	ASSERT_LE(0, windows0);
-	buf = mmap(NULL, 8 * page, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, buf);
+	buf = mt_anon(8 * page);
+	ASSERT_NE(NULL, buf);
 	job = mt_job_create(self->dev, 1, NULL);
 	ASSERT_LE(0, job);
 	EXPECT_EQ(jobs0 + 1, mt_counter("jobs"));
@@ -749,7 +741,7 @@ TEST_F(win, counters)
 /* ---- NUMA ---- */
 
 FIXTURE(numa) {
-	int dev, job, mfd;
+	struct mt_solo s;	/* no window */
 };
 
 FIXTURE_VARIANT(numa) {
@@ -766,26 +758,16 @@ FIXTURE_VARIANT_ADD(numa, node1) {
 
 FIXTURE_SETUP(numa)
 {
-	self->dev = self->job = self->mfd = -1;
+	mt_solo_init(&self->s);
 	MT_REQUIRE_DEVICE();
 	if (!mt_node_online(variant->node))
 		SKIP(return, "NUMA node %d is not online", variant->node);
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	self->job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, self->job);
-	self->mfd = mt_job_join(self->job, 0);
-	ASSERT_LE(0, self->mfd);
+	ASSERT_EQ(0, mt_solo_join(&self->s));
 }
 
 FIXTURE_TEARDOWN(numa)
 {
-	if (self->mfd >= 0)
-		close(self->mfd);
-	if (self->job >= 0)
-		close(self->job);
-	if (self->dev >= 0)
-		close(self->dev);
+	mt_solo_close(&self->s);
 }
 
 TEST_F(numa, alloc_on_node)
@@ -803,11 +785,11 @@ TEST_F(numa, alloc_on_node)
 	int win;
 
 	MT_SETUP_SKIPPED();
-	win = mt_win_create(self->mfd, &w);
+	win = mt_win_create(self->s.mfd, &w);
 	ASSERT_LT(0, win);
-	ASSERT_EQ(0, mt_win_query(self->mfd, win, 0, &q));
+	ASSERT_EQ(0, mt_win_query(self->s.mfd, win, 0, &q));
 	EXPECT_EQ(variant->node, q.numa_node);
-	map = mt_win_map(self->mfd, win, &len);
+	map = mt_win_map(self->s.mfd, win, &len);
 	ASSERT_NE(NULL, map);
 	seg = map + q.seg_offset;
 	for (i = 0; i < 8; i++) {
@@ -820,7 +802,7 @@ TEST_F(numa, alloc_on_node)
 		EXPECT_EQ(variant->node, node);
 	}
 	munmap(map, len);
-	EXPECT_EQ(0, mt_win_free(self->mfd, win));
+	EXPECT_EQ(0, mt_win_free(self->s.mfd, win));
 }
 
 /* ---- groups that are not the whole job ---- */
@@ -974,11 +956,10 @@ MT_RANK_FN(memlock_rank)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	struct rlimit rl = { .rlim_cur = 16 * page, .rlim_max = 16 * page };
-	uint8_t *buf = mmap(NULL, 64 * page, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *buf = mt_anon(64 * page);
 	int w1, w2, w3;
 
-	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_NE(NULL, buf);
 	ASSERT_EQ(0, drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
 
@@ -1020,9 +1001,7 @@ TEST_F(win, user_memory_kinds)
 	uint8_t *ro, *a, *b;
 
 	MT_SETUP_SKIPPED();
-	job = mt_job_create(self->dev, 1, NULL);
-	ASSERT_LE(0, job);
-	mfd = mt_job_join(job, 0);
+	mfd = mt_solo_job(self->dev, &job);
 	ASSERT_LE(0, mfd);
 
 	/* memory the owner cannot write cannot be a window */
@@ -1030,9 +1009,8 @@ TEST_F(win, user_memory_kinds)
 	ASSERT_NE(MAP_FAILED, ro);
 	EXPECT_EQ(-EFAULT, mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_USER, ro, page));
 	/* nor a range that is only partly mapped */
-	a = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, a);
+	a = mt_anon(2 * page);
+	ASSERT_NE(NULL, a);
 	munmap(a + page, page);
 	EXPECT_EQ(-EFAULT, mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_USER, a,
 					     2 * page));
@@ -1074,9 +1052,8 @@ MT_RANK_FN(fork_rank)
 	int win;
 
 	if (r->rank == 0) {
-		mem = mmap(NULL, page, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_NE(MAP_FAILED, mem);
+		mem = mt_anon(page);
+		ASSERT_NE(NULL, mem);
 		mem[0] = 1;
 	}
 	win = mt_win_create_all(r->mfd, 2, MPIRMA_FLAVOR_USER, mem,

@@ -41,22 +41,30 @@ bool mt_device_present(void)
 
 int mt_query(int fd, struct mpirma_query *q)
 {
-	mt_poison(q);
-	q->size = sizeof(*q);
-	q->flags = 0;
+	mt_arg_init(q);
 	return mt_ioctl(fd, MPIRMA_IOC_QUERY, q);
+}
+
+int mt_job_create_raw(int dev, uint32_t nranks, struct mpirma_job_create *jc)
+{
+	mt_arg_init(jc);
+	jc->nranks = nranks;
+	return mt_ioctl(dev, MPIRMA_IOC_JOB_CREATE, jc);
+}
+
+int mt_job_join_raw(int job_fd, uint32_t rank, struct mpirma_job_join *jj)
+{
+	mt_arg_init(jj);
+	jj->rank = rank;
+	jj->reserved = 0;
+	return mt_ioctl(job_fd, MPIRMA_IOC_JOB_JOIN, jj);
 }
 
 int mt_job_create(int dev, uint32_t nranks, uint64_t *job_id)
 {
 	struct mpirma_job_create jc;
-	int ret;
+	int ret = mt_job_create_raw(dev, nranks, &jc);
 
-	mt_poison(&jc);
-	jc.size = sizeof(jc);
-	jc.flags = 0;
-	jc.nranks = nranks;
-	ret = mt_ioctl(dev, MPIRMA_IOC_JOB_CREATE, &jc);
 	if (ret < 0)
 		return ret;
 	if (job_id)
@@ -67,14 +75,8 @@ int mt_job_create(int dev, uint32_t nranks, uint64_t *job_id)
 int mt_job_join(int job_fd, uint32_t rank)
 {
 	struct mpirma_job_join jj;
-	int ret;
+	int ret = mt_job_join_raw(job_fd, rank, &jj);
 
-	mt_poison(&jj);
-	jj.size = sizeof(jj);
-	jj.flags = 0;
-	jj.rank = rank;
-	jj.reserved = 0;
-	ret = mt_ioctl(job_fd, MPIRMA_IOC_JOB_JOIN, &jj);
 	return ret < 0 ? ret : jj.member_fd;
 }
 
@@ -130,9 +132,7 @@ int mt_win_create_all(int mfd, uint32_t nranks, uint32_t flavor, void *base,
 int mt_win_query(int mfd, uint32_t win, uint32_t rank,
 		 struct mpirma_win_query *q)
 {
-	mt_poison(q);
-	q->size = sizeof(*q);
-	q->flags = 0;
+	mt_arg_init(q);
 	q->win_id = win;
 	q->rank = rank;
 	return mt_ioctl(mfd, MPIRMA_IOC_WIN_QUERY, q);
@@ -172,9 +172,7 @@ void *mt_win_seg(int mfd, uint32_t win, void *map, uint32_t rank)
 
 int mt_win_stats(int mfd, uint32_t win, struct mpirma_win_stats *st)
 {
-	mt_poison(st);
-	st->size = sizeof(*st);
-	st->flags = 0;
+	mt_arg_init(st);
 	st->win_id = win;
 	st->reserved = 0;
 	return mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS, st);
@@ -201,6 +199,96 @@ int mt_win_attach(int mfd, uint32_t win, void *base, uint64_t length)
 int mt_win_detach(int mfd, uint32_t win, void *base)
 {
 	return win_attach_cmd(mfd, MPIRMA_IOC_WIN_DETACH, win, base, 0);
+}
+
+/* ---- a one-rank job that targets itself ---- */
+
+int mt_solo_job(int dev, int *job)
+{
+	int mfd;
+
+	*job = mt_job_create(dev, 1, NULL);
+	if (*job < 0)
+		return *job;
+	mfd = mt_job_join(*job, 0);
+	if (mfd < 0) {
+		close(*job);
+		*job = -1;
+	}
+	return mfd;
+}
+
+void mt_solo_init(struct mt_solo *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->dev = s->job = s->mfd = -1;
+}
+
+/* @err (< 0) from @step of mt_solo_join/open(): say so, close everything. */
+static int solo_fail(struct mt_solo *s, const char *step, int err)
+{
+	fprintf(stderr, "# mt_solo: %s: %s\n", step, strerror(-err));
+	mt_solo_close(s);
+	return err;
+}
+
+int mt_solo_join(struct mt_solo *s)
+{
+	mt_solo_init(s);
+	s->dev = mt_open();
+	if (s->dev < 0)
+		return solo_fail(s, "open " MPIRMA_DEVICE, s->dev);
+	s->mfd = mt_solo_job(s->dev, &s->job);
+	if (s->mfd < 0)
+		return solo_fail(s, "one-rank job", s->mfd);
+	return 0;
+}
+
+int mt_solo_open(struct mt_solo *s, uint32_t flavor, size_t len)
+{
+	void *base = NULL;
+	int ret;
+
+	ret = mt_solo_join(s);
+	if (ret < 0)
+		return ret;
+	s->flavor = flavor;
+	s->len = len;
+	if (flavor == MPIRMA_FLAVOR_USER) {
+		base = mt_anon(len);
+		if (!base)
+			return solo_fail(s, "USER memory", -errno);
+		s->mem = base;
+	}
+	ret = mt_win_create_all(s->mfd, 1, flavor, base, len);
+	if (ret < 0)
+		return solo_fail(s, "WIN_CREATE", ret);
+	s->win = ret;
+	if (base)
+		return 0;
+	s->map = mt_win_map(s->mfd, s->win, &s->map_len);
+	if (!s->map)
+		return solo_fail(s, "mmap of the window", -errno);
+	s->mem = mt_win_seg(s->mfd, s->win, s->map, 0);
+	if (!s->mem)
+		return solo_fail(s, "rank 0's segment", -errno);
+	return 0;
+}
+
+void mt_solo_close(struct mt_solo *s)
+{
+	if (s->map)
+		munmap(s->map, s->map_len);
+	if (s->mfd >= 0)
+		close(s->mfd);
+	if (s->job >= 0)
+		close(s->job);
+	if (s->dev >= 0)
+		close(s->dev);
+	/* USER memory goes last, after the window it was */
+	if (s->flavor == MPIRMA_FLAVOR_USER && s->mem)
+		munmap(s->mem, s->len);
+	mt_solo_init(s);
 }
 
 int mt_sync(int mfd, unsigned long cmd, uint32_t win, uint32_t rank,
@@ -518,12 +606,22 @@ int mt_run_job(int dev, uint32_t nranks, mt_rank_fn fn, void *arg, void *meta,
 
 /* ---- shared memory, time ---- */
 
-void *mt_shm(size_t len)
+static void *map_anon(size_t len, int share)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		       share | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+void *mt_shm(size_t len)
+{
+	return map_anon(len, MAP_SHARED);
+}
+
+void *mt_anon(size_t len)
+{
+	return map_anon(len, MAP_PRIVATE);
 }
 
 uint64_t mt_now_ms(void)

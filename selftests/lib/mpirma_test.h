@@ -24,6 +24,14 @@
  * handler that forgets to write a field is caught.
  */
 #define mt_poison(p)	memset((p), MT_POISON_BYTE, sizeof(*(p)))
+/* Poison an ioctl argument struct, then set the size and flags (0) that
+ * every one of them starts with.
+ */
+#define mt_arg_init(p)	do {						\
+		mt_poison(p);						\
+		(p)->size = sizeof(*(p));				\
+		(p)->flags = 0;						\
+	} while (0)
 #define MT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define MT_MAX_PROCS	64
@@ -40,6 +48,12 @@ int mt_query(int fd, struct mpirma_query *q);
 int mt_job_create(int dev, uint32_t nranks, uint64_t *job_id);
 /* Join @rank; the member fd or -errno. */
 int mt_job_join(int job_fd, uint32_t rank);
+/*
+ * The same ioctls on the caller's struct (poisoned, then filled in), for
+ * tests that check every output field; 0 or -errno.
+ */
+int mt_job_create_raw(int dev, uint32_t nranks, struct mpirma_job_create *jc);
+int mt_job_join_raw(int job_fd, uint32_t rank, struct mpirma_job_join *jj);
 int mt_job_barrier(int mfd);
 
 /* ---- windows ---- */
@@ -73,6 +87,41 @@ void *mt_win_seg(int mfd, uint32_t win, void *map, uint32_t rank);
 int mt_win_stats(int mfd, uint32_t win, struct mpirma_win_stats *st);
 int mt_win_attach(int mfd, uint32_t win, void *base, uint64_t length);
 int mt_win_detach(int mfd, uint32_t win, void *base);
+
+/* ---- a one-rank job that targets itself ---- */
+
+/* A one-rank job on @dev, joined as rank 0: the member fd (*job gets the job
+ * fd), or -errno with nothing left open.
+ */
+int mt_solo_job(int dev, int *job);
+
+/* The setup of tests that run in one process as the only rank of a job. */
+struct mt_solo {
+	int dev, job, mfd;	/* -1 when not open */
+	uint32_t win;		/* 0: no window */
+	uint32_t flavor;
+	size_t len;		/* the window's length */
+	void *map;		/* ALLOC: mt_win_map()'s mapping, else NULL */
+	size_t map_len;
+	uint8_t *mem;		/* the window's memory as the test sees it */
+};
+
+/* Mark everything closed (call it before anything that may SKIP, so that
+ * mt_solo_close() in the teardown closes nothing).
+ */
+void mt_solo_init(struct mt_solo *s);
+/* Open the device, create a one-rank job and join it.  0 or -errno (with
+ * the step that failed on stderr and nothing left open).
+ */
+int mt_solo_join(struct mt_solo *s);
+/*
+ * mt_solo_join(), then a window of @flavor and @len over rank 0: USER on
+ * fresh anonymous memory (mt_anon()), ALLOC mmap()ed whole with mem at rank
+ * 0's segment.  0 or -errno, as mt_solo_join().
+ */
+int mt_solo_open(struct mt_solo *s, uint32_t flavor, size_t len);
+/* Unmap and close whatever is open; mt_solo_init() state afterwards. */
+void mt_solo_close(struct mt_solo *s);
 
 /* ---- synchronisation ---- */
 
@@ -190,6 +239,8 @@ void mt_kill(struct mt_procs *p, uint32_t rank, int sig);
  * NULL on failure.
  */
 void *mt_shm(size_t len);
+/* Zeroed MAP_PRIVATE anonymous memory; NULL on failure. */
+void *mt_anon(size_t len);
 uint64_t mt_now_ms(void);
 void mt_sleep_ms(unsigned int ms);
 /* Spin (with short sleeps) until *flag >= value; false on timeout. */

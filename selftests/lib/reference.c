@@ -310,20 +310,31 @@ static int cmp_field(const uint8_t *t, const uint8_t *s,
 	}
 }
 
+/* MAX and MIN, for every kind of field: true if @op was one of them. */
+static bool minmax_reduce(unsigned int op, uint8_t *t, const uint8_t *s,
+			  const struct ref_field *f)
+{
+	switch (op) {
+	case MPIRMA_OP_MAX:
+		if (cmp_field(t, s, f) == 1)
+			copy_field(t, s, f);
+		return true;
+	case MPIRMA_OP_MIN:
+		if (cmp_field(t, s, f) == -1)
+			copy_field(t, s, f);
+		return true;
+	}
+	return false;
+}
+
 static void int_reduce(unsigned int op, uint8_t *t, const uint8_t *s,
 		       const struct ref_field *f)
 {
 	uint64_t a = ld_u(t, f), b = ld_u(s, f);
 
+	if (minmax_reduce(op, t, s, f))
+		return;
 	switch (op) {
-	case MPIRMA_OP_MAX:
-		if (cmp_field(t, s, f) == 1)
-			copy_field(t, s, f);
-		return;
-	case MPIRMA_OP_MIN:
-		if (cmp_field(t, s, f) == -1)
-			copy_field(t, s, f);
-		return;
 	case MPIRMA_OP_SUM:
 		st_u(t, f, a + b);	/* wraps: unsigned arithmetic */
 		return;
@@ -354,16 +365,8 @@ static void int_reduce(unsigned int op, uint8_t *t, const uint8_t *s,
 static void fp_reduce(unsigned int op, uint8_t *t, const uint8_t *s,
 		      const struct ref_field *f)
 {
-	switch (op) {
-	case MPIRMA_OP_MAX:
-		if (cmp_field(t, s, f) == 1)
-			copy_field(t, s, f);
+	if (minmax_reduce(op, t, s, f))
 		return;
-	case MPIRMA_OP_MIN:
-		if (cmp_field(t, s, f) == -1)
-			copy_field(t, s, f);
-		return;
-	}
 
 	switch (f->kind) {
 	case FK_F32: {
