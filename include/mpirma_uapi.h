@@ -156,6 +156,8 @@ enum mpirma_flavor {
 enum mpirma_atomicity {
 	MPIRMA_ATOM_DEFAULT = 0,	/* the module parameter's choice */
 	MPIRMA_ATOM_LOCK = 1,		/* one spinlock per window */
+	MPIRMA_ATOM_STRIPED = 2,	/* a spinlock per cache-line stripe */
+	MPIRMA_ATOM_NATIVE = 3,		/* CPU atomics, lock for the rest */
 	MPIRMA_NR_STRATEGIES
 };
 

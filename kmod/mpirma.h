@@ -211,7 +211,11 @@ struct mpirma_win {
 	struct mpirma_mem *mem;		/* ALLOC: all ranks' memory */
 
 	const struct mpirma_strategy *strategy;
-	/* MPIRMA_ATOM_LOCK: serialises every element update of the window. */
+	void *strategy_data;		/* owned by the strategy */
+	/*
+	 * MPIRMA_ATOM_LOCK: serialises every element update of the window;
+	 * the other strategies' fallback for what they cannot do themselves.
+	 */
 	spinlock_t update_lock;
 
 	struct rw_semaphore regions_rwsem;	/* DYNAMIC: ranks[].regions */

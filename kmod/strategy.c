@@ -12,11 +12,13 @@
 
 static const struct mpirma_strategy *const strategies[MPIRMA_NR_STRATEGIES] = {
 	[MPIRMA_ATOM_LOCK] = &mpirma_strategy_lock,
+	[MPIRMA_ATOM_STRIPED] = &mpirma_strategy_striped,
+	[MPIRMA_ATOM_NATIVE] = &mpirma_strategy_native,
 };
 
 static char *atomicity = "lock";
 module_param(atomicity, charp, 0444);
-MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock");
+MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock, striped, native");
 
 static u32 default_id = MPIRMA_ATOM_LOCK;
 

@@ -58,6 +58,8 @@ struct mpirma_strategy {
 };
 
 extern const struct mpirma_strategy mpirma_strategy_lock;
+extern const struct mpirma_strategy mpirma_strategy_striped;
+extern const struct mpirma_strategy mpirma_strategy_native;
 
 /* The strategy for MPIRMA_ATOM_* (DEFAULT resolved); NULL if unknown. */
 const struct mpirma_strategy *mpirma_strategy_get(u32 id);

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MPIRMA_ATOM_NATIVE: the CPU's own atomic instructions, no lock.
+ *
+ * An element of 1, 2, 4 or 8 bytes at its natural alignment is updated with
+ * a compare-and-exchange loop: read it, compute the new value with the
+ * reduction engine on a private copy, and publish it with cmpxchg() if the
+ * element has not changed meanwhile.  That serves every op and type of that
+ * size (integer and floating SUM, MAX/MIN, logical and bitwise ops, the
+ * 8-byte MINLOC/MAXLOC pairs, whose padding is written back as read),
+ * REPLACE is one xchg(), NO_OP one load and compare_and_swap one cmpxchg().
+ * Mixed traffic on one location (fetch_and_op, accumulate, CAS) stays
+ * atomic because all of it goes through the same instruction on the same
+ * word.  Larger or misaligned elements take the window lock; they are always
+ * the same elements (an element's type fixes its size and alignment), so
+ * they never meet a lock-free update of the same location.
+ */
+#include <linux/align.h>
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "mpirma.h"
+#include "reduce.h"
+#include "strategy.h"
+
+static u64 native_load(const void *p, size_t size)
+{
+	switch (size) {
+	case 1:
+		return READ_ONCE(*(const u8 *)p);
+	case 2:
+		return READ_ONCE(*(const u16 *)p);
+	case 4:
+		return READ_ONCE(*(const u32 *)p);
+	default:
+		return READ_ONCE(*(const u64 *)p);
+	}
+}
+
+/* Returns the value found: @old if the exchange happened. */
+static u64 native_cmpxchg(void *p, u64 old, u64 new, size_t size)
+{
+	switch (size) {
+	case 1:
+		return cmpxchg((u8 *)p, (u8)old, (u8)new);
+	case 2:
+		return cmpxchg((u16 *)p, (u16)old, (u16)new);
+	case 4:
+		return cmpxchg((u32 *)p, (u32)old, (u32)new);
+	default:
+		return cmpxchg((u64 *)p, old, new);
+	}
+}
+
+static u64 native_xchg(void *p, u64 new, size_t size)
+{
+	switch (size) {
+	case 1:
+		return xchg((u8 *)p, (u8)new);
+	case 2:
+		return xchg((u16 *)p, (u16)new);
+	case 4:
+		return xchg((u32 *)p, (u32)new);
+	default:
+		return xchg((u64 *)p, new);
+	}
+}
+
+/* One element; values travel in the low bytes of a u64 (x86 is little endian). */
+static void native_element(const struct mpirma_update *u, u8 *p, const u8 *src, u8 *old,
+			   size_t size)
+{
+	u64 cur = 0, next = 0, want = 0, seen;
+
+	if (src)
+		memcpy(&next, src, size);
+	if (u->kind == MPIRMA_KIND_CAS) {
+		memcpy(&want, u->cmp, size);
+		cur = native_cmpxchg(p, want, next, size);
+	} else if (u->op == MPIRMA_OP_REPLACE) {
+		cur = native_xchg(p, next, size);
+	} else if (u->op == MPIRMA_OP_NO_OP) {
+		cur = native_load(p, size);
+	} else {
+		for (cur = native_load(p, size);; cur = seen) {
+			next = cur;
+			mpirma_reduce(u->type, u->op, &next, src, NULL, 1);
+			if (next == cur)
+				break;	/* nothing to write: the read was atomic */
+			seen = native_cmpxchg(p, cur, next, size);
+			if (seen == cur)
+				break;
+		}
+	}
+	if (old)
+		memcpy(old, &cur, size);
+}
+
+static bool native_span_ok(const struct mpirma_span *s, size_t size)
+{
+	return (size == 1 || size == 2 || size == 4 || size == 8) &&
+	       IS_ALIGNED((unsigned long)s->addr, size);
+}
+
+static void native_apply(const struct mpirma_update *u)
+{
+	size_t size = mpirma_type_info[u->type].size, off = 0, i;
+	const u8 *src = u->src;
+	u8 *old = u->old;
+	unsigned int k;
+
+	for (k = 0; k < u->nspans; k++) {
+		const struct mpirma_span *s = &u->spans[k];
+
+		if (!native_span_ok(s, size)) {
+			struct mpirma_update part = *u;
+
+			part.spans = s;
+			part.nspans = 1;
+			part.src = src ? src + off : NULL;
+			part.old = old ? old + off : NULL;
+			mpirma_strategy_lock.apply(&part);
+		} else {
+			for (i = 0; i < s->len; i += size)
+				native_element(u, (u8 *)s->addr + i, src ? src + off + i : NULL,
+					       old ? old + off + i : NULL, size);
+		}
+		off += s->len;
+	}
+}
+
+const struct mpirma_strategy mpirma_strategy_native = {
+	.name = "native",
+	.apply = native_apply,
+};
