@@ -144,7 +144,7 @@ enum { MPIRMA_HELD_NONE, MPIRMA_HELD_SHARED, MPIRMA_HELD_EXCL };
  *
  * Set at creation, constant afterwards: @job_rank, @disp_unit, @length,
  * @mem, @offset, @node, @mm, @charged.
- * Under job->lock: @left, @arrived.
+ * Under job->lock: @touched, @arrived, @left.
  * Under win->regions_rwsem: @regions (DYNAMIC).
  * Under win->sync_lock: everything below @sync.
  */
@@ -159,7 +159,8 @@ struct mpirma_win_rank {
 	struct mm_struct *mm;		/* charged for RLIMIT_MEMLOCK */
 	unsigned long charged;		/* pages charged to @mm */
 
-	bool arrived;
+	bool touched;			/* came to the pending window */
+	bool arrived;			/* and is waiting in it with its part */
 	bool left;			/* freed the window, or gone */
 
 	struct list_head regions;

@@ -144,6 +144,25 @@ static void win_leave(struct mpirma_job *job, struct mpirma_win *win, u32 wr)
 	}
 }
 
+/*
+ * Under job->lock: free a pending window nobody can still come to: no rank
+ * is waiting in it and every rank of its group has been to it or is gone.
+ */
+static void win_pending_maybe_free(struct mpirma_job *job, struct mpirma_win *win)
+{
+	u32 i;
+
+	lockdep_assert_held(&job->lock);
+
+	if (win->narrived)
+		return;
+	for (i = 0; i < win->nranks; i++)
+		if (!win->ranks[i].touched && !mpirma_rank_gone(job, win->group[i]))
+			return;
+	list_del(&win->pending_node);
+	win_free(win);
+}
+
 /* Under job->lock: take back what rank @wr brought to a pending window. */
 static void win_withdraw(struct mpirma_job *job, struct mpirma_win *win, u32 wr)
 {
@@ -153,10 +172,7 @@ static void win_withdraw(struct mpirma_job *job, struct mpirma_win *win, u32 wr)
 		return;
 	win_release_rank(&win->ranks[wr]);
 	win->ranks[wr].arrived = false;
-	if (--win->narrived == 0) {
-		list_del(&win->pending_node);
-		win_free(win);
-	}
+	win->narrived--;
 }
 
 /**
@@ -180,6 +196,7 @@ void mpirma_win_member_gone(struct mpirma_job *job, u32 job_rank)
 		if (!win->create_err)
 			win->create_err = -EOWNERDEAD;
 		win_withdraw(job, win, wr);
+		win_pending_maybe_free(job, win);
 	}
 	xa_for_each(&job->windows, id, win) {
 		wr = win->rank_of[job_rank];
@@ -232,8 +249,10 @@ static struct mpirma_win *win_alloc(struct mpirma_job *job, const struct mpirma_
 	for (i = 0; i < win->nranks; i++) {
 		win->rank_of[group[i]] = i;
 		INIT_LIST_HEAD(&win->ranks[i].regions);
-		if (mpirma_rank_gone(job, group[i]))
+		if (mpirma_rank_gone(job, group[i])) {
 			atomic_inc(&win->ngone);
+			win->create_err = -EOWNERDEAD;
+		}
 	}
 	spin_lock_init(&win->update_lock);
 	spin_lock_init(&win->sync_lock);
@@ -251,8 +270,8 @@ static struct mpirma_win *win_find_pending(struct mpirma_job *job,
 	lockdep_assert_held(&job->lock);
 
 	list_for_each_entry(win, &job->pending, pending_node) {
-		if (win->create_err || win->nranks != arg->nranks ||
-		    win->context != arg->context || win->ranks[wr].arrived)
+		if (win->nranks != arg->nranks || win->context != arg->context ||
+		    win->ranks[wr].touched)
 			continue;
 		if (!memcmp(win->group, group, arg->nranks * sizeof(*group)))
 			return win;
@@ -348,19 +367,12 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 
 static bool win_settled(struct mpirma_win *win)
 {
-	return READ_ONCE(win->ready) || READ_ONCE(win->create_err) ||
-	       atomic_read(&win->ngone);
+	return READ_ONCE(win->ready) || READ_ONCE(win->create_err);
 }
 
-/* Check the caller's arguments and read its group; returns its window rank. */
-static int win_create_args(struct mpirma_member *m, const struct mpirma_win_create *arg,
-			   u32 **groupp)
+/* The checks of the caller's arguments that do not concern its group. */
+static int win_check_args(const struct mpirma_win_create *arg)
 {
-	struct mpirma_job *job = m->job;
-	unsigned long *seen;
-	u32 *group, i;
-	int ret, wr = -EINVAL;
-
 	if (arg->flags & ~MPIRMA_WIN_CREATE_FLAGS)
 		return -EINVAL;
 	if (arg->flavor >= MPIRMA_NR_FLAVORS || arg->strategy >= MPIRMA_NR_STRATEGIES)
@@ -379,9 +391,24 @@ static int win_create_args(struct mpirma_member *m, const struct mpirma_win_crea
 	    (arg->numa_node < 0 || arg->numa_node >= MAX_NUMNODES ||
 	     !node_online(arg->numa_node)))
 		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Read and check the caller's group; returns its window rank.  Until the
+ * group is known the collective cannot be told about a failure, so only
+ * these errors fail the caller alone.
+ */
+static int win_read_group(struct mpirma_member *m, const struct mpirma_win_create *arg,
+			  u32 **groupp)
+{
+	struct mpirma_job *job = m->job;
+	unsigned long *seen;
+	u32 *group, i;
+	int ret, wr = -EINVAL;
+
 	if (!arg->nranks || arg->nranks > job->nranks)
 		return -EINVAL;
-
 	group = kmalloc_array(arg->nranks, sizeof(*group), GFP_KERNEL);
 	seen = bitmap_zalloc(job->nranks, GFP_KERNEL);
 	if (!group || !seen) {
@@ -467,16 +494,16 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 	struct mpirma_win_rank mine = {};
 	struct mpirma_win *win;
 	u32 *group;
-	int wr, ret;
+	int wr, ret, prep;
 
-	wr = win_create_args(m, arg, &group);
+	wr = win_read_group(m, arg, &group);
 	if (wr < 0)
 		return wr;
 	INIT_LIST_HEAD(&mine.regions);
 	mine.job_rank = m->rank;
-	ret = win_prepare_rank(arg, &mine);
-	if (ret)
-		goto out_free_group;
+	prep = win_check_args(arg);
+	if (!prep)
+		prep = win_prepare_rank(arg, &mine);
 
 	mutex_lock(&job->lock);
 	win = win_find_pending(job, arg, group, wr);
@@ -488,17 +515,32 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 		}
 		group = NULL;	/* the window owns it */
 		list_add_tail(&win->pending_node, &job->pending);
+	}
+	win->ranks[wr].touched = true;
+	/*
+	 * Any failure fails the collective for every rank: those waiting now
+	 * and those still to come, which find the window and its error.
+	 */
+	if (win->create_err) {
+		ret = win->create_err;
+	} else if (prep) {
+		ret = prep;
 	} else if (win->flavor != arg->flavor ||
 		   win->strategy != mpirma_strategy_get(arg->strategy) ||
 		   win->flags != (arg->flags & MPIRMA_WIN_CONTIG)) {
-		/* Ranks disagree: fail the whole collective. */
-		win->create_err = -EINVAL;
-		wake_up_all(&job->wq);
 		ret = -EINVAL;
+	} else {
+		ret = 0;
+	}
+	if (ret) {
+		win->create_err = ret;
+		wake_up_all(&job->wq);
+		win_pending_maybe_free(job, win);
 		goto out_unlock;
 	}
 	win->ranks[wr] = mine;
 	INIT_LIST_HEAD(&win->ranks[wr].regions);
+	win->ranks[wr].touched = true;
 	win->ranks[wr].arrived = true;
 	win->narrived++;
 	if (win->narrived == win->nranks) {
@@ -522,18 +564,20 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 		mutex_unlock(&job->lock);
 		return 0;
 	}
-	if (win->create_err)
-		ret = win->create_err;
-	else if (!ret)
-		ret = -EOWNERDEAD;
 	win_withdraw(job, win, wr);
+	if (win->create_err) {
+		ret = win->create_err;
+	} else {
+		/* A signal: the restarted call must be able to come back here. */
+		win->ranks[wr].touched = false;
+	}
+	win_pending_maybe_free(job, win);
 	mutex_unlock(&job->lock);
 	return ret;
 
 out_unlock:
 	mutex_unlock(&job->lock);
 	win_release_rank(&mine);
-out_free_group:
 	kfree(group);
 	return ret;
 }

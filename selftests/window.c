@@ -348,6 +348,50 @@ TEST_F(win, zero_size)
 	MT_EXPECT_COUNTERS_ZERO();
 }
 
+/*
+ * A rank whose own part fails (bad buffer, disagreeing flavor) fails the
+ * collective for every rank, early or late, instead of leaving the others
+ * waiting for it; the group can create windows again afterwards.
+ */
+MT_RANK_FN(poison_rank)
+{
+	uint64_t mem[2] = { 0 };
+	struct mt_win w = { .flavor = MPIRMA_FLAVOR_USER, .base = mem, .length = 16,
+			    .nranks = 3 };
+	int ret;
+
+	/* rank 1 passes an unmapped buffer: EFAULT for it, an error for all */
+	if (r->rank == 1)
+		w.base = (void *)0x1000;
+	if (r->rank == 2)
+		usleep(200 * 1000);	/* arrive after the failure */
+	ret = mt_win_create(r->mfd, &w);
+	EXPECT_EQ(-EFAULT, ret);
+
+	/* rank 0 disagrees on the flavor: EINVAL everywhere */
+	w.base = mem;
+	if (r->rank == 0) {
+		w.flavor = MPIRMA_FLAVOR_ALLOC;
+		w.base = NULL;
+	}
+	EXPECT_EQ(-EINVAL, mt_win_create(r->mfd, &w));
+
+	/* and the next creation matches afresh */
+	w.flavor = MPIRMA_FLAVOR_USER;
+	w.base = mem;
+	ret = mt_win_create(r->mfd, &w);
+	ASSERT_LT(0, ret);
+	EXPECT_EQ(0, mt_win_free(r->mfd, ret));
+}
+
+TEST_F(win, failed_rank_fails_collective)
+{
+	MT_SETUP_SKIPPED();
+	ASSERT_EQ(0, mt_run_job(self->dev, 3, poison_rank, NULL, _metadata,
+				MT_TIMEOUT_MS));
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
 /* ---- mmap of ALLOC windows ---- */
 
 FIXTURE(mapw) {
