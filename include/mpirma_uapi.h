@@ -158,6 +158,7 @@ enum mpirma_atomicity {
 	MPIRMA_ATOM_LOCK = 1,		/* one spinlock per window */
 	MPIRMA_ATOM_STRIPED = 2,	/* a spinlock per cache-line stripe */
 	MPIRMA_ATOM_NATIVE = 3,		/* CPU atomics, lock for the rest */
+	MPIRMA_ATOM_DELEGATE = 4,	/* NUMA-local workers own the pages */
 	MPIRMA_NR_STRATEGIES
 };
 

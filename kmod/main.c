@@ -22,6 +22,7 @@
 #include "mpirma.h"
 #include "reduce.h"
 #include "strategy.h"
+#include "workers.h"
 
 atomic_long_t mpirma_pages_pinned;
 atomic_long_t mpirma_pages_allocated;
@@ -299,17 +300,25 @@ static int __init mpirma_init(void)
 	ret = mpirma_strategy_param_check();
 	if (ret)
 		return ret;
-	ret = misc_register(&mpirma_misc);
+	ret = mpirma_workers_start();
 	if (ret)
 		return ret;
+	ret = misc_register(&mpirma_misc);
+	if (ret)
+		goto out_stop_workers;
 	mpirma_debugfs_init();
 	return 0;
+
+out_stop_workers:
+	mpirma_workers_stop();
+	return ret;
 }
 
 static void __exit mpirma_exit(void)
 {
 	mpirma_debugfs_exit();
 	misc_deregister(&mpirma_misc);
+	mpirma_workers_stop();
 }
 
 module_init(mpirma_init);

@@ -33,6 +33,7 @@ struct rma_ctx {
 	u8 *old;			/* MPIRMA_CHUNK bytes of target data */
 	struct mpirma_span spans[MPIRMA_MAX_SPANS];
 	unsigned int nspans;
+	struct mpirma_inflight inflight;	/* accumulates the strategy deferred */
 };
 
 /* One operation, loaded and validated. */
@@ -136,6 +137,8 @@ static int rma_execute(struct rma_ctx *c, struct rma_op *o)
 	struct mpirma_update u = {
 		.win = c->win, .kind = uop->kind, .type = uop->type, .op = uop->op,
 		.spans = c->spans,
+		/* Only plain accumulates may stay in flight past this call. */
+		.inflight = uop->kind == MPIRMA_KIND_ACC ? &c->inflight : NULL,
 	};
 	u64 n;
 	int ret;
@@ -319,6 +322,9 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 	ret = rma_load(c, &o);
 	if (ret)
 		goto out_free_layouts;
+	/* Everything but an accumulate must see the accumulates before it. */
+	if (uop->kind != MPIRMA_KIND_ACC)
+		mpirma_inflight_wait(&c->inflight);
 	if (dynamic)
 		down_read(&win->regions_rwsem);
 	ret = rma_resolve_target(c, &o);
@@ -328,8 +334,11 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 		else
 			ret = rma_execute(c, &o);
 	}
-	if (dynamic)
+	if (dynamic) {
+		/* A region may be detached as soon as the lock is dropped. */
+		mpirma_inflight_wait(&c->inflight);
 		up_read(&win->regions_rwsem);
+	}
 	if (!ret) {
 		atomic64_inc(&win->stats.ops[uop->kind]);
 		atomic64_add(o.target.bytes, &win->stats.bytes);
@@ -378,6 +387,7 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 		goto out_free_bounce;
 	}
 
+	mpirma_inflight_init(&c->inflight);
 	arg->nfailed = 0;
 	for (i = 0; i < arg->nops; i++) {
 		uop = u64_to_user_ptr(arg->ops + (u64)i * arg->op_size);
@@ -399,6 +409,8 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 			break;
 		}
 	}
+	/* The batch is complete only when every deferred update is applied. */
+	mpirma_inflight_wait(&c->inflight);
 	mpirma_win_put(c->win);
 out_free_bounce:
 	kfree(c->src);

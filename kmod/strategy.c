@@ -14,11 +14,12 @@ static const struct mpirma_strategy *const strategies[MPIRMA_NR_STRATEGIES] = {
 	[MPIRMA_ATOM_LOCK] = &mpirma_strategy_lock,
 	[MPIRMA_ATOM_STRIPED] = &mpirma_strategy_striped,
 	[MPIRMA_ATOM_NATIVE] = &mpirma_strategy_native,
+	[MPIRMA_ATOM_DELEGATE] = &mpirma_strategy_delegate,
 };
 
 static char *atomicity = "lock";
 module_param(atomicity, charp, 0444);
-MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock, striped, native");
+MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock, striped, native, delegate");
 
 static u32 default_id = MPIRMA_ATOM_LOCK;
 
@@ -57,6 +58,44 @@ u32 mpirma_strategy_id(const struct mpirma_strategy *s)
 		if (strategies[id] == s)
 			return id;
 	return MPIRMA_ATOM_DEFAULT;
+}
+
+void mpirma_inflight_init(struct mpirma_inflight *f)
+{
+	spin_lock_init(&f->lock);
+	f->pending = 0;
+	init_waitqueue_head(&f->wq);
+}
+
+void mpirma_inflight_add(struct mpirma_inflight *f)
+{
+	spin_lock_irq(&f->lock);
+	f->pending++;
+	spin_unlock_irq(&f->lock);
+}
+
+unsigned int mpirma_inflight_count(struct mpirma_inflight *f)
+{
+	return READ_ONCE(f->pending);
+}
+
+/* Uninterruptible: deferred pieces are short and may not be abandoned. */
+void mpirma_inflight_wait(struct mpirma_inflight *f)
+{
+	spin_lock_irq(&f->lock);
+	wait_event_lock_irq(f->wq, !f->pending, f->lock);
+	spin_unlock_irq(&f->lock);
+}
+
+/* The last access to @f: once the lock is dropped its waiter may free it. */
+void mpirma_inflight_done(struct mpirma_inflight *f)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	if (!--f->pending)
+		wake_up(&f->wq);
+	spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /**

@@ -14,7 +14,10 @@
 #ifndef MPIRMA_STRATEGY_H
 #define MPIRMA_STRATEGY_H
 
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 struct mpirma_win;
 
@@ -28,6 +31,25 @@ struct mpirma_span {
 };
 
 /**
+ * struct mpirma_inflight - updates a submitter has left in flight
+ * @lock: protects @pending; a waiter returns only after re-taking it, so
+ *	only after the worker that ended the wait has finished with the
+ *	tracker, which may therefore live on the waiter's stack
+ * @pending: pieces not applied yet
+ * @wq: woken when @pending drops to zero
+ *
+ * A strategy may return from apply() before an update without results
+ * (@old NULL) is applied, if it keeps what it needs and counts it here; the
+ * engine waits with mpirma_inflight_wait() before anything that must see
+ * the update (a get, a put, a fetching operation, returning to user space).
+ */
+struct mpirma_inflight {
+	spinlock_t lock;
+	unsigned int pending;
+	wait_queue_head_t wq;
+};
+
+/**
  * struct mpirma_update - one chunk of element updates on one target
  * @win: the window
  * @kind: MPIRMA_KIND_ACC, _GET_ACC or _CAS
@@ -37,6 +59,7 @@ struct mpirma_span {
  * @src: packed origin elements (NULL for NO_OP)
  * @old: where to pack the previous target elements, or NULL
  * @cmp: CAS: the value to compare with
+ * @inflight: where to count deferred pieces, or NULL: apply synchronously
  */
 struct mpirma_update {
 	struct mpirma_win *win;
@@ -48,6 +71,7 @@ struct mpirma_update {
 	const void *src;
 	void *old;
 	const void *cmp;
+	struct mpirma_inflight *inflight;
 };
 
 struct mpirma_strategy {
@@ -60,12 +84,19 @@ struct mpirma_strategy {
 extern const struct mpirma_strategy mpirma_strategy_lock;
 extern const struct mpirma_strategy mpirma_strategy_striped;
 extern const struct mpirma_strategy mpirma_strategy_native;
+extern const struct mpirma_strategy mpirma_strategy_delegate;
 
 /* The strategy for MPIRMA_ATOM_* (DEFAULT resolved); NULL if unknown. */
 const struct mpirma_strategy *mpirma_strategy_get(u32 id);
 u32 mpirma_strategy_id(const struct mpirma_strategy *s);
 u32 mpirma_default_strategy(void);
 int mpirma_strategy_param_check(void);
+
+void mpirma_inflight_init(struct mpirma_inflight *f);
+void mpirma_inflight_add(struct mpirma_inflight *f);
+void mpirma_inflight_wait(struct mpirma_inflight *f);
+void mpirma_inflight_done(struct mpirma_inflight *f);
+unsigned int mpirma_inflight_count(struct mpirma_inflight *f);
 
 /* Apply @u's element updates, the caller providing the atomicity. */
 void mpirma_update_apply(const struct mpirma_update *u);
