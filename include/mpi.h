@@ -1,0 +1,816 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mpi.h - the MPI C API of libmpirma (MPI 3.1, the parts mpirma implements).
+ *
+ * Handles are plain ints (docs/library.md, "Handles"): every predefined
+ * handle is a compile-time constant usable in static initializers and in
+ * switch statements, 0 is the null handle of every kind, and objects created
+ * at run time are numbered past the predefined range of their kind.
+ *
+ * Every function exists as MPI_X and as PMPI_X (the profiling interface):
+ * MPI_X is a weak alias of PMPI_X in the library.
+ */
+#ifndef MPIRMA_MPI_H
+#define MPIRMA_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPIRMA 1
+#define MPIRMA_VERSION "0.1"
+
+#define MPI_VERSION	3
+#define MPI_SUBVERSION	1
+
+/* ------------------------------------------------------------ basic types */
+
+typedef long MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Win;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+
+typedef struct MPI_Status {
+	int MPI_SOURCE;
+	int MPI_TAG;
+	int MPI_ERROR;
+	/* private: */
+	int mpirma_cancelled;
+	MPI_Count mpirma_count;		/* bytes received */
+} MPI_Status;
+
+/* ------------------------------------------------------------ handles */
+
+#define MPI_COMM_NULL		0
+#define MPI_COMM_WORLD		1
+#define MPI_COMM_SELF		2
+
+#define MPI_GROUP_NULL		0
+#define MPI_GROUP_EMPTY		1
+
+#define MPI_WIN_NULL		0
+#define MPI_REQUEST_NULL	0
+
+#define MPI_ERRHANDLER_NULL	0
+#define MPI_ERRORS_ARE_FATAL	1
+#define MPI_ERRORS_RETURN	2
+#define MPI_ERRORS_ABORT	3
+
+#define MPI_INFO_NULL		0
+#define MPI_INFO_ENV		1
+
+/* Predefined datatypes: 1..127, created ones >= 256. */
+#define MPI_DATATYPE_NULL		0
+#define MPI_CHAR			1
+#define MPI_SIGNED_CHAR			2
+#define MPI_UNSIGNED_CHAR		3
+#define MPI_BYTE			4
+#define MPI_WCHAR			5
+#define MPI_SHORT			6
+#define MPI_UNSIGNED_SHORT		7
+#define MPI_INT				8
+#define MPI_UNSIGNED			9
+#define MPI_LONG			10
+#define MPI_UNSIGNED_LONG		11
+#define MPI_LONG_LONG_INT		12
+#define MPI_LONG_LONG			MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG		13
+#define MPI_FLOAT			14
+#define MPI_DOUBLE			15
+#define MPI_LONG_DOUBLE			16
+#define MPI_C_BOOL			17
+#define MPI_INT8_T			18
+#define MPI_INT16_T			19
+#define MPI_INT32_T			20
+#define MPI_INT64_T			21
+#define MPI_UINT8_T			22
+#define MPI_UINT16_T			23
+#define MPI_UINT32_T			24
+#define MPI_UINT64_T			25
+#define MPI_AINT			26
+#define MPI_OFFSET			27
+#define MPI_COUNT			28
+#define MPI_C_FLOAT_COMPLEX		29
+#define MPI_C_COMPLEX			MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX		30
+#define MPI_C_LONG_DOUBLE_COMPLEX	31
+#define MPI_PACKED			32
+#define MPI_FLOAT_INT			33
+#define MPI_DOUBLE_INT			34
+#define MPI_LONG_INT			35
+#define MPI_2INT			36
+#define MPI_SHORT_INT			37
+#define MPI_LONG_DOUBLE_INT		38
+#define MPI_CXX_BOOL			39
+#define MPI_CXX_FLOAT_COMPLEX		40
+#define MPI_CXX_DOUBLE_COMPLEX		41
+#define MPI_CXX_LONG_DOUBLE_COMPLEX	42
+/* Fortran types, usable from C (Fortran INTEGER = int, REAL = float). */
+#define MPI_CHARACTER			48
+#define MPI_INTEGER			49
+#define MPI_REAL			50
+#define MPI_DOUBLE_PRECISION		51
+#define MPI_LOGICAL			52
+#define MPI_COMPLEX			53
+#define MPI_DOUBLE_COMPLEX		54
+#define MPI_INTEGER1			55
+#define MPI_INTEGER2			56
+#define MPI_INTEGER4			57
+#define MPI_INTEGER8			58
+#define MPI_REAL4			59
+#define MPI_REAL8			60
+#define MPI_2INTEGER			61
+#define MPI_2REAL			62
+#define MPI_2DOUBLE_PRECISION		63
+
+/* Predefined ops: 1..14, created ones >= 32. */
+#define MPI_OP_NULL	0
+#define MPI_MAX		1
+#define MPI_MIN		2
+#define MPI_SUM		3
+#define MPI_PROD	4
+#define MPI_LAND	5
+#define MPI_BAND	6
+#define MPI_LOR		7
+#define MPI_BOR		8
+#define MPI_LXOR	9
+#define MPI_BXOR	10
+#define MPI_MAXLOC	11
+#define MPI_MINLOC	12
+#define MPI_REPLACE	13
+#define MPI_NO_OP	14
+
+/* Attribute keys: predefined 1..15, created ones >= 32. */
+#define MPI_KEYVAL_INVALID	0
+#define MPI_TAG_UB		1
+#define MPI_HOST		2
+#define MPI_IO			3
+#define MPI_WTIME_IS_GLOBAL	4
+#define MPI_UNIVERSE_SIZE	5
+#define MPI_LASTUSEDCODE	6
+#define MPI_APPNUM		7
+#define MPI_WIN_BASE		8
+#define MPI_WIN_SIZE		9
+#define MPI_WIN_DISP_UNIT	10
+#define MPI_WIN_CREATE_FLAVOR	11
+#define MPI_WIN_MODEL		12
+
+/* ------------------------------------------------------------ constants */
+
+#define MPI_PROC_NULL		(-1)
+#define MPI_ANY_SOURCE		(-2)
+#define MPI_ROOT		(-3)
+#define MPI_ANY_TAG		(-1)
+#define MPI_UNDEFINED		(-32766)
+
+#define MPI_BOTTOM		((void *)0)
+#define MPI_IN_PLACE		((void *)-1)
+#define MPI_STATUS_IGNORE	((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE	((MPI_Status *)1)
+#define MPI_ERRCODES_IGNORE	((int *)0)
+
+#define MPI_MAX_PROCESSOR_NAME		128
+#define MPI_MAX_ERROR_STRING		512
+#define MPI_MAX_INFO_KEY		255
+#define MPI_MAX_INFO_VAL		1024
+#define MPI_MAX_OBJECT_NAME		128
+#define MPI_MAX_LIBRARY_VERSION_STRING	256
+/* Bytes MPI_Bsend needs in the attached buffer beyond the message. */
+#define MPI_BSEND_OVERHEAD		0
+
+/* Results of MPI_Comm_compare and MPI_Group_compare. */
+#define MPI_IDENT	0
+#define MPI_CONGRUENT	1
+#define MPI_SIMILAR	2
+#define MPI_UNEQUAL	3
+
+#define MPI_THREAD_SINGLE	0
+#define MPI_THREAD_FUNNELED	1
+#define MPI_THREAD_SERIALIZED	2
+#define MPI_THREAD_MULTIPLE	3
+
+#define MPI_COMM_TYPE_SHARED	1
+
+/* Window flavors, memory models, lock types and assertions. */
+#define MPI_WIN_FLAVOR_CREATE	1
+#define MPI_WIN_FLAVOR_ALLOCATE	2
+#define MPI_WIN_FLAVOR_DYNAMIC	3
+#define MPI_WIN_FLAVOR_SHARED	4
+
+#define MPI_WIN_SEPARATE	1
+#define MPI_WIN_UNIFIED		2
+
+#define MPI_LOCK_EXCLUSIVE	234
+#define MPI_LOCK_SHARED		235
+
+#define MPI_MODE_NOCHECK	1024
+#define MPI_MODE_NOSTORE	2048
+#define MPI_MODE_NOPUT		4096
+#define MPI_MODE_NOPRECEDE	8192
+#define MPI_MODE_NOSUCCEED	16384
+
+/* Topologies (MPI_Topo_test) */
+#define MPI_CART		1
+#define MPI_GRAPH		2
+#define MPI_DIST_GRAPH		3
+
+/* MPI_Type_create_subarray */
+#define MPI_ORDER_C		56
+#define MPI_ORDER_FORTRAN	57
+
+/* ------------------------------------------------------------ error classes */
+
+#define MPI_SUCCESS			0
+#define MPI_ERR_BUFFER			1
+#define MPI_ERR_COUNT			2
+#define MPI_ERR_TYPE			3
+#define MPI_ERR_TAG			4
+#define MPI_ERR_COMM			5
+#define MPI_ERR_RANK			6
+#define MPI_ERR_REQUEST			7
+#define MPI_ERR_ROOT			8
+#define MPI_ERR_GROUP			9
+#define MPI_ERR_OP			10
+#define MPI_ERR_TOPOLOGY		11
+#define MPI_ERR_DIMS			12
+#define MPI_ERR_ARG			13
+#define MPI_ERR_UNKNOWN			14
+#define MPI_ERR_TRUNCATE		15
+#define MPI_ERR_OTHER			16
+#define MPI_ERR_INTERN			17
+#define MPI_ERR_IN_STATUS		18
+#define MPI_ERR_PENDING			19
+#define MPI_ERR_KEYVAL			20
+#define MPI_ERR_NO_MEM			21
+#define MPI_ERR_BASE			22
+#define MPI_ERR_INFO_KEY		23
+#define MPI_ERR_INFO_VALUE		24
+#define MPI_ERR_INFO_NOKEY		25
+#define MPI_ERR_SPAWN			26
+#define MPI_ERR_PORT			27
+#define MPI_ERR_SERVICE			28
+#define MPI_ERR_NAME			29
+#define MPI_ERR_WIN			30
+#define MPI_ERR_SIZE			31
+#define MPI_ERR_DISP			32
+#define MPI_ERR_INFO			33
+#define MPI_ERR_LOCKTYPE		34
+#define MPI_ERR_ASSERT			35
+#define MPI_ERR_RMA_CONFLICT		36
+#define MPI_ERR_RMA_SYNC		37
+#define MPI_ERR_RMA_RANGE		38
+#define MPI_ERR_RMA_ATTACH		39
+#define MPI_ERR_RMA_SHARED		40
+#define MPI_ERR_RMA_FLAVOR		41
+#define MPI_ERR_FILE			42
+#define MPI_ERR_NOT_SAME		43
+#define MPI_ERR_AMODE			44
+#define MPI_ERR_UNSUPPORTED_DATAREP	45
+#define MPI_ERR_UNSUPPORTED_OPERATION	46
+#define MPI_ERR_NO_SUCH_FILE		47
+#define MPI_ERR_FILE_EXISTS		48
+#define MPI_ERR_BAD_FILE		49
+#define MPI_ERR_ACCESS			50
+#define MPI_ERR_NO_SPACE		51
+#define MPI_ERR_QUOTA			52
+#define MPI_ERR_READ_ONLY		53
+#define MPI_ERR_FILE_IN_USE		54
+#define MPI_ERR_DUP_DATAREP		55
+#define MPI_ERR_CONVERSION		56
+#define MPI_ERR_IO			57
+/* MPI 4.0: a process the operation depends on has ended. */
+#define MPI_ERR_PROC_ABORTED		58
+#define MPI_ERR_LASTCODE		63
+
+/* ------------------------------------------------------------ callbacks */
+
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
+			       MPI_Datatype *datatype);
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+/* MPI-2 names of the same types. */
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
+					void *extra_state,
+					void *attribute_val_in,
+					void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+					  void *attribute_val,
+					  void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
+				       void *extra_state,
+				       void *attribute_val_in,
+				       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
+					 void *attribute_val,
+					 void *extra_state);
+/* Deprecated MPI-1 keyval callbacks (MPI_Keyval_create). */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+			      void *attribute_val_in, void *attribute_val_out,
+			      int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval,
+				void *attribute_val, void *extra_state);
+
+/* The predefined callbacks are real functions, as the standard has them. */
+int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+int MPI_WIN_NULL_COPY_FN(MPI_Win, int, void *, void *, void *, int *);
+int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
+int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
+#define MPI_NULL_COPY_FN	MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN		MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN	MPI_COMM_NULL_DELETE_FN
+
+/* ------------------------------------------------------------ functions */
+
+/* Declares MPI_<name> and its profiling name PMPI_<name>. */
+#define MPIRMA_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+
+/* Environment (lib/init.c) */
+MPIRMA_DECL(int, Init, (int *argc, char ***argv))
+MPIRMA_DECL(int, Init_thread, (int *argc, char ***argv, int required,
+			       int *provided))
+MPIRMA_DECL(int, Finalize, (void))
+MPIRMA_DECL(int, Initialized, (int *flag))
+MPIRMA_DECL(int, Finalized, (int *flag))
+MPIRMA_DECL(int, Abort, (MPI_Comm comm, int errorcode))
+MPIRMA_DECL(double, Wtime, (void))
+MPIRMA_DECL(double, Wtick, (void))
+MPIRMA_DECL(int, Get_version, (int *version, int *subversion))
+MPIRMA_DECL(int, Get_library_version, (char *version, int *resultlen))
+MPIRMA_DECL(int, Get_processor_name, (char *name, int *resultlen))
+MPIRMA_DECL(int, Query_thread, (int *provided))
+MPIRMA_DECL(int, Is_thread_main, (int *flag))
+MPIRMA_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+MPIRMA_DECL(int, Free_mem, (void *base))
+MPIRMA_DECL(int, Pcontrol, (const int level, ...))
+
+/* Errors (lib/error.c) */
+MPIRMA_DECL(int, Error_class, (int errorcode, int *errorclass))
+MPIRMA_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
+MPIRMA_DECL(int, Add_error_class, (int *errorclass))
+MPIRMA_DECL(int, Add_error_code, (int errorclass, int *errorcode))
+MPIRMA_DECL(int, Add_error_string, (int errorcode, const char *string))
+MPIRMA_DECL(int, Comm_create_errhandler,
+	    (MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+MPIRMA_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+MPIRMA_DECL(int, Win_create_errhandler,
+	    (MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+MPIRMA_DECL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+MPIRMA_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+
+/* Communicators (lib/comm.c) */
+MPIRMA_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
+MPIRMA_DECL(int, Comm_size, (MPI_Comm comm, int *size))
+MPIRMA_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info,
+				      MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_split, (MPI_Comm comm, int color, int key,
+			      MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key,
+				   MPI_Info info, MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group,
+			       MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
+				     MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_free, (MPI_Comm *comm))
+MPIRMA_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+MPIRMA_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+MPIRMA_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+MPIRMA_DECL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+MPIRMA_DECL(int, Comm_get_name, (MPI_Comm comm, char *comm_name,
+				 int *resultlen))
+MPIRMA_DECL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+MPIRMA_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+/* No inter-communicators exist: these fail with MPI_ERR_COMM. */
+MPIRMA_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size))
+MPIRMA_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+
+/* Cartesian topologies (lib/topo.c) */
+MPIRMA_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]))
+MPIRMA_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[],
+			       const int periods[], int reorder,
+			       MPI_Comm *comm_cart))
+MPIRMA_DECL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[],
+			    int periods[], int coords[]))
+MPIRMA_DECL(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+MPIRMA_DECL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+MPIRMA_DECL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims,
+			       int coords[]))
+MPIRMA_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp,
+			      int *rank_source, int *rank_dest))
+MPIRMA_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[],
+			    MPI_Comm *newcomm))
+MPIRMA_DECL(int, Topo_test, (MPI_Comm comm, int *status))
+
+/* Groups (lib/group.c) */
+MPIRMA_DECL(int, Group_size, (MPI_Group group, int *size))
+MPIRMA_DECL(int, Group_rank, (MPI_Group group, int *rank))
+MPIRMA_DECL(int, Group_free, (MPI_Group *group))
+MPIRMA_DECL(int, Group_incl, (MPI_Group group, int n, const int ranks[],
+			      MPI_Group *newgroup))
+MPIRMA_DECL(int, Group_excl, (MPI_Group group, int n, const int ranks[],
+			      MPI_Group *newgroup))
+MPIRMA_DECL(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3],
+				    MPI_Group *newgroup))
+MPIRMA_DECL(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3],
+				    MPI_Group *newgroup))
+MPIRMA_DECL(int, Group_translate_ranks, (MPI_Group group1, int n,
+					 const int ranks1[], MPI_Group group2,
+					 int ranks2[]))
+MPIRMA_DECL(int, Group_compare, (MPI_Group group1, MPI_Group group2,
+				 int *result))
+MPIRMA_DECL(int, Group_union, (MPI_Group group1, MPI_Group group2,
+			       MPI_Group *newgroup))
+MPIRMA_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2,
+				      MPI_Group *newgroup))
+MPIRMA_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2,
+				    MPI_Group *newgroup))
+
+/* Attributes (lib/attr.c) */
+MPIRMA_DECL(int, Comm_create_keyval,
+	    (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+	     MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+	     int *comm_keyval, void *extra_state))
+MPIRMA_DECL(int, Comm_free_keyval, (int *comm_keyval))
+MPIRMA_DECL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval,
+				 void *attribute_val))
+MPIRMA_DECL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval,
+				 void *attribute_val, int *flag))
+MPIRMA_DECL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+MPIRMA_DECL(int, Win_create_keyval,
+	    (MPI_Win_copy_attr_function *win_copy_attr_fn,
+	     MPI_Win_delete_attr_function *win_delete_attr_fn,
+	     int *win_keyval, void *extra_state))
+MPIRMA_DECL(int, Win_free_keyval, (int *win_keyval))
+MPIRMA_DECL(int, Win_set_attr, (MPI_Win win, int win_keyval,
+				void *attribute_val))
+MPIRMA_DECL(int, Win_get_attr, (MPI_Win win, int win_keyval,
+				void *attribute_val, int *flag))
+MPIRMA_DECL(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+MPIRMA_DECL(int, Win_set_name, (MPI_Win win, const char *win_name))
+MPIRMA_DECL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+/* Deprecated MPI-1 names, still used by old tests. */
+MPIRMA_DECL(int, Keyval_create, (MPI_Copy_function *copy_fn,
+				 MPI_Delete_function *delete_fn, int *keyval,
+				 void *extra_state))
+MPIRMA_DECL(int, Keyval_free, (int *keyval))
+MPIRMA_DECL(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+MPIRMA_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val,
+			    int *flag))
+MPIRMA_DECL(int, Attr_delete, (MPI_Comm comm, int keyval))
+
+/* Info (lib/info.c) */
+MPIRMA_DECL(int, Info_create, (MPI_Info *info))
+MPIRMA_DECL(int, Info_free, (MPI_Info *info))
+MPIRMA_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
+MPIRMA_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen,
+			    char *value, int *flag))
+MPIRMA_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+MPIRMA_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+MPIRMA_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key,
+				     int *valuelen, int *flag))
+MPIRMA_DECL(int, Info_delete, (MPI_Info info, const char *key))
+MPIRMA_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+
+/* Handle conversion (lib/handle.c): handles are already ints. */
+MPIRMA_DECL(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+MPIRMA_DECL(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+MPIRMA_DECL(MPI_Fint, Group_c2f, (MPI_Group group))
+MPIRMA_DECL(MPI_Group, Group_f2c, (MPI_Fint group))
+MPIRMA_DECL(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+MPIRMA_DECL(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+MPIRMA_DECL(MPI_Fint, Op_c2f, (MPI_Op op))
+MPIRMA_DECL(MPI_Op, Op_f2c, (MPI_Fint op))
+MPIRMA_DECL(MPI_Fint, Win_c2f, (MPI_Win win))
+MPIRMA_DECL(MPI_Win, Win_f2c, (MPI_Fint win))
+MPIRMA_DECL(MPI_Fint, Request_c2f, (MPI_Request request))
+MPIRMA_DECL(MPI_Request, Request_f2c, (MPI_Fint request))
+MPIRMA_DECL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+MPIRMA_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+MPIRMA_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
+MPIRMA_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
+
+/* Datatypes (lib/datatype.c) */
+MPIRMA_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype,
+				   MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_vector, (int count, int blocklength, int stride,
+			       MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_hvector, (int count, int blocklength,
+				       MPI_Aint stride, MPI_Datatype oldtype,
+				       MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_indexed, (int count, const int array_of_blocklengths[],
+				const int array_of_displacements[],
+				MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_hindexed,
+	    (int count, const int array_of_blocklengths[],
+	     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_indexed_block,
+	    (int count, int blocklength, const int array_of_displacements[],
+	     MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_hindexed_block,
+	    (int count, int blocklength,
+	     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_struct,
+	    (int count, const int array_of_blocklengths[],
+	     const MPI_Aint array_of_displacements[],
+	     const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_subarray,
+	    (int ndims, const int array_of_sizes[],
+	     const int array_of_subsizes[], const int array_of_starts[],
+	     int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb,
+				       MPI_Aint extent, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_commit, (MPI_Datatype *datatype))
+MPIRMA_DECL(int, Type_free, (MPI_Datatype *datatype))
+MPIRMA_DECL(int, Type_size, (MPI_Datatype datatype, int *size))
+MPIRMA_DECL(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+MPIRMA_DECL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb,
+				   MPI_Aint *extent))
+MPIRMA_DECL(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb,
+				     MPI_Count *extent))
+MPIRMA_DECL(int, Type_get_true_extent, (MPI_Datatype datatype,
+					MPI_Aint *true_lb,
+					MPI_Aint *true_extent))
+MPIRMA_DECL(int, Type_get_true_extent_x, (MPI_Datatype datatype,
+					  MPI_Count *true_lb,
+					  MPI_Count *true_extent))
+MPIRMA_DECL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+MPIRMA_DECL(int, Type_get_name, (MPI_Datatype datatype, char *type_name,
+				 int *resultlen))
+/* MPI-1 names removed in MPI 3.0, still used by older programs. */
+MPIRMA_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride,
+				MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_hindexed, (int count, int array_of_blocklengths[],
+				 MPI_Aint array_of_displacements[],
+				 MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_struct, (int count, int array_of_blocklengths[],
+			       MPI_Aint array_of_displacements[],
+			       MPI_Datatype array_of_types[],
+			       MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+MPIRMA_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+MPIRMA_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
+MPIRMA_DECL(int, Address, (void *location, MPI_Aint *address))
+MPIRMA_DECL(int, Get_address, (const void *location, MPI_Aint *address))
+MPIRMA_DECL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+MPIRMA_DECL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+MPIRMA_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype,
+			     int *count))
+MPIRMA_DECL(int, Get_elements, (const MPI_Status *status,
+				MPI_Datatype datatype, int *count))
+MPIRMA_DECL(int, Get_elements_x, (const MPI_Status *status,
+				  MPI_Datatype datatype, MPI_Count *count))
+MPIRMA_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype,
+			void *outbuf, int outsize, int *position,
+			MPI_Comm comm))
+MPIRMA_DECL(int, Unpack, (const void *inbuf, int insize, int *position,
+			  void *outbuf, int outcount, MPI_Datatype datatype,
+			  MPI_Comm comm))
+MPIRMA_DECL(int, Pack_size, (int incount, MPI_Datatype datatype,
+			     MPI_Comm comm, int *size))
+
+/* Ops (lib/op.c) */
+MPIRMA_DECL(int, Op_create, (MPI_User_function *user_fn, int commute,
+			     MPI_Op *op))
+MPIRMA_DECL(int, Op_free, (MPI_Op *op))
+MPIRMA_DECL(int, Op_commutative, (MPI_Op op, int *commute))
+MPIRMA_DECL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count,
+				MPI_Datatype datatype, MPI_Op op))
+
+/* Point-to-point (lib/p2p.c) */
+MPIRMA_DECL(int, Send, (const void *buf, int count, MPI_Datatype datatype,
+			int dest, int tag, MPI_Comm comm))
+MPIRMA_DECL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm))
+MPIRMA_DECL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm))
+MPIRMA_DECL(int, Recv, (void *buf, int count, MPI_Datatype datatype,
+			int source, int tag, MPI_Comm comm,
+			MPI_Status *status))
+MPIRMA_DECL(int, Isend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm,
+			 MPI_Request *request))
+MPIRMA_DECL(int, Issend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request))
+MPIRMA_DECL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request))
+MPIRMA_DECL(int, Irecv, (void *buf, int count, MPI_Datatype datatype,
+			 int source, int tag, MPI_Comm comm,
+			 MPI_Request *request))
+MPIRMA_DECL(int, Sendrecv, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, int dest, int sendtag,
+			    void *recvbuf, int recvcount,
+			    MPI_Datatype recvtype, int source, int recvtag,
+			    MPI_Comm comm, MPI_Status *status))
+MPIRMA_DECL(int, Sendrecv_replace, (void *buf, int count,
+				    MPI_Datatype datatype, int dest,
+				    int sendtag, int source, int recvtag,
+				    MPI_Comm comm, MPI_Status *status))
+MPIRMA_DECL(int, Probe, (int source, int tag, MPI_Comm comm,
+			 MPI_Status *status))
+MPIRMA_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag,
+			  MPI_Status *status))
+/* Buffered sends: every send is buffered in the kernel already. */
+MPIRMA_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm))
+MPIRMA_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request))
+MPIRMA_DECL(int, Buffer_attach, (void *buffer, int size))
+MPIRMA_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
+MPIRMA_DECL(int, Cancel, (MPI_Request *request))
+MPIRMA_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
+
+/* Requests (lib/request.c) */
+MPIRMA_DECL(int, Wait, (MPI_Request *request, MPI_Status *status))
+MPIRMA_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+MPIRMA_DECL(int, Waitall, (int count, MPI_Request array_of_requests[],
+			   MPI_Status *array_of_statuses))
+MPIRMA_DECL(int, Testall, (int count, MPI_Request array_of_requests[],
+			   int *flag, MPI_Status *array_of_statuses))
+MPIRMA_DECL(int, Waitany, (int count, MPI_Request array_of_requests[],
+			   int *index, MPI_Status *status))
+MPIRMA_DECL(int, Testany, (int count, MPI_Request array_of_requests[],
+			   int *index, int *flag, MPI_Status *status))
+MPIRMA_DECL(int, Waitsome, (int incount, MPI_Request array_of_requests[],
+			    int *outcount, int array_of_indices[],
+			    MPI_Status *array_of_statuses))
+MPIRMA_DECL(int, Testsome, (int incount, MPI_Request array_of_requests[],
+			    int *outcount, int array_of_indices[],
+			    MPI_Status *array_of_statuses))
+MPIRMA_DECL(int, Request_free, (MPI_Request *request))
+MPIRMA_DECL(int, Request_get_status, (MPI_Request request, int *flag,
+				      MPI_Status *status))
+
+/* Collectives (lib/coll.c) */
+MPIRMA_DECL(int, Barrier, (MPI_Comm comm))
+MPIRMA_DECL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
+			 int root, MPI_Comm comm))
+MPIRMA_DECL(int, Gather, (const void *sendbuf, int sendcount,
+			  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			  MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPIRMA_DECL(int, Gatherv, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[],
+			   MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPIRMA_DECL(int, Allgather, (const void *sendbuf, int sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     int recvcount, MPI_Datatype recvtype,
+			     MPI_Comm comm))
+MPIRMA_DECL(int, Allgatherv, (const void *sendbuf, int sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      const int recvcounts[], const int displs[],
+			      MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Scatter, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			   MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPIRMA_DECL(int, Scatterv, (const void *sendbuf, const int sendcounts[],
+			    const int displs[], MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount,
+			    MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPIRMA_DECL(int, Alltoall, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    int recvcount, MPI_Datatype recvtype,
+			    MPI_Comm comm))
+MPIRMA_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[],
+			     const int sdispls[], MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[],
+			     const int rdispls[], MPI_Datatype recvtype,
+			     MPI_Comm comm))
+MPIRMA_DECL(int, Reduce, (const void *sendbuf, void *recvbuf, int count,
+			  MPI_Datatype datatype, MPI_Op op, int root,
+			  MPI_Comm comm))
+MPIRMA_DECL(int, Allreduce, (const void *sendbuf, void *recvbuf, int count,
+			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MPIRMA_DECL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf,
+				  const int recvcounts[],
+				  MPI_Datatype datatype, MPI_Op op,
+				  MPI_Comm comm))
+MPIRMA_DECL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
+					int recvcount, MPI_Datatype datatype,
+					MPI_Op op, MPI_Comm comm))
+MPIRMA_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count,
+			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MPIRMA_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count,
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+/* Windows (lib/win.c) */
+MPIRMA_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
+			      MPI_Info info, MPI_Comm comm, MPI_Win *win))
+MPIRMA_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info,
+				MPI_Comm comm, void *baseptr, MPI_Win *win))
+MPIRMA_DECL(int, Win_allocate_shared, (MPI_Aint size, int disp_unit,
+				       MPI_Info info, MPI_Comm comm,
+				       void *baseptr, MPI_Win *win))
+MPIRMA_DECL(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size,
+				    int *disp_unit, void *baseptr))
+MPIRMA_DECL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm,
+				      MPI_Win *win))
+MPIRMA_DECL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+MPIRMA_DECL(int, Win_detach, (MPI_Win win, const void *base))
+MPIRMA_DECL(int, Win_free, (MPI_Win *win))
+MPIRMA_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+MPIRMA_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info))
+MPIRMA_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+
+/* RMA operations (lib/rma.c) */
+MPIRMA_DECL(int, Put, (const void *origin_addr, int origin_count,
+		       MPI_Datatype origin_datatype, int target_rank,
+		       MPI_Aint target_disp, int target_count,
+		       MPI_Datatype target_datatype, MPI_Win win))
+MPIRMA_DECL(int, Get, (void *origin_addr, int origin_count,
+		       MPI_Datatype origin_datatype, int target_rank,
+		       MPI_Aint target_disp, int target_count,
+		       MPI_Datatype target_datatype, MPI_Win win))
+MPIRMA_DECL(int, Accumulate, (const void *origin_addr, int origin_count,
+			      MPI_Datatype origin_datatype, int target_rank,
+			      MPI_Aint target_disp, int target_count,
+			      MPI_Datatype target_datatype, MPI_Op op,
+			      MPI_Win win))
+MPIRMA_DECL(int, Get_accumulate, (const void *origin_addr, int origin_count,
+				  MPI_Datatype origin_datatype,
+				  void *result_addr, int result_count,
+				  MPI_Datatype result_datatype,
+				  int target_rank, MPI_Aint target_disp,
+				  int target_count,
+				  MPI_Datatype target_datatype, MPI_Op op,
+				  MPI_Win win))
+MPIRMA_DECL(int, Fetch_and_op, (const void *origin_addr, void *result_addr,
+				MPI_Datatype datatype, int target_rank,
+				MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+MPIRMA_DECL(int, Compare_and_swap, (const void *origin_addr,
+				    const void *compare_addr,
+				    void *result_addr, MPI_Datatype datatype,
+				    int target_rank, MPI_Aint target_disp,
+				    MPI_Win win))
+MPIRMA_DECL(int, Rput, (const void *origin_addr, int origin_count,
+			MPI_Datatype origin_datatype, int target_rank,
+			MPI_Aint target_disp, int target_count,
+			MPI_Datatype target_datatype, MPI_Win win,
+			MPI_Request *request))
+MPIRMA_DECL(int, Rget, (void *origin_addr, int origin_count,
+			MPI_Datatype origin_datatype, int target_rank,
+			MPI_Aint target_disp, int target_count,
+			MPI_Datatype target_datatype, MPI_Win win,
+			MPI_Request *request))
+MPIRMA_DECL(int, Raccumulate, (const void *origin_addr, int origin_count,
+			       MPI_Datatype origin_datatype, int target_rank,
+			       MPI_Aint target_disp, int target_count,
+			       MPI_Datatype target_datatype, MPI_Op op,
+			       MPI_Win win, MPI_Request *request))
+MPIRMA_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count,
+				   MPI_Datatype origin_datatype,
+				   void *result_addr, int result_count,
+				   MPI_Datatype result_datatype,
+				   int target_rank, MPI_Aint target_disp,
+				   int target_count,
+				   MPI_Datatype target_datatype, MPI_Op op,
+				   MPI_Win win, MPI_Request *request))
+
+/* RMA synchronization (lib/win_sync.c) */
+MPIRMA_DECL(int, Win_fence, (int assert, MPI_Win win))
+MPIRMA_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+MPIRMA_DECL(int, Win_unlock, (int rank, MPI_Win win))
+MPIRMA_DECL(int, Win_lock_all, (int assert, MPI_Win win))
+MPIRMA_DECL(int, Win_unlock_all, (MPI_Win win))
+MPIRMA_DECL(int, Win_flush, (int rank, MPI_Win win))
+MPIRMA_DECL(int, Win_flush_all, (MPI_Win win))
+MPIRMA_DECL(int, Win_flush_local, (int rank, MPI_Win win))
+MPIRMA_DECL(int, Win_flush_local_all, (MPI_Win win))
+MPIRMA_DECL(int, Win_sync, (MPI_Win win))
+MPIRMA_DECL(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+MPIRMA_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+MPIRMA_DECL(int, Win_complete, (MPI_Win win))
+MPIRMA_DECL(int, Win_wait, (MPI_Win win))
+MPIRMA_DECL(int, Win_test, (MPI_Win win, int *flag))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPIRMA_MPI_H */

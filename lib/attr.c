@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * attr.c - attribute keys and the attributes caching on communicators and
+ * windows; the object header they live in (with the error handler and the
+ * name); window names.
+ *
+ * A keyval is referenced by its handle (until MPI_X_free_keyval) and by each
+ * attribute set with it, so freeing a keyval that is still in use keeps it
+ * alive for those attributes' delete callbacks.  Attributes remember their
+ * keyval object, not its number: a freed number may be handed out again.
+ *
+ * Predefined keys: MPI_TAG_UB .. MPI_APPNUM on communicators (answered here,
+ * on every communicator), MPI_WIN_BASE .. MPI_WIN_MODEL on windows
+ * (answered by the window code, mpirma_win_predefined_attr).  They cannot be
+ * set or deleted.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct mpirma_keyval {
+	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM or MPIRMA_HK_WIN */
+	/* MPI_Comm and MPI_Win are both int: one pair of types serves both. */
+	MPI_Comm_copy_attr_function *copy;
+	MPI_Comm_delete_attr_function *del;
+	void *extra;
+	int refs;
+};
+
+struct mpirma_attr {
+	int keyval;			/* the handle it was set with */
+	struct mpirma_keyval *kv;
+	void *val;
+	struct mpirma_attr *next;
+};
+
+#define KEYVAL_COMM_FIRST	MPI_TAG_UB
+#define KEYVAL_COMM_LAST	MPI_APPNUM
+#define KEYVAL_WIN_FIRST	MPI_WIN_BASE
+#define KEYVAL_WIN_LAST		MPI_WIN_MODEL
+
+static bool is_predefined_keyval(int k)
+{
+	return k >= KEYVAL_COMM_FIRST && k <= KEYVAL_WIN_LAST;
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra,
+			  void *in, void *out, int *flag)
+{
+	(void)oldcomm, (void)keyval, (void)extra, (void)in, (void)out;
+	*flag = 0;
+	return MPI_SUCCESS;
+}
+
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in,
+		    void *out, int *flag)
+{
+	(void)oldcomm, (void)keyval, (void)extra;
+	*(void **)out = in;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+	(void)comm, (void)keyval, (void)val, (void)extra;
+	return MPI_SUCCESS;
+}
+
+int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int keyval, void *extra, void *in,
+			 void *out, int *flag)
+{
+	return MPI_COMM_NULL_COPY_FN(oldwin, keyval, extra, in, out, flag);
+}
+
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra, void *in,
+		   void *out, int *flag)
+{
+	return MPI_COMM_DUP_FN(oldwin, keyval, extra, in, out, flag);
+}
+
+int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int keyval, void *val, void *extra)
+{
+	return MPI_COMM_NULL_DELETE_FN(win, keyval, val, extra);
+}
+
+/* ------------------------------------------------------------ internals */
+
+static void keyval_unref(struct mpirma_keyval *kv)
+{
+	if (--kv->refs == 0)
+		free(kv);
+}
+
+void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name)
+{
+	h->errhandler = MPI_ERRORS_ARE_FATAL;
+	h->attrs = NULL;
+	snprintf(h->name, sizeof(h->name), "%s", name);
+}
+
+int mpirma_attrs_delete_all(struct mpirma_objhdr *h, enum mpirma_hkind kind,
+			    int handle)
+{
+	int ret = MPI_SUCCESS;
+
+	(void)kind;
+	while (h->attrs) {
+		struct mpirma_attr *a = h->attrs;
+		int r = MPI_SUCCESS;
+
+		/* Unlink first: the callback may look at the object. */
+		h->attrs = a->next;
+		if (a->kv->del)
+			r = a->kv->del(handle, a->keyval, a->val, a->kv->extra);
+		if (r != MPI_SUCCESS && ret == MPI_SUCCESS)
+			ret = r;
+		keyval_unref(a->kv);
+		free(a);
+	}
+	return ret;
+}
+
+int mpirma_objhdr_destroy(struct mpirma_objhdr *h, enum mpirma_hkind kind,
+			  int handle)
+{
+	int ret = mpirma_attrs_delete_all(h, kind, handle);
+
+	mpirma_errhandler_unref(h->errhandler);
+	h->errhandler = MPI_ERRORS_ARE_FATAL;
+	return ret;
+}
+
+/* Appends an attribute at the end of the list (set order is kept). */
+static int attr_append(struct mpirma_objhdr *h, int keyval,
+		       struct mpirma_keyval *kv, void *val)
+{
+	struct mpirma_attr *a = malloc(sizeof(*a)), **p;
+
+	if (!a)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	a->keyval = keyval;
+	a->kv = kv;
+	a->val = val;
+	a->next = NULL;
+	for (p = &h->attrs; *p; p = &(*p)->next)
+		;
+	*p = a;
+	kv->refs++;
+	return MPI_SUCCESS;
+}
+
+int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
+		      struct mpirma_objhdr *to)
+{
+	struct mpirma_attr *a;
+
+	for (a = from->attrs; a; a = a->next) {
+		void *out = NULL;
+		int flag = 0, ret;
+
+		if (!a->kv->copy)
+			continue;
+		ret = a->kv->copy(oldcomm, a->keyval, a->kv->extra, a->val,
+				  &out, &flag);
+		if (ret != MPI_SUCCESS)
+			return mpirma_err(ret, "the copy callback of keyval %d "
+					  "failed with %d", a->keyval, ret);
+		if (flag) {
+			ret = attr_append(to, a->keyval, a->kv, out);
+			if (ret)
+				return ret;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+static struct mpirma_attr **attr_find(struct mpirma_objhdr *h,
+				      struct mpirma_keyval *kv)
+{
+	struct mpirma_attr **p;
+
+	for (p = &h->attrs; *p; p = &(*p)->next)
+		if ((*p)->kv == kv)
+			return p;
+	return NULL;
+}
+
+/* The keyval object of a user keyval handle of @kind, or NULL. */
+static struct mpirma_keyval *keyval_get(int keyval, enum mpirma_hkind kind)
+{
+	struct mpirma_keyval *kv = mpirma_handle_get(MPIRMA_HK_KEYVAL, keyval);
+
+	return kv && kv->kind == kind ? kv : NULL;
+}
+
+static int create_keyval(enum mpirma_hkind kind,
+			 MPI_Comm_copy_attr_function *copy,
+			 MPI_Comm_delete_attr_function *del, int *keyval,
+			 void *extra)
+{
+	struct mpirma_keyval *kv = calloc(1, sizeof(*kv));
+
+	if (!kv)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	kv->kind = kind;
+	kv->copy = copy;
+	kv->del = del;
+	kv->extra = extra;
+	kv->refs = 1;
+	*keyval = mpirma_handle_alloc(MPIRMA_HK_KEYVAL, kv);
+	if (!*keyval) {
+		free(kv);
+		return mpirma_err(MPI_ERR_NO_MEM, "out of keyval handles");
+	}
+	return MPI_SUCCESS;
+}
+
+static int free_keyval(int *keyval, enum mpirma_hkind kind)
+{
+	struct mpirma_keyval *kv;
+
+	if (is_predefined_keyval(*keyval))
+		return mpirma_err(MPI_ERR_KEYVAL, "predefined keyval %d cannot "
+				  "be freed", *keyval);
+	kv = keyval_get(*keyval, kind);
+	if (!kv)
+		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
+				  kind == MPIRMA_HK_WIN ? "window" :
+				  "communicator", *keyval);
+	mpirma_handle_free(MPIRMA_HK_KEYVAL, *keyval);
+	keyval_unref(kv);
+	*keyval = MPI_KEYVAL_INVALID;
+	return MPI_SUCCESS;
+}
+
+static int set_attr(struct mpirma_objhdr *h, int handle, int keyval,
+		    enum mpirma_hkind kind, void *val)
+{
+	struct mpirma_keyval *kv;
+	struct mpirma_attr **p;
+
+	if (is_predefined_keyval(keyval))
+		return mpirma_err(MPI_ERR_KEYVAL, "predefined attribute %d "
+				  "cannot be set", keyval);
+	kv = keyval_get(keyval, kind);
+	if (!kv)
+		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
+				  kind == MPIRMA_HK_WIN ? "window" :
+				  "communicator", keyval);
+	p = attr_find(h, kv);
+	if (!p)
+		return attr_append(h, keyval, kv, val);
+	/* Replacing deletes the old value first, as the standard says. */
+	if (kv->del) {
+		int ret = kv->del(handle, keyval, (*p)->val, kv->extra);
+
+		if (ret != MPI_SUCCESS)
+			return mpirma_err(ret, "the delete callback of keyval "
+					  "%d failed with %d", keyval, ret);
+	}
+	(*p)->val = val;
+	return MPI_SUCCESS;
+}
+
+static int get_attr(struct mpirma_objhdr *h, int keyval,
+		    enum mpirma_hkind kind, void *val, int *flag)
+{
+	struct mpirma_keyval *kv = keyval_get(keyval, kind);
+	struct mpirma_attr **p;
+
+	if (!kv)
+		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
+				  kind == MPIRMA_HK_WIN ? "window" :
+				  "communicator", keyval);
+	p = attr_find(h, kv);
+	*flag = p != NULL;
+	if (p)
+		*(void **)val = (*p)->val;
+	return MPI_SUCCESS;
+}
+
+static int delete_attr(struct mpirma_objhdr *h, int handle, int keyval,
+		       enum mpirma_hkind kind)
+{
+	struct mpirma_keyval *kv;
+	struct mpirma_attr **p, *a;
+
+	if (is_predefined_keyval(keyval))
+		return mpirma_err(MPI_ERR_KEYVAL, "predefined attribute %d "
+				  "cannot be deleted", keyval);
+	kv = keyval_get(keyval, kind);
+	if (!kv)
+		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
+				  kind == MPIRMA_HK_WIN ? "window" :
+				  "communicator", keyval);
+	p = attr_find(h, kv);
+	if (!p)
+		return mpirma_err(MPI_ERR_KEYVAL, "no attribute with keyval %d",
+				  keyval);
+	a = *p;
+	if (kv->del) {
+		int ret = kv->del(handle, keyval, a->val, kv->extra);
+
+		if (ret != MPI_SUCCESS)
+			return mpirma_err(ret, "the delete callback of keyval "
+					  "%d failed with %d", keyval, ret);
+	}
+	*p = a->next;
+	keyval_unref(kv);
+	free(a);
+	return MPI_SUCCESS;
+}
+
+/* The values of the predefined communicator attributes. */
+static int attr_tag_ub = INT_MAX;
+static int attr_host = MPI_PROC_NULL;
+static int attr_io = MPI_ANY_SOURCE;	/* every process can do I/O */
+static int attr_wtime_is_global = 1;	/* one monotonic clock per node */
+static int attr_universe_size;
+static int attr_lastusedcode;
+static int attr_appnum;
+
+static void *comm_predefined(int keyval)
+{
+	switch (keyval) {
+	case MPI_TAG_UB:
+		return &attr_tag_ub;
+	case MPI_HOST:
+		return &attr_host;
+	case MPI_IO:
+		return &attr_io;
+	case MPI_WTIME_IS_GLOBAL:
+		return &attr_wtime_is_global;
+	case MPI_UNIVERSE_SIZE:
+		attr_universe_size = mpirma_proc.size;
+		return &attr_universe_size;
+	case MPI_LASTUSEDCODE:
+		attr_lastusedcode = mpirma_last_used_code();
+		return &attr_lastusedcode;
+	case MPI_APPNUM:
+		return &attr_appnum;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ API: comm */
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+			    MPI_Comm_delete_attr_function *delete_fn,
+			    int *comm_keyval, void *extra_state)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(create_keyval(MPIRMA_HK_COMM, copy_fn, delete_fn,
+					  comm_keyval, extra_state),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_create_keyval)
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(free_keyval(comm_keyval, MPIRMA_HK_COMM),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_free_keyval)
+
+#define GET_COMM_HDR(var, handle)					\
+	do {								\
+		struct mpirma_comm *c_ = mpirma_comm_get(handle);	\
+		if (!c_)						\
+			return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,	\
+					    "invalid communicator %d",	\
+					    handle);			\
+		var = &c_->hdr;						\
+	} while (0)
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_COMM_HDR(h, comm);
+	return mpirma_raise_comm(comm, set_attr(h, comm, comm_keyval,
+						MPIRMA_HK_COMM, attribute_val),
+				 MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_set_attr)
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
+		       int *flag)
+{
+	struct mpirma_objhdr *h;
+	void *p;
+
+	MPIRMA_CHECK_INIT();
+	GET_COMM_HDR(h, comm);
+	p = comm_predefined(comm_keyval);
+	if (p) {
+		*(void **)attribute_val = p;
+		*flag = 1;
+		return MPI_SUCCESS;
+	}
+	return mpirma_raise_comm(comm, get_attr(h, comm_keyval, MPIRMA_HK_COMM,
+						attribute_val, flag),
+				 MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_get_attr)
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_COMM_HDR(h, comm);
+	return mpirma_raise_comm(comm, delete_attr(h, comm, comm_keyval,
+						   MPIRMA_HK_COMM),
+				 MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_delete_attr)
+
+/* ------------------------------------------------------------ API: MPI-1 */
+
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
+		       MPI_Delete_function *delete_fn, int *keyval,
+		       void *extra_state)
+{
+	return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval,
+				       extra_state);
+}
+MPIRMA_ALIAS(Keyval_create)
+
+int PMPI_Keyval_free(int *keyval)
+{
+	return PMPI_Comm_free_keyval(keyval);
+}
+MPIRMA_ALIAS(Keyval_free)
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+	return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+MPIRMA_ALIAS(Attr_put)
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+	return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+MPIRMA_ALIAS(Attr_get)
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+	return PMPI_Comm_delete_attr(comm, keyval);
+}
+MPIRMA_ALIAS(Attr_delete)
+
+/* ------------------------------------------------------------ API: win */
+
+#define GET_WIN_HDR(var, handle)					\
+	do {								\
+		var = mpirma_win_hdr(handle);				\
+		if (!var)						\
+			return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,	\
+					    "invalid window %d", handle); \
+	} while (0)
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
+			   MPI_Win_delete_attr_function *delete_fn,
+			   int *win_keyval, void *extra_state)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(create_keyval(MPIRMA_HK_WIN, copy_fn, delete_fn,
+					  win_keyval, extra_state),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_create_keyval)
+
+int PMPI_Win_free_keyval(int *win_keyval)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(free_keyval(win_keyval, MPIRMA_HK_WIN),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_free_keyval)
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_WIN_HDR(h, win);
+	return mpirma_raise_win(win, set_attr(h, win, win_keyval,
+					      MPIRMA_HK_WIN, attribute_val),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_set_attr)
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
+		      int *flag)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_WIN_HDR(h, win);
+	if (win_keyval >= KEYVAL_WIN_FIRST && win_keyval <= KEYVAL_WIN_LAST)
+		return mpirma_raise_win(win, mpirma_win_predefined_attr(win,
+					win_keyval, attribute_val, flag),
+					MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, get_attr(h, win_keyval, MPIRMA_HK_WIN,
+					      attribute_val, flag),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_get_attr)
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_WIN_HDR(h, win);
+	return mpirma_raise_win(win, delete_attr(h, win, win_keyval,
+						 MPIRMA_HK_WIN),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_delete_attr)
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_WIN_HDR(h, win);
+	snprintf(h->name, sizeof(h->name), "%s", win_name);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_set_name)
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	GET_WIN_HDR(h, win);
+	strcpy(win_name, h->name);
+	*resultlen = (int)strlen(win_name);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_get_name)

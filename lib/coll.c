@@ -1,0 +1,971 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * coll.c - collective operations over a communicator's collective context
+ * (docs/library.md, "Collectives").
+ *
+ * Every message here is received from a named source: messages from one
+ * sender in one context arrive in order, and all members call collectives
+ * in the same order, so each receive gets the message meant for it without
+ * any sequence number.  The tag only names the collective, which turns a
+ * program that mismatches collectives into a hang rather than into
+ * corrupted data.
+ *
+ * Sends never wait (the kernel buffers them).  That makes the simple
+ * algorithms safe and lets MPI_IN_PLACE work for all-to-all: a rank sends
+ * everything first and only then overwrites its buffer with what it
+ * receives.
+ *
+ *  - Barrier: the kernel's job barrier on MPI_COMM_WORLD, a dissemination
+ *    barrier of empty messages elsewhere.
+ *  - Bcast: binomial tree from the root, the data packed once.
+ *  - Gather(v), Scatter(v), Allgather(v), Alltoall(v): direct messages.
+ *  - Reduce: a binomial tree towards rank 0 that keeps rank order (each
+ *    rank combines its range with the next higher range: acc op recv), so
+ *    non-commutative user ops are evaluated in the canonical order; rank 0
+ *    forwards the result to another root.  Allreduce is reduce + bcast, so
+ *    every rank gets the same bits.  Reduce_scatter(_block) is reduce +
+ *    scatter.  Scan and Exscan pass the prefix along the ranks.
+ *
+ * Reduction buffers are laid out as the datatype lays out user memory
+ * (mpirma_dtype_scratch), so user ops see what the standard promises.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "coll.h"
+#include "datatype.h"
+#include "op.h"
+#include "p2p.h"
+
+enum {
+	TAG_BARRIER = 1,
+	TAG_BCAST,
+	TAG_GATHER,
+	TAG_SCATTER,
+	TAG_ALLGATHER,
+	TAG_ALLTOALL,
+	TAG_REDUCE,
+	TAG_REDUCE_RESULT,
+	TAG_RSCATTER,
+	TAG_SCAN,
+	TAG_EXSCAN,
+};
+
+/* @p + @off bytes, as integers (offsets may be negative). */
+static inline char *at(const void *p, int64_t off)
+{
+	return (char *)((uintptr_t)p + (uintptr_t)off);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static int csend_bytes(struct mpirma_comm *c, int peer, int tag,
+		       const void *buf, size_t len)
+{
+	int ret = mpirma_msg_send(mpirma_comm_job_rank(c, peer), tag,
+				  mpirma_ctx_coll(c), buf, len);
+
+	if (ret < 0)
+		return mpirma_err_errno(ret, "collective send to rank %d", peer);
+	return MPI_SUCCESS;
+}
+
+static int crecv_bytes(struct mpirma_comm *c, int peer, int tag, void *buf,
+		       size_t len, size_t *got)
+{
+	struct mpirma_msg m;
+	int ret = mpirma_msg_recv(0, mpirma_comm_job_rank(c, peer), tag,
+				  mpirma_ctx_coll(c), buf, len, &m);
+
+	if (ret < 0)
+		return mpirma_err_errno(ret, "collective receive from rank %d",
+					peer);
+	if (m.msg_len > len)
+		return mpirma_err(MPI_ERR_TRUNCATE, "rank %d sent %llu bytes, "
+				  "%zu expected", peer,
+				  (unsigned long long)m.msg_len, len);
+	if (got)
+		*got = m.msg_len;
+	return MPI_SUCCESS;
+}
+
+/* Sends @count elements of @t at @buf, packed when not contiguous. */
+static int csend(struct mpirma_comm *c, int peer, int tag, const void *buf,
+		 MPI_Count count, struct mpirma_dtype *t)
+{
+	size_t len = count * t->size;
+	const void *data;
+	void *tmp;
+	int ret;
+
+	if (mpirma_dtype_contig(t, count, buf, &data))
+		return csend_bytes(c, peer, tag, data, len);
+	tmp = malloc(len);
+	if (!tmp)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	mpirma_dtype_pack(t, buf, count, tmp);
+	ret = csend_bytes(c, peer, tag, tmp, len);
+	free(tmp);
+	return ret;
+}
+
+/* Receives up to @count elements of @t into @buf. */
+static int crecv(struct mpirma_comm *c, int peer, int tag, void *buf,
+		 MPI_Count count, struct mpirma_dtype *t)
+{
+	size_t len = count * t->size, got;
+	const void *data;
+	void *tmp;
+	int ret;
+
+	if (mpirma_dtype_contig(t, count, buf, &data))
+		return crecv_bytes(c, peer, tag, (void *)data, len, NULL);
+	tmp = malloc(len ? len : 1);
+	if (!tmp)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	ret = crecv_bytes(c, peer, tag, tmp, len, &got);
+	if (!ret)
+		mpirma_dtype_unpack(t, tmp, got, buf, count);
+	free(tmp);
+	return ret;
+}
+
+/* ------------------------------------------------------------ internal API */
+
+int mpirma_coll_barrier(struct mpirma_comm *c)
+{
+	int k, ret;
+
+	if (c->size == 1)
+		return MPI_SUCCESS;
+	if (c->handle == MPI_COMM_WORLD) {
+		ret = mpirma_ioctl(MPIRMA_IOC_JOB_BARRIER, NULL);
+		return ret < 0 ? mpirma_err_errno(ret, "job barrier") :
+		       MPI_SUCCESS;
+	}
+	/* Round k: tell rank + k, hear from rank - k. */
+	for (k = 1; k < c->size; k <<= 1) {
+		ret = csend_bytes(c, (c->rank + k) % c->size, TAG_BARRIER,
+				  NULL, 0);
+		if (!ret)
+			ret = crecv_bytes(c, (c->rank - k + c->size) % c->size,
+					  TAG_BARRIER, NULL, 0, NULL);
+		if (ret)
+			return ret;
+	}
+	return MPI_SUCCESS;
+}
+
+/* Binomial tree over ranks relative to @root, moving @len packed bytes. */
+static int bcast_bytes(struct mpirma_comm *c, void *data, size_t len,
+		       int root)
+{
+	int size = c->size, rel = (c->rank - root + size) % size;
+	int mask, ret = MPI_SUCCESS;
+
+	for (mask = 1; mask < size; mask <<= 1)
+		if (rel & mask) {
+			ret = crecv_bytes(c, (rel - mask + root) % size,
+					  TAG_BCAST, data, len, NULL);
+			if (ret)
+				return ret;
+			break;
+		}
+	for (mask >>= 1; mask > 0; mask >>= 1)
+		if (rel + mask < size) {
+			ret = csend_bytes(c, (rel + mask + root) % size,
+					  TAG_BCAST, data, len);
+			if (ret)
+				return ret;
+		}
+	return MPI_SUCCESS;
+}
+
+static int bcast(struct mpirma_comm *c, void *buf, int count,
+		 struct mpirma_dtype *t, int root)
+{
+	size_t len = (size_t)count * t->size;
+	const void *data;
+	void *tmp;
+	int ret;
+
+	if (c->size == 1 || !len)
+		return MPI_SUCCESS;
+	if (mpirma_dtype_contig(t, count, buf, &data))
+		return bcast_bytes(c, (void *)data, len, root);
+	tmp = malloc(len);
+	if (!tmp)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	if (c->rank == root)
+		mpirma_dtype_pack(t, buf, count, tmp);
+	ret = bcast_bytes(c, tmp, len, root);
+	if (!ret && c->rank != root)
+		mpirma_dtype_unpack(t, tmp, len, buf, count);
+	free(tmp);
+	return ret;
+}
+
+int mpirma_coll_bcast(struct mpirma_comm *c, void *buf, int count,
+		      MPI_Datatype dt, int root)
+{
+	struct mpirma_dtype *t;
+	int ret = mpirma_dtype_check(dt, true, &t);
+
+	return ret ? ret : bcast(c, buf, count, t, root);
+}
+
+/*
+ * Reduces every rank's @sendbuf into @result at rank 0 (elsewhere @result
+ * is unused), in rank order.  @result may be @sendbuf.
+ */
+static int reduce_to0(struct mpirma_comm *c, const void *sendbuf,
+		      void *result, int count, struct mpirma_dtype *t,
+		      MPI_Datatype dt, MPI_Op op)
+{
+	void *alloc[2] = { NULL, NULL }, *buf[2] = { NULL, NULL };
+	const void *acc = sendbuf;
+	int mask, which = 0, ret = MPI_SUCCESS;
+
+	for (mask = 1; mask < c->size; mask <<= 1) {
+		if (c->rank & mask) {
+			ret = csend(c, c->rank - mask, TAG_REDUCE, acc, count, t);
+			break;
+		}
+		if (c->rank + mask >= c->size)
+			continue;
+		if (!buf[which]) {
+			buf[which] = mpirma_dtype_scratch(t, count, &alloc[which]);
+			if (!buf[which]) {
+				ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+				break;
+			}
+		}
+		ret = crecv(c, c->rank + mask, TAG_REDUCE, buf[which], count, t);
+		if (ret)
+			break;
+		/* buf = acc op buf: lower ranks on the left. */
+		ret = mpirma_op_apply(op, dt, acc, buf[which], count);
+		if (ret)
+			break;
+		acc = buf[which];
+		which ^= 1;
+	}
+	if (!ret && c->rank == 0 && acc != result)
+		mpirma_dtype_copy_same(t, count, result, acc);
+	free(alloc[0]);
+	free(alloc[1]);
+	return ret;
+}
+
+static int reduce(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
+		  int count, struct mpirma_dtype *t, MPI_Datatype dt,
+		  MPI_Op op, int root)
+{
+	void *alloc = NULL, *res = recvbuf;
+	int ret;
+
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!count)
+		return MPI_SUCCESS;
+	if (root != 0 && c->rank == 0) {
+		res = mpirma_dtype_scratch(t, count, &alloc);
+		if (!res)
+			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	ret = reduce_to0(c, sendbuf, res, count, t, dt, op);
+	if (!ret && root != 0) {
+		if (c->rank == 0)
+			ret = csend(c, root, TAG_REDUCE_RESULT, res, count, t);
+		else if (c->rank == root)
+			ret = crecv(c, 0, TAG_REDUCE_RESULT, recvbuf, count, t);
+	}
+	free(alloc);
+	return ret;
+}
+
+static int allreduce(struct mpirma_comm *c, const void *sendbuf,
+		     void *recvbuf, int count, struct mpirma_dtype *t,
+		     MPI_Datatype dt, MPI_Op op)
+{
+	int ret;
+
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!count)
+		return MPI_SUCCESS;
+	ret = reduce_to0(c, sendbuf, recvbuf, count, t, dt, op);
+	if (!ret)
+		ret = bcast(c, recvbuf, count, t, 0);
+	return ret;
+}
+
+int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			  void *recvbuf, int count, MPI_Datatype dt, MPI_Op op)
+{
+	struct mpirma_dtype *t;
+	int ret = mpirma_dtype_check(dt, true, &t);
+
+	if (!ret)
+		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
+	return ret ? ret : allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+}
+
+/*
+ * Allgatherv: every rank sends its part to every other rank, then receives
+ * theirs.  @counts/@displs NULL: @rcount each at i * rcount.
+ */
+static int allgatherv(struct mpirma_comm *c, const void *sendbuf,
+		      int scount, struct mpirma_dtype *st, void *recvbuf,
+		      int rcount, const int *counts, const int *displs,
+		      struct mpirma_dtype *rt)
+{
+	MPI_Aint rext = mpirma_dtype_extent(rt);
+	int i, ret = MPI_SUCCESS;
+
+#define SLOT(i) at(recvbuf, (displs ? (MPI_Aint)displs[i] : (MPI_Aint)(i) * rcount) * rext)
+#define COUNT(i) (counts ? counts[i] : rcount)
+	if (sendbuf == MPI_IN_PLACE) {
+		sendbuf = SLOT(c->rank);
+		scount = COUNT(c->rank);
+		st = rt;
+	} else {
+		ret = mpirma_dtype_copy(sendbuf, scount, st, SLOT(c->rank),
+					COUNT(c->rank), rt);
+	}
+	for (i = 1; !ret && i < c->size; i++)
+		ret = csend(c, (c->rank + i) % c->size, TAG_ALLGATHER, sendbuf,
+			    scount, st);
+	for (i = 1; !ret && i < c->size; i++) {
+		int from = (c->rank - i + c->size) % c->size;
+
+		ret = crecv(c, from, TAG_ALLGATHER, SLOT(from), COUNT(from), rt);
+	}
+#undef SLOT
+#undef COUNT
+	return ret;
+}
+
+int mpirma_coll_allgather(struct mpirma_comm *c, const void *sendbuf,
+			  int sendcount, MPI_Datatype sendtype, void *recvbuf,
+			  int recvcount, MPI_Datatype recvtype)
+{
+	struct mpirma_dtype *st = NULL, *rt;
+	int ret = mpirma_dtype_check(recvtype, true, &rt);
+
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = mpirma_dtype_check(sendtype, true, &st);
+	if (!ret)
+		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, recvcount,
+				 NULL, NULL, rt);
+	return ret;
+}
+
+/* ------------------------------------------------------------ checks */
+
+#define RAISE_COMM(comm, cls) \
+	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, NULL)
+
+static int comm_check(MPI_Comm comm, struct mpirma_comm **c)
+{
+	*c = mpirma_comm_get(comm);
+	if (!*c)
+		return mpirma_err(MPI_ERR_COMM, comm == MPI_COMM_NULL ?
+				  "MPI_COMM_NULL" : "invalid communicator %d",
+				  comm);
+	return MPI_SUCCESS;
+}
+
+/* A (count, datatype) argument pair. */
+static int buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **t)
+{
+	int ret = mpirma_dtype_check(dt, true, t);
+
+	if (!ret && count < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+	return ret;
+}
+
+/* Count arrays of the -v collectives. */
+static int counts_check(const struct mpirma_comm *c, const int *counts,
+			const int *displs)
+{
+	int i;
+
+	if (!counts)
+		return mpirma_err(MPI_ERR_ARG, "counts array is NULL");
+	for (i = 0; i < c->size; i++)
+		if (counts[i] < 0)
+			return mpirma_err(MPI_ERR_COUNT, "negative count %d for "
+					  "rank %d", counts[i], i);
+	if (!displs)
+		return mpirma_err(MPI_ERR_ARG, "displacements array is NULL");
+	return MPI_SUCCESS;
+}
+
+static int root_check(const struct mpirma_comm *c, int root)
+{
+	if (root < 0 || root >= c->size)
+		return mpirma_err(MPI_ERR_ROOT, "root %d not in 0..%d", root,
+				  c->size - 1);
+	return MPI_SUCCESS;
+}
+
+static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
+			struct mpirma_dtype **t)
+{
+	int ret = buf_check(count, dt, t);
+
+	if (!ret)
+		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
+	return ret;
+}
+
+/* ------------------------------------------------------------ API */
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = mpirma_coll_barrier(c);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Barrier)
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+	       MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(count, datatype, &t);
+	if (!ret)
+		ret = root_check(c, root);
+	if (!ret)
+		ret = bcast(c, buffer, count, t, root);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Bcast)
+
+/* Gather and Gatherv: @counts NULL means @recvcount from each at i * recvcount. */
+static int gatherv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
+		   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		   const int *counts, const int *displs,
+		   MPI_Datatype recvtype, int root)
+{
+	struct mpirma_dtype *st = NULL, *rt;
+	MPI_Aint rext;
+	int i, ret;
+
+	ret = root_check(c, root);
+	if (ret)
+		return ret;
+	if (sendbuf == MPI_IN_PLACE && c->rank != root)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
+	if (sendbuf != MPI_IN_PLACE) {
+		ret = buf_check(sendcount, sendtype, &st);
+		if (ret)
+			return ret;
+	}
+	if (c->rank != root)
+		return csend(c, root, TAG_GATHER, sendbuf, sendcount, st);
+	/* The receive arguments matter at the root only. */
+	ret = mpirma_dtype_check(recvtype, true, &rt);
+	if (!ret && counts)
+		ret = counts_check(c, counts, displs);
+	if (!ret && !counts && recvcount < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", recvcount);
+	if (ret)
+		return ret;
+	rext = mpirma_dtype_extent(rt);
+	for (i = 0; i < c->size && !ret; i++) {
+		MPI_Count n = counts ? counts[i] : recvcount;
+		char *slot = at(recvbuf, (counts ? (MPI_Aint)displs[i] :
+				(MPI_Aint)i * recvcount) * rext);
+
+		if (i != root)
+			ret = crecv(c, i, TAG_GATHER, slot, n, rt);
+		else if (sendbuf != MPI_IN_PLACE)
+			ret = mpirma_dtype_copy(sendbuf, sendcount, st, slot, n, rt);
+	}
+	return ret;
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+		MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf,
+			      recvcount, NULL, NULL, recvtype, root);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Gather)
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		 void *recvbuf, const int recvcounts[], const int displs[],
+		 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret && root >= 0 && root < c->size && c->rank == root && !recvcounts)
+		ret = mpirma_err(MPI_ERR_ARG, "recvcounts is NULL");
+	if (!ret)
+		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf, 0,
+			      c->rank == root ? recvcounts : NULL, displs,
+			      recvtype, root);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Gatherv)
+
+/* Scatter and Scatterv: @counts NULL means @sendcount to each at i * sendcount. */
+static int scatterv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
+		    const int *counts, const int *displs,
+		    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+		    MPI_Datatype recvtype, int root)
+{
+	struct mpirma_dtype *st, *rt = NULL;
+	MPI_Aint sext;
+	int i, ret;
+
+	ret = root_check(c, root);
+	if (ret)
+		return ret;
+	if (recvbuf == MPI_IN_PLACE && c->rank != root)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
+	if (recvbuf != MPI_IN_PLACE) {
+		ret = buf_check(recvcount, recvtype, &rt);
+		if (ret)
+			return ret;
+	}
+	if (c->rank != root)
+		return crecv(c, root, TAG_SCATTER, recvbuf, recvcount, rt);
+	ret = mpirma_dtype_check(sendtype, true, &st);
+	if (!ret && counts)
+		ret = counts_check(c, counts, displs);
+	if (!ret && !counts && sendcount < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", sendcount);
+	if (ret)
+		return ret;
+	sext = mpirma_dtype_extent(st);
+	for (i = 0; i < c->size && !ret; i++) {
+		MPI_Count n = counts ? counts[i] : sendcount;
+		const char *slot = at(sendbuf, (counts ? (MPI_Aint)displs[i] :
+				      (MPI_Aint)i * sendcount) * sext);
+
+		if (i != root)
+			ret = csend(c, i, TAG_SCATTER, slot, n, st);
+		else if (recvbuf != MPI_IN_PLACE)
+			ret = mpirma_dtype_copy(slot, n, st, recvbuf, recvcount, rt);
+	}
+	return ret;
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+		 MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = scatterv(c, sendbuf, sendcount, NULL, NULL, sendtype,
+			       recvbuf, recvcount, recvtype, root);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Scatter)
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
+		  const int displs[], MPI_Datatype sendtype, void *recvbuf,
+		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret && root >= 0 && root < c->size && c->rank == root && !sendcounts)
+		ret = mpirma_err(MPI_ERR_ARG, "sendcounts is NULL");
+	if (!ret)
+		ret = scatterv(c, sendbuf, 0, c->rank == root ? sendcounts : NULL,
+			       displs, sendtype, recvbuf, recvcount, recvtype,
+			       root);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Scatterv)
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		   MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *st = NULL, *rt;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(recvcount, recvtype, &rt);
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = buf_check(sendcount, sendtype, &st);
+	if (!ret)
+		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, recvcount,
+				 NULL, NULL, rt);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Allgather)
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		    void *recvbuf, const int recvcounts[], const int displs[],
+		    MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *st = NULL, *rt;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = mpirma_dtype_check(recvtype, true, &rt);
+	if (!ret)
+		ret = counts_check(c, recvcounts, displs);
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = buf_check(sendcount, sendtype, &st);
+	if (!ret)
+		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, 0,
+				 recvcounts, displs, rt);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Allgatherv)
+
+/* Alltoall(v): @scounts NULL means the fixed-count form. */
+static int alltoallv(struct mpirma_comm *c, const void *sendbuf,
+		     int scount, const int *scounts, const int *sdispls,
+		     struct mpirma_dtype *st, void *recvbuf, int rcount,
+		     const int *rcounts, const int *rdispls,
+		     struct mpirma_dtype *rt)
+{
+	MPI_Aint rext = mpirma_dtype_extent(rt), sext;
+	int i, ret = MPI_SUCCESS;
+
+	if (sendbuf == MPI_IN_PLACE) {
+		/* Everything is sent before anything is received. */
+		sendbuf = recvbuf;
+		scount = rcount;
+		scounts = rcounts;
+		sdispls = rdispls;
+		st = rt;
+	}
+	sext = mpirma_dtype_extent(st);
+#define SSLOT(i) at(sendbuf, (scounts ? (MPI_Aint)sdispls[i] : (MPI_Aint)(i) * scount) * sext)
+#define SCOUNT(i) (scounts ? scounts[i] : scount)
+#define RSLOT(i) at(recvbuf, (rcounts ? (MPI_Aint)rdispls[i] : (MPI_Aint)(i) * rcount) * rext)
+#define RCOUNT(i) (rcounts ? rcounts[i] : rcount)
+	for (i = 1; !ret && i < c->size; i++) {
+		int to = (c->rank + i) % c->size;
+
+		ret = csend(c, to, TAG_ALLTOALL, SSLOT(to), SCOUNT(to), st);
+	}
+	if (!ret && sendbuf != recvbuf)
+		ret = mpirma_dtype_copy(SSLOT(c->rank), SCOUNT(c->rank), st,
+					RSLOT(c->rank), RCOUNT(c->rank), rt);
+	for (i = 1; !ret && i < c->size; i++) {
+		int from = (c->rank - i + c->size) % c->size;
+
+		ret = crecv(c, from, TAG_ALLTOALL, RSLOT(from), RCOUNT(from), rt);
+	}
+#undef SSLOT
+#undef SCOUNT
+#undef RSLOT
+#undef RCOUNT
+	return ret;
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+		  MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *st = NULL, *rt;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(recvcount, recvtype, &rt);
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = buf_check(sendcount, sendtype, &st);
+	if (!ret)
+		ret = alltoallv(c, sendbuf, sendcount, NULL, NULL, st, recvbuf,
+				recvcount, NULL, NULL, rt);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Alltoall)
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+		   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+		   const int recvcounts[], const int rdispls[],
+		   MPI_Datatype recvtype, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *st = NULL, *rt;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = mpirma_dtype_check(recvtype, true, &rt);
+	if (!ret)
+		ret = counts_check(c, recvcounts, rdispls);
+	if (!ret && sendbuf != MPI_IN_PLACE) {
+		ret = mpirma_dtype_check(sendtype, true, &st);
+		if (!ret)
+			ret = counts_check(c, sendcounts, sdispls);
+	}
+	if (!ret)
+		ret = alltoallv(c, sendbuf, 0, sendcounts, sdispls, st, recvbuf,
+				0, recvcounts, rdispls, rt);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Alltoallv)
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+		MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = reduce_check(count, datatype, op, &t);
+	if (!ret)
+		ret = root_check(c, root);
+	if (!ret && sendbuf == MPI_IN_PLACE && c->rank != root)
+		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
+	if (!ret)
+		ret = reduce(c, sendbuf, recvbuf, count, t, datatype, op, root);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Reduce)
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+		   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = reduce_check(count, datatype, op, &t);
+	if (!ret)
+		ret = allreduce(c, sendbuf, recvbuf, count, t, datatype, op);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Allreduce)
+
+/*
+ * Reduce_scatter(_block): the whole vector reduced to rank 0, then scattered
+ * (@counts NULL: @rcount elements each).
+ */
+static int reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
+			  void *recvbuf, int rcount, const int *counts,
+			  struct mpirma_dtype *t, MPI_Datatype dt, MPI_Op op)
+{
+	MPI_Aint ext = mpirma_dtype_extent(t);
+	void *alloc = NULL, *full = NULL;
+	MPI_Count total = 0, off;
+	int i, ret = MPI_SUCCESS;
+
+	for (i = 0; i < c->size; i++)
+		total += counts ? counts[i] : rcount;
+	if (total > 0x7fffffff)
+		return mpirma_err(MPI_ERR_COUNT, "total count too large");
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!total)
+		return MPI_SUCCESS;
+	if (c->rank == 0) {
+		full = mpirma_dtype_scratch(t, total, &alloc);
+		if (!full)
+			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	ret = reduce_to0(c, sendbuf, full, total, t, dt, op);
+	if (!ret && c->rank != 0)
+		ret = crecv(c, 0, TAG_RSCATTER, recvbuf,
+			    counts ? counts[c->rank] : rcount, t);
+	for (i = 0, off = 0; !ret && c->rank == 0 && i < c->size; i++) {
+		MPI_Count n = counts ? counts[i] : rcount;
+
+		if (i == 0)
+			mpirma_dtype_copy_same(t, n, recvbuf, full);
+		else
+			ret = csend(c, i, TAG_RSCATTER, at(full, off * ext), n, t);
+		off += n;
+	}
+	free(alloc);
+	return ret;
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+			      int recvcount, MPI_Datatype datatype, MPI_Op op,
+			      MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = reduce_check(recvcount, datatype, op, &t);
+	if (!ret)
+		ret = reduce_scatter(c, sendbuf, recvbuf, recvcount, NULL, t,
+				     datatype, op);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Reduce_scatter_block)
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
+			const int recvcounts[], MPI_Datatype datatype,
+			MPI_Op op, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int i, ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = reduce_check(0, datatype, op, &t);
+	if (!ret && !recvcounts)
+		ret = mpirma_err(MPI_ERR_ARG, "recvcounts is NULL");
+	for (i = 0; !ret && i < c->size; i++)
+		if (recvcounts[i] < 0)
+			ret = mpirma_err(MPI_ERR_COUNT, "negative count %d",
+					 recvcounts[i]);
+	if (!ret)
+		ret = reduce_scatter(c, sendbuf, recvbuf, 0, recvcounts, t,
+				     datatype, op);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Reduce_scatter)
+
+/*
+ * Scan (@exclusive false) and Exscan: rank r receives the prefix of ranks
+ * 0..r-1 from r - 1 and passes the prefix of 0..r on to r + 1.
+ */
+static int scan(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
+		int count, struct mpirma_dtype *t, MPI_Datatype dt, MPI_Op op,
+		bool exclusive)
+{
+	void *palloc = NULL, *salloc = NULL, *prefix = NULL, *sum;
+	int tag = exclusive ? TAG_EXSCAN : TAG_SCAN, ret = MPI_SUCCESS;
+	bool last = c->rank == c->size - 1;
+
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!count)
+		return MPI_SUCCESS;
+	if (!exclusive) {
+		/* recvbuf = prefix op mine, passed on as it is. */
+		if (sendbuf != recvbuf)
+			mpirma_dtype_copy_same(t, count, recvbuf, sendbuf);
+		if (c->rank > 0) {
+			prefix = mpirma_dtype_scratch(t, count, &palloc);
+			if (!prefix)
+				return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+			ret = crecv(c, c->rank - 1, tag, prefix, count, t);
+			if (!ret)
+				ret = mpirma_op_apply(op, dt, prefix, recvbuf,
+						      count);
+		}
+		if (!ret && !last)
+			ret = csend(c, c->rank + 1, tag, recvbuf, count, t);
+		free(palloc);
+		return ret;
+	}
+	/* Exscan: recvbuf = prefix (undefined at rank 0); pass prefix op mine. */
+	if (c->rank == 0) {
+		if (!last)
+			ret = csend(c, 1, tag, sendbuf, count, t);
+		return ret;
+	}
+	prefix = mpirma_dtype_scratch(t, count, &palloc);
+	if (!prefix)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	ret = crecv(c, c->rank - 1, tag, prefix, count, t);
+	if (!ret && !last) {
+		sum = mpirma_dtype_scratch(t, count, &salloc);
+		if (!sum) {
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		} else {
+			mpirma_dtype_copy_same(t, count, sum, sendbuf);
+			ret = mpirma_op_apply(op, dt, prefix, sum, count);
+			if (!ret)
+				ret = csend(c, c->rank + 1, tag, sum, count, t);
+		}
+	}
+	if (!ret)
+		mpirma_dtype_copy_same(t, count, recvbuf, prefix);
+	free(palloc);
+	free(salloc);
+	return ret;
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
+	      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = reduce_check(count, datatype, op, &t);
+	if (!ret)
+		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op, false);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Scan)
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+		MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = reduce_check(count, datatype, op, &t);
+	if (!ret)
+		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op, true);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Exscan)

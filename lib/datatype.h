@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * datatype.h - MPI datatypes inside the library (lib/datatype.c).
+ *
+ * A datatype is described once, at construction, as a list of runs: "n
+ * consecutive instances of a child type, starting at byte displacement d"
+ * (every constructor of the standard is such a list).  Bounds, size and the
+ * basic type are computed from the runs at once; the block list (the
+ * kernel's layout form, struct mpirma_block) is computed once, at commit or
+ * at the first internal use, and never changes afterwards, so a pointer into
+ * it stays valid as long as a reference to the datatype is held.
+ *
+ * Two block lists exist for a datatype:
+ *  - the byte view: exactly the bytes of the type map, in type-map order,
+ *    adjacent pieces merged.  Pack/unpack, messages and put/get use it.
+ *  - the element view: for a datatype whose basic components are all one
+ *    predefined type, every basic element as the kernel's element of that
+ *    type (MPIRMA_TYPE_*), padding included.  It differs from the byte view
+ *    only for the pair types with a hole (MPI_SHORT_INT, MPI_DOUBLE_INT,
+ *    MPI_LONG_INT, MPI_LONG_DOUBLE_INT), whose MPI size is smaller than the
+ *    kernel's element.  Accumulate-like operations and reductions use it.
+ *
+ * Reference counting: the handle holds one reference, every derived type
+ * holds one on each type it was built from, and users that outlive a call
+ * (pending operations) take their own with mpirma_dtype_ref().  Predefined
+ * types are static and ignore references.
+ */
+#ifndef MPIRMA_LIB_DATATYPE_H
+#define MPIRMA_LIB_DATATYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* mpirma_dtype.basic when the basic components are not all the same type. */
+#define MPIRMA_DTYPE_MIXED	(-1)
+
+/*
+ * The groups of basic types of the standard's op/type table (MPI 3.1,
+ * 5.9.2), which decide which predefined ops a type admits.
+ */
+enum mpirma_mclass {
+	MPIRMA_MC_NONE = 0,	/* MPI_CHAR, MPI_WCHAR, MPI_PACKED...: REPLACE/NO_OP */
+	MPIRMA_MC_CINT,		/* C integer (and MPI_AINT/OFFSET/COUNT) */
+	MPIRMA_MC_FINT,		/* Fortran integer */
+	MPIRMA_MC_FLOAT,	/* floating point */
+	MPIRMA_MC_LOGICAL,	/* MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL */
+	MPIRMA_MC_COMPLEX,
+	MPIRMA_MC_BYTE,
+	MPIRMA_MC_PAIR,		/* MAXLOC/MINLOC pairs the kernel has */
+	MPIRMA_MC_FPAIR,	/* MPI_2REAL, MPI_2DOUBLE_PRECISION: library only */
+};
+
+/* enum mpirma_mclass of a predefined type (MPIRMA_MC_NONE for others). */
+int mpirma_dtype_mclass(MPI_Datatype predefined);
+
+struct mpirma_dtype;
+
+/* n consecutive instances of @type at @type's extent, from byte @disp. */
+struct mpirma_dtype_run {
+	MPI_Aint disp;
+	MPI_Count n;
+	struct mpirma_dtype *type;
+};
+
+/* Combiners, as the standard names them (for diagnostics and Get_envelope). */
+enum mpirma_combiner {
+	MPIRMA_COMBINER_NAMED = 0,
+	MPIRMA_COMBINER_DUP,
+	MPIRMA_COMBINER_CONTIGUOUS,
+	MPIRMA_COMBINER_VECTOR,
+	MPIRMA_COMBINER_HVECTOR,
+	MPIRMA_COMBINER_INDEXED,
+	MPIRMA_COMBINER_HINDEXED,
+	MPIRMA_COMBINER_INDEXED_BLOCK,
+	MPIRMA_COMBINER_HINDEXED_BLOCK,
+	MPIRMA_COMBINER_STRUCT,
+	MPIRMA_COMBINER_SUBARRAY,
+	MPIRMA_COMBINER_RESIZED,
+};
+
+/**
+ * struct mpirma_dtype - a datatype
+ * @refs: references (handle, parents, pending users); unused for predefined
+ * @handle: its MPI_Datatype (0 for an internal intermediate type)
+ * @predefined: one of mpi.h's named types
+ * @committed: MPI_Type_commit was called (predefined: always)
+ * @combiner: enum mpirma_combiner
+ * @size: bytes of data in one element (MPI_Type_size)
+ * @nbasic: basic elements in one element (MPI_Get_elements); a pair type
+ *	counts its two fields
+ * @lb, @ub: the bounds (MPI_Type_get_extent: lb and ub - lb)
+ * @true_lb, @true_ub: the bounds of the data bytes (0, 0 when size is 0)
+ * @lb_marked, @ub_marked: the bound is explicit (MPI_Type_create_resized),
+ *	a "sticky" marker the standard propagates to types built from this one
+ * @align: the largest alignment of the basic components (struct padding)
+ * @basic: the predefined type every basic component is (canonical handle),
+ *	MPIRMA_DTYPE_MIXED, or MPI_DATATYPE_NULL when there are none
+ * @ktype: MPIRMA_TYPE_* of @basic for the kernel, or -1 (mixed, none)
+ * @padded: the element view differs from the byte view
+ * @flat: @blocks (and @eblocks) are computed
+ * @blocks, @nblocks: the byte view
+ * @eblocks, @neblocks: the element view (== @blocks unless @padded;
+ *	NULL when @basic is not a single type)
+ * @runs, @nruns: the construction
+ * @name: MPI_Type_set_name
+ */
+struct mpirma_dtype {
+	int refs;
+	MPI_Datatype handle;
+	bool predefined;
+	bool committed;
+	int combiner;
+	MPI_Count size;
+	MPI_Count nbasic;
+	MPI_Aint lb, ub;
+	MPI_Aint true_lb, true_ub;
+	bool lb_marked, ub_marked;
+	int align;
+	MPI_Datatype basic;
+	int ktype;
+	bool padded;
+	bool flat;
+	struct mpirma_block *blocks;
+	size_t nblocks;
+	struct mpirma_block *eblocks;
+	size_t neblocks;
+	struct mpirma_dtype_run *runs;
+	int nruns;
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+static inline MPI_Aint mpirma_dtype_extent(const struct mpirma_dtype *t)
+{
+	return t->ub - t->lb;
+}
+
+/* The datatype of a handle (predefined or created), or NULL. */
+struct mpirma_dtype *mpirma_dtype_get(MPI_Datatype dt);
+void mpirma_dtype_ref(struct mpirma_dtype *t);
+void mpirma_dtype_unref(struct mpirma_dtype *t);
+
+/*
+ * Checks a datatype argument: MPI_SUCCESS and *@out, or MPI_ERR_TYPE (null,
+ * invalid, freed, or with @need_commit a derived type not committed),
+ * recorded with mpirma_err().  @out may be NULL.
+ */
+int mpirma_dtype_check(MPI_Datatype dt, bool need_commit,
+		       struct mpirma_dtype **out);
+
+/*
+ * Computes the block lists if not done yet.  0 or -ENOMEM.  Every function
+ * below that needs them calls it.
+ */
+int mpirma_dtype_flatten(struct mpirma_dtype *t);
+
+/*
+ * The kernel layout of @count elements of @dt at @addr (NULL for the target
+ * side: displacements then count from the target address).
+ *
+ * When every basic component of @dt is one predefined type, the layout is
+ * in that type's kernel elements (element view) and *@ktype is its
+ * MPIRMA_TYPE_*; otherwise it is the byte view and *@ktype is
+ * MPIRMA_TYPE_BYTE.  @out->blocks points into the datatype: hold a reference
+ * (mpirma_dtype_ref) while the layout is in use beyond the call.  @ktype may
+ * be NULL.
+ *
+ * Returns MPI_SUCCESS, MPI_ERR_TYPE (invalid, uncommitted derived type,
+ * more blocks than MPIRMA_MAX_BLOCKS), MPI_ERR_COUNT, MPI_ERR_NO_MEM; the
+ * cause is recorded with mpirma_err().
+ */
+int mpirma_dtype_layout(MPI_Datatype dt, int count, const void *addr,
+			struct mpirma_layout *out, unsigned int *ktype);
+
+/* Like mpirma_dtype_layout(), always the byte view (MPIRMA_TYPE_BYTE). */
+int mpirma_dtype_layout_bytes(MPI_Datatype dt, int count, const void *addr,
+			      struct mpirma_layout *out);
+
+/*
+ * Accumulate type matching: MPI_SUCCESS when every basic component of @a
+ * and of @b is one and the same predefined type (a pair type is one basic
+ * element here), or when one of them holds no data; MPI_ERR_TYPE otherwise
+ * (recorded).
+ */
+int mpirma_dtype_acc_match(MPI_Datatype a, MPI_Datatype b);
+
+/*
+ * The kernel element type all basic components of @dt are, or -1 (mixed,
+ * empty, invalid).  Types without arithmetic have one too (MPI_CHAR: CHAR,
+ * MPI_PACKED: BYTE): which ops they admit is mpirma_op_check()'s business.
+ */
+int mpirma_dtype_ktype(MPI_Datatype dt);
+
+/*
+ * When @count elements of @t at @buf are one contiguous run of bytes,
+ * returns true and stores its start in *@data (the length is
+ * @count * t->size).  The block lists must be computed.
+ */
+bool mpirma_dtype_contig(const struct mpirma_dtype *t, MPI_Count count,
+			 const void *buf, const void **data);
+
+/* Copies the data of @count elements at @buf into @out (count * size bytes). */
+void mpirma_dtype_pack(const struct mpirma_dtype *t, const void *buf,
+		       MPI_Count count, void *out);
+
+/*
+ * Scatters @nbytes packed bytes from @in into @count elements at @buf; a
+ * partial last element is filled as far as the bytes go.  @nbytes beyond
+ * count * size are ignored.
+ */
+void mpirma_dtype_unpack(const struct mpirma_dtype *t, const void *in,
+			 size_t nbytes, void *buf, MPI_Count count);
+
+/*
+ * Copies @count elements of @t from @src to @dst (same layout both sides,
+ * only the type map's bytes).
+ */
+void mpirma_dtype_copy_same(const struct mpirma_dtype *t, MPI_Count count,
+			    void *dst, const void *src);
+
+/*
+ * Typed local copy between possibly different datatypes with matching type
+ * signatures (MPI_Sendrecv to self, collectives to self).  MPI class:
+ * MPI_ERR_TRUNCATE when the source holds more bytes than the destination,
+ * MPI_ERR_NO_MEM.
+ */
+int mpirma_dtype_copy(const void *src, MPI_Count scount,
+		      struct mpirma_dtype *st, void *dst, MPI_Count rcount,
+		      struct mpirma_dtype *rt);
+
+/*
+ * The byte range [*lo, *hi) relative to the buffer address that @count
+ * elements of @t touch (true bounds); 0, 0 when empty.
+ */
+void mpirma_dtype_span(const struct mpirma_dtype *t, MPI_Count count,
+		       MPI_Aint *lo, MPI_Aint *hi);
+
+/*
+ * A scratch buffer for @count elements of @t laid out as in user memory:
+ * returns the buffer address to use (the elements' origin) and stores the
+ * allocation to free() in *@alloc.  NULL when out of memory (a zero-sized
+ * request still returns a usable non-NULL address).
+ */
+void *mpirma_dtype_scratch(const struct mpirma_dtype *t, MPI_Count count,
+			   void **alloc);
+
+/*
+ * Basic elements in @nbytes of packed data of @t (MPI_Get_elements):
+ * whole elements times nbasic plus the basic elements of a partial one.
+ */
+MPI_Count mpirma_dtype_elements(const struct mpirma_dtype *t, MPI_Count nbytes);
+
+/*
+ * Declared here until mpi.h declares them (MPI-2 names programs still use).
+ * Defined in datatype.c.
+ */
+MPIRMA_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride,
+				MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_hindexed, (int count, int array_of_blocklengths[],
+				 MPI_Aint array_of_displacements[],
+				 MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_struct, (int count, int array_of_blocklengths[],
+			       MPI_Aint array_of_displacements[],
+			       MPI_Datatype array_of_types[],
+			       MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
+MPIRMA_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
+MPIRMA_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
+MPIRMA_DECL(int, Address, (void *location, MPI_Aint *address))
+
+#endif /* MPIRMA_LIB_DATATYPE_H */

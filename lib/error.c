@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * error.c - error classes and codes, error handlers, and the one errno ->
+ * MPI error class table of the library.
+ *
+ * Error codes are error classes: the library reports only classes, so
+ * MPI_Error_class is the identity on them.  MPI_Add_error_class/_code add
+ * numbers above MPI_ERR_LASTCODE, each code remembering its class.
+ *
+ * How an error travels: a helper records its cause with mpirma_err() (one
+ * pending message, the library is MPI_THREAD_SERIALIZED), the API function
+ * raises the class on its communicator or window, and the handler of that
+ * object decides: MPI_ERRORS_ARE_FATAL and MPI_ERRORS_ABORT print
+ * "mpirma: rank R: MPI_X: MPI_ERR_Y: cause" and end the job,
+ * MPI_ERRORS_RETURN returns the class, a user handler is called and then the
+ * class is returned.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ classes */
+
+struct mpirma_class_desc {
+	const char *name;
+	const char *text;
+};
+
+static const struct mpirma_class_desc classes[] = {
+	[MPI_SUCCESS] = { "MPI_SUCCESS", "no error" },
+	[MPI_ERR_BUFFER] = { "MPI_ERR_BUFFER", "invalid buffer pointer" },
+	[MPI_ERR_COUNT] = { "MPI_ERR_COUNT", "invalid count argument" },
+	[MPI_ERR_TYPE] = { "MPI_ERR_TYPE", "invalid datatype" },
+	[MPI_ERR_TAG] = { "MPI_ERR_TAG", "invalid tag" },
+	[MPI_ERR_COMM] = { "MPI_ERR_COMM", "invalid communicator" },
+	[MPI_ERR_RANK] = { "MPI_ERR_RANK", "invalid rank" },
+	[MPI_ERR_REQUEST] = { "MPI_ERR_REQUEST", "invalid request" },
+	[MPI_ERR_ROOT] = { "MPI_ERR_ROOT", "invalid root" },
+	[MPI_ERR_GROUP] = { "MPI_ERR_GROUP", "invalid group" },
+	[MPI_ERR_OP] = { "MPI_ERR_OP", "invalid operation" },
+	[MPI_ERR_TOPOLOGY] = { "MPI_ERR_TOPOLOGY", "invalid topology" },
+	[MPI_ERR_DIMS] = { "MPI_ERR_DIMS", "invalid dimension argument" },
+	[MPI_ERR_ARG] = { "MPI_ERR_ARG", "invalid argument" },
+	[MPI_ERR_UNKNOWN] = { "MPI_ERR_UNKNOWN", "unknown error" },
+	[MPI_ERR_TRUNCATE] = { "MPI_ERR_TRUNCATE", "message truncated on receive" },
+	[MPI_ERR_OTHER] = { "MPI_ERR_OTHER", "other error" },
+	[MPI_ERR_INTERN] = { "MPI_ERR_INTERN", "internal error" },
+	[MPI_ERR_IN_STATUS] = { "MPI_ERR_IN_STATUS", "error code is in status" },
+	[MPI_ERR_PENDING] = { "MPI_ERR_PENDING", "pending request" },
+	[MPI_ERR_KEYVAL] = { "MPI_ERR_KEYVAL", "invalid attribute key" },
+	[MPI_ERR_NO_MEM] = { "MPI_ERR_NO_MEM", "out of memory" },
+	[MPI_ERR_BASE] = { "MPI_ERR_BASE", "invalid base address" },
+	[MPI_ERR_INFO_KEY] = { "MPI_ERR_INFO_KEY", "info key too long or empty" },
+	[MPI_ERR_INFO_VALUE] = { "MPI_ERR_INFO_VALUE", "info value too long" },
+	[MPI_ERR_INFO_NOKEY] = { "MPI_ERR_INFO_NOKEY", "info key not defined" },
+	[MPI_ERR_SPAWN] = { "MPI_ERR_SPAWN", "error spawning processes" },
+	[MPI_ERR_PORT] = { "MPI_ERR_PORT", "invalid port name" },
+	[MPI_ERR_SERVICE] = { "MPI_ERR_SERVICE", "invalid service name" },
+	[MPI_ERR_NAME] = { "MPI_ERR_NAME", "invalid service name in lookup" },
+	[MPI_ERR_WIN] = { "MPI_ERR_WIN", "invalid window" },
+	[MPI_ERR_SIZE] = { "MPI_ERR_SIZE", "invalid size" },
+	[MPI_ERR_DISP] = { "MPI_ERR_DISP", "invalid displacement" },
+	[MPI_ERR_INFO] = { "MPI_ERR_INFO", "invalid info object" },
+	[MPI_ERR_LOCKTYPE] = { "MPI_ERR_LOCKTYPE", "invalid lock type" },
+	[MPI_ERR_ASSERT] = { "MPI_ERR_ASSERT", "invalid assertion" },
+	[MPI_ERR_RMA_CONFLICT] = { "MPI_ERR_RMA_CONFLICT",
+				   "conflicting accesses to a window" },
+	[MPI_ERR_RMA_SYNC] = { "MPI_ERR_RMA_SYNC",
+			       "wrong synchronization of RMA calls" },
+	[MPI_ERR_RMA_RANGE] = { "MPI_ERR_RMA_RANGE",
+				"target memory is not part of the window" },
+	[MPI_ERR_RMA_ATTACH] = { "MPI_ERR_RMA_ATTACH",
+				 "memory cannot be attached" },
+	[MPI_ERR_RMA_SHARED] = { "MPI_ERR_RMA_SHARED",
+				 "memory cannot be shared" },
+	[MPI_ERR_RMA_FLAVOR] = { "MPI_ERR_RMA_FLAVOR",
+				 "wrong window flavor for this call" },
+	[MPI_ERR_FILE] = { "MPI_ERR_FILE", "invalid file handle" },
+	[MPI_ERR_NOT_SAME] = { "MPI_ERR_NOT_SAME",
+			       "collective arguments differ between processes" },
+	[MPI_ERR_AMODE] = { "MPI_ERR_AMODE", "invalid file access mode" },
+	[MPI_ERR_UNSUPPORTED_DATAREP] = { "MPI_ERR_UNSUPPORTED_DATAREP",
+					  "unsupported data representation" },
+	[MPI_ERR_UNSUPPORTED_OPERATION] = { "MPI_ERR_UNSUPPORTED_OPERATION",
+					    "unsupported operation" },
+	[MPI_ERR_NO_SUCH_FILE] = { "MPI_ERR_NO_SUCH_FILE", "no such file" },
+	[MPI_ERR_FILE_EXISTS] = { "MPI_ERR_FILE_EXISTS", "file exists" },
+	[MPI_ERR_BAD_FILE] = { "MPI_ERR_BAD_FILE", "invalid file name" },
+	[MPI_ERR_ACCESS] = { "MPI_ERR_ACCESS", "permission denied" },
+	[MPI_ERR_NO_SPACE] = { "MPI_ERR_NO_SPACE", "not enough space" },
+	[MPI_ERR_QUOTA] = { "MPI_ERR_QUOTA", "quota exceeded" },
+	[MPI_ERR_READ_ONLY] = { "MPI_ERR_READ_ONLY", "read-only file or file system" },
+	[MPI_ERR_FILE_IN_USE] = { "MPI_ERR_FILE_IN_USE", "file in use" },
+	[MPI_ERR_DUP_DATAREP] = { "MPI_ERR_DUP_DATAREP",
+				  "data representation already defined" },
+	[MPI_ERR_CONVERSION] = { "MPI_ERR_CONVERSION",
+				 "error in a data conversion function" },
+	[MPI_ERR_IO] = { "MPI_ERR_IO", "I/O error" },
+	[MPI_ERR_PROC_ABORTED] = { "MPI_ERR_PROC_ABORTED",
+				   "a process of the job has died or left it" },
+};
+
+/* User-added classes and codes: MPI_ERR_LASTCODE + 1 ... */
+#define MPIRMA_MAX_DYN_CODES 1024
+static int dyn_class[MPIRMA_MAX_DYN_CODES];	/* class of each added code */
+static char *dyn_text[MPIRMA_MAX_DYN_CODES];
+static int dyn_count;
+
+static bool is_predefined_class(int c)
+{
+	return c >= 0 && c < (int)MPIRMA_ARRAY_SIZE(classes) && classes[c].name;
+}
+
+/* The class of a code, or -1 for a value that is no code. */
+static int class_of(int code)
+{
+	if (is_predefined_class(code))
+		return code;
+	if (code > MPI_ERR_LASTCODE && code <= MPI_ERR_LASTCODE + dyn_count)
+		return dyn_class[code - MPI_ERR_LASTCODE - 1];
+	return -1;
+}
+
+const char *mpirma_class_name(int errclass)
+{
+	int c = class_of(errclass);
+
+	if (c < 0)
+		return "MPI_ERR_UNKNOWN";
+	if (c > MPI_ERR_LASTCODE)
+		return "user-defined error class";
+	return classes[c].name;
+}
+
+int mpirma_last_used_code(void)
+{
+	return MPI_ERR_LASTCODE + dyn_count;
+}
+
+/* ------------------------------------------------------------ errno table */
+
+int mpirma_errno_to_class(int negerrno)
+{
+	switch (negerrno < 0 ? -negerrno : negerrno) {
+	case 0:
+		return MPI_SUCCESS;
+	case EINVAL:
+		return MPI_ERR_ARG;
+	case EOPNOTSUPP:
+		return MPI_ERR_OP;
+	case ENOENT:
+	case EBUSY:		/* the window is being freed */
+		return MPI_ERR_WIN;
+	case ENXIO:
+		return MPI_ERR_RANK;
+	case ERANGE:
+	case EOVERFLOW:		/* a displacement or count far out of range */
+		return MPI_ERR_RMA_RANGE;
+	case EFAULT:
+		return MPI_ERR_BUFFER;
+	case ENOMEM:
+		return MPI_ERR_NO_MEM;
+	case EOWNERDEAD:
+		return MPI_ERR_PROC_ABORTED;
+	case EDEADLK:
+	case ENOLCK:
+		return MPI_ERR_RMA_SYNC;
+	case ENOTTY:		/* library and module do not agree */
+	case E2BIG:
+	case EAGAIN:		/* a non-blocking request the caller should handle */
+		return MPI_ERR_INTERN;
+	default:
+		return MPI_ERR_OTHER;
+	}
+}
+
+static const char *errno_text(int e)
+{
+	switch (e) {
+	case EOWNERDEAD:
+		return "a process of the job has died or left it";
+	case ENOTTY:
+	case E2BIG:
+		return "the mpirma module does not understand the library "
+		       "(version mismatch?)";
+	case ENOMEM:
+		return "out of memory (or RLIMIT_MEMLOCK reached)";
+	default:
+		return strerror(e);
+	}
+}
+
+/* ------------------------------------------------------------ causes */
+
+static char pending[512];
+
+int mpirma_err(int errclass, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pending, sizeof(pending), fmt, ap);
+	va_end(ap);
+	return errclass;
+}
+
+int mpirma_err_errno(int negerrno, const char *fmt, ...)
+{
+	int e = negerrno < 0 ? -negerrno : negerrno;
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pending, sizeof(pending), fmt, ap);
+	va_end(ap);
+	n = strlen(pending);
+	snprintf(pending + n, sizeof(pending) - n, "%s%s",
+		 n ? ": " : "", errno_text(e));
+	return mpirma_errno_to_class(e);
+}
+
+/* ------------------------------------------------------------ the end */
+
+void mpirma_abort_job(int code)
+{
+	fflush(NULL);
+	/* _exit: atexit handlers might call MPI again and wait forever. */
+	_exit(code & 0xff);
+}
+
+int mpirma_not_running(const char *fn)
+{
+	fprintf(stderr, "mpirma: %s called %s\n", fn,
+		mpirma_proc.state == MPIRMA_STATE_FINALIZED ?
+		"after MPI_Finalize" : "before MPI_Init");
+	mpirma_abort_job(MPI_ERR_OTHER);
+}
+
+static void fatal(int errclass, const char *fn, const char *cause)
+{
+	if (mpirma_proc.state == MPIRMA_STATE_RUNNING)
+		fprintf(stderr, "mpirma: rank %d: %s: %s: %s\n", mpirma_proc.rank,
+			fn, mpirma_class_name(errclass), cause);
+	else
+		fprintf(stderr, "mpirma: %s: %s: %s\n", fn,
+			mpirma_class_name(errclass), cause);
+	mpirma_abort_job(errclass ? errclass : 1);
+}
+
+/* ------------------------------------------------------------ errhandlers */
+
+struct mpirma_errh {
+	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM or MPIRMA_HK_WIN */
+	void (*fn)(void);
+	int refs;
+};
+
+static bool is_predefined_eh(MPI_Errhandler e)
+{
+	return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN ||
+	       e == MPI_ERRORS_ABORT;
+}
+
+static struct mpirma_errh *errh_get(MPI_Errhandler e)
+{
+	return mpirma_handle_get(MPIRMA_HK_ERRHANDLER, e);
+}
+
+void mpirma_errhandler_ref(MPI_Errhandler e)
+{
+	struct mpirma_errh *h = errh_get(e);
+
+	if (h)
+		h->refs++;
+}
+
+void mpirma_errhandler_unref(MPI_Errhandler e)
+{
+	struct mpirma_errh *h = errh_get(e);
+
+	if (h && --h->refs == 0) {
+		mpirma_handle_free(MPIRMA_HK_ERRHANDLER, e);
+		free(h);
+	}
+}
+
+/*
+ * Runs handler @e of an object of @kind with handle @handle.  Returns the
+ * class unless the handler ends the job.
+ */
+static int invoke(MPI_Errhandler e, enum mpirma_hkind kind, int handle,
+		  int errclass, const char *fn, const char *cause)
+{
+	struct mpirma_errh *h;
+	int code = errclass;
+
+	if (e == MPI_ERRORS_RETURN)
+		return errclass;
+	h = errh_get(e);
+	if (!h || mpirma_proc.state != MPIRMA_STATE_RUNNING)
+		fatal(errclass, fn, cause);
+	if (kind == MPIRMA_HK_WIN) {
+		MPI_Win w = handle;
+
+		((MPI_Win_errhandler_function *)h->fn)(&w, &code);
+	} else {
+		MPI_Comm c = handle;
+
+		((MPI_Comm_errhandler_function *)h->fn)(&c, &code);
+	}
+	return errclass;
+}
+
+/* The cause: the format's text, else the pending message, else the class. */
+static const char *cause_of(char *buf, size_t len, int errclass,
+			    const char *fmt, va_list ap)
+{
+	if (fmt) {
+		vsnprintf(buf, len, fmt, ap);
+		return buf;
+	}
+	if (pending[0])
+		return pending;
+	return classes[class_of(errclass) >= 0 &&
+		       class_of(errclass) <= MPI_ERR_LASTCODE ?
+		       class_of(errclass) : MPI_ERR_UNKNOWN].text;
+}
+
+static int raise_on(enum mpirma_hkind kind, int handle, int errclass,
+		    const char *fn, const char *fmt, va_list ap)
+{
+	MPI_Errhandler e = MPI_ERRORS_ARE_FATAL;
+	char buf[512];
+	const char *cause;
+	int ret;
+
+	if (errclass == MPI_SUCCESS)
+		return MPI_SUCCESS;
+	cause = cause_of(buf, sizeof(buf), errclass, fmt, ap);
+	if (mpirma_proc.state == MPIRMA_STATE_RUNNING) {
+		struct mpirma_objhdr *h = NULL;
+		struct mpirma_comm *c;
+
+		if (kind == MPIRMA_HK_WIN)
+			h = mpirma_win_hdr(handle);
+		else if ((c = mpirma_comm_get(handle)))
+			h = &c->hdr;
+		if (!h) {
+			/* No such object: its errors go to MPI_COMM_WORLD. */
+			kind = MPIRMA_HK_COMM;
+			handle = MPI_COMM_WORLD;
+			h = &mpirma_comm_get(MPI_COMM_WORLD)->hdr;
+		}
+		e = h->errhandler;
+	}
+	if (e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_ABORT)
+		fatal(errclass, fn, cause);
+	ret = invoke(e, kind, handle, errclass, fn, cause);
+	pending[0] = '\0';
+	return ret;
+}
+
+int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = raise_on(MPIRMA_HK_COMM, comm, errclass, fn, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int mpirma_raise_win(MPI_Win win, int errclass, const char *fn,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = raise_on(MPIRMA_HK_WIN, win, errclass, fn, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = raise_on(MPIRMA_HK_COMM, MPI_COMM_WORLD, errclass, fn, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+MPI_Errhandler mpirma_win_errhandler(MPI_Win win)
+{
+	struct mpirma_objhdr *h = mpirma_win_hdr(win);
+
+	return h ? h->errhandler : MPI_ERRORS_ARE_FATAL;
+}
+
+/* ------------------------------------------------------------ API: classes */
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+	int c = class_of(errorcode);
+
+	if (c < 0)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "%d is not an error code", errorcode);
+	*errorclass = c;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Error_class)
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+	int c = class_of(errorcode);
+	const char *s;
+
+	if (c < 0)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "%d is not an error code", errorcode);
+	if (errorcode > MPI_ERR_LASTCODE) {
+		s = dyn_text[errorcode - MPI_ERR_LASTCODE - 1];
+		if (!s)
+			s = "";
+		*resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+	} else {
+		*resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s",
+				      classes[c].name, classes[c].text);
+	}
+	if (*resultlen >= MPI_MAX_ERROR_STRING)
+		*resultlen = MPI_MAX_ERROR_STRING - 1;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Error_string)
+
+static int add_code(int errclass, int *out)
+{
+	if (dyn_count == MPIRMA_MAX_DYN_CODES)
+		return mpirma_err(MPI_ERR_OTHER, "too many error codes (%d)",
+				  MPIRMA_MAX_DYN_CODES);
+	*out = MPI_ERR_LASTCODE + 1 + dyn_count;
+	dyn_class[dyn_count] = errclass < 0 ? *out : errclass;
+	dyn_count++;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(add_code(-1, errorclass), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+	MPIRMA_CHECK_INIT();
+	if (class_of(errorclass) != errorclass)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "%d is not an error class", errorclass);
+	return mpirma_raise(add_code(errorclass, errorcode), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+	char **slot;
+
+	MPIRMA_CHECK_INIT();
+	if (errorcode <= MPI_ERR_LASTCODE || class_of(errorcode) < 0)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "%d is not a user-added error code",
+				    errorcode);
+	if (strlen(string) >= MPI_MAX_ERROR_STRING)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "string longer than MPI_MAX_ERROR_STRING");
+	slot = &dyn_text[errorcode - MPI_ERR_LASTCODE - 1];
+	free(*slot);
+	*slot = strdup(string);
+	if (!*slot)
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, NULL);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Add_error_string)
+
+/* ------------------------------------------------------------ API: handlers */
+
+static int create_eh(enum mpirma_hkind kind, void (*fn)(void),
+		     MPI_Errhandler *out, const char *func)
+{
+	struct mpirma_errh *h;
+
+	if (!fn)
+		return mpirma_raise(MPI_ERR_ARG, func, "NULL handler function");
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return mpirma_raise(MPI_ERR_NO_MEM, func, NULL);
+	h->kind = kind;
+	h->fn = fn;
+	h->refs = 1;
+	*out = mpirma_handle_alloc(MPIRMA_HK_ERRHANDLER, h);
+	if (!*out) {
+		free(h);
+		return mpirma_raise(MPI_ERR_NO_MEM, func, NULL);
+	}
+	return MPI_SUCCESS;
+}
+
+/* Is @e an error handler that may be set on an object of @kind? */
+static bool eh_fits(MPI_Errhandler e, enum mpirma_hkind kind)
+{
+	struct mpirma_errh *h;
+
+	if (is_predefined_eh(e))
+		return true;
+	h = errh_get(e);
+	return h && h->kind == kind;
+}
+
+static int set_eh(struct mpirma_objhdr *h, MPI_Errhandler e)
+{
+	mpirma_errhandler_ref(e);
+	mpirma_errhandler_unref(h->errhandler);
+	h->errhandler = e;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+				MPI_Errhandler *errhandler)
+{
+	MPIRMA_CHECK_INIT();
+	return create_eh(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
+			 MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Comm_create_errhandler)
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn,
+			       MPI_Errhandler *errhandler)
+{
+	MPIRMA_CHECK_INIT();
+	return create_eh(MPIRMA_HK_WIN, (void (*)(void))fn, errhandler,
+			 MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Win_create_errhandler)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	struct mpirma_comm *c;
+
+	MPIRMA_CHECK_INIT();
+	c = mpirma_comm_get(comm);
+	if (!c)
+		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
+				    "invalid communicator %d", comm);
+	if (!eh_fits(errhandler, MPIRMA_HK_COMM))
+		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
+					 "%d is not a communicator error handler",
+					 errhandler);
+	return set_eh(&c->hdr, errhandler);
+}
+MPIRMA_ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	struct mpirma_comm *c;
+
+	MPIRMA_CHECK_INIT();
+	c = mpirma_comm_get(comm);
+	if (!c)
+		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
+				    "invalid communicator %d", comm);
+	/* The caller gets a reference, released by MPI_Errhandler_free. */
+	*errhandler = c->hdr.errhandler;
+	mpirma_errhandler_ref(*errhandler);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Comm_get_errhandler)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	h = mpirma_win_hdr(win);
+	if (!h)
+		return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,
+				    "invalid window %d", win);
+	if (!eh_fits(errhandler, MPIRMA_HK_WIN))
+		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
+					"%d is not a window error handler",
+					errhandler);
+	return set_eh(h, errhandler);
+}
+MPIRMA_ALIAS(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+	struct mpirma_objhdr *h;
+
+	MPIRMA_CHECK_INIT();
+	h = mpirma_win_hdr(win);
+	if (!h)
+		return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,
+				    "invalid window %d", win);
+	*errhandler = h->errhandler;
+	mpirma_errhandler_ref(*errhandler);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_get_errhandler)
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+	MPIRMA_CHECK_INIT();
+	if (!mpirma_comm_get(comm))
+		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
+				    "invalid communicator %d", comm);
+	mpirma_raise_comm(comm, errorcode, MPIRMA_FUNC,
+			  "error code %d raised by the program", errorcode);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Comm_call_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+	MPIRMA_CHECK_INIT();
+	if (!mpirma_win_hdr(win))
+		return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,
+				    "invalid window %d", win);
+	mpirma_raise_win(win, errorcode, MPIRMA_FUNC,
+			 "error code %d raised by the program", errorcode);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_call_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+	MPIRMA_CHECK_INIT();
+	if (!is_predefined_eh(*errhandler) && !errh_get(*errhandler))
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "invalid error handler %d", *errhandler);
+	mpirma_errhandler_unref(*errhandler);
+	*errhandler = MPI_ERRHANDLER_NULL;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Errhandler_free)

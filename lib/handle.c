@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * handle.c - the handle tables: created MPI objects are ints that index a
+ * growable array of pointers, one array per kind, offset by the kind's base
+ * (docs/library.md).  Slot i holds handle base + i; NULL marks a free slot.
+ *
+ * Freed slots are reused round robin, only once the table is at least half
+ * free, so a handle used after MPI_X_free is usually still invalid and
+ * reported as such instead of silently naming a newer object.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct mpirma_htable {
+	void **slot;
+	int cap;	/* entries allocated */
+	int used;	/* entries ever handed out: slot[used..cap) never used */
+	int live;	/* non-NULL entries */
+	int cursor;	/* where the round-robin search for a free slot resumes */
+};
+
+static struct mpirma_htable tables[MPIRMA_NR_HKINDS];
+
+static const int hbase[MPIRMA_NR_HKINDS] = {
+	[MPIRMA_HK_COMM] = 16,
+	[MPIRMA_HK_GROUP] = 16,
+	[MPIRMA_HK_DATATYPE] = 256,
+	[MPIRMA_HK_OP] = 32,
+	[MPIRMA_HK_WIN] = 1,
+	[MPIRMA_HK_REQUEST] = 1,
+	[MPIRMA_HK_ERRHANDLER] = 16,
+	[MPIRMA_HK_INFO] = 16,
+	[MPIRMA_HK_KEYVAL] = 32,
+};
+
+/* Handles stay below INT_MAX with room to spare. */
+#define MPIRMA_HANDLE_MAX_SLOTS (1 << 28)
+
+static int slot_of(enum mpirma_hkind kind, int handle)
+{
+	struct mpirma_htable *t = &tables[kind];
+	int i;
+
+	if ((unsigned int)kind >= MPIRMA_NR_HKINDS || handle < hbase[kind])
+		return -1;
+	i = handle - hbase[kind];
+	return i < t->used ? i : -1;
+}
+
+int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
+{
+	struct mpirma_htable *t = &tables[kind];
+	int i;
+
+	if (!obj)
+		return 0;
+	/* Grow when every slot was handed out and more than half are live. */
+	if (t->used == t->cap && t->live >= t->cap / 2 &&
+	    t->cap < MPIRMA_HANDLE_MAX_SLOTS) {
+		int ncap = t->cap ? 2 * t->cap : 64;
+		void **n = realloc(t->slot, ncap * sizeof(*n));
+
+		if (n) {
+			t->slot = n;
+			t->cap = ncap;
+		}
+	}
+	if (t->used < t->cap) {
+		i = t->used++;
+	} else {
+		/* The table is full of handed-out slots: reuse a freed one. */
+		if (t->live == t->cap)
+			return 0;
+		for (i = t->cursor; t->slot[i]; i = (i + 1) % t->cap)
+			;
+		t->cursor = (i + 1) % t->cap;
+	}
+	t->slot[i] = obj;
+	t->live++;
+	return hbase[kind] + i;
+}
+
+void *mpirma_handle_get(enum mpirma_hkind kind, int handle)
+{
+	int i = slot_of(kind, handle);
+
+	return i < 0 ? NULL : tables[kind].slot[i];
+}
+
+void mpirma_handle_free(enum mpirma_hkind kind, int handle)
+{
+	int i = slot_of(kind, handle);
+
+	if (i >= 0 && tables[kind].slot[i]) {
+		tables[kind].slot[i] = NULL;
+		tables[kind].live--;
+	}
+}
+
+int mpirma_handle_next(enum mpirma_hkind kind, int prev)
+{
+	struct mpirma_htable *t = &tables[kind];
+	int i = prev < hbase[kind] ? 0 : prev - hbase[kind] + 1;
+
+	for (; i < t->used; i++)
+		if (t->slot[i])
+			return hbase[kind] + i;
+	return 0;
+}
+
+/*
+ * Fortran conversions: our handles are already Fortran integers.  They may
+ * be called at any time, so they do not check initialization.
+ */
+#define MPIRMA_C2F(Name, Type)						\
+	MPI_Fint PMPI_##Name##_c2f(Type h) { return (MPI_Fint)h; }	\
+	MPIRMA_ALIAS(Name##_c2f)					\
+	Type PMPI_##Name##_f2c(MPI_Fint h) { return (Type)h; }		\
+	MPIRMA_ALIAS(Name##_f2c)
+
+MPIRMA_C2F(Comm, MPI_Comm)
+MPIRMA_C2F(Group, MPI_Group)
+MPIRMA_C2F(Type, MPI_Datatype)
+MPIRMA_C2F(Op, MPI_Op)
+MPIRMA_C2F(Win, MPI_Win)
+MPIRMA_C2F(Request, MPI_Request)
+MPIRMA_C2F(Errhandler, MPI_Errhandler)
+MPIRMA_C2F(Info, MPI_Info)

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * info.c - MPI_Info objects: ordered (key, value) string pairs.
+ *
+ * Keys keep the order in which they were first set (MPI_Info_get_nthkey).
+ * MPI_INFO_ENV is a read-only object describing how the job was started.
+ * Info calls do not require MPI to be initialized (MPI 4 allows them before
+ * MPI_Init); their errors go to MPI_COMM_WORLD's handler.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct mpirma_info {
+	int n;
+	int cap;
+	char **keys;
+	char **vals;
+};
+
+static struct mpirma_info info_env;
+static bool info_env_ready;
+
+static int info_add(struct mpirma_info *in, const char *key, const char *val);
+
+/* MPI_INFO_ENV, filled on first use. */
+static struct mpirma_info *env_info(void)
+{
+	char buf[64], wdir[1024];
+
+	if (info_env_ready)
+		return &info_env;
+	info_env_ready = true;
+	snprintf(buf, sizeof(buf), "%d", mpirma_proc.size ? mpirma_proc.size : 1);
+	info_add(&info_env, "maxprocs", buf);
+	snprintf(buf, sizeof(buf), "%s",
+		 mpirma_proc.thread_level == MPI_THREAD_SERIALIZED ?
+		 "MPI_THREAD_SERIALIZED" :
+		 mpirma_proc.thread_level == MPI_THREAD_FUNNELED ?
+		 "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE");
+	info_add(&info_env, "thread_level", buf);
+	if (getcwd(wdir, sizeof(wdir)))
+		info_add(&info_env, "wdir", wdir);
+	if (gethostname(buf, sizeof(buf)) == 0) {
+		buf[sizeof(buf) - 1] = '\0';
+		info_add(&info_env, "host", buf);
+	}
+	return &info_env;
+}
+
+static struct mpirma_info *info_get(MPI_Info info)
+{
+	if (info == MPI_INFO_ENV)
+		return env_info();
+	return mpirma_handle_get(MPIRMA_HK_INFO, info);
+}
+
+static int info_find(const struct mpirma_info *in, const char *key)
+{
+	int i;
+
+	for (i = 0; i < in->n; i++)
+		if (!strcmp(in->keys[i], key))
+			return i;
+	return -1;
+}
+
+/* Sets @key to @val (replacing).  MPI class. */
+static int info_add(struct mpirma_info *in, const char *key, const char *val)
+{
+	int i = info_find(in, key);
+	char *v = strdup(val), *k = NULL;
+
+	if (!v)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	if (i >= 0) {
+		free(in->vals[i]);
+		in->vals[i] = v;
+		return MPI_SUCCESS;
+	}
+	if (in->n == in->cap) {
+		int ncap = in->cap ? 2 * in->cap : 8;
+		char **nk = realloc(in->keys, ncap * sizeof(char *));
+		char **nv;
+
+		if (!nk)
+			goto out_nomem;
+		in->keys = nk;
+		nv = realloc(in->vals, ncap * sizeof(char *));
+		if (!nv)
+			goto out_nomem;
+		in->vals = nv;
+		in->cap = ncap;
+	}
+	k = strdup(key);
+	if (!k)
+		goto out_nomem;
+	in->keys[in->n] = k;
+	in->vals[in->n] = v;
+	in->n++;
+	return MPI_SUCCESS;
+out_nomem:
+	free(v);
+	return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+}
+
+static void info_destroy(struct mpirma_info *in)
+{
+	int i;
+
+	for (i = 0; i < in->n; i++) {
+		free(in->keys[i]);
+		free(in->vals[i]);
+	}
+	free(in->keys);
+	free(in->vals);
+	free(in);
+}
+
+const char *mpirma_info_lookup(MPI_Info info, const char *key)
+{
+	struct mpirma_info *in;
+	int i;
+
+	if (info == MPI_INFO_NULL)
+		return NULL;
+	in = info_get(info);
+	if (!in)
+		return NULL;
+	i = info_find(in, key);
+	return i < 0 ? NULL : in->vals[i];
+}
+
+static int check_key(const char *key)
+{
+	size_t n = key ? strlen(key) : 0;
+
+	if (n == 0 || n > MPI_MAX_INFO_KEY)
+		return mpirma_err(MPI_ERR_INFO_KEY, "info key of length %zu "
+				  "(1..%d allowed)", n, MPI_MAX_INFO_KEY);
+	return MPI_SUCCESS;
+}
+
+/* A user info object (not MPI_INFO_ENV: it cannot be changed). */
+#define GET_INFO(var, handle, writable)					\
+	do {								\
+		var = (writable) && (handle) == MPI_INFO_ENV ? NULL :	\
+			info_get(handle);				\
+		if (!var)						\
+			return mpirma_raise(MPI_ERR_INFO, MPIRMA_FUNC,	\
+					    "invalid info %d%s", handle,	\
+					    (handle) == MPI_INFO_ENV ?	\
+					    " (MPI_INFO_ENV is read-only)" \
+					    : "");			\
+	} while (0)
+
+int PMPI_Info_create(MPI_Info *info)
+{
+	struct mpirma_info *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, NULL);
+	*info = mpirma_handle_alloc(MPIRMA_HK_INFO, in);
+	if (!*info) {
+		free(in);
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, NULL);
+	}
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_create)
+
+int PMPI_Info_free(MPI_Info *info)
+{
+	struct mpirma_info *in;
+
+	GET_INFO(in, *info, true);
+	mpirma_handle_free(MPIRMA_HK_INFO, *info);
+	info_destroy(in);
+	*info = MPI_INFO_NULL;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_free)
+
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+	struct mpirma_info *in;
+	size_t n;
+	int ret;
+
+	GET_INFO(in, info, true);
+	ret = check_key(key);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	if (!value)
+		return mpirma_raise(MPI_ERR_INFO_VALUE, MPIRMA_FUNC,
+				    "NULL info value");
+	n = strlen(value);
+	if (n > MPI_MAX_INFO_VAL)
+		return mpirma_raise(MPI_ERR_INFO_VALUE, MPIRMA_FUNC,
+				    "info value of length %zu (at most %d "
+				    "allowed)", n, MPI_MAX_INFO_VAL);
+	return mpirma_raise(info_add(in, key, value), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Info_set)
+
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
+		  int *flag)
+{
+	struct mpirma_info *in;
+	int i, ret;
+
+	GET_INFO(in, info, false);
+	ret = check_key(key);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	if (valuelen < 0)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "negative valuelen %d", valuelen);
+	i = info_find(in, key);
+	*flag = i >= 0;
+	if (i >= 0) {
+		/* valuelen excludes the terminating NUL (the buffer has +1). */
+		size_t n = strlen(in->vals[i]);
+
+		if (n > (size_t)valuelen)
+			n = valuelen;
+		memcpy(value, in->vals[i], n);
+		value[n] = '\0';
+	}
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_get)
+
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+	struct mpirma_info *in;
+
+	GET_INFO(in, info, false);
+	*nkeys = in->n;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_get_nkeys)
+
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+	struct mpirma_info *in;
+
+	GET_INFO(in, info, false);
+	if (n < 0 || n >= in->n)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "key %d of an info with %d keys", n, in->n);
+	strcpy(key, in->keys[n]);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_get_nthkey)
+
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
+			   int *flag)
+{
+	struct mpirma_info *in;
+	int i, ret;
+
+	GET_INFO(in, info, false);
+	ret = check_key(key);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	i = info_find(in, key);
+	*flag = i >= 0;
+	if (i >= 0)
+		*valuelen = (int)strlen(in->vals[i]);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_get_valuelen)
+
+int PMPI_Info_delete(MPI_Info info, const char *key)
+{
+	struct mpirma_info *in;
+	int i, ret;
+
+	GET_INFO(in, info, true);
+	ret = check_key(key);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	i = info_find(in, key);
+	if (i < 0)
+		return mpirma_raise(MPI_ERR_INFO_NOKEY, MPIRMA_FUNC,
+				    "no key \"%s\"", key);
+	free(in->keys[i]);
+	free(in->vals[i]);
+	memmove(&in->keys[i], &in->keys[i + 1],
+		(in->n - i - 1) * sizeof(char *));
+	memmove(&in->vals[i], &in->vals[i + 1],
+		(in->n - i - 1) * sizeof(char *));
+	in->n--;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_delete)
+
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+	struct mpirma_info *in, *out;
+	int i, ret;
+
+	GET_INFO(in, info, false);
+	ret = PMPI_Info_create(newinfo);
+	if (ret)
+		return ret;
+	out = info_get(*newinfo);
+	for (i = 0; i < in->n; i++) {
+		ret = info_add(out, in->keys[i], in->vals[i]);
+		if (ret) {
+			PMPI_Info_free(newinfo);
+			return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+		}
+	}
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_dup)

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * init.c - the MPI environment: joining the job, finalizing, aborting,
+ * clocks, versions, MPI_Alloc_mem.
+ *
+ * Startup (docs/library.md): under the launcher the environment carries
+ * MPIRMA_JOB_FD, MPIRMA_RANK and MPIRMA_SIZE; the process joins the job with
+ * them, closes the job fd and keeps the member fd.  Without them it is a
+ * singleton: it opens /dev/mpirma, creates a job of one and joins it.  The
+ * variables are removed after joining, so a program this one starts runs
+ * as its own singleton instead of trying to join a job fd it does not have.
+ *
+ * Thread level: at most MPI_THREAD_SERIALIZED (the library takes no locks).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct mpirma_proc mpirma_proc = {
+	.state = MPIRMA_STATE_PRE_INIT,
+	.fd = -1,
+};
+
+static pthread_t main_thread;
+
+int mpirma_ioctl(unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do
+		ret = ioctl(mpirma_proc.fd, cmd, arg);
+	while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : ret;
+}
+
+/* Parses a non-negative decimal int; -1 if it is not one. */
+static int parse_nonneg(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0 || v > INT_MAX)
+		return -1;
+	return (int)v;
+}
+
+/*
+ * Finds the job fd and rank: from the launcher's environment or by creating
+ * a job of one.  Returns MPI_SUCCESS or a class with the cause recorded.
+ */
+static int find_job(int *job_fd, int *rank, int *size)
+{
+	const char *efd = getenv("MPIRMA_JOB_FD");
+	const char *erank = getenv("MPIRMA_RANK");
+	const char *esize = getenv("MPIRMA_SIZE");
+	struct mpirma_job_create jc = { .size = sizeof(jc), .nranks = 1 };
+	int dev;
+
+	if (efd || erank || esize) {
+		*job_fd = parse_nonneg(efd);
+		*rank = parse_nonneg(erank);
+		*size = parse_nonneg(esize);
+		if (*job_fd < 0 || *rank < 0 || *size < 1 || *rank >= *size)
+			return mpirma_err(MPI_ERR_OTHER,
+				"bad launcher environment MPIRMA_JOB_FD=%s "
+				"MPIRMA_RANK=%s MPIRMA_SIZE=%s (start the "
+				"program with mpiexec, or without these "
+				"variables)", efd ? efd : "(unset)",
+				erank ? erank : "(unset)",
+				esize ? esize : "(unset)");
+		if (fcntl(*job_fd, F_GETFD) < 0)
+			return mpirma_err(MPI_ERR_OTHER,
+				"MPIRMA_JOB_FD=%d is not an open file "
+				"descriptor (was the program started by "
+				"mpiexec?)", *job_fd);
+		mpirma_proc.singleton = false;
+		return MPI_SUCCESS;
+	}
+
+	dev = open(MPIRMA_DEVICE, O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return mpirma_err(MPI_ERR_OTHER, "cannot open %s: %s (%s)",
+				  MPIRMA_DEVICE, strerror(errno),
+				  errno == EACCES || errno == EPERM ?
+				  "check the device's permissions" :
+				  "is the mpirma module loaded?");
+	if (ioctl(dev, MPIRMA_IOC_JOB_CREATE, &jc) < 0) {
+		int e = errno;
+
+		close(dev);
+		return mpirma_err_errno(-e, "creating a job of one");
+	}
+	close(dev);
+	*job_fd = jc.job_fd;
+	*rank = 0;
+	*size = 1;
+	mpirma_proc.singleton = true;
+	return MPI_SUCCESS;
+}
+
+static int join_job(void)
+{
+	struct mpirma_job_join jj = { .size = sizeof(jj) };
+	int job_fd = -1, rank = 0, size = 0, ret;
+
+	ret = find_job(&job_fd, &rank, &size);
+	if (ret)
+		return ret;
+	jj.rank = rank;
+	ret = ioctl(job_fd, MPIRMA_IOC_JOB_JOIN, &jj) < 0 ? -errno : 0;
+	close(job_fd);
+	if (ret)
+		return mpirma_err_errno(ret, "joining the job as rank %d", rank);
+	if ((int)jj.nranks != size) {
+		close(jj.member_fd);
+		return mpirma_err(MPI_ERR_OTHER, "the job has %u ranks but "
+				  "MPIRMA_SIZE says %d", jj.nranks, size);
+	}
+	unsetenv("MPIRMA_JOB_FD");
+	unsetenv("MPIRMA_RANK");
+	unsetenv("MPIRMA_SIZE");
+	mpirma_proc.fd = jj.member_fd;
+	mpirma_proc.rank = rank;
+	mpirma_proc.size = size;
+	mpirma_proc.job_id = jj.job_id;
+	return MPI_SUCCESS;
+}
+
+static int init(int required, int *provided, const char *fn)
+{
+	int ret;
+
+	if (mpirma_proc.state != MPIRMA_STATE_PRE_INIT)
+		return mpirma_raise(MPI_ERR_OTHER, fn,
+				    "MPI is already %s",
+				    mpirma_proc.state == MPIRMA_STATE_RUNNING ?
+				    "initialized" : "finalized");
+	ret = join_job();
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
+
+	mpirma_proc.query.size = sizeof(mpirma_proc.query);
+	ret = mpirma_ioctl(MPIRMA_IOC_QUERY, &mpirma_proc.query);
+	if (ret)
+		return mpirma_raise(mpirma_err_errno(ret, "MPIRMA_IOC_QUERY"),
+				    fn, NULL);
+	if (!(mpirma_proc.query.features & MPIRMA_FEAT_MSG))
+		return mpirma_raise(MPI_ERR_OTHER, fn,
+				    "the mpirma module has no messages "
+				    "(MPIRMA_FEAT_MSG): it is older than "
+				    "this library");
+
+	mpirma_proc.next_ctx = MPIRMA_CTX_FIRST;
+	mpirma_proc.thread_level = required < MPI_THREAD_SINGLE ?
+		MPI_THREAD_SINGLE : required > MPI_THREAD_SERIALIZED ?
+		MPI_THREAD_SERIALIZED : required;
+	main_thread = pthread_self();
+	ret = mpirma_comm_setup();
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
+	mpirma_proc.state = MPIRMA_STATE_RUNNING;
+
+	/* Everyone has joined before anyone talks to anyone. */
+	ret = mpirma_ioctl(MPIRMA_IOC_JOB_BARRIER, NULL);
+	if (ret)
+		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
+				    fn, NULL);
+	if (provided)
+		*provided = mpirma_proc.thread_level;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	(void)argc;
+	(void)argv;
+	return init(required, provided, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Init_thread)
+
+int PMPI_Init(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return init(MPI_THREAD_SINGLE, NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Init)
+
+int PMPI_Finalize(void)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	/* MPI-2.2: MPI_COMM_SELF's attributes are deleted first. */
+	mpirma_comm_finalize_self();
+	ret = mpirma_ioctl(MPIRMA_IOC_JOB_BARRIER, NULL);
+	if (ret)
+		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
+				    MPIRMA_FUNC, NULL);
+	mpirma_comm_teardown();
+	close(mpirma_proc.fd);
+	mpirma_proc.fd = -1;
+	mpirma_proc.state = MPIRMA_STATE_FINALIZED;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Finalize)
+
+int PMPI_Initialized(int *flag)
+{
+	*flag = mpirma_proc.state != MPIRMA_STATE_PRE_INIT;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Initialized)
+
+int PMPI_Finalized(int *flag)
+{
+	*flag = mpirma_proc.state == MPIRMA_STATE_FINALIZED;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Finalized)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+	/*
+	 * Every process of the job goes: this one exits, the launcher kills
+	 * the others when it sees a non-zero status, and whoever waits for
+	 * this rank in the kernel gets EOWNERDEAD.
+	 */
+	fprintf(stderr, "mpirma: rank %d: MPI_Abort(comm %d, errorcode %d)\n",
+		mpirma_proc.state == MPIRMA_STATE_RUNNING ? mpirma_proc.rank : 0,
+		comm, errorcode);
+	mpirma_abort_job(errorcode);
+}
+MPIRMA_ALIAS(Abort)
+
+double PMPI_Wtime(void)
+{
+	struct timespec ts;
+
+	/* CLOCK_MONOTONIC is one clock for the node: MPI_WTIME_IS_GLOBAL. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+MPIRMA_ALIAS(Wtime)
+
+double PMPI_Wtick(void)
+{
+	struct timespec ts;
+
+	if (clock_getres(CLOCK_MONOTONIC, &ts))
+		return 1e-9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+MPIRMA_ALIAS(Wtick)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+	*version = MPI_VERSION;
+	*subversion = MPI_SUBVERSION;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Get_version)
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+	int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+			 "mpirma %s (MPI %d.%d, one-sided communication in "
+			 "the kernel)", MPIRMA_VERSION, MPI_VERSION,
+			 MPI_SUBVERSION);
+
+	*resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ?
+		n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Get_library_version)
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+	MPIRMA_CHECK_INIT();
+	if (gethostname(name, MPI_MAX_PROCESSOR_NAME) < 0)
+		snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+	name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+	*resultlen = (int)strlen(name);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Get_processor_name)
+
+int PMPI_Query_thread(int *provided)
+{
+	MPIRMA_CHECK_INIT();
+	*provided = mpirma_proc.thread_level;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Query_thread)
+
+int PMPI_Is_thread_main(int *flag)
+{
+	MPIRMA_CHECK_INIT();
+	*flag = pthread_equal(pthread_self(), main_thread);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Is_thread_main)
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	void *p;
+
+	(void)info;
+	MPIRMA_CHECK_INIT();
+	if (size < 0)
+		return mpirma_raise(MPI_ERR_SIZE, MPIRMA_FUNC,
+				    "negative size %ld", size);
+	/* Cache-line aligned, and never NULL, even for size 0. */
+	if (posix_memalign(&p, 64, size ? (size_t)size : 1))
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC,
+				    "cannot allocate %ld bytes", size);
+	*(void **)baseptr = p;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Alloc_mem)
+
+int PMPI_Free_mem(void *base)
+{
+	MPIRMA_CHECK_INIT();
+	free(base);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Free_mem)
+
+int PMPI_Pcontrol(const int level, ...)
+{
+	(void)level;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Pcontrol)

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * internal.h - what every file of libmpirma shares: the process state,
+ * handles, communicators, groups, object headers (error handler, attributes,
+ * name), errors, requests, and the one ioctl wrapper.
+ *
+ * Conventions (docs/library.md):
+ *  - Every API function is defined as PMPI_X and made MPI_X by MPIRMA_ALIAS(X)
+ *    (a weak alias).  Inside the library call PMPI_X, never MPI_X, so a
+ *    profiling tool that interposes MPI_X sees only the user's calls.
+ *  - Every API function starts with MPIRMA_CHECK_INIT() (except the few the
+ *    standard allows outside init/finalize).
+ *  - Internal helpers that talk to the kernel return 0 or a negative errno;
+ *    helpers at the MPI level return MPI_SUCCESS or an MPI error class and
+ *    record the cause with mpirma_err()/mpirma_err_errno().  The API function
+ *    then hands the class to mpirma_raise_comm/_win/mpirma_raise, which runs
+ *    the object's error handler and returns the class.
+ *  - Collective-context messages (mpirma_ctx_coll) are always received from
+ *    a named source, never MPIRMA_ANY_SOURCE: messages from one sender in
+ *    one context arrive in order, so collectives that every member calls in
+ *    the same order cannot take each other's messages.
+ *
+ * Thread level: MPI_THREAD_SERIALIZED.  Nothing here takes a lock.
+ */
+#ifndef MPIRMA_LIB_INTERNAL_H
+#define MPIRMA_LIB_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "mpirma_uapi.h"
+
+/* ------------------------------------------------------------ conventions */
+
+#define MPIRMA_PRAGMA(x) _Pragma(#x)
+/* Makes MPI_<name> a weak alias of PMPI_<name>; write it after the function. */
+#define MPIRMA_ALIAS(name) MPIRMA_PRAGMA(weak MPI_##name = PMPI_##name)
+/* The MPI name of the API function we are in: "PMPI_Put" + 1. */
+#define MPIRMA_FUNC (__func__ + 1)
+
+#define mpirma_likely(x)	__builtin_expect(!!(x), 1)
+#define mpirma_unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define MPIRMA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------ process */
+
+enum mpirma_state {
+	MPIRMA_STATE_PRE_INIT = 0,
+	MPIRMA_STATE_RUNNING,
+	MPIRMA_STATE_FINALIZED,
+};
+
+/**
+ * struct mpirma_proc - this process's view of the job
+ * @state: enum mpirma_state
+ * @fd: the member fd (-1 before init and after finalize)
+ * @rank: job rank (== rank in MPI_COMM_WORLD)
+ * @size: number of ranks in the job
+ * @singleton: started without the launcher
+ * @thread_level: the level MPI_Init_thread provided
+ * @next_ctx: the lowest context id this process has not used; a new
+ *	communicator takes the MAX of its members' next_ctx (see
+ *	mpirma_comm_new_context)
+ * @job_id: the kernel's job id
+ * @query: the kernel's MPIRMA_IOC_QUERY answer (features, page size...)
+ */
+struct mpirma_proc {
+	int state;
+	int fd;
+	int rank;
+	int size;
+	bool singleton;
+	int thread_level;
+	uint64_t next_ctx;
+	uint64_t job_id;
+	struct mpirma_query query;
+};
+
+extern struct mpirma_proc mpirma_proc;
+
+/* Context ids of the predefined communicators; created ones start at 16. */
+#define MPIRMA_CTX_WORLD	1
+#define MPIRMA_CTX_SELF		2
+#define MPIRMA_CTX_FIRST	16
+
+/*
+ * Fails the call when MPI is not initialized or already finalized: prints
+ * and exits (there is no error handler to call yet, or any more).
+ */
+int mpirma_not_running(const char *fn);
+#define MPIRMA_CHECK_INIT()						\
+	do {								\
+		if (mpirma_unlikely(mpirma_proc.state !=		\
+				    MPIRMA_STATE_RUNNING))		\
+			return mpirma_not_running(MPIRMA_FUNC);		\
+	} while (0)
+
+/*
+ * ioctl on the member fd; repeats on EINTR (the ABI says nothing was
+ * consumed).  Returns 0 (or the ioctl's non-negative result) or -errno.
+ */
+int mpirma_ioctl(unsigned long cmd, void *arg);
+
+/* ------------------------------------------------------------ handles */
+
+/* One table per kind.  Created handles start at the kind's base. */
+enum mpirma_hkind {
+	MPIRMA_HK_COMM,		/* base 16 */
+	MPIRMA_HK_GROUP,	/* base 16 */
+	MPIRMA_HK_DATATYPE,	/* base 256 */
+	MPIRMA_HK_OP,		/* base 32 */
+	MPIRMA_HK_WIN,		/* base 1 */
+	MPIRMA_HK_REQUEST,	/* base 1 */
+	MPIRMA_HK_ERRHANDLER,	/* base 16 */
+	MPIRMA_HK_INFO,		/* base 16 */
+	MPIRMA_HK_KEYVAL,	/* base 32 */
+	MPIRMA_NR_HKINDS
+};
+
+/*
+ * Stores @obj (not NULL) and returns its new handle, or 0 when out of
+ * memory.  Freed slots are reused late (round robin), so a stale handle
+ * usually stays invalid for a while instead of naming a new object.
+ */
+int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj);
+/* The object of a created handle, or NULL (never created, freed, null). */
+void *mpirma_handle_get(enum mpirma_hkind kind, int handle);
+/* Forgets the handle (the caller frees the object). */
+void mpirma_handle_free(enum mpirma_hkind kind, int handle);
+/* Created handles in increasing order: the first live one > @prev, or 0. */
+int mpirma_handle_next(enum mpirma_hkind kind, int prev);
+
+/* ------------------------------------------------------------ objects */
+
+struct mpirma_attr;
+struct mpirma_topo;
+
+/**
+ * struct mpirma_objhdr - what communicators and windows have in common
+ * @errhandler: the object's error handler (a reference is held)
+ * @attrs: the attribute list (lib/attr.c)
+ * @name: MPI_Comm_set_name / MPI_Win_set_name
+ */
+struct mpirma_objhdr {
+	MPI_Errhandler errhandler;
+	struct mpirma_attr *attrs;
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* Fresh header: MPI_ERRORS_ARE_FATAL, no attributes, @name. */
+void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name);
+
+/*
+ * Before an object's handle goes away (MPI_Comm_free, MPI_Win_free): runs
+ * the attribute delete callbacks, drops the error handler reference.
+ * @kind: MPIRMA_HK_COMM or MPIRMA_HK_WIN.  Returns MPI_SUCCESS or the first
+ * failing delete callback's code (the object is torn down regardless).
+ */
+int mpirma_objhdr_destroy(struct mpirma_objhdr *h, enum mpirma_hkind kind,
+			  int handle);
+
+/* ------------------------------------------------------------ groups */
+
+/**
+ * struct mpirma_group - an ordered set of job ranks (lib/group.c)
+ * @refs: handles and communicators holding it
+ * @size: number of members
+ * @rank: the caller's rank in the group, or MPI_UNDEFINED
+ * @ranks: job ranks in group-rank order
+ */
+struct mpirma_group {
+	int refs;
+	int size;
+	int rank;
+	int *ranks;
+};
+
+/* The group of a handle (MPI_GROUP_EMPTY included), or NULL. */
+struct mpirma_group *mpirma_group_get(MPI_Group g);
+/*
+ * New group handle of @n job ranks (copied); MPI_SUCCESS or
+ * MPI_ERR_NO_MEM (recorded with mpirma_err).  n == 0 gives MPI_GROUP_EMPTY.
+ */
+int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
+
+/* ------------------------------------------------------------ communicators */
+
+/**
+ * struct mpirma_comm - an intra-communicator (lib/comm.c)
+ * @hdr: error handler, attributes, name
+ * @handle: its MPI_Comm
+ * @refs: 1 for the handle, +1 for each user that must outlive MPI_Comm_free
+ *	(pending requests); freed when 0
+ * @size: number of ranks
+ * @rank: the caller's rank
+ * @ranks: job ranks in comm-rank order
+ * @job2rank: comm rank of each job rank (mpirma_proc.size entries), or -1
+ * @ctx: context id; p2p uses mpirma_ctx_p2p(), collectives mpirma_ctx_coll()
+ * @info: hints given by MPI_Comm_set_info / dup_with_info (MPI_INFO_NULL)
+ * @topo: Cartesian topology (lib/topo.c), or NULL
+ */
+struct mpirma_comm {
+	struct mpirma_objhdr hdr;
+	MPI_Comm handle;
+	int refs;
+	int size;
+	int rank;
+	int *ranks;
+	int *job2rank;
+	uint64_t ctx;
+	MPI_Info info;
+	struct mpirma_topo *topo;
+};
+
+/* The communicator of a handle (MPI_COMM_WORLD/SELF included), or NULL. */
+struct mpirma_comm *mpirma_comm_get(MPI_Comm comm);
+void mpirma_comm_ref(struct mpirma_comm *c);
+void mpirma_comm_unref(struct mpirma_comm *c);
+
+static inline uint64_t mpirma_ctx_p2p(const struct mpirma_comm *c)
+{
+	return 2 * c->ctx;
+}
+
+static inline uint64_t mpirma_ctx_coll(const struct mpirma_comm *c)
+{
+	return 2 * c->ctx + 1;
+}
+
+/* Comm rank -> job rank (rank must be valid). */
+static inline int mpirma_comm_job_rank(const struct mpirma_comm *c, int rank)
+{
+	return c->ranks[rank];
+}
+
+/* Job rank -> comm rank, or MPI_UNDEFINED when not a member. */
+static inline int mpirma_comm_rank_of_job(const struct mpirma_comm *c,
+					  int job_rank)
+{
+	int r = (job_rank >= 0 && job_rank < mpirma_proc.size) ?
+		c->job2rank[job_rank] : -1;
+	return r < 0 ? MPI_UNDEFINED : r;
+}
+
+/*
+ * A context id unique for every member of @parent: the MAX of the members'
+ * mpirma_proc.next_ctx.  Collective over @parent.  MPI class.
+ */
+int mpirma_comm_new_context(struct mpirma_comm *parent, uint64_t *ctx);
+
+/*
+ * Internal byte-level collectives over @c's collective context (comm.c;
+ * coll.c may build on them).  Each member contributes @len bytes; @recv gets
+ * size * len bytes in rank order.  MPI class.
+ */
+int mpirma_coll_allgather_bytes(struct mpirma_comm *c, const void *send,
+				size_t len, void *recv);
+
+/*
+ * Internal tags on the collective context used by comm.c; coll.c uses tags
+ * below 0x7f000000.
+ */
+#define MPIRMA_TAG_COMM_ALLGATHER	0x7f000001
+
+/* ------------------------------------------------------------ info */
+
+/*
+ * The value of @key in @info, or NULL (no such key, MPI_INFO_NULL, invalid
+ * handle).  Valid until the info object changes.
+ */
+const char *mpirma_info_lookup(MPI_Info info, const char *key);
+
+/* ------------------------------------------------------------ attributes */
+
+/*
+ * Runs the delete callbacks of every attribute of an object and empties its
+ * list (MPI_Comm_free, MPI_Win_free: call before the handle goes away).
+ * @kind: MPIRMA_HK_COMM or MPIRMA_HK_WIN; @handle: the object's handle.
+ * Returns MPI_SUCCESS or the first failing callback's code.
+ */
+int mpirma_attrs_delete_all(struct mpirma_objhdr *h, enum mpirma_hkind kind,
+			    int handle);
+
+/*
+ * Copies @from's attributes to @to through their copy callbacks
+ * (MPI_Comm_dup).  MPI class.
+ */
+int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
+		      struct mpirma_objhdr *to);
+
+/* ------------------------------------------------------------ windows (rma) */
+
+/*
+ * Implemented by the window code (lib/win.c): the header of a live window,
+ * or NULL for an invalid handle.
+ */
+struct mpirma_objhdr *mpirma_win_hdr(MPI_Win win);
+
+/*
+ * Implemented by the window code: MPI_WIN_BASE, _SIZE, _DISP_UNIT,
+ * _CREATE_FLAVOR, _MODEL for MPI_Win_get_attr.  Sets *flag and stores a
+ * pointer to the value in *(void **)attr_val, as the standard wants.
+ * MPI class.
+ */
+int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
+			       int *flag);
+
+/*
+ * Implemented by core (lib/error.c) on top of mpirma_win_hdr(): the window's
+ * error handler, MPI_ERRORS_ARE_FATAL for an invalid handle.
+ */
+MPI_Errhandler mpirma_win_errhandler(MPI_Win win);
+
+/* ------------------------------------------------------------ errors */
+
+/*
+ * Records the cause of the error about to be raised and returns @errclass.
+ * The message is printed by MPI_ERRORS_ARE_FATAL.
+ */
+int mpirma_err(int errclass, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Like mpirma_err() with the class from the errno table and the errno's
+ * explanation appended to the message.  @negerrno is -errno (or errno).
+ */
+int mpirma_err_errno(int negerrno, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The one errno -> MPI error class table.  0 -> MPI_SUCCESS. */
+int mpirma_errno_to_class(int negerrno);
+
+/*
+ * Raise @errclass on a communicator / a window / no object (MPI_COMM_WORLD's
+ * handler): run the error handler with the cause (the format, or the message
+ * recorded by mpirma_err when @fmt is NULL).  MPI_ERRORS_ARE_FATAL prints
+ * "mpirma: rank R: MPI_X: MPI_ERR_Y: cause" and ends the job; otherwise the
+ * class is returned.  MPI_SUCCESS returns MPI_SUCCESS and calls nothing.
+ * An invalid @comm or @win falls back to MPI_COMM_WORLD.
+ */
+int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int mpirma_raise_win(MPI_Win win, int errclass, const char *fn,
+		     const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "MPI_ERR_RMA_SYNC" for a class; "MPI_ERR_UNKNOWN" for other values. */
+const char *mpirma_class_name(int errclass);
+
+/* Ends the job now: flush stdio, exit with @code (MPI_Abort semantics). */
+void mpirma_abort_job(int code) __attribute__((noreturn));
+
+/* Errhandler references (MPI_ERRORS_* are static and need none). */
+void mpirma_errhandler_ref(MPI_Errhandler e);
+void mpirma_errhandler_unref(MPI_Errhandler e);
+
+/* ------------------------------------------------------------ requests */
+
+struct mpirma_request;
+
+/**
+ * struct mpirma_request_ops - what a kind of request does (p2p, rma...)
+ * @progress: try to complete @r; with @block, return only when it is
+ *	complete.  Sets r->done and r->status when it completes.  Returns
+ *	MPI_SUCCESS or an MPI class (recorded with mpirma_err).
+ * @cancel: MPI_Cancel, or NULL when the kind cannot be cancelled.
+ * @release: frees what the kind allocated (not @r itself); may be NULL.
+ */
+struct mpirma_request_ops {
+	int (*progress)(struct mpirma_request *r, int block);
+	int (*cancel)(struct mpirma_request *r);
+	void (*release)(struct mpirma_request *r);
+};
+
+/**
+ * struct mpirma_request - the common head of every request (lib/request.c)
+ * @ops: the kind's operations
+ * @handle: its MPI_Request
+ * @done: complete; @status is valid
+ * @comm: where errors of the request are raised (or MPI_COMM_NULL)
+ * @win: where errors of the request are raised (or MPI_WIN_NULL)
+ * @status: the completion status
+ *
+ * A kind embeds this first in its own struct, allocated with
+ * mpirma_request_alloc(size of the kind's struct).
+ */
+struct mpirma_request {
+	const struct mpirma_request_ops *ops;
+	MPI_Request handle;
+	int done;
+	MPI_Comm comm;
+	MPI_Win win;
+	MPI_Status status;
+};
+
+/*
+ * Implemented in lib/request.c: allocates @size (>= sizeof(struct
+ * mpirma_request)) zeroed bytes and a handle.  MPI class.
+ */
+int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
+			 struct mpirma_request **out);
+/* Implemented in lib/request.c: ops->release, then the handle and memory. */
+void mpirma_request_destroy(struct mpirma_request *r);
+/* Implemented in lib/request.c: the request of a handle, or NULL. */
+struct mpirma_request *mpirma_request_get(MPI_Request req);
+
+/* ------------------------------------------------------------ core-private */
+
+/* comm.c: MPI_COMM_WORLD and MPI_COMM_SELF at init (MPI class). */
+int mpirma_comm_setup(void);
+/* comm.c: MPI_Finalize deletes the attributes of MPI_COMM_SELF, then of
+ * MPI_COMM_WORLD (delete callbacks run while MPI still works)... */
+void mpirma_comm_finalize_self(void);
+/* ...and frees the communicators, groups and other objects left at the end. */
+void mpirma_comm_teardown(void);
+/* group.c: MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two job-rank lists. */
+int mpirma_ranks_compare(int n1, const int *r1, int n2, const int *r2);
+/* group.c: frees the groups left at MPI_Finalize. */
+void mpirma_group_teardown(void);
+/*
+ * comm.c: MPI_Comm_split without raising: MPI class, cause recorded.
+ * The new communicator inherits @comm's error handler.
+ */
+int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* topo.c: gives @to a copy of @from's topology (MPI_Comm_dup).  MPI class. */
+int mpirma_topo_copy(const struct mpirma_comm *from, struct mpirma_comm *to);
+/* error.c: the value of the MPI_LASTUSEDCODE attribute. */
+int mpirma_last_used_code(void);
+
+#endif /* MPIRMA_LIB_INTERNAL_H */

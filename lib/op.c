@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * op.c - MPI reduction operations: the predefined ops on the kernel's
+ * reduction engine, user ops (MPI_Op_create), and the op/type table of the
+ * standard (see op.h).
+ *
+ * MPI's user function computes inout = in op inout; the engine computes
+ * tgt = OP(tgt, src).  With tgt = inout and src = in the two agree for every
+ * predefined op, all of which are commutative (MAXLOC/MINLOC break ties by
+ * the smaller index, which is symmetric too).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "datatype.h"
+#include "op.h"
+#include "reduce.h"
+
+#define NR_PREDEF_OPS (MPI_NO_OP + 1)
+
+/* MPI_Op -> MPIRMA_OP_*; [0] unused. */
+static const int kernel_op[NR_PREDEF_OPS] = {
+	[MPI_OP_NULL] = -1,
+	[MPI_MAX] = MPIRMA_OP_MAX,
+	[MPI_MIN] = MPIRMA_OP_MIN,
+	[MPI_SUM] = MPIRMA_OP_SUM,
+	[MPI_PROD] = MPIRMA_OP_PROD,
+	[MPI_LAND] = MPIRMA_OP_LAND,
+	[MPI_BAND] = MPIRMA_OP_BAND,
+	[MPI_LOR] = MPIRMA_OP_LOR,
+	[MPI_BOR] = MPIRMA_OP_BOR,
+	[MPI_LXOR] = MPIRMA_OP_LXOR,
+	[MPI_BXOR] = MPIRMA_OP_BXOR,
+	[MPI_MAXLOC] = MPIRMA_OP_MAXLOC,
+	[MPI_MINLOC] = MPIRMA_OP_MINLOC,
+	[MPI_REPLACE] = MPIRMA_OP_REPLACE,
+	[MPI_NO_OP] = MPIRMA_OP_NO_OP,
+};
+
+static const char *const op_names[NR_PREDEF_OPS] = {
+	"MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD",
+	"MPI_LAND", "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR",
+	"MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP",
+};
+
+#define B(op) (1U << (op))
+
+/* The standard's op/type table (MPI 3.1, 5.9.2), by type group. */
+static const unsigned int group_ops[] = {
+	[MPIRMA_MC_NONE] = 0,
+	[MPIRMA_MC_CINT] = B(MPI_MAX) | B(MPI_MIN) | B(MPI_SUM) | B(MPI_PROD) |
+			   B(MPI_LAND) | B(MPI_LOR) | B(MPI_LXOR) |
+			   B(MPI_BAND) | B(MPI_BOR) | B(MPI_BXOR),
+	[MPIRMA_MC_FINT] = B(MPI_MAX) | B(MPI_MIN) | B(MPI_SUM) | B(MPI_PROD) |
+			   B(MPI_BAND) | B(MPI_BOR) | B(MPI_BXOR),
+	[MPIRMA_MC_FLOAT] = B(MPI_MAX) | B(MPI_MIN) | B(MPI_SUM) | B(MPI_PROD),
+	[MPIRMA_MC_LOGICAL] = B(MPI_LAND) | B(MPI_LOR) | B(MPI_LXOR),
+	[MPIRMA_MC_COMPLEX] = B(MPI_SUM) | B(MPI_PROD),
+	[MPIRMA_MC_BYTE] = B(MPI_BAND) | B(MPI_BOR) | B(MPI_BXOR),
+	[MPIRMA_MC_PAIR] = B(MPI_MAXLOC) | B(MPI_MINLOC),
+	[MPIRMA_MC_FPAIR] = B(MPI_MAXLOC) | B(MPI_MINLOC),
+};
+
+/* A user op. */
+struct mpirma_uop {
+	MPI_User_function *fn;
+	int commute;
+};
+
+static bool is_predefined(MPI_Op op)
+{
+	return op > MPI_OP_NULL && op < NR_PREDEF_OPS;
+}
+
+static struct mpirma_uop *uop_get(MPI_Op op)
+{
+	return is_predefined(op) ? NULL : mpirma_handle_get(MPIRMA_HK_OP, op);
+}
+
+int mpirma_op_kernel(MPI_Op op)
+{
+	return is_predefined(op) ? kernel_op[op] : -1;
+}
+
+bool mpirma_op_valid(MPI_Op op)
+{
+	return is_predefined(op) || uop_get(op);
+}
+
+bool mpirma_op_commutative(MPI_Op op)
+{
+	struct mpirma_uop *u;
+
+	if (is_predefined(op))
+		return true;
+	u = uop_get(op);
+	return u && u->commute;
+}
+
+int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use)
+{
+	struct mpirma_dtype *t = mpirma_dtype_get(dt);
+	struct mpirma_dtype *bt;
+	int mc;
+
+	if (!t)
+		return mpirma_err(MPI_ERR_TYPE, "invalid datatype %d", dt);
+	if (!is_predefined(op)) {
+		if (!uop_get(op))
+			return mpirma_err(MPI_ERR_OP, op == MPI_OP_NULL ?
+					  "MPI_OP_NULL" : "invalid op %d", op);
+		if (use == MPIRMA_OP_USE_RMA)
+			return mpirma_err(MPI_ERR_OP, "a user-defined op cannot "
+					  "be used in RMA");
+		return MPI_SUCCESS;
+	}
+	if (use == MPIRMA_OP_USE_REDUCE && (op == MPI_REPLACE || op == MPI_NO_OP))
+		return mpirma_err(MPI_ERR_OP, "%s is only for RMA", op_names[op]);
+	if (t->basic == MPI_DATATYPE_NULL)
+		return MPI_SUCCESS;
+	if (t->basic == MPIRMA_DTYPE_MIXED)
+		return mpirma_err(MPI_ERR_TYPE, "%s needs a datatype built from "
+				  "one predefined type", op_names[op]);
+	if (op == MPI_REPLACE || op == MPI_NO_OP)
+		return MPI_SUCCESS;
+	bt = mpirma_dtype_get(t->basic);
+	mc = mpirma_dtype_mclass(t->basic);
+	if (!(group_ops[mc] & B(op)))
+		return mpirma_err(MPI_ERR_OP, "%s is not defined on %s",
+				  op_names[op], bt->name);
+	if (use == MPIRMA_OP_USE_RMA &&
+	    (mc == MPIRMA_MC_FPAIR || !mpirma_op_allowed(kernel_op[op], t->ktype)))
+		return mpirma_err(MPI_ERR_OP, "%s on %s is not supported in RMA",
+				  op_names[op], bt->name);
+	return MPI_SUCCESS;
+}
+
+/*
+ * MAXLOC/MINLOC on the Fortran pairs, whose index has the value's type
+ * (MPI_2REAL, MPI_2DOUBLE_PRECISION); the kernel has no such element.
+ */
+#define FPAIR_LOC(T, tgt, src, n, max)					\
+do {									\
+	size_t i_;							\
+	for (i_ = 0; i_ < (n); i_++) {					\
+		T a_[2], b_[2];						\
+		char *tp_ = (char *)(tgt) + i_ * sizeof(a_);		\
+		memcpy(a_, tp_, sizeof(a_));				\
+		memcpy(b_, (const char *)(src) + i_ * sizeof(b_),	\
+		       sizeof(b_));					\
+		if ((max) ? b_[0] > a_[0] : b_[0] < a_[0])		\
+			memcpy(tp_, b_, sizeof(b_));			\
+		else if (b_[0] == a_[0] && b_[1] < a_[1])		\
+			memcpy(tp_ + sizeof(T), &b_[1], sizeof(T));	\
+	}								\
+} while (0)
+
+/* @n kernel elements (FLOAT or DOUBLE for the Fortran pairs). */
+static void reduce_elems(unsigned int kt, int op, bool fpair, void *tgt,
+			 const void *src, size_t n)
+{
+	bool max = op == MPI_MAXLOC;
+
+	if (!fpair) {
+		mpirma_reduce(kt, kernel_op[op], tgt, src, NULL, n);
+		return;
+	}
+	/* Two kernel elements make one pair. */
+	if (kt == MPIRMA_TYPE_FLOAT)
+		FPAIR_LOC(float, tgt, src, n / 2, max);
+	else
+		FPAIR_LOC(double, tgt, src, n / 2, max);
+}
+
+int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
+		    int count)
+{
+	struct mpirma_dtype *t;
+	const struct mpirma_block *b;
+	MPI_Aint ext;
+	size_t esz, k;
+	bool fpair;
+	int ret, i;
+
+	ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
+	if (ret)
+		return ret;
+	if (count <= 0)
+		return MPI_SUCCESS;
+	if (!is_predefined(op)) {
+		struct mpirma_uop *u = uop_get(op);
+
+		u->fn((void *)in, inout, &count, &dt);
+		return MPI_SUCCESS;
+	}
+	t = mpirma_dtype_get(dt);
+	if (t->basic <= 0)
+		return MPI_SUCCESS;	/* no data */
+	if (mpirma_dtype_flatten(t))
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	esz = mpirma_type_info[t->ktype].size;
+	fpair = mpirma_dtype_mclass(t->basic) == MPIRMA_MC_FPAIR;
+	b = t->eblocks;
+	ext = mpirma_dtype_extent(t);
+	if (t->neblocks == 1 && (count == 1 || (MPI_Aint)b[0].len == ext)) {
+		reduce_elems(t->ktype, op, fpair, (char *)inout + b[0].disp,
+			     (const char *)in + b[0].disp,
+			     (size_t)count * (b[0].len / esz));
+		return MPI_SUCCESS;
+	}
+	for (i = 0; i < count; i++)
+		for (k = 0; k < t->neblocks; k++) {
+			MPI_Aint off = i * ext + b[k].disp;
+
+			reduce_elems(t->ktype, op, fpair, (char *)inout + off,
+				     (const char *)in + off, b[k].len / esz);
+		}
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ API */
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	struct mpirma_uop *u;
+
+	MPIRMA_CHECK_INIT();
+	if (!user_fn || !op)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
+	u = malloc(sizeof(*u));
+	if (!u)
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
+	u->fn = user_fn;
+	u->commute = !!commute;
+	*op = mpirma_handle_alloc(MPIRMA_HK_OP, u);
+	if (!*op) {
+		free(u);
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC,
+				    "out of op handles");
+	}
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Op_create)
+
+int PMPI_Op_free(MPI_Op *op)
+{
+	struct mpirma_uop *u;
+
+	MPIRMA_CHECK_INIT();
+	if (!op)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "op is NULL");
+	if (is_predefined(*op))
+		return mpirma_raise(MPI_ERR_OP, MPIRMA_FUNC, "%s is predefined",
+				    op_names[*op]);
+	u = uop_get(*op);
+	if (!u)
+		return mpirma_raise(MPI_ERR_OP, MPIRMA_FUNC, "invalid op %d", *op);
+	/* Collectives are blocking: no operation can still be using it. */
+	mpirma_handle_free(MPIRMA_HK_OP, *op);
+	free(u);
+	*op = MPI_OP_NULL;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Op_free)
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+	MPIRMA_CHECK_INIT();
+	if (!mpirma_op_valid(op))
+		return mpirma_raise(MPI_ERR_OP, MPIRMA_FUNC, "invalid op %d", op);
+	if (!commute)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "commute is NULL");
+	*commute = mpirma_op_commutative(op);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Op_commutative)
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+		      MPI_Datatype datatype, MPI_Op op)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = mpirma_dtype_check(datatype, true, NULL);
+	if (!ret && count < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+	if (!ret && count > 0 && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
+		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed");
+	if (!ret)
+		ret = mpirma_op_apply(op, datatype, inbuf, inoutbuf, count);
+	return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Reduce_local)

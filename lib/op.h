@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * op.h - MPI reduction operations inside the library (lib/op.c).
+ *
+ * Predefined ops (MPI_MAX .. MPI_NO_OP) are the kernel's MPIRMA_OP_* and
+ * compute with the kernel's own engine (kmod/reduce.c, built into the
+ * library), so a reduction in the library and an accumulate in the kernel
+ * give the same bits.  Which ops a type admits follows the standard's
+ * op/type table by type group (enum mpirma_mclass in datatype.h), a little
+ * stricter than the kernel's table where Fortran types alias C ones.
+ * User ops (MPI_Op_create) are MPI_User_function callbacks.
+ */
+#ifndef MPIRMA_LIB_OP_H
+#define MPIRMA_LIB_OP_H
+
+#include <stdbool.h>
+
+#include "internal.h"
+
+/* The MPIRMA_OP_* of a predefined op, or -1 (user op, null, invalid). */
+int mpirma_op_kernel(MPI_Op op);
+
+/* The op exists (predefined or a live user op). */
+bool mpirma_op_valid(MPI_Op op);
+
+/* Predefined ops are commutative; user ops as created.  false if invalid. */
+bool mpirma_op_commutative(MPI_Op op);
+
+/* Where an op is used: a reduction (collectives, MPI_Reduce_local) or RMA. */
+#define MPIRMA_OP_USE_REDUCE	0
+#define MPIRMA_OP_USE_RMA	1
+
+/*
+ * May @op be applied to @dt?  MPI class, cause recorded with mpirma_err():
+ *  - MPI_ERR_OP: invalid op; a predefined op the type's group does not
+ *    admit; REPLACE/NO_OP in a reduction; a user op in RMA; MAXLOC/MINLOC
+ *    on MPI_2REAL/MPI_2DOUBLE_PRECISION in RMA (no kernel element type).
+ *  - MPI_ERR_TYPE: invalid datatype; a predefined op on a datatype whose
+ *    basic components are not all one predefined type.
+ * A datatype without data admits every valid op.  For RMA, the kernel's
+ * type and op are then mpirma_dtype_ktype(dt) and mpirma_op_kernel(op).
+ */
+int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use);
+
+/*
+ * inout[i] = in[i] op inout[i] for @count elements of @dt laid out as in
+ * user memory (MPI_User_function's argument order).  Predefined ops run the
+ * kernel's engine on the element view of @dt; user ops get the buffers as
+ * they are.  MPI class (mpirma_op_check's, or MPI_ERR_NO_MEM).
+ */
+int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
+		    int count);
+
+#endif /* MPIRMA_LIB_OP_H */

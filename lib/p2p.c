@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * p2p.c - point-to-point messages over the kernel mailboxes
+ * (MPIRMA_IOC_MSG_SEND/RECV), docs/library.md "Point-to-point messages".
+ *
+ * Sends: the kernel copies the message and never waits, so every send mode
+ * (standard, synchronous, ready, buffered) is a buffered send that is
+ * complete when the call returns.  A non-contiguous datatype is packed
+ * first.
+ *
+ * Receives: posted receives wait in one queue in posting order.  The
+ * standard says a message goes to the earliest posted receive that matches
+ * it, while the kernel hands out the oldest message matching one pattern.
+ * A receive that no earlier queued receive of its communicator could
+ * compete with (their patterns do not overlap) takes its message directly.
+ * Otherwise the message it would get is looked at first (MPIRMA_MSG_PEEK)
+ * and then taken, by its exact source and tag, into the earliest queued
+ * receive that matches it, which may be an earlier one; then the receive
+ * looks again.  Only this process takes from its mailbox (the library is
+ * not thread-safe beyond MPI_THREAD_SERIALIZED), so a message seen with
+ * PEEK is still there when it is taken.
+ *
+ * A blocking MPI_Recv is a receive on the stack, queued last and waited for:
+ * it sleeps in the kernel, directly on its pattern when nothing queued
+ * competes, or with PEEK followed by a progress pass.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "datatype.h"
+#include "p2p.h"
+#include "request.h"
+
+/* ------------------------------------------------------------ kernel */
+
+int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
+		    size_t len)
+{
+	struct mpirma_msg m = {
+		.size = sizeof(m),
+		.peer = job_rank,
+		.tag = tag,
+		.context = ctx,
+		.buf = (uintptr_t)buf,
+		.len = len,
+	};
+
+	return mpirma_ioctl(MPIRMA_IOC_MSG_SEND, &m);
+}
+
+int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
+		    void *buf, size_t len, struct mpirma_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->size = sizeof(*m);
+	m->flags = flags;
+	m->peer = peer;
+	m->tag = tag;
+	m->context = ctx;
+	m->buf = (uintptr_t)buf;
+	m->len = len;
+	return mpirma_ioctl(MPIRMA_IOC_MSG_RECV, m);
+}
+
+/* ------------------------------------------------------------ receives */
+
+/**
+ * struct p2p_recv - a posted receive
+ * @req: the request head (first)
+ * @prev, @next: the posted queue, in posting order
+ * @queued: in the queue
+ * @comm: the communicator (referenced)
+ * @dt: the datatype (referenced)
+ * @buf, @count: the user's buffer
+ * @cap: bytes the buffer holds (count * size)
+ * @land: where the kernel writes: the data in @buf, or @tmp
+ * @tmp: packed landing area for a non-contiguous datatype
+ * @src: job rank or MPIRMA_ANY_SOURCE
+ * @tag: tag or MPIRMA_ANY_TAG
+ * @ctx: the kernel context (the communicator's p2p context)
+ */
+struct p2p_recv {
+	struct mpirma_request req;
+	struct p2p_recv *prev, *next;
+	bool queued;
+	struct mpirma_comm *comm;
+	struct mpirma_dtype *dt;
+	void *buf;
+	int count;
+	size_t cap;
+	void *land;
+	void *tmp;
+	uint32_t src;
+	int32_t tag;
+	uint64_t ctx;
+};
+
+static struct p2p_recv *q_head, *q_tail;
+
+static void enqueue(struct p2p_recv *r)
+{
+	r->prev = q_tail;
+	r->next = NULL;
+	if (q_tail)
+		q_tail->next = r;
+	else
+		q_head = r;
+	q_tail = r;
+	r->queued = true;
+}
+
+static void dequeue(struct p2p_recv *r)
+{
+	if (!r->queued)
+		return;
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		q_head = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		q_tail = r->prev;
+	r->prev = r->next = NULL;
+	r->queued = false;
+}
+
+static bool matches(const struct p2p_recv *r, uint32_t src, int32_t tag)
+{
+	return (r->src == MPIRMA_ANY_SOURCE || r->src == src) &&
+	       (r->tag == MPIRMA_ANY_TAG || r->tag == tag);
+}
+
+/* Could a message match both @a and @b? */
+static bool overlap(const struct p2p_recv *a, const struct p2p_recv *b)
+{
+	return a->ctx == b->ctx &&
+	       (a->src == MPIRMA_ANY_SOURCE || b->src == MPIRMA_ANY_SOURCE ||
+		a->src == b->src) &&
+	       (a->tag == MPIRMA_ANY_TAG || b->tag == MPIRMA_ANY_TAG ||
+		a->tag == b->tag);
+}
+
+/* An earlier queued receive competes with @r for messages. */
+static bool shadowed(const struct p2p_recv *r)
+{
+	const struct p2p_recv *e;
+
+	for (e = r->prev; e; e = e->prev)
+		if (overlap(e, r))
+			return true;
+	return false;
+}
+
+static void recv_finish(struct p2p_recv *r, int source_job, int tag,
+			int error, size_t bytes)
+{
+	int src = source_job < 0 ? MPI_ANY_SOURCE :
+		  mpirma_comm_rank_of_job(r->comm, source_job);
+
+	dequeue(r);
+	mpirma_request_complete(&r->req, src, tag, error, bytes);
+}
+
+/*
+ * Takes a message matching (@src, @tag) into @r; @flags 0 (wait) or
+ * MPIRMA_MSG_NOWAIT.  Returns -EAGAIN when there is none; otherwise @r is
+ * complete (possibly with an error) and 0 is returned.
+ */
+static int recv_into(struct p2p_recv *r, unsigned int flags, uint32_t src,
+		     int32_t tag)
+{
+	struct mpirma_msg m;
+	size_t got;
+	int ret, err = MPI_SUCCESS;
+
+	ret = mpirma_msg_recv(flags, src, tag, r->ctx, r->land, r->cap, &m);
+	if (ret == -EAGAIN)
+		return ret;
+	if (ret < 0) {
+		err = mpirma_err_errno(ret, "receive from %s",
+				       src == MPIRMA_ANY_SOURCE ? "any source" :
+				       "a rank");
+		recv_finish(r, -1, MPI_ANY_TAG, err, 0);
+		return 0;
+	}
+	got = m.msg_len < r->cap ? m.msg_len : r->cap;
+	if (r->tmp)
+		mpirma_dtype_unpack(r->dt, r->tmp, got, r->buf, r->count);
+	if (m.msg_len > r->cap)
+		err = mpirma_err(MPI_ERR_TRUNCATE, "message of %llu bytes, "
+				 "receive buffer of %zu",
+				 (unsigned long long)m.msg_len, r->cap);
+	recv_finish(r, m.source, m.msg_tag, err, got);
+	return 0;
+}
+
+/* The earliest queued receive (up to @r) taking a message (@src, @tag). */
+static struct p2p_recv *first_taker(struct p2p_recv *r, uint32_t src,
+				    int32_t tag)
+{
+	struct p2p_recv *e;
+
+	for (e = q_head; e != r; e = e->next)
+		if (e->ctx == r->ctx && matches(e, src, tag))
+			return e;
+	return r;
+}
+
+/*
+ * One attempt for @r: @flags 0 waits in the kernel.  With competitors,
+ * a message seen goes to its earliest taker, and the attempt repeats while
+ * that was another receive.  Returns after @r completed or nothing (more)
+ * was there; a waiting attempt returns after one message was handed out.
+ */
+static void try_recv(struct p2p_recv *r, unsigned int flags)
+{
+	struct mpirma_msg m;
+	int ret;
+
+	while (!r->req.done) {
+		struct p2p_recv *e;
+
+		if (!shadowed(r)) {
+			recv_into(r, flags, r->src, r->tag);
+			return;
+		}
+		ret = mpirma_msg_recv(flags | MPIRMA_MSG_PEEK, r->src, r->tag,
+				      r->ctx, NULL, 0, &m);
+		if (ret == -EAGAIN)
+			return;
+		if (ret < 0) {
+			recv_finish(r, -1, MPI_ANY_TAG,
+				    mpirma_err_errno(ret, "receive"), 0);
+			return;
+		}
+		e = first_taker(r, m.source, m.msg_tag);
+		recv_into(e, MPIRMA_MSG_NOWAIT, m.source, m.msg_tag);
+		if (flags == 0 && e != r)
+			return;
+	}
+}
+
+void mpirma_p2p_progress(void)
+{
+	struct p2p_recv *r, *next;
+
+	for (r = q_head; r; r = next) {
+		next = r->next;
+		/* Only @r and receives before it can complete here. */
+		try_recv(r, MPIRMA_MSG_NOWAIT);
+	}
+}
+
+static int recv_progress(struct mpirma_request *req, int block)
+{
+	struct p2p_recv *r = (struct p2p_recv *)req;
+
+	mpirma_p2p_progress();
+	while (block && !r->req.done) {
+		try_recv(r, 0);
+		mpirma_p2p_progress();
+	}
+	return MPI_SUCCESS;
+}
+
+static int recv_cancel(struct mpirma_request *req)
+{
+	struct p2p_recv *r = (struct p2p_recv *)req;
+
+	if (r->req.done)
+		return MPI_SUCCESS;
+	dequeue(r);
+	mpirma_status_empty(&r->req.status);
+	r->req.status.mpirma_cancelled = 1;
+	r->req.done = 1;
+	return MPI_SUCCESS;
+}
+
+static void recv_release(struct mpirma_request *req)
+{
+	struct p2p_recv *r = (struct p2p_recv *)req;
+
+	dequeue(r);
+	free(r->tmp);
+	r->tmp = NULL;
+	mpirma_dtype_unref(r->dt);
+	if (r->comm)
+		mpirma_comm_unref(r->comm);
+}
+
+static const struct mpirma_request_ops recv_ops = {
+	.progress = recv_progress,
+	.cancel = recv_cancel,
+	.release = recv_release,
+};
+
+bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
+{
+	const struct p2p_recv *first;
+	struct mpirma_msg m;
+	uint32_t src;
+	int32_t tag;
+	int i, ret;
+
+	if (n <= 0 || reqs[0]->ops != &recv_ops)
+		return false;
+	first = (const struct p2p_recv *)reqs[0];
+	src = first->src;
+	tag = first->tag;
+	for (i = 1; i < n; i++) {
+		const struct p2p_recv *r = (const struct p2p_recv *)reqs[i];
+
+		if (reqs[i]->ops != &recv_ops || r->ctx != first->ctx)
+			return false;
+		if (r->src != src)
+			src = MPIRMA_ANY_SOURCE;
+		if (r->tag != tag)
+			tag = MPIRMA_ANY_TAG;
+	}
+	/* Errors show up again when the receives themselves try. */
+	ret = mpirma_msg_recv(MPIRMA_MSG_PEEK, src, tag, first->ctx, NULL, 0, &m);
+	(void)ret;
+	return true;
+}
+
+/* ------------------------------------------------------------ checks */
+
+#define RAISE_COMM(comm, cls, ...) \
+	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, __VA_ARGS__)
+
+/* The communicator or MPI_ERR_COMM (recorded). */
+static int comm_check(MPI_Comm comm, struct mpirma_comm **c)
+{
+	*c = mpirma_comm_get(comm);
+	if (!*c)
+		return mpirma_err(MPI_ERR_COMM, comm == MPI_COMM_NULL ?
+				  "MPI_COMM_NULL" : "invalid communicator %d",
+				  comm);
+	return MPI_SUCCESS;
+}
+
+static int buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **t)
+{
+	int ret = mpirma_dtype_check(dt, true, t);
+
+	if (!ret && count < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+	return ret;
+}
+
+static int dest_check(const struct mpirma_comm *c, int dest, int tag)
+{
+	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
+		return mpirma_err(MPI_ERR_RANK, "destination rank %d not in "
+				  "0..%d", dest, c->size - 1);
+	if (tag < 0)
+		return mpirma_err(MPI_ERR_TAG, "send tag %d is negative", tag);
+	return MPI_SUCCESS;
+}
+
+static int source_check(const struct mpirma_comm *c, int source, int tag)
+{
+	if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
+	    (source < 0 || source >= c->size))
+		return mpirma_err(MPI_ERR_RANK, "source rank %d not in 0..%d",
+				  source, c->size - 1);
+	if (tag < 0 && tag != MPI_ANY_TAG)
+		return mpirma_err(MPI_ERR_TAG, "receive tag %d is invalid", tag);
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ internals */
+
+/* Sends @count elements (checked) to comm rank @dest (checked, not PROC_NULL). */
+static int send_data(struct mpirma_comm *c, const void *buf, int count,
+		     struct mpirma_dtype *t, int dest, int tag)
+{
+	size_t len = (size_t)count * t->size;
+	const void *data;
+	void *tmp = NULL;
+	int ret;
+
+	if (!mpirma_dtype_contig(t, count, buf, &data)) {
+		tmp = malloc(len);
+		if (!tmp)
+			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		mpirma_dtype_pack(t, buf, count, tmp);
+		data = tmp;
+	}
+	ret = mpirma_msg_send(mpirma_comm_job_rank(c, dest), tag,
+			      mpirma_ctx_p2p(c), data, len);
+	free(tmp);
+	if (ret < 0)
+		return mpirma_err_errno(ret, "send to rank %d", dest);
+	return MPI_SUCCESS;
+}
+
+static int do_send(const void *buf, int count, MPI_Datatype dt, int dest,
+		   int tag, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(count, dt, &t);
+	if (!ret)
+		ret = dest_check(c, dest, tag);
+	if (ret || dest == MPI_PROC_NULL)
+		return ret;
+	return send_data(c, buf, count, t, dest, tag);
+}
+
+/* Fills a posted receive (checked arguments, source not PROC_NULL). */
+static int recv_setup(struct p2p_recv *r, void *buf, int count,
+		      struct mpirma_dtype *t, int source, int tag,
+		      struct mpirma_comm *c)
+{
+	const void *data;
+
+	r->req.ops = &recv_ops;
+	r->req.comm = c->handle;
+	r->req.win = MPI_WIN_NULL;
+	r->comm = c;
+	mpirma_comm_ref(c);
+	r->dt = t;
+	mpirma_dtype_ref(t);
+	r->buf = buf;
+	r->count = count;
+	r->cap = (size_t)count * t->size;
+	r->src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
+		 (uint32_t)mpirma_comm_job_rank(c, source);
+	r->tag = tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag;
+	r->ctx = mpirma_ctx_p2p(c);
+	if (mpirma_dtype_contig(t, count, buf, &data)) {
+		r->land = (void *)data;
+	} else {
+		r->tmp = malloc(r->cap);
+		if (!r->tmp)
+			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		r->land = r->tmp;
+	}
+	enqueue(r);
+	return MPI_SUCCESS;
+}
+
+static void proc_null_status(MPI_Status *status)
+{
+	if (status && status != MPI_STATUS_IGNORE)
+		mpirma_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG,
+				  MPI_SUCCESS, 0);
+}
+
+/* A blocking receive; the class of the receive (status filled). */
+static int do_recv(void *buf, int count, MPI_Datatype dt, int source,
+		   int tag, MPI_Comm comm, MPI_Status *status)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	struct p2p_recv r;
+	int ret;
+
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(count, dt, &t);
+	if (!ret)
+		ret = source_check(c, source, tag);
+	if (ret)
+		return ret;
+	if (source == MPI_PROC_NULL) {
+		proc_null_status(status);
+		return MPI_SUCCESS;
+	}
+	memset(&r, 0, sizeof(r));
+	ret = recv_setup(&r, buf, count, t, source, tag, c);
+	if (!ret) {
+		recv_progress(&r.req, 1);
+		ret = r.req.status.MPI_ERROR;
+		if (status && status != MPI_STATUS_IGNORE)
+			*status = r.req.status;
+	}
+	recv_release(&r.req);
+	return ret;
+}
+
+/* ------------------------------------------------------------ sends */
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
+	      int tag, MPI_Comm comm)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
+			  NULL);
+}
+MPIRMA_ALIAS(Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
+	       int tag, MPI_Comm comm)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
+			  NULL);
+}
+MPIRMA_ALIAS(Ssend)
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+	       int tag, MPI_Comm comm)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
+			  NULL);
+}
+MPIRMA_ALIAS(Rsend)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+	       int tag, MPI_Comm comm)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
+			  NULL);
+}
+MPIRMA_ALIAS(Bsend)
+
+/* The attached buffer is only handed back: the kernel buffers sends. */
+static void *bsend_buf;
+static int bsend_size;
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	MPIRMA_CHECK_INIT();
+	if (size < 0)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "negative size");
+	if (bsend_buf)
+		return mpirma_raise(MPI_ERR_BUFFER, MPIRMA_FUNC,
+				    "a buffer is already attached");
+	bsend_buf = buffer;
+	bsend_size = size;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Buffer_attach)
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	MPIRMA_CHECK_INIT();
+	if (!buffer_addr || !size)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
+	*(void **)buffer_addr = bsend_buf;
+	*size = bsend_size;
+	bsend_buf = NULL;
+	bsend_size = 0;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Buffer_detach)
+
+/* A non-blocking send is complete once the kernel has the message. */
+static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+		 int tag, MPI_Comm comm, MPI_Request *request)
+{
+	int ret;
+
+	if (!request)
+		return mpirma_err(MPI_ERR_ARG, "request is NULL");
+	ret = do_send(buf, count, datatype, dest, tag, comm);
+	if (!ret)
+		ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
+					      request);
+	return ret;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+	       int tag, MPI_Comm comm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
+				      request), NULL);
+}
+MPIRMA_ALIAS(Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
+		int tag, MPI_Comm comm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
+				      request), NULL);
+}
+MPIRMA_ALIAS(Issend)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+		int tag, MPI_Comm comm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
+				      request), NULL);
+}
+MPIRMA_ALIAS(Irsend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+		int tag, MPI_Comm comm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
+				      request), NULL);
+}
+MPIRMA_ALIAS(Ibsend)
+
+/* ------------------------------------------------------------ receives */
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
+	      int tag, MPI_Comm comm, MPI_Status *status)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, do_recv(buf, count, datatype, source, tag, comm,
+					status), NULL);
+}
+MPIRMA_ALIAS(Recv)
+
+static int irecv(void *buf, int count, MPI_Datatype datatype, int source,
+		 int tag, MPI_Comm comm, MPI_Request *request)
+{
+	struct mpirma_request *req;
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(count, datatype, &t);
+	if (!ret)
+		ret = source_check(c, source, tag);
+	if (!ret && !request)
+		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
+	if (ret)
+		return ret;
+	if (source == MPI_PROC_NULL) {
+		ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
+					      request);
+		if (!ret)
+			proc_null_status(&mpirma_request_get(*request)->status);
+		return ret;
+	}
+	ret = mpirma_request_alloc(sizeof(struct p2p_recv), &recv_ops, &req);
+	if (ret)
+		return ret;
+	ret = recv_setup((struct p2p_recv *)req, buf, count, t, source, tag, c);
+	if (ret) {
+		mpirma_request_destroy(req);
+		return ret;
+	}
+	*request = req->handle;
+	/* Take what is there already: frees kernel memory early. */
+	try_recv((struct p2p_recv *)req, MPIRMA_MSG_NOWAIT);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
+	       int tag, MPI_Comm comm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, irecv(buf, count, datatype, source, tag, comm,
+				      request), NULL);
+}
+MPIRMA_ALIAS(Irecv)
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  int dest, int sendtag, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, int source, int recvtag,
+		  MPI_Comm comm, MPI_Status *status)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	/* Check both halves before sending anything. */
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(recvcount, recvtype, NULL);
+	if (!ret)
+		ret = source_check(c, source, recvtag);
+	if (!ret)
+		ret = do_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+	if (!ret)
+		ret = do_recv(recvbuf, recvcount, recvtype, source, recvtag,
+			      comm, status);
+	return RAISE_COMM(comm, ret, NULL);
+}
+MPIRMA_ALIAS(Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+			  int dest, int sendtag, int source, int recvtag,
+			  MPI_Comm comm, MPI_Status *status)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = buf_check(count, datatype, &t);
+	if (!ret)
+		ret = source_check(c, source, recvtag);
+	if (!ret)
+		ret = dest_check(c, dest, sendtag);
+	if (ret)
+		return RAISE_COMM(comm, ret, NULL);
+	/* The kernel copies the message at send time: no extra buffer needed. */
+	if (dest != MPI_PROC_NULL)
+		ret = send_data(c, buf, count, t, dest, sendtag);
+	if (!ret)
+		ret = do_recv(buf, count, datatype, source, recvtag, comm,
+			      status);
+	return RAISE_COMM(comm, ret, NULL);
+}
+MPIRMA_ALIAS(Sendrecv_replace)
+
+/* ------------------------------------------------------------ probes */
+
+/*
+ * Looks for a message that no queued receive takes (@flags 0: wait for
+ * one).  *@found tells whether there is one (then @status describes it).
+ * MPI class.
+ */
+static int probe(int source, int tag, MPI_Comm comm, unsigned int flags,
+		 int *found, MPI_Status *status)
+{
+	struct mpirma_comm *c;
+	struct mpirma_msg m;
+	uint32_t src;
+	int32_t ktag;
+	int ret;
+
+	ret = comm_check(comm, &c);
+	if (!ret)
+		ret = source_check(c, source, tag);
+	if (ret)
+		return ret;
+	*found = 0;
+	if (source == MPI_PROC_NULL) {
+		*found = 1;
+		proc_null_status(status);
+		return MPI_SUCCESS;
+	}
+	src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
+	      (uint32_t)mpirma_comm_job_rank(c, source);
+	ktag = tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag;
+	for (;;) {
+		struct p2p_recv *e;
+		bool claimed = false;
+
+		mpirma_p2p_progress();
+		ret = mpirma_msg_recv(flags | MPIRMA_MSG_PEEK, src, ktag,
+				      mpirma_ctx_p2p(c), NULL, 0, &m);
+		if (ret == -EAGAIN)
+			return MPI_SUCCESS;
+		if (ret < 0)
+			return mpirma_err_errno(ret, "probe");
+		/* A queued receive gets it at the next progress pass. */
+		for (e = q_head; e; e = e->next)
+			if (e->ctx == mpirma_ctx_p2p(c) &&
+			    matches(e, m.source, m.msg_tag))
+				claimed = true;
+		if (claimed)
+			continue;
+		*found = 1;
+		if (status && status != MPI_STATUS_IGNORE)
+			mpirma_status_set(status,
+					  mpirma_comm_rank_of_job(c, m.source),
+					  m.msg_tag, MPI_SUCCESS, m.msg_len);
+		return MPI_SUCCESS;
+	}
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	int found;
+
+	MPIRMA_CHECK_INIT();
+	return RAISE_COMM(comm, probe(source, tag, comm, 0, &found, status),
+			  NULL);
+}
+MPIRMA_ALIAS(Probe)
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		MPI_Status *status)
+{
+	MPIRMA_CHECK_INIT();
+	if (!flag)
+		return RAISE_COMM(comm, MPI_ERR_ARG, "flag is NULL");
+	return RAISE_COMM(comm, probe(source, tag, comm, MPIRMA_MSG_NOWAIT,
+				      flag, status), NULL);
+}
+MPIRMA_ALIAS(Iprobe)

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * request.c - the request table and the completion calls (MPI_Wait, Test
+ * and their -all/-any/-some forms, Request_free, Request_get_status,
+ * Cancel).
+ *
+ * Requests of every kind share struct mpirma_request (internal.h); the kind
+ * says how to progress it.  Sends complete when they are posted (the kernel
+ * buffers them), so only posted receives and RMA requests ever wait.
+ *
+ * Blocking: one request is waited for by its own progress(block) callback,
+ * which sleeps in the kernel.  Several requests of which any may complete
+ * (Waitany, Waitsome) sleep in the kernel when they are all posted receives
+ * of one communicator (mpirma_p2p_block_any), otherwise poll with a backoff
+ * that yields the CPU first and then sleeps up to a millisecond.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "p2p.h"
+#include "request.h"
+
+/* ------------------------------------------------------------ objects */
+
+/* Pending requests whose handle MPI_Request_free already dropped. */
+static struct mpirma_request **orphans;
+static int norphans, orphans_cap;
+
+void mpirma_status_empty(MPI_Status *st)
+{
+	mpirma_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+}
+
+void mpirma_status_set(MPI_Status *st, int source, int tag, int error,
+		       MPI_Count bytes)
+{
+	st->MPI_SOURCE = source;
+	st->MPI_TAG = tag;
+	st->MPI_ERROR = error;
+	st->mpirma_cancelled = 0;
+	st->mpirma_count = bytes;
+}
+
+void mpirma_request_complete(struct mpirma_request *r, int source, int tag,
+			     int error, MPI_Count bytes)
+{
+	mpirma_status_set(&r->status, source, tag, error, bytes);
+	r->done = 1;
+}
+
+int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
+			 struct mpirma_request **out)
+{
+	struct mpirma_request *r = calloc(1, size);
+
+	if (!r)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	r->handle = mpirma_handle_alloc(MPIRMA_HK_REQUEST, r);
+	if (!r->handle) {
+		free(r);
+		return mpirma_err(MPI_ERR_NO_MEM, "out of request handles");
+	}
+	r->ops = ops;
+	r->comm = MPI_COMM_NULL;
+	r->win = MPI_WIN_NULL;
+	mpirma_status_empty(&r->status);
+	*out = r;
+	return MPI_SUCCESS;
+}
+
+void mpirma_request_destroy(struct mpirma_request *r)
+{
+	if (!r)
+		return;
+	if (r->ops && r->ops->release)
+		r->ops->release(r);
+	if (r->handle)
+		mpirma_handle_free(MPIRMA_HK_REQUEST, r->handle);
+	free(r);
+}
+
+struct mpirma_request *mpirma_request_get(MPI_Request req)
+{
+	return mpirma_handle_get(MPIRMA_HK_REQUEST, req);
+}
+
+static int done_progress(struct mpirma_request *r, int block)
+{
+	(void)r;
+	(void)block;
+	return MPI_SUCCESS;
+}
+
+static const struct mpirma_request_ops done_ops = {
+	.progress = done_progress,
+};
+
+int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
+			    MPI_Request *out)
+{
+	struct mpirma_request *r;
+	int ret = mpirma_request_alloc(sizeof(*r), &done_ops, &r);
+
+	if (ret)
+		return ret;
+	r->comm = comm;
+	r->win = win;
+	r->status.MPI_ERROR = error;
+	r->done = 1;
+	*out = r->handle;
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ progress */
+
+/* Runs @r's progress once; a failure completes it with that class. */
+static void req_progress(struct mpirma_request *r, int block)
+{
+	int ret;
+
+	if (r->done)
+		return;
+	ret = r->ops->progress(r, block);
+	if (ret != MPI_SUCCESS && !r->done)
+		mpirma_request_complete(r, MPI_ANY_SOURCE, MPI_ANY_TAG, ret, 0);
+}
+
+void mpirma_progress(void)
+{
+	int i, n;
+
+	mpirma_p2p_progress();
+	for (i = 0, n = 0; i < norphans; i++) {
+		struct mpirma_request *r = orphans[i];
+
+		req_progress(r, 0);
+		if (r->done)
+			mpirma_request_destroy(r);
+		else
+			orphans[n++] = r;
+	}
+	norphans = n;
+}
+
+/* Polling between rounds of several requests: yield, then sleep more. */
+static void backoff(int *spins)
+{
+	struct timespec ts = { 0, 0 };
+	int shift;
+
+	if (++*spins < 64) {
+		sched_yield();
+		return;
+	}
+	shift = (*spins - 64) / 16;
+	ts.tv_nsec = 1000L << (shift > 10 ? 10 : shift);
+	nanosleep(&ts, NULL);
+}
+
+/* ------------------------------------------------------------ completion */
+
+/* Raises @err on the request's object (window first, then communicator). */
+static int raise_on(MPI_Comm comm, MPI_Win win, int err, const char *fn)
+{
+	if (err == MPI_SUCCESS)
+		return MPI_SUCCESS;
+	if (win != MPI_WIN_NULL)
+		return mpirma_raise_win(win, err, fn, NULL);
+	if (comm != MPI_COMM_NULL)
+		return mpirma_raise_comm(comm, err, fn, NULL);
+	return mpirma_raise(err, fn, NULL);
+}
+
+/*
+ * Hands a completed request's status to the caller and frees the request.
+ * Returns its error class; @comm and @win receive where to raise it.
+ */
+static int finish(MPI_Request *slot, struct mpirma_request *r,
+		  MPI_Status *status, MPI_Comm *comm, MPI_Win *win)
+{
+	int err = r->status.MPI_ERROR;
+
+	if (status && status != MPI_STATUS_IGNORE)
+		*status = r->status;
+	*comm = r->comm;
+	*win = r->win;
+	mpirma_request_destroy(r);
+	*slot = MPI_REQUEST_NULL;
+	return err;
+}
+
+/* The request of a handle slot: NULL for MPI_REQUEST_NULL; *@bad if invalid. */
+static struct mpirma_request *lookup(MPI_Request h, bool *bad)
+{
+	struct mpirma_request *r;
+
+	if (h == MPI_REQUEST_NULL)
+		return NULL;
+	r = mpirma_request_get(h);
+	if (!r)
+		*bad = true;
+	return r;
+}
+
+#define BAD_REQUEST(h)							\
+	mpirma_raise(MPI_ERR_REQUEST, MPIRMA_FUNC, "invalid request %d", (h))
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	struct mpirma_request *r;
+	bool bad = false;
+	MPI_Comm comm;
+	MPI_Win win;
+	int err;
+
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
+	r = lookup(*request, &bad);
+	if (bad)
+		return BAD_REQUEST(*request);
+	if (!r) {
+		if (status != MPI_STATUS_IGNORE && status)
+			mpirma_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	req_progress(r, 1);
+	err = finish(request, r, status, &comm, &win);
+	return raise_on(comm, win, err, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	struct mpirma_request *r;
+	bool bad = false;
+	MPI_Comm comm;
+	MPI_Win win;
+	int err;
+
+	MPIRMA_CHECK_INIT();
+	if (!request || !flag)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
+	r = lookup(*request, &bad);
+	if (bad)
+		return BAD_REQUEST(*request);
+	mpirma_progress();
+	if (!r) {
+		*flag = 1;
+		if (status != MPI_STATUS_IGNORE && status)
+			mpirma_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	req_progress(r, 0);
+	*flag = r->done;
+	if (!r->done)
+		return MPI_SUCCESS;
+	err = finish(request, r, status, &comm, &win);
+	return raise_on(comm, win, err, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Test)
+
+/* Status slot i of an array argument, or NULL when ignored. */
+static MPI_Status *status_at(MPI_Status *arr, int i)
+{
+	return (!arr || arr == MPI_STATUSES_IGNORE) ? NULL : &arr[i];
+}
+
+/*
+ * Completes every done request of @reqs; @all: every one is done.  Fills
+ * statuses; returns MPI_ERR_IN_STATUS if any failed (with MPI_ERROR set in
+ * every status, MPI_ERR_PENDING for the ones not done), and where to raise.
+ */
+static int finish_many(int count, MPI_Request reqs[], MPI_Status sts[],
+		       MPI_Comm *ecomm, MPI_Win *ewin)
+{
+	int i, failed = 0;
+
+	*ecomm = MPI_COMM_NULL;
+	*ewin = MPI_WIN_NULL;
+	for (i = 0; i < count; i++) {
+		struct mpirma_request *r = mpirma_request_get(reqs[i]);
+		MPI_Status tmp, *st = status_at(sts, i);
+		MPI_Comm comm;
+		MPI_Win win;
+		int err;
+
+		if (reqs[i] == MPI_REQUEST_NULL || !r) {
+			if (st)
+				mpirma_status_empty(st);
+			continue;
+		}
+		if (!r->done) {
+			if (st)
+				st->MPI_ERROR = MPI_ERR_PENDING;
+			continue;
+		}
+		err = finish(&reqs[i], r, st ? st : &tmp, &comm, &win);
+		if (err && !failed++) {
+			*ecomm = comm;
+			*ewin = win;
+		}
+	}
+	return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+static int check_array(int count, MPI_Request reqs[])
+{
+	bool bad = false;
+	int i;
+
+	if (count < 0)
+		return mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+	if (count && !reqs)
+		return mpirma_err(MPI_ERR_ARG, "request array is NULL");
+	for (i = 0; i < count; i++) {
+		lookup(reqs[i], &bad);
+		if (bad)
+			return mpirma_err(MPI_ERR_REQUEST, "invalid request %d "
+					  "at index %d", reqs[i], i);
+	}
+	return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[],
+		 MPI_Status *array_of_statuses)
+{
+	MPI_Comm comm;
+	MPI_Win win;
+	int i, ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = check_array(count, array_of_requests);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	/*
+	 * Every one must complete, so waiting for each in turn is as good as
+	 * waiting for any: nothing another rank waits for depends on the
+	 * order in which our receives complete (sends never wait).
+	 */
+	for (i = 0; i < count; i++) {
+		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
+
+		if (array_of_requests[i] != MPI_REQUEST_NULL && r)
+			req_progress(r, 1);
+	}
+	ret = finish_many(count, array_of_requests, array_of_statuses, &comm,
+			  &win);
+	return raise_on(comm, win, ret, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Waitall)
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+		 MPI_Status *array_of_statuses)
+{
+	MPI_Comm comm;
+	MPI_Win win;
+	int i, ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = check_array(count, array_of_requests);
+	if (!ret && !flag)
+		ret = mpirma_err(MPI_ERR_ARG, "flag is NULL");
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	mpirma_progress();
+	*flag = 1;
+	for (i = 0; i < count; i++) {
+		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
+
+		if (array_of_requests[i] == MPI_REQUEST_NULL || !r)
+			continue;
+		req_progress(r, 0);
+		if (!r->done)
+			*flag = 0;
+	}
+	/* The standard completes none of them unless all are complete. */
+	if (!*flag)
+		return MPI_SUCCESS;
+	ret = finish_many(count, array_of_requests, array_of_statuses, &comm,
+			  &win);
+	return raise_on(comm, win, ret, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Testall)
+
+/*
+ * One non-blocking round over @reqs: progress each; the done ones are
+ * noted in @done (if given).  Returns the number done, the number still
+ * pending in *@npending (and those requests in @pending).
+ */
+static int round_any(int count, MPI_Request reqs[], bool *done,
+		     struct mpirma_request **pending, int *npending)
+{
+	int i, ndone = 0;
+
+	mpirma_progress();
+	*npending = 0;
+	for (i = 0; i < count; i++) {
+		struct mpirma_request *r = mpirma_request_get(reqs[i]);
+
+		if (done)
+			done[i] = false;
+		if (reqs[i] == MPI_REQUEST_NULL || !r)
+			continue;
+		req_progress(r, 0);
+		if (r->done) {
+			ndone++;
+			if (done)
+				done[i] = true;
+		} else {
+			pending[(*npending)++] = r;
+		}
+	}
+	return ndone;
+}
+
+/*
+ * Waits until at least one of the pending requests may have progressed.
+ * @blocked: whether the previous wait slept in the kernel yet the following
+ * round completed nothing (a message nobody here takes wakes it at once):
+ * then poll instead.
+ */
+static void idle(struct mpirma_request **pending, int npending, bool *blocked,
+		 int *spins)
+{
+	if (npending == 1) {
+		req_progress(pending[0], 1);
+		return;
+	}
+	if (!*blocked && mpirma_p2p_block_any(pending, npending)) {
+		*blocked = true;
+		return;
+	}
+	backoff(spins);
+}
+
+static int wait_some(int count, MPI_Request reqs[], bool any, int *index,
+		     int *outcount, int indices[], MPI_Status *sts,
+		     MPI_Status *one, const char *fn)
+{
+	struct mpirma_request **pending;
+	bool *done, blocked = false;
+	int i, n, npending, spins = 0, err = MPI_SUCCESS, ret;
+	MPI_Comm ecomm = MPI_COMM_NULL;
+	MPI_Win ewin = MPI_WIN_NULL;
+
+	pending = malloc((count ? count : 1) * sizeof(*pending));
+	done = malloc((count ? count : 1) * sizeof(*done));
+	if (!pending || !done) {
+		free(pending);
+		free(done);
+		return mpirma_raise(MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	for (;;) {
+		int ndone = round_any(count, reqs, done, pending, &npending);
+
+		if (ndone || !npending)
+			break;
+		idle(pending, npending, &blocked, &spins);
+	}
+	n = 0;
+	for (i = 0; i < count; i++) {
+		struct mpirma_request *r;
+		MPI_Status tmp;
+		MPI_Comm comm;
+		MPI_Win win;
+
+		if (!done[i])
+			continue;
+		r = mpirma_request_get(reqs[i]);
+		if (any) {
+			*index = i;
+			ret = finish(&reqs[i], r, one, &comm, &win);
+			free(pending);
+			free(done);
+			return raise_on(comm, win, ret, fn);
+		}
+		indices[n] = i;
+		ret = finish(&reqs[i], r, sts && sts != MPI_STATUSES_IGNORE ?
+			     &sts[n] : &tmp, &comm, &win);
+		if (ret && err == MPI_SUCCESS) {
+			err = MPI_ERR_IN_STATUS;
+			ecomm = comm;
+			ewin = win;
+		}
+		n++;
+	}
+	free(pending);
+	free(done);
+	if (any) {
+		/* Nothing active. */
+		*index = MPI_UNDEFINED;
+		if (one && one != MPI_STATUS_IGNORE)
+			mpirma_status_empty(one);
+		return MPI_SUCCESS;
+	}
+	*outcount = n ? n : (npending ? 0 : MPI_UNDEFINED);
+	return raise_on(ecomm, ewin, err, fn);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
+		 MPI_Status *status)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = check_array(count, array_of_requests);
+	if (!ret && !index)
+		ret = mpirma_err(MPI_ERR_ARG, "index is NULL");
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	return wait_some(count, array_of_requests, true, index, NULL, NULL,
+			 NULL, status, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Waitany)
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+		  int array_of_indices[], MPI_Status *array_of_statuses)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = check_array(incount, array_of_requests);
+	if (!ret && (!outcount || (incount && !array_of_indices)))
+		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	return wait_some(incount, array_of_requests, false, NULL, outcount,
+			 array_of_indices, array_of_statuses, NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Waitsome)
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
+		 int *flag, MPI_Status *status)
+{
+	struct mpirma_request **pending;
+	MPI_Comm comm;
+	MPI_Win win;
+	int i, npending, ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = check_array(count, array_of_requests);
+	if (!ret && (!index || !flag))
+		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	pending = malloc((count ? count : 1) * sizeof(*pending));
+	if (!pending)
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
+	round_any(count, array_of_requests, NULL, pending, &npending);
+	free(pending);
+	for (i = 0; i < count; i++) {
+		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
+
+		if (array_of_requests[i] == MPI_REQUEST_NULL || !r || !r->done)
+			continue;
+		*flag = 1;
+		*index = i;
+		ret = finish(&array_of_requests[i], r, status, &comm, &win);
+		return raise_on(comm, win, ret, MPIRMA_FUNC);
+	}
+	*index = MPI_UNDEFINED;
+	/* No active request at all counts as "complete" with an empty status. */
+	*flag = npending == 0;
+	if (*flag && status && status != MPI_STATUS_IGNORE)
+		mpirma_status_empty(status);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Testany)
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+		  int array_of_indices[], MPI_Status *array_of_statuses)
+{
+	struct mpirma_request **pending;
+	MPI_Comm ecomm = MPI_COMM_NULL, comm;
+	MPI_Win ewin = MPI_WIN_NULL, win;
+	int i, n = 0, npending, ret, err = MPI_SUCCESS;
+
+	MPIRMA_CHECK_INIT();
+	ret = check_array(incount, array_of_requests);
+	if (!ret && (!outcount || (incount && !array_of_indices)))
+		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	pending = malloc((incount ? incount : 1) * sizeof(*pending));
+	if (!pending)
+		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
+	round_any(incount, array_of_requests, NULL, pending, &npending);
+	free(pending);
+	for (i = 0; i < incount; i++) {
+		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
+		MPI_Status tmp, *st;
+
+		if (array_of_requests[i] == MPI_REQUEST_NULL || !r || !r->done)
+			continue;
+		st = status_at(array_of_statuses, n);
+		array_of_indices[n++] = i;
+		ret = finish(&array_of_requests[i], r, st ? st : &tmp, &comm,
+			     &win);
+		if (ret && err == MPI_SUCCESS) {
+			err = MPI_ERR_IN_STATUS;
+			ecomm = comm;
+			ewin = win;
+		}
+	}
+	*outcount = (n || npending) ? n : MPI_UNDEFINED;
+	return raise_on(ecomm, ewin, err, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Testsome)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+	struct mpirma_request *r;
+	bool bad = false;
+
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
+	r = lookup(*request, &bad);
+	if (bad || !r)
+		return mpirma_raise(MPI_ERR_REQUEST, MPIRMA_FUNC,
+				    "invalid request %d", *request);
+	req_progress(r, 0);
+	if (r->done) {
+		mpirma_request_destroy(r);
+	} else {
+		/* Keep it until it completes, without its handle. */
+		if (norphans == orphans_cap) {
+			int ncap = orphans_cap ? 2 * orphans_cap : 16;
+			struct mpirma_request **n =
+				realloc(orphans, ncap * sizeof(*n));
+
+			if (!n)
+				return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC,
+						    "out of memory");
+			orphans = n;
+			orphans_cap = ncap;
+		}
+		mpirma_handle_free(MPIRMA_HK_REQUEST, r->handle);
+		r->handle = MPI_REQUEST_NULL;
+		orphans[norphans++] = r;
+	}
+	*request = MPI_REQUEST_NULL;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Request_free)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+	struct mpirma_request *r;
+	bool bad = false;
+
+	MPIRMA_CHECK_INIT();
+	if (!flag)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "flag is NULL");
+	r = lookup(request, &bad);
+	if (bad)
+		return BAD_REQUEST(request);
+	mpirma_progress();
+	if (!r) {
+		*flag = 1;
+		if (status && status != MPI_STATUS_IGNORE)
+			mpirma_status_empty(status);
+		return MPI_SUCCESS;
+	}
+	req_progress(r, 0);
+	*flag = r->done;
+	if (r->done && status && status != MPI_STATUS_IGNORE)
+		*status = r->status;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Request_get_status)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+	struct mpirma_request *r;
+	bool bad = false;
+
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
+	r = lookup(*request, &bad);
+	if (bad || !r)
+		return mpirma_raise(MPI_ERR_REQUEST, MPIRMA_FUNC,
+				    "invalid request %d", *request);
+	/* A kind without cancel (a buffered send) has completed normally. */
+	if (!r->done && r->ops->cancel)
+		return raise_on(r->comm, r->win, r->ops->cancel(r), MPIRMA_FUNC);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Cancel)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+	MPIRMA_CHECK_INIT();
+	if (!status || status == MPI_STATUS_IGNORE || !flag)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
+	*flag = status->mpirma_cancelled;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Test_cancelled)

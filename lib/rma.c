@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rma.c - the communication calls: MPI_Put, MPI_Get, MPI_Accumulate,
+ * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and their
+ * request-based forms, turned into struct mpirma_op for the kernel.
+ *
+ * Every call goes through rma_call(): the arguments are checked in the
+ * order the error classes suggest (window, counts, datatypes, op; then
+ * MPI_PROC_NULL, which is a no-op in any epoch state; then the target rank
+ * and the epoch), each side's datatype is turned into a kernel layout, and
+ * the operation goes to mpirma_win_issue().  What the kernel checks itself
+ * (the target range inside the window, op/type pairs, overlapping
+ * accumulate targets) comes back as a per-operation errno and is mapped by
+ * the one errno table, mpirma_errno_to_class().
+ *
+ * Element types: put and get move bytes, so when the two sides do not share
+ * one kernel element type they travel as MPIRMA_TYPE_BYTE, in the datatypes'
+ * byte views (lib/datatype.h).  Like a message, a put or get may fill only
+ * the start of a larger receiving side (target of a put, origin of a get);
+ * more data than room is MPI_ERR_TRUNCATE.  Accumulate-like operations need
+ * the one basic type and the same amount of data on every side
+ * (MPI_ERR_TYPE otherwise).  A call with no data on any side (zero counts,
+ * zero-size datatypes) checks nothing about the datatypes' agreement.
+ *
+ * The request-based calls complete at once: the kernel has applied the
+ * operation when mpirma_win_issue() returns, so their request is born
+ * complete (which the standard allows).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datatype.h"
+#include "internal.h"
+#include "op.h"
+#include "reduce.h"
+#include "request.h"
+#include "win.h"
+
+/* ------------------------------------------------------------ datatypes */
+
+/*
+ * One side of an operation: its datatype, its kernel layout (element view
+ * when all basic components are one type, else bytes), the kernel type the
+ * layout is in, and the number of data bytes it covers.
+ */
+struct rma_side {
+	MPI_Datatype dt;
+	int count;
+	const void *addr;
+	struct mpirma_layout l;
+	unsigned int ktype;
+	uint64_t bytes;
+};
+
+/* Bytes a layout of kernel type @ktype covers. */
+static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype)
+{
+	uint64_t per = 0;
+	uint32_t i;
+
+	if (!l->nblocks)
+		return l->count * mpirma_type_info[ktype].size;
+	for (i = 0; i < l->nblocks; i++)
+		per += ((const struct mpirma_block *)(uintptr_t)l->blocks)[i].len;
+	return per * l->count;
+}
+
+/*
+ * Describes @count elements of @dt at @addr (NULL on the target side) in
+ * the element view.  MPI class (recorded); @what names the side.
+ */
+static int side_init(struct rma_side *s, MPI_Datatype dt, int count,
+		     const void *addr, const char *what)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->dt = dt;
+	s->count = count;
+	s->addr = addr;
+	if (count < 0)
+		return mpirma_err(MPI_ERR_COUNT, "negative %s count %d", what,
+				  count);
+	ret = mpirma_dtype_layout(dt, count, addr, &s->l, &s->ktype);
+	if (ret)
+		return ret;
+	s->bytes = layout_bytes(&s->l, s->ktype);
+	return MPI_SUCCESS;
+}
+
+/* Re-describes a side in the byte view (put and get of differing types). */
+static int side_to_bytes(struct rma_side *s)
+{
+	int ret;
+
+	ret = mpirma_dtype_layout_bytes(s->dt, s->count, s->addr, &s->l);
+	if (ret)
+		return ret;
+	s->ktype = MPIRMA_TYPE_BYTE;
+	s->bytes = layout_bytes(&s->l, s->ktype);
+	return MPI_SUCCESS;
+}
+
+/*
+ * Keeps only the first @n bytes of a side (@n is less than s->bytes and a
+ * multiple of its element size).  A cut inside a repetition needs an
+ * explicit block list: it is allocated in *@scratch, which the caller frees
+ * after the operation.  MPI class (recorded).
+ */
+static int side_truncate(struct rma_side *s, uint64_t n,
+			 struct mpirma_block **scratch)
+{
+	const struct mpirma_block *b =
+		(const struct mpirma_block *)(uintptr_t)s->l.blocks;
+	uint64_t per, full, rem, nb, i, j, k = 0;
+	struct mpirma_block *out;
+
+	s->bytes = n;
+	if (!s->l.nblocks) {
+		s->l.count = n / mpirma_type_info[s->ktype].size;
+		return MPI_SUCCESS;
+	}
+	per = layout_bytes(&s->l, s->ktype) / s->l.count;
+	full = n / per;
+	rem = n % per;
+	if (!rem) {
+		s->l.count = full;
+		return MPI_SUCCESS;
+	}
+	nb = full * s->l.nblocks + s->l.nblocks;
+	if (nb > MPIRMA_MAX_BLOCKS)
+		return mpirma_err(MPI_ERR_TYPE, "the datatype would need %llu "
+				  "blocks to describe the part of it the data "
+				  "fills", (unsigned long long)nb);
+	out = malloc(nb * sizeof(*out));
+	if (!out)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	for (i = 0; i <= full; i++) {
+		for (j = 0; j < s->l.nblocks && (i < full || rem); j++) {
+			out[k].disp = b[j].disp + (int64_t)i * s->l.extent;
+			out[k].len = b[j].len;
+			if (i == full) {
+				if (out[k].len > rem)
+					out[k].len = rem;
+				rem -= out[k].len;
+			}
+			k++;
+		}
+	}
+	s->l.blocks = (uint64_t)(uintptr_t)out;
+	s->l.nblocks = (uint32_t)k;
+	s->l.count = 1;
+	s->l.extent = 0;
+	*scratch = out;
+	return MPI_SUCCESS;
+}
+
+/* Is @dt one of the predefined datatypes? */
+static bool is_predefined(MPI_Datatype dt)
+{
+	struct mpirma_dtype *t = mpirma_dtype_get(dt);
+
+	return t && t->predefined;
+}
+
+/* ------------------------------------------------------------ issuing */
+
+int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
+		     uint32_t nops)
+{
+	static const char *const kind_name[] = {
+		[MPIRMA_KIND_PUT] = "put", [MPIRMA_KIND_GET] = "get",
+		[MPIRMA_KIND_ACC] = "accumulate",
+		[MPIRMA_KIND_GET_ACC] = "get_accumulate",
+		[MPIRMA_KIND_CAS] = "compare_and_swap",
+	};
+	struct mpirma_rma r;
+	uint32_t i;
+	int ret;
+
+	if (!nops)
+		return MPI_SUCCESS;
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.win_id = w->id;
+	r.nops = nops;
+	r.ops = (uint64_t)(uintptr_t)ops;
+	r.op_size = sizeof(*ops);
+	ret = mpirma_ioctl(MPIRMA_IOC_RMA, &r);
+	if (ret)
+		return mpirma_err_errno(ret, "MPIRMA_IOC_RMA");
+	if (!r.nfailed)
+		return MPI_SUCCESS;
+	for (i = 0; i < nops; i++) {
+		const struct mpirma_op *op = &ops[i];
+
+		if (!op->status)
+			continue;
+		if (op->status == -ERANGE)
+			return mpirma_err(MPI_ERR_RMA_RANGE,
+					  "the %s's target range (displacement "
+					  "%llu) does not lie inside the window "
+					  "memory of rank %u",
+					  kind_name[op->kind],
+					  (unsigned long long)op->target_disp,
+					  op->target_rank);
+		return mpirma_err_errno(op->status, "%s to rank %u",
+					kind_name[op->kind], op->target_rank);
+	}
+	return MPI_SUCCESS;
+}
+
+int mpirma_win_drain(struct mpirma_window *w)
+{
+	/* Nothing is queued: mpirma_win_issue() sends every operation. */
+	(void)w;
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ the calls */
+
+/* The arguments of any RMA call; unused sides have count 0. */
+struct rma_args {
+	int kind;			/* MPIRMA_KIND_* */
+	const void *oaddr;
+	int ocount;
+	MPI_Datatype otype;
+	void *raddr;
+	int rcount;
+	MPI_Datatype rtype;
+	const void *caddr;		/* compare_and_swap */
+	int trank;
+	MPI_Aint tdisp;
+	int tcount;
+	MPI_Datatype ttype;
+	MPI_Op op;
+	bool single;			/* fetch_and_op, compare_and_swap */
+};
+
+/* The op for accumulate kinds; MPI class (recorded). */
+static int check_op(const struct rma_args *a, int *kop)
+{
+	*kop = mpirma_op_kernel(a->op);
+	if (*kop < 0)
+		return mpirma_err(MPI_ERR_OP, "op %d is not a predefined "
+				  "operation (user-defined ops are not "
+				  "allowed in RMA)", a->op);
+	if (a->kind == MPIRMA_KIND_ACC && *kop == MPIRMA_OP_NO_OP)
+		return mpirma_err(MPI_ERR_OP, "MPI_NO_OP is only allowed in "
+				  "MPI_Get_accumulate and MPI_Fetch_and_op");
+	return MPI_SUCCESS;
+}
+
+/*
+ * Builds the kernel operation for @a.  *skip is set when there is nothing
+ * to do (MPI_PROC_NULL, no data).  MPI class (recorded).
+ */
+static int rma_build(struct mpirma_window *w, const struct rma_args *a,
+		     struct mpirma_op *op, bool *skip,
+		     struct mpirma_block **scratch)
+{
+	struct rma_side o, t, r;
+	bool has_origin, has_result;
+	int ret, kop = 0;
+
+	*skip = false;
+	memset(op, 0, sizeof(*op));
+	has_origin = a->kind != MPIRMA_KIND_GET;
+	has_result = a->kind == MPIRMA_KIND_GET ||
+		     a->kind == MPIRMA_KIND_GET_ACC ||
+		     a->kind == MPIRMA_KIND_CAS;
+	if (a->kind == MPIRMA_KIND_ACC || a->kind == MPIRMA_KIND_GET_ACC) {
+		ret = check_op(a, &kop);
+		if (ret)
+			return ret;
+		/* NO_OP reads the target only: the origin is not used. */
+		if (kop == MPIRMA_OP_NO_OP)
+			has_origin = false;
+	}
+
+	ret = side_init(&t, a->ttype, a->tcount, NULL, "target");
+	if (!ret && has_origin)
+		ret = side_init(&o, a->otype, a->ocount, a->oaddr, "origin");
+	if (!ret && has_result)
+		ret = side_init(&r, a->rtype, a->rcount, a->raddr, "result");
+	if (ret)
+		return ret;
+	if (a->single && !is_predefined(a->ttype))
+		return mpirma_err(MPI_ERR_TYPE, "the datatype must be a "
+				  "predefined one");
+
+	if (a->trank == MPI_PROC_NULL) {
+		*skip = true;
+		return MPI_SUCCESS;
+	}
+	if (a->trank < 0 || a->trank >= w->size)
+		return mpirma_err(MPI_ERR_RANK, "target rank %d is not in the "
+				  "window (size %d)", a->trank, w->size);
+	if (!mpirma_win_may_access(w, a->trank))
+		return mpirma_err(MPI_ERR_RMA_SYNC, "no access epoch is open "
+				  "to rank %d (call MPI_Win_fence, "
+				  "MPI_Win_lock, MPI_Win_lock_all or "
+				  "MPI_Win_start first)", a->trank);
+	if (a->tdisp < 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpirma_err(MPI_ERR_DISP, "negative target displacement "
+				  "%ld", (long)a->tdisp);
+	/*
+	 * No data on any side (zero counts, zero-size datatypes): nothing
+	 * to match, whatever the datatypes are.
+	 */
+	if (!t.bytes && (!has_origin || !o.bytes) &&
+	    (!has_result || !r.bytes)) {
+		*skip = true;
+		return MPI_SUCCESS;
+	}
+
+	switch (a->kind) {
+	case MPIRMA_KIND_PUT:
+	case MPIRMA_KIND_GET: {
+		/* The origin buffer of a get is the kernel's result side. */
+		struct rma_side *mine = a->kind == MPIRMA_KIND_PUT ? &o : &r;
+		struct rma_side *src = a->kind == MPIRMA_KIND_PUT ? mine : &t;
+		struct rma_side *dst = a->kind == MPIRMA_KIND_PUT ? &t : mine;
+
+		if (mine->ktype != t.ktype) {
+			ret = side_to_bytes(mine);
+			if (!ret)
+				ret = side_to_bytes(&t);
+			if (ret)
+				return ret;
+		}
+		/*
+		 * As for a message (MPI 3.1, 11.3): a receiving side larger
+		 * than the data is filled as far as the data goes; data that
+		 * does not fit is an error.
+		 */
+		if (src->bytes > dst->bytes)
+			return mpirma_err(MPI_ERR_TRUNCATE, "the %s holds %llu "
+					  "bytes of data, the %s only room for "
+					  "%llu", a->kind == MPIRMA_KIND_PUT ?
+					  "origin" : "target",
+					  (unsigned long long)src->bytes,
+					  a->kind == MPIRMA_KIND_PUT ?
+					  "target" : "origin buffer",
+					  (unsigned long long)dst->bytes);
+		if (src->bytes < dst->bytes) {
+			ret = side_truncate(dst, src->bytes, scratch);
+			if (ret)
+				return ret;
+		}
+		break;
+	}
+	default:
+		ret = has_origin ? mpirma_dtype_acc_match(a->otype, a->ttype) :
+		      MPI_SUCCESS;
+		if (!ret && has_result)
+			ret = mpirma_dtype_acc_match(a->rtype, a->ttype);
+		if (ret)
+			return ret;
+		if ((has_origin && o.bytes != t.bytes) ||
+		    (has_result && r.bytes != t.bytes))
+			return mpirma_err(MPI_ERR_TYPE, "the %s and the target "
+					  "do not hold the same number of "
+					  "elements",
+					  has_origin && o.bytes != t.bytes ?
+					  "origin" : "result");
+		if (!t.bytes)
+			break;
+		if (mpirma_dtype_ktype(a->ttype) < 0)
+			return mpirma_err(MPI_ERR_TYPE, "datatype %d has no "
+					  "basic type the kernel can "
+					  "accumulate on", a->ttype);
+		if (a->kind == MPIRMA_KIND_CAS &&
+		    !mpirma_cas_allowed(t.ktype))
+			return mpirma_err(MPI_ERR_TYPE, "compare_and_swap needs "
+					  "an integer, logical or byte type, "
+					  "not datatype %d", a->ttype);
+		if (a->kind != MPIRMA_KIND_CAS) {
+			/* The standard's op/type table, by type group. */
+			ret = mpirma_op_check(a->op, a->ttype,
+					      MPIRMA_OP_USE_RMA);
+			if (ret)
+				return ret;
+		}
+		break;
+	}
+	if (!t.bytes) {
+		*skip = true;
+		return MPI_SUCCESS;
+	}
+
+	op->kind = (uint16_t)a->kind;
+	op->type = (uint16_t)t.ktype;
+	op->op = (uint16_t)kop;
+	op->target_rank = (uint32_t)a->trank;
+	op->target_disp = (uint64_t)a->tdisp;
+	op->target = t.l;
+	if (has_origin)
+		op->origin = o.l;
+	if (has_result)
+		op->result = r.l;
+	if (a->kind == MPIRMA_KIND_CAS)
+		op->compare = (uint64_t)(uintptr_t)a->caddr;
+	return MPI_SUCCESS;
+}
+
+/* Runs one RMA call on @win; MPI class (recorded, not raised). */
+static int rma_call(MPI_Win win, const struct rma_args *a)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_block *scratch = NULL;
+	struct mpirma_op op;
+	bool skip;
+	int ret;
+
+	if (!w)
+		return mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
+	ret = rma_build(w, a, &op, &skip, &scratch);
+	if (!ret && !skip)
+		ret = mpirma_win_issue(w, &op, 1);
+	free(scratch);
+	return ret;
+}
+
+/* ------------------------------------------------------------ requests */
+
+/*
+ * A request-based call: the operation is complete when mpirma_win_issue()
+ * returns, so its request is born complete.  MPI class (recorded).
+ */
+static int rma_call_req(MPI_Win win, const struct rma_args *a,
+			MPI_Request *request)
+{
+	int ret;
+
+	if (!request)
+		return mpirma_err(MPI_ERR_ARG, "request is NULL");
+	*request = MPI_REQUEST_NULL;
+	ret = rma_call(win, a);
+	if (ret)
+		return ret;
+	return mpirma_request_new_done(MPI_COMM_NULL, win, MPI_SUCCESS,
+				       request);
+}
+
+/* ------------------------------------------------------------ API */
+
+int PMPI_Put(const void *origin_addr, int origin_count,
+	     MPI_Datatype origin_datatype, int target_rank,
+	     MPI_Aint target_disp, int target_count,
+	     MPI_Datatype target_datatype, MPI_Win win)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_PUT, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Put)
+
+int PMPI_Get(void *origin_addr, int origin_count,
+	     MPI_Datatype origin_datatype, int target_rank,
+	     MPI_Aint target_disp, int target_count,
+	     MPI_Datatype target_datatype, MPI_Win win)
+{
+	/* The origin buffer of a get is the kernel's result side. */
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
+		.rcount = origin_count, .rtype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Get)
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count,
+		    MPI_Datatype origin_datatype, int target_rank,
+		    MPI_Aint target_disp, int target_count,
+		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_ACC, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype, .op = op,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Accumulate)
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+			MPI_Datatype origin_datatype, void *result_addr,
+			int result_count, MPI_Datatype result_datatype,
+			int target_rank, MPI_Aint target_disp,
+			int target_count, MPI_Datatype target_datatype,
+			MPI_Op op, MPI_Win win)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.raddr = result_addr, .rcount = result_count,
+		.rtype = result_datatype, .trank = target_rank,
+		.tdisp = target_disp, .tcount = target_count,
+		.ttype = target_datatype, .op = op,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Get_accumulate)
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
+		      MPI_Datatype datatype, int target_rank,
+		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
+		.ocount = 1, .otype = datatype, .raddr = result_addr,
+		.rcount = 1, .rtype = datatype, .trank = target_rank,
+		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
+		.op = op, .single = true,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Fetch_and_op)
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+			  void *result_addr, MPI_Datatype datatype,
+			  int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
+		.otype = datatype, .raddr = result_addr, .rcount = 1,
+		.rtype = datatype, .caddr = compare_addr,
+		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
+		.ttype = datatype, .single = true,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Compare_and_swap)
+
+int PMPI_Rput(const void *origin_addr, int origin_count,
+	      MPI_Datatype origin_datatype, int target_rank,
+	      MPI_Aint target_disp, int target_count,
+	      MPI_Datatype target_datatype, MPI_Win win,
+	      MPI_Request *request)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_PUT, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call_req(win, &a, request),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Rput)
+
+int PMPI_Rget(void *origin_addr, int origin_count,
+	      MPI_Datatype origin_datatype, int target_rank,
+	      MPI_Aint target_disp, int target_count,
+	      MPI_Datatype target_datatype, MPI_Win win,
+	      MPI_Request *request)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
+		.rcount = origin_count, .rtype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call_req(win, &a, request),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Rget)
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+		     MPI_Datatype origin_datatype, int target_rank,
+		     MPI_Aint target_disp, int target_count,
+		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+		     MPI_Request *request)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_ACC, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype, .op = op,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call_req(win, &a, request),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Raccumulate)
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+			 MPI_Datatype origin_datatype, void *result_addr,
+			 int result_count, MPI_Datatype result_datatype,
+			 int target_rank, MPI_Aint target_disp,
+			 int target_count, MPI_Datatype target_datatype,
+			 MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+	struct rma_args a = {
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.raddr = result_addr, .rcount = result_count,
+		.rtype = result_datatype, .trank = target_rank,
+		.tdisp = target_disp, .tcount = target_count,
+		.ttype = target_datatype, .op = op,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, rma_call_req(win, &a, request),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Rget_accumulate)

@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * win.c - windows: creation in the four flavors, their memory, dynamic
+ * attach/detach, MPI_Win_free, the group, the info keys and the predefined
+ * attributes (the name and the other attributes are lib/attr.c's).
+ *
+ * Flavors map onto the kernel's (docs/library.md, "Windows and RMA"):
+ *
+ *   MPI_Win_create           FLAVOR_USER: the kernel pins the caller's memory
+ *   MPI_Win_allocate         FLAVOR_ALLOC, every rank page-aligned, mmap'ed
+ *   MPI_Win_allocate_shared  FLAVOR_ALLOC + MPIRMA_WIN_CONTIG (unless
+ *                            alloc_shared_noncontig), mmap'ed
+ *   MPI_Win_create_dynamic   FLAVOR_DYNAMIC, regions attached later,
+ *                            target displacements are addresses
+ *
+ * The window's group is the communicator's, listed as job ranks, and the
+ * kernel matches the ranks' creation calls by (group, context): the context
+ * is the communicator's id, so windows on one communicator pair up in the
+ * order every member creates them, as MPI requires of collectives.
+ *
+ * An allocated window maps the memory of every rank, not only the caller's,
+ * so MPI_Win_shared_query works on MPI_Win_allocate windows as well (MPI 4
+ * allows it) and costs nothing until a page is touched.
+ *
+ * Errors of the creation calls are raised on the communicator (there is no
+ * window yet); all others on the window.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "mpirma.h"
+#include "win.h"
+
+static const char default_ordering[] = "rar,raw,war,waw";
+
+/* Names of the kernel's atomicity strategies for the mpirma_atomicity key. */
+static const char *const strategy_names[] = {
+	[MPIRMA_ATOM_DEFAULT] = "default",
+	[MPIRMA_ATOM_LOCK] = "lock",
+};
+
+/* ------------------------------------------------------------ lookup */
+
+struct mpirma_window *mpirma_window_get(MPI_Win win)
+{
+	return mpirma_handle_get(MPIRMA_HK_WIN, win);
+}
+
+struct mpirma_objhdr *mpirma_win_hdr(MPI_Win win)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+
+	return w ? &w->hdr : NULL;
+}
+
+/* ------------------------------------------------------------ info keys */
+
+/* "true"/"false" in any case; false when it is neither. */
+static bool parse_bool(const char *v, bool *out)
+{
+	if (!strcasecmp(v, "true")) {
+		*out = true;
+		return true;
+	}
+	if (!strcasecmp(v, "false")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+/* accumulate_ordering: "none" or a comma list of rar, raw, war, waw. */
+static bool valid_ordering(const char *v)
+{
+	const char *p = v;
+
+	if (!strcmp(v, "none"))
+		return true;
+	if (strlen(v) >= MPIRMA_ORDERING_LEN || !*v)
+		return false;
+	for (;;) {
+		if (strncmp(p, "rar", 3) && strncmp(p, "raw", 3) &&
+		    strncmp(p, "war", 3) && strncmp(p, "waw", 3))
+			return false;
+		p += 3;
+		if (!*p)
+			return true;
+		if (*p++ != ',')
+			return false;
+	}
+}
+
+/*
+ * mpirma_numa_node: a node this process may allocate on.  An unusable value
+ * is ignored rather than failed: creation is collective, and a rank that
+ * failed alone before reaching the kernel would leave the others waiting.
+ */
+static int parse_node(const char *v)
+{
+	char *end;
+	long n;
+
+	if (!strcasecmp(v, "any"))
+		return -1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 0 || n > INT_MAX)
+		return -1;
+	if (numa_available() < 0 || n > numa_max_node() ||
+	    !numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned int)n))
+		return -1;
+	return (int)n;
+}
+
+/* mpirma_atomicity: a strategy name or number the kernel knows. */
+static bool parse_strategy(const char *v, uint32_t *out)
+{
+	char *end;
+	unsigned long n;
+	uint32_t i;
+
+	for (i = 0; i < MPIRMA_ARRAY_SIZE(strategy_names); i++) {
+		if (strategy_names[i] && !strcasecmp(v, strategy_names[i]) &&
+		    i < mpirma_proc.query.nr_strategies) {
+			*out = i;
+			return true;
+		}
+	}
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || n >= mpirma_proc.query.nr_strategies)
+		return false;
+	*out = (uint32_t)n;
+	return true;
+}
+
+static void hints_default(struct mpirma_win_hints *h)
+{
+	memset(h, 0, sizeof(*h));
+	strcpy(h->ordering, default_ordering);
+	h->numa_node = -1;
+	h->strategy = MPIRMA_ATOM_DEFAULT;
+}
+
+/*
+ * Reads the keys of @info into @h.  @creating: the keys that only mean
+ * something at creation (memory placement, strategy, layout) are taken too.
+ * Unknown keys and invalid values are ignored, as the standard does with
+ * hints.
+ */
+static void hints_parse(struct mpirma_win_hints *h, MPI_Info info,
+			bool creating)
+{
+	const char *v;
+	bool b;
+
+	if (info == MPI_INFO_NULL)
+		return;
+	v = mpirma_info_lookup(info, "accumulate_ordering");
+	if (v && valid_ordering(v))
+		snprintf(h->ordering, sizeof(h->ordering), "%s", v);
+	v = mpirma_info_lookup(info, "accumulate_ops");
+	if (v && !strcmp(v, "same_op"))
+		h->ops_same_op = true;
+	else if (v && !strcmp(v, "same_op_no_op"))
+		h->ops_same_op = false;
+	v = mpirma_info_lookup(info, "no_locks");
+	if (v && parse_bool(v, &b))
+		h->no_locks = b;
+	if (!creating)
+		return;
+	v = mpirma_info_lookup(info, "same_size");
+	if (v && parse_bool(v, &b))
+		h->same_size = b;
+	v = mpirma_info_lookup(info, "same_disp_unit");
+	if (v && parse_bool(v, &b))
+		h->same_disp_unit = b;
+	v = mpirma_info_lookup(info, "alloc_shared_noncontig");
+	if (v && parse_bool(v, &b))
+		h->noncontig = b;
+	v = mpirma_info_lookup(info, MPIRMA_INFO_NUMA_NODE);
+	if (v)
+		h->numa_node = parse_node(v);
+	v = mpirma_info_lookup(info, MPIRMA_INFO_ATOMICITY);
+	if (v)
+		parse_strategy(v, &h->strategy);
+}
+
+/* ------------------------------------------------------------ kernel */
+
+/* MPIRMA_IOC_WIN_QUERY about window rank @rank; 0 or -errno. */
+static int win_query(const struct mpirma_window *w, int rank,
+		     struct mpirma_win_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->win_id = w->id;
+	q->rank = (uint32_t)rank;
+	return mpirma_ioctl(MPIRMA_IOC_WIN_QUERY, q);
+}
+
+/* ------------------------------------------------------------ creation */
+
+static void win_destroy(struct mpirma_window *w)
+{
+	if (w->map)
+		munmap(w->map, w->map_len);
+	free(w->zattach);
+	free(w->in_start);
+	free(w->lock);
+	free(w->ranks);
+	free(w);
+}
+
+/*
+ * A window object for @c with its handle, not yet known to the kernel.
+ * MPI class (recorded).
+ */
+static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
+		   struct mpirma_window **out)
+{
+	struct mpirma_window *w = NULL;
+	int i;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return mpirma_err(MPI_ERR_NO_MEM, "no memory for a window");
+	w->size = c->size;
+	w->rank = c->rank;
+	w->ctx = c->ctx;
+	w->flavor = flavor;
+	w->model = MPI_WIN_UNIFIED;
+	w->ranks = calloc(c->size, sizeof(*w->ranks));
+	w->lock = calloc(c->size, sizeof(*w->lock));
+	w->in_start = calloc(c->size, sizeof(*w->in_start));
+	if (!w->ranks || !w->lock || !w->in_start)
+		goto out_nomem;
+	for (i = 0; i < c->size; i++)
+		w->ranks[i] = (uint32_t)mpirma_comm_job_rank(c, i);
+	hints_default(&w->hints);
+	hints_parse(&w->hints, info, true);
+	mpirma_objhdr_init(&w->hdr, "");
+	w->handle = mpirma_handle_alloc(MPIRMA_HK_WIN, w);
+	if (!w->handle)
+		goto out_nomem;
+	*out = w;
+	return MPI_SUCCESS;
+
+out_nomem:
+	win_destroy(w);
+	return mpirma_err(MPI_ERR_NO_MEM, "no memory for a window of %d ranks",
+			  c->size);
+}
+
+/* Undo win_new() (the kernel has no window). */
+static void win_discard(struct mpirma_window *w)
+{
+	mpirma_handle_free(MPIRMA_HK_WIN, w->handle);
+	win_destroy(w);
+}
+
+/*
+ * The collective MPIRMA_IOC_WIN_CREATE.  Every member reaches it (nothing
+ * before it can fail on one rank only, except running out of memory), so a
+ * failure here is the whole group's.  MPI class (recorded).
+ */
+static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
+			     uint32_t flags, void *base, uint64_t len,
+			     int disp_unit)
+{
+	struct mpirma_win_create wc;
+	int ret;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.size = sizeof(wc);
+	wc.flags = flags;
+	wc.flavor = kflavor;
+	wc.strategy = w->hints.strategy;
+	wc.disp_unit = (uint32_t)disp_unit;
+	wc.numa_node = (flags & MPIRMA_WIN_NODE) ? w->hints.numa_node : 0;
+	/* A zero-size window needs no memory: never ask the kernel to pin. */
+	wc.base = len ? (uint64_t)(uintptr_t)base : 0;
+	wc.length = len;
+	wc.ranks = (uint64_t)(uintptr_t)w->ranks;
+	wc.nranks = (uint32_t)w->size;
+	wc.context = w->ctx;
+	ret = mpirma_ioctl(MPIRMA_IOC_WIN_CREATE, &wc);
+	if (ret)
+		return mpirma_err_errno(ret, "creating the window in the kernel "
+					"(MPIRMA_IOC_WIN_CREATE)");
+	w->id = wc.win_id;
+	return MPI_SUCCESS;
+}
+
+/* ALLOC windows: map every rank's memory, w->base = the caller's part. */
+static int win_map(struct mpirma_window *w)
+{
+	struct mpirma_win_query q;
+	void *p;
+	int ret;
+
+	ret = win_query(w, w->rank, &q);
+	if (ret)
+		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
+	w->base = NULL;
+	if (!q.mmap_length)
+		return MPI_SUCCESS;	/* every rank asked for 0 bytes */
+	p = mmap(NULL, q.mmap_length, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 mpirma_proc.fd, (off_t)q.mmap_offset);
+	if (p == MAP_FAILED)
+		return mpirma_err_errno(-errno, "mapping the window's memory");
+	w->map = p;
+	w->map_len = q.mmap_length;
+	w->base = (char *)p + q.seg_offset;
+	return MPI_SUCCESS;
+}
+
+/* Argument checks common to the creation calls; MPI class (recorded). */
+static int check_create(struct mpirma_comm *c, MPI_Comm comm, MPI_Aint size,
+			int disp_unit, MPI_Win *win)
+{
+	if (!c)
+		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	if (!win)
+		return mpirma_err(MPI_ERR_ARG, "the window argument is NULL");
+	if (size < 0)
+		return mpirma_err(MPI_ERR_SIZE, "negative window size %ld",
+				  (long)size);
+	if (disp_unit <= 0)
+		return mpirma_err(MPI_ERR_DISP,
+				  "displacement unit %d is not positive",
+				  disp_unit);
+	return MPI_SUCCESS;
+}
+
+/*
+ * The body of the four creation calls.  @base: USER only; @baseptr: ALLOC
+ * only (receives the caller's memory).
+ */
+static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
+		      MPI_Aint size, int disp_unit, void *baseptr,
+		      MPI_Win *win)
+{
+	struct mpirma_comm *c = mpirma_comm_get(comm);
+	struct mpirma_window *w = NULL;
+	uint32_t kflavor, flags = 0;
+	int ret;
+
+	ret = check_create(c, comm, size, disp_unit, win);
+	if (ret)
+		return ret;
+	if ((flavor == MPI_WIN_FLAVOR_ALLOCATE ||
+	     flavor == MPI_WIN_FLAVOR_SHARED) && !baseptr)
+		return mpirma_err(MPI_ERR_ARG, "baseptr is NULL");
+	ret = win_new(c, info, flavor, &w);
+	if (ret)
+		return ret;
+
+	switch (flavor) {
+	case MPI_WIN_FLAVOR_CREATE:
+		kflavor = MPIRMA_FLAVOR_USER;
+		break;
+	case MPI_WIN_FLAVOR_DYNAMIC:
+		kflavor = MPIRMA_FLAVOR_DYNAMIC;
+		break;
+	default:
+		kflavor = MPIRMA_FLAVOR_ALLOC;
+		if (flavor == MPI_WIN_FLAVOR_SHARED && !w->hints.noncontig)
+			flags |= MPIRMA_WIN_CONTIG;
+		if (w->hints.numa_node >= 0)
+			flags |= MPIRMA_WIN_NODE;
+		break;
+	}
+	ret = win_kernel_create(w, kflavor, flags, base, (uint64_t)size,
+				disp_unit);
+	if (ret) {
+		win_discard(w);
+		return ret;
+	}
+	w->wsize = size;
+	w->disp_unit = disp_unit;
+	w->base = flavor == MPI_WIN_FLAVOR_CREATE ? base : NULL;
+	if (kflavor == MPIRMA_FLAVOR_ALLOC) {
+		/*
+		 * The kernel window exists on every rank now; failing here
+		 * leaves it to the end of the job (freeing it is collective).
+		 */
+		ret = win_map(w);
+		if (ret) {
+			win_discard(w);
+			return ret;
+		}
+		*(void **)baseptr = w->base;
+	}
+	*win = w->handle;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+		    MPI_Comm comm, MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	if (size > 0 && !base)
+		return mpirma_raise_comm(comm, MPI_ERR_BASE, MPIRMA_FUNC,
+					 "base is NULL for a window of %ld "
+					 "bytes", (long)size);
+	ret = win_create(comm, info, MPI_WIN_FLAVOR_CREATE, base, size,
+			 disp_unit, NULL, win);
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_create)
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+		      MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = win_create(comm, info, MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
+			 disp_unit, baseptr, win);
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_allocate)
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+			     MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = win_create(comm, info, MPI_WIN_FLAVOR_SHARED, NULL, size,
+			 disp_unit, baseptr, win);
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_allocate_shared)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	/* Displacements of a dynamic window are addresses: unit 1. */
+	ret = win_create(comm, info, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, NULL,
+			 win);
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_create_dynamic)
+
+/* ------------------------------------------------------------ shared query */
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
+			  int *disp_unit, void *baseptr)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_win_query q;
+	int ret, r;
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	if (!size || !disp_unit || !baseptr)
+		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
+					"NULL output argument");
+	if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
+		return mpirma_raise_win(win, MPI_ERR_RANK, MPIRMA_FUNC,
+					"rank %d is not in the window (size "
+					"%d)", rank, w->size);
+	/* MPI_PROC_NULL: the lowest rank with memory, else rank 0 and 0. */
+	for (r = rank == MPI_PROC_NULL ? 0 : rank;; r++) {
+		ret = win_query(w, r, &q);
+		if (ret)
+			return mpirma_raise_win(win, mpirma_err_errno(ret,
+						"MPIRMA_IOC_WIN_QUERY"),
+						MPIRMA_FUNC, NULL);
+		if (rank != MPI_PROC_NULL || q.length || r == w->size - 1)
+			break;
+	}
+	*disp_unit = (int)q.disp_unit;
+	if (!w->map || !q.length) {
+		/*
+		 * Memory this process cannot address (created or dynamic
+		 * windows), or none: size 0 and a NULL base, as MPI 4
+		 * specifies.
+		 */
+		*size = 0;
+		*(void **)baseptr = NULL;
+		if (w->map && rank != MPI_PROC_NULL)
+			*(void **)baseptr = (char *)w->map + q.seg_offset;
+		return MPI_SUCCESS;
+	}
+	*size = (MPI_Aint)q.length;
+	*(void **)baseptr = (char *)w->map + q.seg_offset;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_shared_query)
+
+/* ------------------------------------------------------------ dynamic */
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_win_attach a;
+	void **z;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
+					"not a dynamic window");
+	if (size < 0)
+		return mpirma_raise_win(win, MPI_ERR_SIZE, MPIRMA_FUNC,
+					"negative size %ld", (long)size);
+	if (size > 0 && !base)
+		return mpirma_raise_win(win, MPI_ERR_BASE, MPIRMA_FUNC,
+					"base is NULL");
+	if (!size) {
+		/* Nothing to expose; remember it so that detach accepts it. */
+		z = realloc(w->zattach, (w->nzattach + 1) * sizeof(*z));
+		if (!z)
+			return mpirma_raise_win(win, MPI_ERR_NO_MEM,
+						MPIRMA_FUNC, "out of memory");
+		w->zattach = z;
+		w->zattach[w->nzattach++] = base;
+		return MPI_SUCCESS;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.win_id = w->id;
+	a.base = (uint64_t)(uintptr_t)base;
+	a.length = (uint64_t)size;
+	ret = mpirma_ioctl(MPIRMA_IOC_WIN_ATTACH, &a);
+	if (ret == -EINVAL)
+		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
+					"[%p, +%ld) overlaps a region already "
+					"attached", base, (long)size);
+	if (ret == -EFAULT)
+		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
+					"[%p, +%ld) is not writable memory of "
+					"this process", base, (long)size);
+	if (ret)
+		return mpirma_raise_win(win, mpirma_err_errno(ret,
+					"MPIRMA_IOC_WIN_ATTACH"), MPIRMA_FUNC,
+					NULL);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_win_attach a;
+	int ret, i;
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
+					"not a dynamic window");
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.win_id = w->id;
+	a.base = (uint64_t)(uintptr_t)base;
+	ret = base ? mpirma_ioctl(MPIRMA_IOC_WIN_DETACH, &a) : -EINVAL;
+	if (ret == -EINVAL) {
+		for (i = 0; i < w->nzattach; i++) {
+			if (w->zattach[i] == base) {
+				w->zattach[i] = w->zattach[--w->nzattach];
+				return MPI_SUCCESS;
+			}
+		}
+		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
+					"no region is attached at %p", base);
+	}
+	if (ret)
+		return mpirma_raise_win(win, mpirma_err_errno(ret,
+					"MPIRMA_IOC_WIN_DETACH"), MPIRMA_FUNC,
+					NULL);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_detach)
+
+/* ------------------------------------------------------------ free */
+
+int PMPI_Win_free(MPI_Win *win)
+{
+	struct mpirma_window *w = NULL;
+	struct mpirma_win_sync s;
+	MPI_Win h;
+	int ret, cls;
+
+	MPIRMA_CHECK_INIT();
+	if (!win)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "the window argument is NULL");
+	h = *win;
+	w = mpirma_window_get(h);
+	if (!w)
+		return mpirma_raise_win(h, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", h);
+	if (mpirma_win_passive(w) || w->started || w->posted)
+		return mpirma_raise_win(h, MPI_ERR_RMA_SYNC, MPIRMA_FUNC,
+					"an epoch is still open (%s)",
+					mpirma_win_passive(w) ? "a lock is held" :
+					w->started ? "MPI_Win_start without "
+					"MPI_Win_complete" : "MPI_Win_post "
+					"without MPI_Win_wait");
+	ret = mpirma_win_drain(w);
+	if (ret)
+		return mpirma_raise_win(h, ret, MPIRMA_FUNC, NULL);
+	/* Delete callbacks see the window still alive, as the standard says. */
+	ret = mpirma_attrs_delete_all(&w->hdr, MPIRMA_HK_WIN, h);
+	if (ret)
+		return mpirma_raise_win(h, ret, MPIRMA_FUNC,
+					"an attribute delete callback failed");
+
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.win_id = w->id;
+	ret = mpirma_ioctl(MPIRMA_IOC_WIN_FREE, &s);
+	/*
+	 * The kernel lets the caller leave even when a member is gone
+	 * (EOWNERDEAD), so the window is torn down here in every case;
+	 * the error is raised first, while the handler is still set.
+	 */
+	cls = ret ? mpirma_raise_win(h, mpirma_err_errno(ret,
+				     "MPIRMA_IOC_WIN_FREE"), MPIRMA_FUNC,
+				     NULL) : MPI_SUCCESS;
+	mpirma_objhdr_destroy(&w->hdr, MPIRMA_HK_WIN, h);
+	mpirma_handle_free(MPIRMA_HK_WIN, h);
+	win_destroy(w);
+	*win = MPI_WIN_NULL;
+	return cls;
+}
+MPIRMA_ALIAS(Win_free)
+
+/* ------------------------------------------------------------ group */
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	int *jr, i, ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	if (!group)
+		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
+					"group is NULL");
+	jr = malloc(w->size * sizeof(*jr));
+	if (!jr)
+		return mpirma_raise_win(win, MPI_ERR_NO_MEM, MPIRMA_FUNC,
+					"out of memory");
+	for (i = 0; i < w->size; i++)
+		jr[i] = (int)w->ranks[i];
+	ret = mpirma_group_new(w->size, jr, group);
+	free(jr);
+	return mpirma_raise_win(win, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_get_group)
+
+/* ------------------------------------------------------------ info */
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	/*
+	 * Only the hints that may change during a window's life are taken;
+	 * placement, strategy and layout were fixed at creation.
+	 */
+	hints_parse(&w->hints, info, false);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_set_info)
+
+static int info_set_all(MPI_Info info, const struct mpirma_window *w)
+{
+	const struct mpirma_win_hints *h = &w->hints;
+	struct mpirma_win_query q;
+	char node[16];
+	const char *strat = NULL;
+	char num[16];
+	int ret;
+
+	/* What the kernel actually did, where it can tell. */
+	snprintf(node, sizeof(node), "%d", h->numa_node);
+	strat = h->strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
+		strategy_names[h->strategy] : NULL;
+	if (!win_query(w, w->rank, &q)) {
+		if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+			snprintf(node, sizeof(node), "%d", q.numa_node);
+		strat = q.strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
+			strategy_names[q.strategy] : NULL;
+		if (!strat) {
+			snprintf(num, sizeof(num), "%u", q.strategy);
+			strat = num;
+		}
+	}
+	ret = PMPI_Info_set(info, "accumulate_ordering", h->ordering);
+	if (!ret)
+		ret = PMPI_Info_set(info, "accumulate_ops", h->ops_same_op ?
+				    "same_op" : "same_op_no_op");
+	if (!ret)
+		ret = PMPI_Info_set(info, "no_locks",
+				    h->no_locks ? "true" : "false");
+	if (!ret)
+		ret = PMPI_Info_set(info, "same_size",
+				    h->same_size ? "true" : "false");
+	if (!ret)
+		ret = PMPI_Info_set(info, "same_disp_unit",
+				    h->same_disp_unit ? "true" : "false");
+	if (!ret)
+		ret = PMPI_Info_set(info, "alloc_shared_noncontig",
+				    h->noncontig ? "true" : "false");
+	if (!ret)
+		ret = PMPI_Info_set(info, MPIRMA_INFO_NUMA_NODE, node);
+	if (!ret && strat)
+		ret = PMPI_Info_set(info, MPIRMA_INFO_ATOMICITY, strat);
+	return ret;
+}
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	MPI_Info info;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	if (!info_used)
+		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
+					"info_used is NULL");
+	ret = PMPI_Info_create(&info);
+	if (ret)
+		return mpirma_raise_win(win, ret, MPIRMA_FUNC,
+					"cannot create an info object");
+	ret = info_set_all(info, w);
+	if (ret) {
+		PMPI_Info_free(&info);
+		return mpirma_raise_win(win, ret, MPIRMA_FUNC,
+					"cannot fill the info object");
+	}
+	*info_used = info;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_get_info)
+
+/* ------------------------------------------------------------ attributes */
+
+int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
+			       int *flag)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	void *v;
+
+	*flag = 0;
+	if (!w)
+		return mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
+	/*
+	 * MPI_WIN_BASE is the base address itself; the others are pointers
+	 * to the value (MPI 3.1, 11.2.6), which lives in the window object.
+	 */
+	switch (keyval) {
+	case MPI_WIN_BASE:
+		v = w->base;
+		break;
+	case MPI_WIN_SIZE:
+		v = &w->wsize;
+		break;
+	case MPI_WIN_DISP_UNIT:
+		v = &w->disp_unit;
+		break;
+	case MPI_WIN_CREATE_FLAVOR:
+		v = &w->flavor;
+		break;
+	case MPI_WIN_MODEL:
+		v = &w->model;
+		break;
+	default:
+		return MPI_SUCCESS;
+	}
+	*(void **)attr_val = v;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ extensions */
+
+int PMPIX_Win_get_node(MPI_Win win, int rank, int *node)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_win_query q;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
+					"invalid window %d", win);
+	if (!node)
+		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
+					"node is NULL");
+	if (rank < 0 || rank >= w->size)
+		return mpirma_raise_win(win, MPI_ERR_RANK, MPIRMA_FUNC,
+					"rank %d is not in the window (size "
+					"%d)", rank, w->size);
+	ret = win_query(w, rank, &q);
+	if (ret)
+		return mpirma_raise_win(win, mpirma_err_errno(ret,
+					"MPIRMA_IOC_WIN_QUERY"), MPIRMA_FUNC,
+					NULL);
+	*node = q.numa_node;
+	return MPI_SUCCESS;
+}
+MPIRMA_PRAGMA(weak MPIX_Win_get_node = PMPIX_Win_get_node)

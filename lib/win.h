@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * win.h - the window object shared by lib/win.c (creation, memory, info,
+ * attributes), lib/rma.c (the communication calls) and lib/win_sync.c (the
+ * synchronization calls).
+ *
+ * The kernel applies every operation when it receives it and knows nothing
+ * of MPI epochs (it checks ranks, ranges and op/type pairs, and holds the
+ * passive-target locks and PSCW matching).  Whether an RMA call is allowed
+ * at all is therefore decided here, from the epoch state below, which
+ * win_sync.c maintains and rma.c reads.
+ *
+ * Operations reach the kernel through mpirma_win_issue().  Today it sends
+ * each one at once, so every operation is complete when its call returns
+ * (the standard allows completing early).  A batching queue would collect
+ * them in struct mpirma_window and send them at mpirma_win_drain(), which
+ * every synchronization call already runs before it touches the kernel.
+ */
+#ifndef MPIRMA_LIB_WIN_H
+#define MPIRMA_LIB_WIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* lock[] entries: the passive-target lock this process holds on a target. */
+#define MPIRMA_WLOCK_NONE	0
+#define MPIRMA_WLOCK_SHARED	1
+#define MPIRMA_WLOCK_EXCL	2
+/* Flag: taken with MPI_MODE_NOCHECK, so the kernel holds nothing. */
+#define MPIRMA_WLOCK_NOCHECK	4
+
+/* Longest accumulate_ordering value we keep ("rar,raw,war,waw" or "none"). */
+#define MPIRMA_ORDERING_LEN	32
+
+/**
+ * struct mpirma_win_hints - the info keys of a window (MPI_Win_get_info)
+ * @ordering: accumulate_ordering as given (we always apply in issue order,
+ *	which satisfies every value)
+ * @ops_same_op: accumulate_ops is "same_op" (default "same_op_no_op")
+ * @no_locks: no_locks (locks still work when it is set: only a hint)
+ * @same_size: same_size (only reported back)
+ * @same_disp_unit: same_disp_unit (only reported back)
+ * @noncontig: alloc_shared_noncontig (shared windows: every rank on its own
+ *	pages instead of byte-contiguous)
+ * @numa_node: mpirma_numa_node asked for at creation, -1 when none
+ * @strategy: MPIRMA_ATOM_* from mpirma_atomicity (DEFAULT when not given)
+ */
+struct mpirma_win_hints {
+	char ordering[MPIRMA_ORDERING_LEN];
+	bool ops_same_op;
+	bool no_locks;
+	bool same_size;
+	bool same_disp_unit;
+	bool noncontig;
+	int numa_node;
+	uint32_t strategy;
+};
+
+/**
+ * struct mpirma_window - an MPI_Win
+ * @hdr: error handler, attributes, name (must stay first: the header is
+ *	what core code sees)
+ * @handle: its MPI_Win
+ * @id: the kernel's window id
+ * @size: number of ranks in the window
+ * @rank: the caller's window rank
+ * @ranks: job ranks in window-rank order (the kernel's group list)
+ * @ctx: the creating communicator's context id
+ * @base: MPI_WIN_BASE (MPI_BOTTOM for dynamic windows)
+ * @wsize: MPI_WIN_SIZE
+ * @disp_unit: MPI_WIN_DISP_UNIT
+ * @flavor: MPI_WIN_CREATE_FLAVOR (MPI_WIN_FLAVOR_*)
+ * @model: MPI_WIN_MODEL, always MPI_WIN_UNIFIED
+ * @map: allocated windows: the mapping of every rank's memory, or NULL
+ * @map_len: its length
+ * @hints: the info keys
+ * @zattach: dynamic windows: bases attached with size 0 (nothing to pin,
+ *	but MPI_Win_detach must accept them)
+ * @nzattach: entries in @zattach
+ * @fence: a fence epoch is open (the last fence had no MPI_MODE_NOSUCCEED
+ *	and no other epoch has begun since)
+ * @lock: per target, MPIRMA_WLOCK_* held by this process
+ * @nlocks: targets with a lock[] entry
+ * @lock_all: inside MPI_Win_lock_all
+ * @lock_all_nocheck: ... taken with MPI_MODE_NOCHECK (no kernel lock)
+ * @started: inside an access epoch of MPI_Win_start
+ * @in_start: per target, member of the started group
+ * @posted: inside an exposure epoch of MPI_Win_post
+ */
+struct mpirma_window {
+	struct mpirma_objhdr hdr;
+	MPI_Win handle;
+	uint32_t id;
+	int size;
+	int rank;
+	uint32_t *ranks;
+	uint64_t ctx;
+
+	void *base;
+	MPI_Aint wsize;
+	int disp_unit;
+	int flavor;
+	int model;
+	void *map;
+	size_t map_len;
+
+	struct mpirma_win_hints hints;
+	void **zattach;
+	int nzattach;
+
+	bool fence;
+	uint8_t *lock;
+	int nlocks;
+	bool lock_all;
+	bool lock_all_nocheck;
+	bool started;
+	uint8_t *in_start;
+	bool posted;
+};
+
+/* The window of a handle, or NULL (null, freed, never created). */
+struct mpirma_window *mpirma_window_get(MPI_Win win);
+
+/* Is any access epoch open that lets this process reach @target? */
+static inline bool mpirma_win_may_access(const struct mpirma_window *w,
+					 int target)
+{
+	return w->fence || w->lock_all || w->lock[target] ||
+	       (w->started && w->in_start[target]);
+}
+
+/* Is a passive-target epoch (lock or lock_all) open on any target? */
+static inline bool mpirma_win_passive(const struct mpirma_window *w)
+{
+	return w->lock_all || w->nlocks > 0;
+}
+
+/*
+ * Hands @nops operations on @w to the kernel (lib/rma.c).  Returns
+ * MPI_SUCCESS or the class of the first failing operation, with its cause
+ * recorded (mpirma_err).  Today the operations are applied before it
+ * returns; with a queue they would be by the next mpirma_win_drain().
+ */
+int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
+		     uint32_t nops);
+
+/*
+ * Completes every operation issued on @w so far (lib/rma.c).  Every
+ * synchronization call runs it first.  MPI class (recorded).
+ */
+int mpirma_win_drain(struct mpirma_window *w);
+
+#endif /* MPIRMA_LIB_WIN_H */
