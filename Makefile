@@ -57,6 +57,8 @@ KSELFTEST := $(KSRC)/tools/testing/selftests
 CHECKPATCH := $(KSRC)/scripts/checkpatch.pl
 
 STDIR := $(B)/libexec/mpirma/selftests
+MTDIR := $(B)/libexec/mpirma/mpitests
+EXDIR := $(B)/examples
 VMDIR := $(B)/libexec/mpirma/vm
 
 # ------------------------------------------------------------------ flags
@@ -88,6 +90,7 @@ KUSER_SRCS := $(wildcard kmod/reduce.c kmod/reduce_fp.c)
 MAN_SRCS := $(wildcard docs/man/*.[1-8])
 KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/mpirma_uapi.h
 SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job \
+	   $(wildcard tools/mpicc tools/vm-check mpitests/run) \
 	   $(wildcard .ci/run selftests/run)
 
 # Library: built only once lib/ has sources.
@@ -117,6 +120,31 @@ UT_ARCHIVE_SRCS := $(KUSER_SRCS) $(ST_LIB_SRCS)
 MAN_PAGES := $(foreach m,$(MAN_SRCS),$(B)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 HEADERS := $(patsubst include/%,$(B)/include/%,$(wildcard include/*.h))
 STAGED_SCRIPTS := $(B)/bin/mpirma-vm $(VMDIR)/init $(VMDIR)/run-job
+
+# The launcher under its other names, and the compiler wrapper.  Examples and
+# MPI-level tests are built with the staged mpicc, exactly as a user builds
+# an MPI program, once the library and mpi.h exist.
+LAUNCHER_LINKS := $(if $(wildcard tools/mpiexec.c),$(B)/bin/mpirun $(B)/bin/mpirma-run)
+MPICC := $(if $(wildcard tools/mpicc),$(B)/bin/mpicc)
+EX_SRCS := $(wildcard examples/*.c)
+MT_SRCS := $(wildcard mpitests/*.c)
+MT_LIB_SRCS := $(wildcard mpitests/lib/*.c)
+ifneq ($(LIB_TARGETS),)
+ifneq ($(wildcard include/mpi.h),)
+EX_BINS := $(EX_SRCS:examples/%.c=$(EXDIR)/%)
+MT_BINS := $(MT_SRCS:mpitests/%.c=$(MTDIR)/%)
+endif
+endif
+# The runner only with tests to run (vm-check skips a suite without one).
+MT_STAGED := $(if $(and $(MT_BINS),$(wildcard mpitests/run)),$(MTDIR)/run $(MTDIR)/list)
+CHECK_SCRIPT := $(if $(wildcard tools/vm-check),$(B)/libexec/mpirma/check)
+# Flags for programs built with mpicc: the project's warnings, no -Iinclude
+# (mpicc must find mpi.h by itself).  mpicc's rpath names the staged lib/;
+# $$ORIGIN first lets an installed copy find the installed library.
+MPICC_FLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11
+MT_LIB_OBJS := $(MT_LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/selftests/lib/reference.o
+MT_ARCHIVE := $(OBJ)/libmpitests.a
+MT_HDRS := $(wildcard mpitests/lib/*.h) selftests/lib/reference.h
 
 # ------------------------------------------------------------------ install
 
@@ -157,16 +185,19 @@ DEMO_ARGS ?= -n 4
 
 all: module userspace
 
-userspace: lib tools selftests unit-build man $(HEADERS) $(STAGED_SCRIPTS)
+userspace: lib tools selftests unit-build man $(HEADERS) $(STAGED_SCRIPTS) \
+	   mpi-tools examples mpitests
 
 help:
 	@echo "make [all]        module (kmod/mpirma.ko) + user space, staged in build/"
 	@echo "make deps         install missing Debian packages (apt-get)"
-	@echo "make check        deps, all, lint, unit, selftests in the VM"
-	@echo "make run          deps, all, the demo in the VM"
+	@echo "make check        deps, all, lint, unit, selftests + MPI tests in the VM"
+	@echo "make run          deps, all, an MPI example with 4 ranks in the VM"
+	@echo "make examples     the MPI examples, in $(EXDIR)"
+	@echo "make mpitests     the MPI-level tests, in $(MTDIR)"
 	@echo "make lint         checkpatch + sparse (+ shellcheck if installed)"
 	@echo "make unit         host unit tests, plain and ASan/UBSan"
-	@echo "make vmtest       selftests in the VM ($(VM) $(VM_CHECK_ARGS))"
+	@echo "make vmtest       selftests + MPI tests in one VM ($(VM) $(VM_CHECK_ARGS))"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
 	@echo "make uninstall | clean | distclean"
 	@echo "KDIR=$(KDIR)"
@@ -182,12 +213,24 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) vmtest
 
+# The example of seed 004 (MPI standard Example 11.3) through mpiexec, once
+# the library builds; before that, the ioctl-level demo.
+RUN_EXAMPLE ?= accumulate_map
+RUN_ARGS ?= -n 4
+
 run: deps
 	$(MAKE) all
-	@test -x $(B)/bin/mpirma-demo || { \
-		echo "run: $(B)/bin/mpirma-demo missing: tools/mpirma-demo.c is not written yet" >&2; \
-		exit 1; }
-	$(VM) -- $(B)/bin/mpirma-demo $(DEMO_ARGS)
+	@if [ -x $(EXDIR)/$(RUN_EXAMPLE) ] && [ -x $(B)/bin/mpiexec ]; then \
+		echo "$(VM) -- $(B)/bin/mpiexec $(RUN_ARGS) $(EXDIR)/$(RUN_EXAMPLE)"; \
+		$(VM) -- $(B)/bin/mpiexec $(RUN_ARGS) $(EXDIR)/$(RUN_EXAMPLE); \
+	elif [ -x $(B)/bin/mpirma-demo ]; then \
+		echo "run: no MPI library yet, running the ioctl-level demo"; \
+		echo "$(VM) -- $(B)/bin/mpirma-demo $(DEMO_ARGS)"; \
+		$(VM) -- $(B)/bin/mpirma-demo $(DEMO_ARGS); \
+	else \
+		echo "run: neither $(EXDIR)/$(RUN_EXAMPLE) nor $(B)/bin/mpirma-demo is built" >&2; \
+		exit 1; \
+	fi
 
 # ------------------------------------------------------------------ module
 
@@ -268,6 +311,10 @@ $(OBJ)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# mpiexec --version
+$(OBJ)/tools/mpiexec.o: EXTRA_CFLAGS += -DMPIRMA_VERSION='"$(VERSION)"'
+$(OBJ)/tools/mpiexec.o: VERSION
+
 # Library
 lib: $(LIB_TARGETS)
 
@@ -275,11 +322,14 @@ $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
+# Linked aside and renamed: programs running in a VM over the same tree
+# (the host's files are shared) never load a half-written library.
 $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -o $@ $(LIB_OBJS) -Wl,-soname,libmpirma.so.$(SOVERSION) \
+	$(CC) $(CFLAGS) -shared -o $@.tmp $(LIB_OBJS) -Wl,-soname,libmpirma.so.$(SOVERSION) \
 		-Wl,-z,defs $(if $(LIB_MAP),-Wl$(comma)--version-script=$(LIB_MAP)) \
 		$(ALL_LDFLAGS) -lnuma -lpthread
+	mv -f $@.tmp $@
 
 $(B)/lib/libmpirma.so.$(SOVERSION) $(B)/lib/libmpirma.so: $(LIB_SO)
 	ln -sf $(notdir $<) $@
@@ -287,18 +337,74 @@ $(B)/lib/libmpirma.so.$(SOVERSION) $(B)/lib/libmpirma.so: $(LIB_SO)
 # Tools: one binary per tools/*.c
 tools: $(TOOL_BINS)
 
+# Programs are linked aside and renamed (as the library): a test running
+# in a VM over this tree never executes a half-written file.
 $(B)/bin/%: $(OBJ)/tools/%.o $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(LINK_LIB_BIN) -lpthread -lnuma
+	$(CC) $(CFLAGS) -o $@.tmp $< $(ALL_LDFLAGS) $(LINK_LIB_BIN) -lpthread -lnuma
+	mv -f $@.tmp $@
 
 # Selftests: one binary per selftests/*.c, each with selftests/lib/*.c
 selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
 
 $(STDIR)/%: $(OBJ)/selftests/%.o $(ST_LIB_OBJS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(ST_LIB_OBJS) $(ALL_LDFLAGS) $(LINK_LIB_ST) $(ST_LDLIBS)
+	$(CC) $(CFLAGS) -o $@.tmp $< $(ST_LIB_OBJS) $(ALL_LDFLAGS) $(LINK_LIB_ST) $(ST_LDLIBS)
+	mv -f $@.tmp $@
 
 $(STDIR)/run: selftests/run
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+# The launcher's other names, the compiler wrapper (its version filled in;
+# its directories stay relative to itself in the staged tree).
+.PHONY: mpi-tools examples mpitests
+mpi-tools: $(LAUNCHER_LINKS) $(MPICC)
+
+$(LAUNCHER_LINKS): | $(B)/bin/mpiexec
+	ln -sf mpiexec $@
+
+$(B)/bin/mpicc: tools/mpicc VERSION
+	@mkdir -p $(@D)
+	sed 's|^version=$$|version=$(VERSION)|' $< >$@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
+
+# Examples and MPI-level tests: built by the staged mpicc, so every build
+# also checks that mpicc works.  MPICC_CC keeps the project's compiler.
+examples: $(EX_BINS)
+
+$(EXDIR)/%: examples/%.c $(MPICC) $(HEADERS) $(LIB_TARGETS)
+	@mkdir -p $(@D)
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
+		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm
+	mv -f $@.tmp $@
+
+mpitests: $(MT_BINS) $(MT_STAGED) $(CHECK_SCRIPT)
+
+# The tests' helpers, and the selftests' independent reference of the
+# reduction ops (the op x type tests compare with it).
+$(OBJ)/mpitests/lib/%.o: mpitests/lib/%.c $(MPICC) $(HEADERS)
+	@mkdir -p $(@D)
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -MMD -MP -Iselftests/lib -c -o $@ $<
+
+$(MT_ARCHIVE): $(MT_LIB_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(MTDIR)/%: mpitests/%.c $(MT_ARCHIVE) $(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
+	@mkdir -p $(@D)
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
+		-o $@.tmp $< $(MT_ARCHIVE) '-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm
+	mv -f $@.tmp $@
+
+$(MTDIR)/run: mpitests/run
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(MTDIR)/list: mpitests/list
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+$(B)/libexec/mpirma/check: tools/vm-check
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
@@ -355,11 +461,13 @@ unit: unit-build
 	echo "unit: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
 
+# One VM boot for both suites: the selftests, then the MPI-level tests
+# (libexec/mpirma/check runs each and sums up).
 vmtest: all
 	@test -x $(STDIR)/run || { \
 		echo "vmtest: $(STDIR)/run missing: selftests/run (the suite's driver) is not written yet" >&2; \
 		exit 1; }
-	$(VM) $(VM_CHECK_ARGS) -- $(STDIR)/run
+	$(VM) $(VM_CHECK_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run)
 
 # ------------------------------------------------------------------ lint
 
@@ -409,9 +517,20 @@ install: all $(B)/mpirma.pc
 		$(DESTDIR)$(LIBEXECDIR)/mpirma/selftests $(DESTDIR)$(LIBEXECDIR)/mpirma/vm \
 		$(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(TOOL_BINS) $(B)/bin/mpirma-vm $(DESTDIR)$(BINDIR)/
+	$(foreach l,$(notdir $(LAUNCHER_LINKS)),ln -sf mpiexec $(DESTDIR)$(BINDIR)/$(l);)
+	$(if $(MPICC),sed -e 's|^includedir=$$|includedir=$(INCLUDEDIR)|' \
+		-e 's|^libdir=$$|libdir=$(LIBDIR)|' $(MPICC) >$(DESTDIR)$(BINDIR)/mpicc.tmp && \
+		chmod 755 $(DESTDIR)$(BINDIR)/mpicc.tmp && \
+		mv $(DESTDIR)$(BINDIR)/mpicc.tmp $(DESTDIR)$(BINDIR)/mpicc)
 	install -m 755 $(VMDIR)/init $(VMDIR)/run-job $(DESTDIR)$(LIBEXECDIR)/mpirma/vm/
 	$(if $(ST_BINS)$(wildcard $(STDIR)/run),install -m 755 $(ST_BINS) $(wildcard $(STDIR)/run) \
 		$(DESTDIR)$(LIBEXECDIR)/mpirma/selftests/)
+	$(if $(MT_BINS)$(MT_STAGED),install -d $(DESTDIR)$(LIBEXECDIR)/mpirma/mpitests)
+	$(if $(MT_BINS)$(MT_STAGED),install -m 755 $(MT_BINS) $(filter %/run,$(MT_STAGED)) \
+		$(DESTDIR)$(LIBEXECDIR)/mpirma/mpitests/)
+	$(if $(filter %/list,$(MT_STAGED)),install -m 644 $(filter %/list,$(MT_STAGED)) \
+		$(DESTDIR)$(LIBEXECDIR)/mpirma/mpitests/)
+	$(if $(CHECK_SCRIPT),install -m 755 $(CHECK_SCRIPT) $(DESTDIR)$(LIBEXECDIR)/mpirma/)
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	$(if $(LIB_TARGETS),install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/)
 	$(if $(LIB_TARGETS),install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/)
@@ -442,7 +561,8 @@ else
 endif
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm)
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm \
+		$(notdir $(LAUNCHER_LINKS) $(MPICC)))
 	rm -rf $(DESTDIR)$(LIBEXECDIR)/mpirma
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS)))
 	rm -f $(DESTDIR)$(LIBDIR)/libmpirma.a $(DESTDIR)$(LIBDIR)/libmpirma.so*

@@ -1,0 +1,883 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mpiexec: start an MPI job of N ranks on this node.
+ *
+ * The launcher contract (docs/library.md, "Processes and startup"):
+ *
+ *  1. open /dev/mpirma and create a job of N ranks (MPIRMA_IOC_JOB_CREATE);
+ *  2. fork N children; each inherits the job fd (close-on-exec cleared) and
+ *     finds it in MPIRMA_JOB_FD, its rank in MPIRMA_RANK and N in
+ *     MPIRMA_SIZE; MPI_Init joins the job with them;
+ *  3. once every child is forked, close the launcher's own job fd, so that
+ *     the kernel counts a rank that never joins as gone (waits on it end
+ *     with EOWNERDEAD instead of hanging);
+ *  4. wait: the first rank that fails (non-zero exit or a signal) takes the
+ *     rest down (SIGTERM, SIGKILL after a grace period) and its status is
+ *     the launcher's.
+ *
+ * The children stay in the launcher's process group, so a Ctrl-C from the
+ * terminal reaches every rank at once; the launcher also keeps their pids
+ * and forwards the signals it receives itself, and each child dies with the
+ * launcher (PR_SET_PDEATHSIG), so no rank outlives a killed launcher.
+ *
+ * The launcher is single-threaded and waits with every signal it cares
+ * about blocked (sigtimedwait), so there are no signal handlers and no
+ * races between a child's exit and the timers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <numa.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpirma_uapi.h"
+
+#ifndef MPIRMA_VERSION
+#define MPIRMA_VERSION "unknown"
+#endif
+
+/* Exit statuses of the launcher itself (the ranks' own pass through). */
+#define EX_SETUP	1	/* device, job or fork failed */
+#define EX_USAGE	2
+#define EX_TIMEOUT	124	/* as timeout(1) */
+#define EX_NOEXEC	126	/* as the shell: found but not executable */
+#define EX_NOTFOUND	127	/* as the shell: command not found */
+
+/* How long ranks get between SIGTERM and SIGKILL when the job is torn down. */
+#define KILL_GRACE_MS	2000
+
+enum bind_to { BIND_NONE, BIND_CORE, BIND_NUMA };
+enum map_by { MAP_CORE, MAP_NUMA };
+
+struct options {
+	unsigned long nranks;
+	enum bind_to bind;
+	enum map_by map;
+	bool bind_set, map_set;
+	unsigned long timeout_s;	/* 0: none */
+	long stdin_rank;		/* -1: all ranks, -2: none */
+	int verbose;
+	char **argv;			/* the program and its arguments */
+};
+
+/* One rank: its process and, once reaped, how it ended. */
+struct rank {
+	pid_t pid;
+	bool live;
+	int status;		/* wait status */
+	cpu_set_t *cpus;	/* binding, NULL: none */
+	size_t cpus_size;
+	int node;		/* for the report: -1 unless bound to a node */
+};
+
+static const char *prog = "mpiexec";
+static int verbose;
+
+/*
+ * "mpiexec: MESSAGE\n" on stderr in one write(), so that it cannot be cut
+ * in two by the output of ranks writing to the same terminal or pipe.
+ */
+static void vnote(const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf), "%s: ", prog);
+
+	if (n < 0 || n >= (int)sizeof(buf) - 1)
+		n = 0;
+	n += vsnprintf(buf + n, sizeof(buf) - 1 - n, fmt, ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, n) < 0)
+		return;	/* nowhere left to complain */
+}
+
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s [-n N] [OPTIONS] PROGRAM [ARGS...]\n"
+"Run N copies of PROGRAM as the ranks of one MPI job on this node, through\n"
+"the mpirma kernel module (/dev/mpirma).\n"
+"\n"
+"Options:\n"
+"  -n, -np, -c N            number of ranks (default 1)\n"
+"  -x NAME[=VALUE]          set NAME in the ranks' environment (NAME alone:\n"
+"  --env NAME[=VALUE]         pass the launcher's value; every variable is\n"
+"                             passed anyway); repeatable\n"
+"  -genv NAME VALUE         the same, MPICH style\n"
+"  --bind-to core|numa|none bind each rank to one core or to the cores of\n"
+"                           one NUMA node (default none)\n"
+"  --map-by core|numa       place consecutive ranks on consecutive cores\n"
+"                           (default), or round-robin over the NUMA nodes;\n"
+"                           --map-by numa alone implies --bind-to numa\n"
+"  --stdin RANK|all|none    who reads the launcher's stdin (default 0; the\n"
+"                           others read /dev/null)\n"
+"  --timeout SECONDS        kill the job after SECONDS, exit 124 (0: never;\n"
+"                           default $MPIEXEC_TIMEOUT or 0)\n"
+"  --oversubscribe          accepted for compatibility; no effect\n"
+"  -v, --verbose            report the job, the ranks and their exits\n"
+"  -h, --help               this text\n"
+"      --version            print the version\n"
+"\n"
+"Exit status: 0 when every rank exits 0; otherwise the first failing rank's\n"
+"exit status, or 128+N if it was killed by signal N.  The launcher's own:\n"
+"1 setup failure, 2 usage, 124 timeout, 126/127 PROGRAM not executable/found.\n",
+		prog);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	exit(EX_USAGE);
+}
+
+/* A decimal number in [min, max]; anything else is a usage error. */
+static unsigned long parse_ulong(const char *opt, const char *s,
+				 unsigned long min, unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *s == '+' || v < min ||
+	    v > max) {
+		if (max == ULONG_MAX)
+			usage_error("%s wants a number >= %lu, not '%s'", opt,
+				    min, s);
+		usage_error("%s wants a number from %lu to %lu, not '%s'", opt,
+			    min, max, s);
+	}
+	return v;
+}
+
+/* -x NAME=VALUE sets; -x NAME keeps the launcher's value (passed anyway). */
+static void set_env(const char *opt, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	char *name;
+
+	if (eq == spec || !*spec)
+		usage_error("%s wants NAME[=VALUE], not '%s'", opt, spec);
+	if (!eq)
+		return;
+	name = strndup(spec, eq - spec);
+	if (!name || setenv(name, eq + 1, 1))
+		die(EX_SETUP, "%s %s: %s", opt, spec, strerror(errno));
+	free(name);
+}
+
+/*
+ * The option's value: "--opt=value", "--optvalue" for short options given
+ * as "-n4", or the next argument.
+ */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt,
+			     const char **inline_val)
+{
+	const char *v = *inline_val;
+
+	if (v) {
+		*inline_val = NULL;	/* taken */
+		return v;
+	}
+	if (*i + 1 >= argc)
+		usage_error("option %s needs an argument", opt);
+	return argv[++*i];
+}
+
+static bool is(const char *arg, const char *a, const char *b)
+{
+	return !strcmp(arg, a) || (b && !strcmp(arg, b));
+}
+
+static void parse_args(int argc, char **argv, struct options *o)
+{
+	const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
+	int i;
+
+	o->nranks = 1;
+	o->stdin_rank = 0;
+	if (env_timeout && *env_timeout)
+		o->timeout_s = parse_ulong("MPIEXEC_TIMEOUT", env_timeout, 0,
+					   INT_MAX / 1000);
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq;
+		char name[32];
+		const char *inl = NULL, *val;	/* inline value: --opt=VAL, -nVAL */
+
+		if (!strcmp(arg, "--")) {
+			i++;
+			break;
+		}
+		if (arg[0] != '-' || !arg[1])
+			break;		/* the program */
+		/* --name=value and -name=value */
+		eq = strchr(arg, '=');
+		if (eq && (size_t)(eq - arg) < sizeof(name)) {
+			memcpy(name, arg, eq - arg);
+			name[eq - arg] = 0;
+			inl = eq + 1;
+			arg = name;
+		}
+		/* -n4: digits glued to -n */
+		if (!inl && arg[1] == 'n' && arg[2] >= '0' && arg[2] <= '9') {
+			inl = arg + 2;
+			arg = "-n";
+		}
+
+		if (is(arg, "-n", "-np") || is(arg, "--np", "--n") ||
+		    is(arg, "-c", NULL)) {
+			val = opt_value(argc, argv, &i, arg, &inl);
+			o->nranks = parse_ulong(arg, val, 1, ULONG_MAX);
+		} else if (is(arg, "-x", "--env") || is(arg, "-env", NULL)) {
+			val = opt_value(argc, argv, &i, arg, &inl);
+			set_env(arg, val);
+		} else if (is(arg, "-genv", "--genv")) {
+			const char *name_arg = opt_value(argc, argv, &i, arg, &inl);
+			const char *value, *none = NULL;
+
+			if (!*name_arg || strchr(name_arg, '='))
+				usage_error("%s wants NAME VALUE", arg);
+			value = opt_value(argc, argv, &i, arg, &none);
+			if (setenv(name_arg, value, 1))
+				die(EX_SETUP, "%s %s: %s", arg, name_arg,
+				    strerror(errno));
+		} else if (is(arg, "--bind-to", "-bind-to")) {
+			val = opt_value(argc, argv, &i, arg, &inl);
+			if (!strcmp(val, "core"))
+				o->bind = BIND_CORE;
+			else if (!strcmp(val, "numa"))
+				o->bind = BIND_NUMA;
+			else if (!strcmp(val, "none"))
+				o->bind = BIND_NONE;
+			else
+				usage_error("%s wants core, numa or none, not '%s'",
+					    arg, val);
+			o->bind_set = true;
+		} else if (is(arg, "--map-by", "-map-by")) {
+			val = opt_value(argc, argv, &i, arg, &inl);
+			if (!strcmp(val, "core"))
+				o->map = MAP_CORE;
+			else if (!strcmp(val, "numa"))
+				o->map = MAP_NUMA;
+			else
+				usage_error("%s wants core or numa, not '%s'",
+					    arg, val);
+			o->map_set = true;
+		} else if (is(arg, "--stdin", "-stdin")) {
+			val = opt_value(argc, argv, &i, arg, &inl);
+			if (!strcmp(val, "all"))
+				o->stdin_rank = -1;
+			else if (!strcmp(val, "none"))
+				o->stdin_rank = -2;
+			else
+				o->stdin_rank = parse_ulong(arg, val, 0,
+							    MPIRMA_MAX_RANKS - 1);
+		} else if (is(arg, "--timeout", "-timeout")) {
+			val = opt_value(argc, argv, &i, arg, &inl);
+			o->timeout_s = parse_ulong(arg, val, 0, INT_MAX / 1000);
+		} else if (is(arg, "--oversubscribe", "-oversubscribe")) {
+			/* one node, no slots to exceed */
+		} else if (is(arg, "-v", "--verbose")) {
+			o->verbose++;
+		} else if (is(arg, "-h", "--help")) {
+			usage(stdout);
+			exit(0);
+		} else if (is(arg, "--version", "-V")) {
+			printf("%s (mpirma) %s\n", prog, MPIRMA_VERSION);
+			exit(0);
+		} else {
+			usage_error("unknown option '%s'", argv[i]);
+		}
+		if (inl)
+			usage_error("option %s takes no value", arg);
+	}
+	if (i >= argc)
+		usage_error("no program to run");
+	o->argv = argv + i;
+	/* mapping onto NUMA nodes without binding would mean nothing */
+	if (o->map == MAP_NUMA && !o->bind_set)
+		o->bind = BIND_NUMA;
+}
+
+/*
+ * Find PROGRAM as execvp() will, so that a typo is one clear message from
+ * the launcher instead of N from the ranks.  Returns the path to exec.
+ */
+static char *resolve_program(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct stat st;
+	char *full;
+	bool found = false;
+
+	if (strchr(name, '/')) {
+		if (stat(name, &st))
+			die(errno == ENOENT ? EX_NOTFOUND : EX_NOEXEC, "%s: %s",
+			    name, strerror(errno));
+		if (!S_ISREG(st.st_mode) || access(name, X_OK))
+			die(EX_NOEXEC, "%s: not an executable file", name);
+		return strdup(name);
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = end + 1) {
+		size_t dlen;
+
+		end = strchrnul(p, ':');
+		dlen = end - p;
+		/* an empty PATH entry is the current directory */
+		if (asprintf(&full, "%.*s%s%s", (int)dlen, p, dlen ? "/" : "",
+			     name) < 0)
+			die(EX_SETUP, "out of memory");
+		if (!stat(full, &st) && S_ISREG(st.st_mode)) {
+			found = true;
+			if (!access(full, X_OK))
+				return full;
+		}
+		free(full);
+		if (!*end)
+			break;
+	}
+	if (found)
+		die(EX_NOEXEC, "%s: permission denied", name);
+	die(EX_NOTFOUND, "%s: command not found (a program in the current "
+	    "directory is ./%s)", name, name);
+}
+
+/* ---------------------------------------------------------------- binding */
+
+/* The CPUs the launcher may use, and which NUMA node each is on. */
+struct topology {
+	int ncpus;
+	int *cpu;		/* allowed CPU numbers, ascending */
+	int *cpu_node;		/* node of cpu[i] */
+	int nnodes;		/* nodes with at least one allowed CPU */
+	int *node;		/* their numbers, ascending */
+};
+
+static void topology_read(struct topology *t)
+{
+	cpu_set_t *set;
+	size_t size;
+	int n, c, i, k, max = 4096;
+	bool numa = numa_available() >= 0;
+
+	n = numa ? numa_num_configured_cpus() : (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (n > max || n < 1)
+		n = max;
+	set = CPU_ALLOC(max);
+	size = CPU_ALLOC_SIZE(max);
+	if (!set)
+		die(EX_SETUP, "out of memory");
+	if (sched_getaffinity(0, size, set))
+		die(EX_SETUP, "sched_getaffinity: %s", strerror(errno));
+	t->cpu = calloc(max, sizeof(int));
+	t->cpu_node = calloc(max, sizeof(int));
+	t->node = calloc(max, sizeof(int));
+	if (!t->cpu || !t->cpu_node || !t->node)
+		die(EX_SETUP, "out of memory");
+	t->ncpus = t->nnodes = 0;
+	for (c = 0; c < max; c++) {
+		int node;
+
+		if (!CPU_ISSET_S(c, size, set))
+			continue;
+		node = numa ? numa_node_of_cpu(c) : 0;
+		if (node < 0)
+			node = 0;
+		t->cpu[t->ncpus] = c;
+		t->cpu_node[t->ncpus++] = node;
+		for (k = 0; k < t->nnodes && t->node[k] != node; k++)
+			;
+		if (k == t->nnodes)
+			t->node[t->nnodes++] = node;
+	}
+	CPU_FREE(set);
+	if (!t->ncpus)
+		die(EX_SETUP, "no CPU to run on");
+	/* nodes in ascending order (insertion sort: few nodes) */
+	for (i = 1; i < t->nnodes; i++)
+		for (k = i; k > 0 && t->node[k - 1] > t->node[k]; k--) {
+			int tmp = t->node[k];
+
+			t->node[k] = t->node[k - 1];
+			t->node[k - 1] = tmp;
+		}
+}
+
+/* The @idx-th allowed CPU of @node, wrapping around. */
+static int node_cpu(const struct topology *t, int node, unsigned long idx)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->ncpus; i++)
+		n += t->cpu_node[i] == node;
+	idx %= n;
+	for (i = 0; i < t->ncpus; i++)
+		if (t->cpu_node[i] == node && idx-- == 0)
+			return i;
+	return 0;
+}
+
+/*
+ * Where rank @r goes: --map-by core fills the allowed CPUs in order;
+ * --map-by numa deals ranks to the nodes like cards, and within a node
+ * fills its CPUs in order.  Then --bind-to takes that CPU, or all allowed
+ * CPUs of its node.
+ */
+static void plan_binding(const struct options *o, const struct topology *t,
+			 unsigned long r, struct rank *rk)
+{
+	int slot, i;
+
+	rk->cpus = NULL;
+	rk->node = -1;
+	if (o->bind == BIND_NONE)
+		return;
+	if (o->map == MAP_NUMA)
+		slot = node_cpu(t, t->node[r % t->nnodes], r / t->nnodes);
+	else
+		slot = r % t->ncpus;
+	rk->cpus_size = CPU_ALLOC_SIZE(t->cpu[t->ncpus - 1] + 1);
+	rk->cpus = CPU_ALLOC(t->cpu[t->ncpus - 1] + 1);
+	if (!rk->cpus)
+		die(EX_SETUP, "out of memory");
+	CPU_ZERO_S(rk->cpus_size, rk->cpus);
+	if (o->bind == BIND_CORE) {
+		CPU_SET_S(t->cpu[slot], rk->cpus_size, rk->cpus);
+		return;
+	}
+	rk->node = t->cpu_node[slot];
+	for (i = 0; i < t->ncpus; i++)
+		if (t->cpu_node[i] == rk->node)
+			CPU_SET_S(t->cpu[i], rk->cpus_size, rk->cpus);
+}
+
+/* "0-3,6" for the report. */
+static void format_cpus(const struct rank *rk, char *buf, size_t len)
+{
+	int c, first = -1, max = rk->cpus_size * 8;
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (c = 0; c <= max; c++) {
+		bool in = c < max && CPU_ISSET_S(c, rk->cpus_size, rk->cpus);
+
+		if (in && first < 0)
+			first = c;
+		if (!in && first >= 0 && n < len) {
+			n += snprintf(buf + n, len - n, "%s%d", n ? "," : "", first);
+			if (c - 1 > first && n < len)
+				n += snprintf(buf + n, len - n, "-%d", c - 1);
+			first = -1;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- job */
+
+static int open_device(void)
+{
+	int fd = open(MPIRMA_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	switch (errno) {
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+		die(EX_SETUP, "cannot open %s: %s: is the mpirma module loaded? "
+		    "(modprobe mpirma)", MPIRMA_DEVICE, strerror(errno));
+	case EACCES:
+	case EPERM:
+		die(EX_SETUP, "cannot open %s: %s: check its mode (the udev rule "
+		    "99-mpirma.rules makes it 0666)", MPIRMA_DEVICE,
+		    strerror(errno));
+	default:
+		die(EX_SETUP, "cannot open %s: %s", MPIRMA_DEVICE, strerror(errno));
+	}
+}
+
+static uint32_t max_ranks(int dev)
+{
+	struct mpirma_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	if (ioctl(dev, MPIRMA_IOC_QUERY, &q) || !q.max_ranks)
+		return MPIRMA_MAX_RANKS;
+	return q.max_ranks;
+}
+
+/* A job of @n ranks; its fd, inheritable across exec. */
+static int create_job(int dev, uint32_t n, uint64_t *job_id)
+{
+	struct mpirma_job_create jc;
+
+	memset(&jc, 0, sizeof(jc));
+	jc.size = sizeof(jc);
+	jc.nranks = n;
+	if (ioctl(dev, MPIRMA_IOC_JOB_CREATE, &jc))
+		die(EX_SETUP, "cannot create a job of %u ranks: %s", n,
+		    strerror(errno));
+	/* the kernel returns it close-on-exec; the ranks need it after exec */
+	if (fcntl(jc.job_fd, F_SETFD, 0))
+		die(EX_SETUP, "fcntl(job fd): %s", strerror(errno));
+	*job_id = jc.job_id;
+	return jc.job_fd;
+}
+
+static void setenv_num(const char *name, unsigned long v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%lu", v);
+	if (setenv(name, buf, 1)) {
+		note("setenv %s: %s", name, strerror(errno));
+		_exit(EX_SETUP);
+	}
+}
+
+/* In the child: become rank @r and exec the program.  Never returns. */
+static void __attribute__((noreturn))
+exec_rank(const struct options *o, const char *path, int job_fd,
+	  unsigned long r, const struct rank *rk, pid_t launcher,
+	  const sigset_t *orig_mask)
+{
+	int err;
+
+	/* die with the launcher, whatever kills it */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != launcher)
+		_exit(EX_SETUP);
+	setenv_num("MPIRMA_JOB_FD", job_fd);
+	setenv_num("MPIRMA_RANK", r);
+	setenv_num("MPIRMA_SIZE", o->nranks);
+	if (rk->cpus && sched_setaffinity(0, rk->cpus_size, rk->cpus)) {
+		note("rank %lu: sched_setaffinity: %s", r, strerror(errno));
+		_exit(EX_SETUP);
+	}
+	if (o->stdin_rank != -1 && o->stdin_rank != (long)r) {
+		int null = open("/dev/null", O_RDONLY);
+
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0) {
+			note("rank %lu: /dev/null: %s", r, strerror(errno));
+			_exit(EX_SETUP);
+		}
+		if (null != STDIN_FILENO)
+			close(null);
+	}
+	/* the launcher's blocked signals must not stay blocked in the rank */
+	sigprocmask(SIG_SETMASK, orig_mask, NULL);
+	execv(path, o->argv);
+	err = errno;
+	note("rank %lu: cannot execute %s: %s", r, path, strerror(err));
+	_exit(err == ENOENT ? EX_NOTFOUND : EX_NOEXEC);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The wait status as a shell would report it: code, or 128 + signal. */
+static int shell_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EX_SETUP;
+}
+
+static void describe(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "was killed by signal %d (%s)%s",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WCOREDUMP(status) ? ", core dumped" : "");
+	else
+		snprintf(buf, len, "ended with wait status %#x", status);
+}
+
+/* The state of the wait loop. */
+struct job {
+	struct rank *rank;
+	unsigned long n;
+	unsigned long live;
+	int exit_status;	/* -1 until something failed */
+	bool tearing;		/* SIGTERM sent, SIGKILL pending */
+	bool killed;		/* SIGKILL sent */
+	uint64_t kill_at;
+};
+
+static void signal_live(struct job *j, int sig)
+{
+	unsigned long r;
+
+	for (r = 0; r < j->n; r++)
+		if (j->rank[r].live)
+			kill(j->rank[r].pid, sig);
+}
+
+/* Take the job down: @sig now, SIGKILL after the grace period. */
+static void teardown(struct job *j, int sig)
+{
+	if (j->tearing)
+		return;
+	j->tearing = true;
+	j->kill_at = now_ms() + KILL_GRACE_MS;
+	signal_live(j, sig);
+}
+
+/* Reap every child that has ended; the first failure starts the teardown. */
+static void reap(struct job *j)
+{
+	char why[96];
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		unsigned long r;
+
+		for (r = 0; r < j->n && j->rank[r].pid != pid; r++)
+			;
+		if (r == j->n || !j->rank[r].live)
+			continue;
+		j->rank[r].live = false;
+		j->rank[r].status = status;
+		j->live--;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			if (verbose)
+				note("rank %lu (pid %d) exited with status 0", r,
+				     (int)pid);
+			continue;
+		}
+		describe(status, why, sizeof(why));
+		if (j->exit_status < 0) {
+			j->exit_status = shell_status(status);
+			note("rank %lu (pid %d) %s%s", r, (int)pid, why,
+			     j->live ? "; killing the other ranks" : "");
+			teardown(j, SIGTERM);
+		} else if (verbose) {
+			note("rank %lu (pid %d) %s", r, (int)pid, why);
+		}
+	}
+}
+
+/* Wait for every rank; the launcher's exit status. */
+static int wait_job(struct job *j, const struct options *o, const sigset_t *set)
+{
+	uint64_t deadline = o->timeout_s ? now_ms() + o->timeout_s * 1000 : 0;
+
+	while (j->live) {
+		uint64_t now = now_ms(), until = 0;
+		struct timespec ts;
+		siginfo_t si;
+		int sig;
+
+		if (deadline && !j->tearing && now >= deadline) {
+			note("timeout after %lu s: killing the job", o->timeout_s);
+			if (j->exit_status < 0)
+				j->exit_status = EX_TIMEOUT;
+			teardown(j, SIGTERM);
+		}
+		if (j->tearing && !j->killed && now >= j->kill_at) {
+			if (verbose)
+				note("%lu rank(s) still alive after %d ms: SIGKILL",
+				     j->live, KILL_GRACE_MS);
+			signal_live(j, SIGKILL);
+			j->killed = true;
+		}
+		if (deadline && !j->tearing)
+			until = deadline;
+		if (j->tearing && !j->killed)
+			until = j->kill_at;
+		if (until) {
+			uint64_t ms = until > now ? until - now : 0;
+
+			ts.tv_sec = ms / 1000;
+			ts.tv_nsec = (ms % 1000) * 1000000;
+			sig = sigtimedwait(set, &si, &ts);
+		} else {
+			sig = sigwaitinfo(set, &si);
+		}
+		if (sig < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				die(EX_SETUP, "sigtimedwait: %s", strerror(errno));
+			continue;
+		}
+		if (sig == SIGCHLD) {
+			reap(j);
+			continue;
+		}
+		/*
+		 * A signal to the launcher is meant for the job.  (A Ctrl-C
+		 * from the terminal has reached the ranks already.)  A
+		 * second one does not wait for the grace period.
+		 */
+		if (j->tearing) {
+			signal_live(j, SIGKILL);
+			j->killed = true;
+			continue;
+		}
+		if (verbose)
+			note("got signal %d (%s): passing it on to the ranks",
+			     sig, strsignal(sig));
+		if (j->exit_status < 0)
+			j->exit_status = 128 + sig;
+		teardown(j, sig);
+	}
+	return j->exit_status < 0 ? 0 : j->exit_status;
+}
+
+int main(int argc, char **argv)
+{
+	static const int waited[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct options o = { 0 };
+	struct topology topo = { 0 };
+	sigset_t set, orig_mask;
+	struct job j = { 0 };
+	uint64_t job_id;
+	uint32_t maxr;
+	int dev, job_fd;
+	pid_t self = getpid();
+	unsigned long r;
+	char *path;
+	size_t k;
+
+	if (argv[0] && *argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		prog = slash ? slash + 1 : argv[0];
+	}
+	parse_args(argc, argv, &o);
+	verbose = o.verbose;
+	path = resolve_program(o.argv[0]);
+
+	dev = open_device();
+	maxr = max_ranks(dev);
+	if (o.nranks > maxr)
+		usage_error("-n %lu: this kernel runs at most %u ranks per job",
+			    o.nranks, maxr);
+	if (o.stdin_rank >= (long)o.nranks)
+		usage_error("--stdin %ld: there are only %lu ranks", o.stdin_rank,
+			    o.nranks);
+
+	j.n = o.nranks;
+	j.exit_status = -1;
+	j.rank = calloc(j.n, sizeof(*j.rank));
+	if (!j.rank)
+		die(EX_SETUP, "out of memory");
+	for (r = 0; r < j.n; r++)
+		j.rank[r].node = -1;
+	if (o.bind != BIND_NONE) {
+		topology_read(&topo);
+		if (verbose && o.bind == BIND_CORE && j.n > (unsigned long)topo.ncpus)
+			note("%lu ranks on %d CPUs: several ranks share a core",
+			     j.n, topo.ncpus);
+		for (r = 0; r < j.n; r++)
+			plan_binding(&o, &topo, r, &j.rank[r]);
+	}
+
+	/*
+	 * Block what the wait loop waits for before the first fork, so no
+	 * child's exit can be missed.  SIGCHLD must not be ignored (an
+	 * inherited SIG_IGN would reap the ranks behind our back).
+	 */
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&set);
+	for (k = 0; k < sizeof(waited) / sizeof(waited[0]); k++)
+		sigaddset(&set, waited[k]);
+	sigprocmask(SIG_BLOCK, &set, &orig_mask);
+
+	job_fd = create_job(dev, j.n, &job_id);
+	close(dev);
+	if (verbose)
+		note("job %llu: %lu rank(s) of %s, job fd %d",
+		     (unsigned long long)job_id, j.n, path, job_fd);
+	fflush(NULL);	/* nothing buffered may be written twice */
+
+	for (r = 0; r < j.n; r++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			note("fork for rank %lu: %s", r, strerror(errno));
+			close(job_fd);
+			j.exit_status = EX_SETUP;
+			teardown(&j, SIGKILL);
+			j.killed = true;
+			return wait_job(&j, &o, &set);
+		}
+		if (pid == 0)
+			exec_rank(&o, path, job_fd, r, &j.rank[r], self,
+				  &orig_mask);
+		j.rank[r].pid = pid;
+		j.rank[r].live = true;
+		j.live++;
+		if (verbose) {
+			char cpus[256];
+
+			if (!j.rank[r].cpus) {
+				note("rank %lu: pid %d, not bound", r, (int)pid);
+				continue;
+			}
+			format_cpus(&j.rank[r], cpus, sizeof(cpus));
+			if (j.rank[r].node >= 0)
+				note("rank %lu: pid %d, bound to node %d (cpus %s)",
+				     r, (int)pid, j.rank[r].node, cpus);
+			else
+				note("rank %lu: pid %d, bound to cpus %s", r,
+				     (int)pid, cpus);
+		}
+	}
+	/* every rank has its copy: a rank that never joins now counts as gone */
+	close(job_fd);
+	return wait_job(&j, &o, &set);
+}
