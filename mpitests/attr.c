@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attr: attributes and keyvals on communicators and windows.
+ *
+ * Keyvals with copy and delete callbacks: set, get, overwrite (the old
+ * value's delete callback runs), delete, MPI_Comm_dup copying through the
+ * copy callback (or not, with MPI_COMM_NULL_COPY_FN), MPI_Comm_free and
+ * MPI_Win_free running the delete callbacks, freeing a keyval still in use.
+ * The predefined attributes: MPI_TAG_UB (at least 32767), and on windows
+ * MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and
+ * MPI_WIN_MODEL (MPI_WIN_UNIFIED) for every flavor.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+static int copies, deletes;
+static void *last_deleted;
+static int extra_token;
+
+static int copy_cb(MPI_Comm old, int key, void *extra, void *in, void *out,
+		   int *flag)
+{
+	(void)old;
+	(void)key;
+	CHECK(extra == &extra_token, "copy callback: extra_state %p", extra);
+	copies++;
+	*(void **)out = (char *)in + 1;		/* a recognisable copy */
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+static int delete_cb(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)comm;
+	(void)key;
+	CHECK(extra == &extra_token, "delete callback: extra_state %p", extra);
+	deletes++;
+	last_deleted = val;
+	return MPI_SUCCESS;
+}
+
+static int win_deletes;
+
+static int win_delete_cb(MPI_Win win, int key, void *val, void *extra)
+{
+	(void)win;
+	(void)key;
+	(void)val;
+	(void)extra;
+	win_deletes++;
+	return MPI_SUCCESS;
+}
+
+static void test_comm_attrs(void)
+{
+	static char a[16];
+	int key = MPI_KEYVAL_INVALID, nocopy = MPI_KEYVAL_INVALID, flag = -1;
+	void *val = NULL;
+	MPI_Comm dup, dup2;
+
+	mtest_section("comm attributes");
+	CHECK_MPI(MPI_Comm_create_keyval(copy_cb, delete_cb, &key, &extra_token));
+	CHECK(key != MPI_KEYVAL_INVALID, "keyval created");
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+					 MPI_COMM_NULL_DELETE_FN, &nocopy, NULL));
+
+	CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, key, &val, &flag));
+	CHECK_EQ(flag, 0, "flag before set");
+
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	CHECK_MPI(MPI_Comm_set_attr(dup, key, &a[0]));
+	CHECK_MPI(MPI_Comm_set_attr(dup, nocopy, &a[8]));
+	CHECK_MPI(MPI_Comm_get_attr(dup, key, &val, &flag));
+	CHECK(flag == 1 && val == &a[0], "get: flag %d, %p want %p", flag, val,
+	      (void *)&a[0]);
+
+	/* overwriting deletes the old value */
+	deletes = 0;
+	CHECK_MPI(MPI_Comm_set_attr(dup, key, &a[2]));
+	CHECK(deletes == 1 && last_deleted == &a[0],
+	      "overwrite: %d deletes of %p", deletes, last_deleted);
+
+	/* dup copies through the callback; the null copy function does not */
+	copies = 0;
+	CHECK_MPI(MPI_Comm_dup(dup, &dup2));
+	CHECK_EQ(copies, 1, "copy callbacks on dup");
+	CHECK_MPI(MPI_Comm_get_attr(dup2, key, &val, &flag));
+	CHECK(flag == 1 && val == &a[3], "copied value %p, want %p", val,
+	      (void *)&a[3]);
+	CHECK_MPI(MPI_Comm_get_attr(dup2, nocopy, &val, &flag));
+	CHECK_EQ(flag, 0, "MPI_COMM_NULL_COPY_FN attribute on the dup");
+
+	/* delete, then free runs the remaining delete callbacks */
+	deletes = 0;
+	CHECK_MPI(MPI_Comm_delete_attr(dup, key));
+	CHECK(deletes == 1 && last_deleted == &a[2], "delete_attr: %d, %p",
+	      deletes, last_deleted);
+	CHECK_MPI(MPI_Comm_get_attr(dup, key, &val, &flag));
+	CHECK_EQ(flag, 0, "flag after delete");
+	deletes = 0;
+	CHECK_MPI(MPI_Comm_free(&dup2));
+	CHECK(deletes == 1 && last_deleted == &a[3], "free: %d deletes of %p",
+	      deletes, last_deleted);
+
+	/* a keyval freed while in use stays valid for that use */
+	CHECK_MPI(MPI_Comm_set_attr(dup, key, &a[5]));
+	CHECK_MPI(MPI_Comm_free_keyval(&key));
+	CHECK_EQ(key, MPI_KEYVAL_INVALID, "freed keyval");
+	deletes = 0;
+	CHECK_MPI(MPI_Comm_free(&dup));
+	CHECK(deletes == 1 && last_deleted == &a[5],
+	      "free after keyval free: %d deletes of %p", deletes, last_deleted);
+	CHECK_MPI(MPI_Comm_free_keyval(&nocopy));
+
+	/* MPI_COMM_DUP_FN copies the pointer itself */
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN,
+					 &key, NULL));
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_WORLD, key, &a[9]));
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	CHECK_MPI(MPI_Comm_get_attr(dup, key, &val, &flag));
+	CHECK(flag == 1 && val == &a[9], "MPI_COMM_DUP_FN: %p", val);
+	CHECK_MPI(MPI_Comm_free(&dup));
+	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+	CHECK_MPI(MPI_Comm_free_keyval(&key));
+}
+
+static void test_predefined(void)
+{
+	int *tag_ub = NULL, flag = 0;
+
+	mtest_section("predefined");
+	CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
+	CHECK(flag && tag_ub && *tag_ub >= 32767, "MPI_TAG_UB %d",
+	      tag_ub ? *tag_ub : -1);
+}
+
+/* The window attributes of one window. */
+static void check_win(MPI_Win win, void *base, MPI_Aint size, int disp_unit,
+		      int flavor, const char *what)
+{
+	void *b = (void *)-1;
+	MPI_Aint *sz = NULL;
+	int *du = NULL, *fl = NULL, *model = NULL, flag = 0;
+
+	CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_BASE, &b, &flag));
+	CHECK(flag && b == base, "%s: MPI_WIN_BASE %p, want %p", what, b, base);
+	CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_SIZE, &sz, &flag));
+	CHECK(flag && sz && *sz == size, "%s: MPI_WIN_SIZE %ld, want %ld", what,
+	      sz ? (long)*sz : -1L, (long)size);
+	CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &du, &flag));
+	CHECK(flag && du && *du == disp_unit, "%s: MPI_WIN_DISP_UNIT %d", what,
+	      du ? *du : -1);
+	CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &fl, &flag));
+	CHECK(flag && fl && *fl == flavor, "%s: MPI_WIN_CREATE_FLAVOR %d, want %d",
+	      what, fl ? *fl : -1, flavor);
+	CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+	CHECK(flag && model && *model == MPI_WIN_UNIFIED, "%s: MPI_WIN_MODEL %d",
+	      what, model ? *model : -1);
+}
+
+static void test_win_attrs(void)
+{
+	static double buf[16];
+	MPI_Aint size = 3 * sizeof(double) + 8 * (mtest_rank % 8);
+	int key, flag = -1;
+	void *val, *base;
+	MPI_Win win;
+
+	mtest_section("window attributes");
+	CHECK_MPI(MPI_Win_create(buf, size, sizeof(double), MPI_INFO_NULL,
+				 MPI_COMM_WORLD, &win));
+	check_win(win, buf, size, sizeof(double), MPI_WIN_FLAVOR_CREATE,
+		  "create");
+
+	CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_delete_cb,
+					&key, NULL));
+	CHECK_MPI(MPI_Win_set_attr(win, key, &buf[1]));
+	CHECK_MPI(MPI_Win_get_attr(win, key, &val, &flag));
+	CHECK(flag == 1 && val == &buf[1], "win attr %p", val);
+	win_deletes = 0;
+	CHECK_MPI(MPI_Win_delete_attr(win, key));
+	CHECK_EQ(win_deletes, 1, "window delete callbacks");
+	CHECK_MPI(MPI_Win_set_attr(win, key, &buf[2]));
+	win_deletes = 0;
+	CHECK_MPI(MPI_Win_free(&win));
+	CHECK_EQ(win_deletes, 1, "delete callbacks at MPI_Win_free");
+	CHECK_EQ(win, MPI_WIN_NULL, "freed window");
+	CHECK_MPI(MPI_Win_free_keyval(&key));
+
+	CHECK_MPI(MPI_Win_allocate(size, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+				   &win));
+	check_win(win, base, size, 4, MPI_WIN_FLAVOR_ALLOCATE, "allocate");
+	CHECK_MPI(MPI_Win_free(&win));
+
+	CHECK_MPI(MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+					  &base, &win));
+	check_win(win, base, size, 1, MPI_WIN_FLAVOR_SHARED, "allocate_shared");
+	CHECK_MPI(MPI_Win_free(&win));
+
+	CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	check_win(win, MPI_BOTTOM, 0, 1, MPI_WIN_FLAVOR_DYNAMIC, "dynamic");
+	CHECK_MPI(MPI_Win_free(&win));
+}
+
+int main(int argc, char **argv)
+{
+	mtest_init(&argc, &argv, "attr");
+	test_comm_attrs();
+	test_predefined();
+	test_win_attrs();
+	return mtest_finish();
+}

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * coll: collectives.  Barrier; Bcast, Gather, Gatherv, Scatter, Scatterv
+ * and Reduce from every root; Allgather, Allgatherv, Alltoall, Alltoallv;
+ * Allreduce, Reduce_scatter, Reduce_scatter_block, Scan, Exscan;
+ * MPI_IN_PLACE where the standard allows it; a user-defined
+ * non-commutative op (2x2 matrix product), which must be applied in rank
+ * order; MPI_Reduce_local; and many collectives back to back on the same
+ * and on different communicators.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define N	5
+
+static int val(int rank, int i)
+{
+	return rank * 100 + i;
+}
+
+static void test_rooted(void)
+{
+	int p = mtest_size, root, i, r;
+	int *all = malloc(p * N * sizeof(int)), mine[N], buf[N];
+	int *counts = malloc(p * sizeof(int)), *displs = malloc(p * sizeof(int));
+	int *vall = malloc(p * (p + 1) * sizeof(int));
+
+	for (r = 0; r < p; r++) {
+		counts[r] = r % 3 + 1;		/* Gatherv/Scatterv: 1..3 each */
+		displs[r] = r * (p + 1) - r / 2;	/* holes and order */
+		if (displs[r] < (r ? displs[r - 1] + counts[r - 1] : 0))
+			displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+	}
+	for (root = 0; root < p; root++) {
+		mtest_section("bcast");
+		for (i = 0; i < N; i++)
+			buf[i] = mtest_rank == root ? val(root, i) : -1;
+		CHECK_MPI(MPI_Bcast(buf, N, MPI_INT, root, MPI_COMM_WORLD));
+		for (i = 0; i < N; i++)
+			CHECK_EQ(buf[i], val(root, i), "bcast");
+
+		mtest_section("gather");
+		for (i = 0; i < N; i++)
+			mine[i] = val(mtest_rank, i);
+		memset(all, 0xff, p * N * sizeof(int));
+		CHECK_MPI(MPI_Gather(mine, N, MPI_INT, all, N, MPI_INT, root,
+				     MPI_COMM_WORLD));
+		if (mtest_rank == root)
+			for (r = 0; r < p; r++)
+				for (i = 0; i < N; i++)
+					CHECK_EQ(all[r * N + i], val(r, i), "gather");
+		/* in place at the root */
+		if (mtest_rank == root) {
+			for (i = 0; i < N; i++)
+				all[root * N + i] = val(root, i);
+			CHECK_MPI(MPI_Gather(MPI_IN_PLACE, N, MPI_INT, all, N,
+					     MPI_INT, root, MPI_COMM_WORLD));
+			for (r = 0; r < p; r++)
+				CHECK_EQ(all[r * N], val(r, 0), "gather in place");
+		} else {
+			CHECK_MPI(MPI_Gather(mine, N, MPI_INT, NULL, 0, MPI_INT,
+					     root, MPI_COMM_WORLD));
+		}
+
+		mtest_section("gatherv");
+		memset(vall, 0xff, p * (p + 1) * sizeof(int));
+		CHECK_MPI(MPI_Gatherv(mine, counts[mtest_rank], MPI_INT, vall,
+				      counts, displs, MPI_INT, root,
+				      MPI_COMM_WORLD));
+		if (mtest_rank == root)
+			for (r = 0; r < p; r++)
+				for (i = 0; i < counts[r]; i++)
+					CHECK_EQ(vall[displs[r] + i], val(r, i),
+						 "gatherv");
+
+		mtest_section("scatter");
+		if (mtest_rank == root)
+			for (r = 0; r < p; r++)
+				for (i = 0; i < N; i++)
+					all[r * N + i] = val(r, i) + root;
+		memset(buf, 0xff, sizeof(buf));
+		CHECK_MPI(MPI_Scatter(all, N, MPI_INT, buf, N, MPI_INT, root,
+				      MPI_COMM_WORLD));
+		for (i = 0; i < N; i++)
+			CHECK_EQ(buf[i], val(mtest_rank, i) + root, "scatter");
+
+		mtest_section("scatterv");
+		if (mtest_rank == root)
+			for (r = 0; r < p; r++)
+				for (i = 0; i < counts[r]; i++)
+					vall[displs[r] + i] = val(r, i) - root;
+		memset(buf, 0xff, sizeof(buf));
+		CHECK_MPI(MPI_Scatterv(vall, counts, displs, MPI_INT, buf,
+				       counts[mtest_rank], MPI_INT, root,
+				       MPI_COMM_WORLD));
+		for (i = 0; i < counts[mtest_rank]; i++)
+			CHECK_EQ(buf[i], val(mtest_rank, i) - root, "scatterv");
+		CHECK_EQ(buf[counts[mtest_rank]], -1, "scatterv: beyond count");
+
+		mtest_section("reduce");
+		for (i = 0; i < N; i++)
+			mine[i] = val(mtest_rank, i);
+		memset(buf, 0xff, sizeof(buf));
+		CHECK_MPI(MPI_Reduce(mine, buf, N, MPI_INT, MPI_SUM, root,
+				     MPI_COMM_WORLD));
+		if (mtest_rank == root)
+			for (i = 0; i < N; i++)
+				CHECK_EQ(buf[i], 100 * p * (p - 1) / 2 + p * i,
+					 "reduce");
+		if (mtest_rank == root) {
+			memcpy(buf, mine, sizeof(buf));
+			CHECK_MPI(MPI_Reduce(MPI_IN_PLACE, buf, N, MPI_INT,
+					     MPI_MAX, root, MPI_COMM_WORLD));
+			CHECK_EQ(buf[1], val(p - 1, 1), "reduce in place (max)");
+		} else {
+			CHECK_MPI(MPI_Reduce(mine, NULL, N, MPI_INT, MPI_MAX, root,
+					     MPI_COMM_WORLD));
+		}
+	}
+	free(all);
+	free(counts);
+	free(displs);
+	free(vall);
+}
+
+static void test_all(void)
+{
+	int p = mtest_size, i, r;
+	int *all = malloc(p * N * sizeof(int)), *all2 = malloc(p * N * sizeof(int));
+	int *counts = malloc(p * sizeof(int)), *displs = malloc(p * sizeof(int));
+	int *sd = malloc(p * sizeof(int)), *rc = malloc(p * sizeof(int));
+	int mine[N], sum[N], rs;
+
+	mtest_section("allgather");
+	for (i = 0; i < N; i++)
+		mine[i] = val(mtest_rank, i);
+	CHECK_MPI(MPI_Allgather(mine, N, MPI_INT, all, N, MPI_INT,
+				MPI_COMM_WORLD));
+	for (r = 0; r < p; r++)
+		CHECK_EQ(all[r * N + N - 1], val(r, N - 1), "allgather");
+	for (i = 0; i < N; i++)
+		all[mtest_rank * N + i] = val(mtest_rank, i) + 1;
+	CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, N,
+				MPI_INT, MPI_COMM_WORLD));
+	for (r = 0; r < p; r++)
+		CHECK_EQ(all[r * N], val(r, 0) + 1, "allgather in place");
+
+	mtest_section("allgatherv");
+	for (r = 0; r < p; r++) {
+		counts[r] = (r % 2) + 1;
+		displs[r] = r ? displs[r - 1] + counts[r - 1] + 1 : 0;
+	}
+	memset(all, 0xff, p * N * sizeof(int));
+	CHECK_MPI(MPI_Allgatherv(mine, counts[mtest_rank], MPI_INT, all, counts,
+				 displs, MPI_INT, MPI_COMM_WORLD));
+	for (r = 0; r < p; r++)
+		for (i = 0; i < counts[r]; i++)
+			CHECK_EQ(all[displs[r] + i], val(r, i), "allgatherv");
+
+	mtest_section("alltoall");
+	for (r = 0; r < p; r++)
+		for (i = 0; i < N; i++)
+			all[r * N + i] = mtest_rank * 1000 + r * 10 + i;
+	CHECK_MPI(MPI_Alltoall(all, N, MPI_INT, all2, N, MPI_INT,
+			       MPI_COMM_WORLD));
+	for (r = 0; r < p; r++)
+		for (i = 0; i < N; i++)
+			CHECK_EQ(all2[r * N + i], r * 1000 + mtest_rank * 10 + i,
+				 "alltoall");
+
+	mtest_section("alltoallv");
+	/* rank s sends (s + d) % 3 + 1 ints to rank d */
+	for (r = 0; r < p; r++) {
+		counts[r] = (mtest_rank + r) % 3 + 1;
+		sd[r] = r * 4;
+		rc[r] = (r + mtest_rank) % 3 + 1;
+		displs[r] = r * 4;
+		for (i = 0; i < 4; i++)
+			all[r * 4 + i] = mtest_rank * 1000 + r * 10 + i;
+	}
+	memset(all2, 0xff, p * N * sizeof(int));
+	CHECK_MPI(MPI_Alltoallv(all, counts, sd, MPI_INT, all2, rc, displs,
+				MPI_INT, MPI_COMM_WORLD));
+	for (r = 0; r < p; r++)
+		for (i = 0; i < rc[r]; i++)
+			CHECK_EQ(all2[r * 4 + i], r * 1000 + mtest_rank * 10 + i,
+				 "alltoallv");
+
+	mtest_section("allreduce");
+	CHECK_MPI(MPI_Allreduce(mine, sum, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+	for (i = 0; i < N; i++)
+		CHECK_EQ(sum[i], 100 * p * (p - 1) / 2 + p * i, "allreduce");
+	memcpy(sum, mine, sizeof(sum));
+	CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sum, N, MPI_INT, MPI_MIN,
+				MPI_COMM_WORLD));
+	CHECK_EQ(sum[2], 2, "allreduce in place (min)");
+
+	mtest_section("reduce_scatter");
+	for (r = 0; r < p; r++)
+		counts[r] = r % 2 + 1;
+	for (r = 0, i = 0; r < p; r++)
+		i += counts[r];
+	{
+		int *in = malloc(i * sizeof(int)), out[2] = { -1, -1 }, k;
+		int off = 0;
+
+		for (k = 0; k < i; k++)
+			in[k] = mtest_rank + k;
+		CHECK_MPI(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM,
+					     MPI_COMM_WORLD));
+		for (r = 0; r < mtest_rank; r++)
+			off += counts[r];
+		for (k = 0; k < counts[mtest_rank]; k++)
+			CHECK_EQ(out[k], p * (p - 1) / 2 + p * (off + k),
+				 "reduce_scatter");
+		free(in);
+	}
+	{
+		int *in = malloc(2 * p * sizeof(int)), out[2];
+
+		for (i = 0; i < 2 * p; i++)
+			in[i] = i;
+		CHECK_MPI(MPI_Reduce_scatter_block(in, out, 2, MPI_INT, MPI_SUM,
+						   MPI_COMM_WORLD));
+		CHECK(out[0] == p * 2 * mtest_rank && out[1] == p * (2 * mtest_rank + 1),
+		      "reduce_scatter_block: %d %d", out[0], out[1]);
+		free(in);
+	}
+
+	mtest_section("scan");
+	rs = -1;
+	CHECK_MPI(MPI_Scan(&mtest_rank, &rs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+	CHECK_EQ(rs, mtest_rank * (mtest_rank + 1) / 2, "scan");
+	rs = mtest_rank + 1;
+	CHECK_MPI(MPI_Scan(MPI_IN_PLACE, &rs, 1, MPI_INT, MPI_PROD,
+			   MPI_COMM_WORLD));
+	{
+		int f = 1;
+
+		for (i = 2; i <= mtest_rank + 1; i++)
+			f *= i;
+		CHECK_EQ(rs, f, "scan in place (prod)");
+	}
+	rs = -7;
+	CHECK_MPI(MPI_Exscan(&mtest_rank, &rs, 1, MPI_INT, MPI_SUM,
+			     MPI_COMM_WORLD));
+	if (mtest_rank > 0)
+		CHECK_EQ(rs, mtest_rank * (mtest_rank - 1) / 2, "exscan");
+
+	free(all);
+	free(all2);
+	free(counts);
+	free(displs);
+	free(sd);
+	free(rc);
+}
+
+/* 2x2 matrices mod a prime: associative, not commutative. */
+#define PRIME	1009
+struct m2 {
+	int a, b, c, d;
+};
+
+static struct m2 mul(struct m2 x, struct m2 y)
+{
+	struct m2 r = {
+		(x.a * y.a + x.b * y.c) % PRIME, (x.a * y.b + x.b * y.d) % PRIME,
+		(x.c * y.a + x.d * y.c) % PRIME, (x.c * y.b + x.d * y.d) % PRIME,
+	};
+	return r;
+}
+
+static int uop_calls;
+
+/* inoutvec[i] = invec[i] o inoutvec[i], as the standard defines it */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+	struct m2 *x = in, *y = inout;
+	int i;
+
+	(void)t;
+	uop_calls++;
+	for (i = 0; i < *len; i++)
+		y[i] = mul(x[i], y[i]);
+}
+
+static struct m2 mat_of(int rank, int i)
+{
+	struct m2 m = { rank + 2, i + 1, 1, (rank * 3 + i) % 5 };
+
+	return m;
+}
+
+static void test_user_op(void)
+{
+	struct m2 mine[3], out[3], want;
+	MPI_Datatype mt;
+	MPI_Op op;
+	int i, r, root, commute = -1;
+
+	mtest_section("user op");
+	MPI_Type_contiguous(4, MPI_INT, &mt);
+	MPI_Type_commit(&mt);
+	CHECK_MPI(MPI_Op_create(matmul, 0, &op));
+	CHECK_MPI(MPI_Op_commutative(op, &commute));
+	CHECK_EQ(commute, 0, "MPI_Op_commutative");
+	for (i = 0; i < 3; i++)
+		mine[i] = mat_of(mtest_rank, i);
+	for (root = 0; root < mtest_size; root += 2) {
+		memset(out, 0, sizeof(out));
+		CHECK_MPI(MPI_Reduce(mine, out, 3, mt, op, root, MPI_COMM_WORLD));
+		if (mtest_rank != root)
+			continue;
+		for (i = 0; i < 3; i++) {
+			want = mat_of(0, i);
+			for (r = 1; r < mtest_size; r++)
+				want = mul(want, mat_of(r, i));
+			CHECK(!memcmp(&out[i], &want, sizeof(want)),
+			      "non-commutative reduce to %d, element %d: "
+			      "{%d %d %d %d}, want {%d %d %d %d}", root, i,
+			      out[i].a, out[i].b, out[i].c, out[i].d, want.a,
+			      want.b, want.c, want.d);
+		}
+	}
+	CHECK_MPI(MPI_Allreduce(mine, out, 3, mt, op, MPI_COMM_WORLD));
+	want = mat_of(0, 2);
+	for (r = 1; r < mtest_size; r++)
+		want = mul(want, mat_of(r, 2));
+	CHECK(!memcmp(&out[2], &want, sizeof(want)), "non-commutative allreduce");
+	CHECK_MPI(MPI_Scan(mine, out, 3, mt, op, MPI_COMM_WORLD));
+	want = mat_of(0, 0);
+	for (r = 1; r <= mtest_rank; r++)
+		want = mul(want, mat_of(r, 0));
+	CHECK(!memcmp(&out[0], &want, sizeof(want)), "non-commutative scan");
+
+	/* Reduce_local: inout = in o inout */
+	out[0] = mat_of(9, 0);
+	uop_calls = 0;
+	CHECK_MPI(MPI_Reduce_local(&mine[0], &out[0], 1, mt, op));
+	want = mul(mine[0], mat_of(9, 0));
+	CHECK(!memcmp(&out[0], &want, sizeof(want)) && uop_calls == 1,
+	      "MPI_Reduce_local");
+	CHECK_MPI(MPI_Op_free(&op));
+	CHECK_EQ(op, MPI_OP_NULL, "freed op");
+	MPI_Type_free(&mt);
+}
+
+static void test_back_to_back(void)
+{
+	MPI_Comm dup;
+	int i, v, sum;
+
+	mtest_section("back to back");
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	for (i = 0; i < 50; i++) {
+		v = i + mtest_rank;
+		CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM,
+					i % 2 ? dup : MPI_COMM_WORLD));
+		if (!CHECK(sum == i * mtest_size + mtest_size * (mtest_size - 1) / 2,
+			   "round %d: %d", i, sum))
+			break;
+		CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, i % mtest_size,
+				    i % 3 ? dup : MPI_COMM_WORLD));
+		CHECK_EQ(v, i + i % mtest_size, "bcast round");
+	}
+	for (i = 0; i < 20; i++)
+		CHECK_MPI(MPI_Barrier(i % 2 ? dup : MPI_COMM_WORLD));
+	MPI_Comm_free(&dup);
+}
+
+int main(int argc, char **argv)
+{
+	mtest_init(&argc, &argv, "coll");
+	test_rooted();
+	test_all();
+	test_user_op();
+	test_back_to_back();
+	return mtest_finish();
+}

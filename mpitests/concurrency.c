@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * concurrency: many ranks on one location at the same time.
+ *
+ *  - MPI_Accumulate(SUM) from every rank into one int64 and one double
+ *    (integer values: exact in any order), on MPI_Win_create memory and on
+ *    MPI_Win_allocate memory: the totals must be exact;
+ *  - MPI_MAX / MPI_MIN from every rank into one vector;
+ *  - MPI_Fetch_and_op(+1) tickets from every rank: together a permutation;
+ *  - MPI_Get_accumulate(SUM): the values returned chain without a gap;
+ *  - a spinlock made of MPI_Compare_and_swap guarding a non-atomic
+ *    read-modify-write (MPI_Get, then MPI_Put): the count is exact only if
+ *    CAS is atomic;
+ *  - accumulate ordering: from one origin to one location, REPLACE then
+ *    SUMs in one epoch are applied in order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define OPS	40	/* per rank */
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Slots of the counters window (longs, at rank 0). */
+enum { S_SUM, S_DSUM, S_TICKET, S_CHAIN, S_LOCK, S_GUARDED, S_ORDER, NSLOTS };
+
+static void sum_into_one(MPI_Win win, long *mem)
+{
+	long one = mtest_rank + 1, total = 0;
+	double d = 0.5 * (mtest_rank + 1), dtotal;
+	int i;
+
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < OPS; i++) {
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0, S_SUM, 1, MPI_LONG,
+					 MPI_SUM, win));
+		CHECK_MPI(MPI_Accumulate(&d, 1, MPI_DOUBLE, 0, S_DSUM, 1,
+					 MPI_DOUBLE, MPI_SUM, win));
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank == 0) {
+		for (i = 0; i < mtest_size; i++)
+			total += (long)OPS * (i + 1);
+		dtotal = 0.5 * total;
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		CHECK_MPI(MPI_Win_sync(win));
+		CHECK_EQ(mem[S_SUM], total, "int64 total");
+		CHECK(((double *)mem)[S_DSUM] == dtotal, "double total %g, want %g",
+		      ((double *)mem)[S_DSUM], dtotal);
+		MPI_Win_unlock(0, win);
+	}
+}
+
+static void tickets(MPI_Win win)
+{
+	long one = 1, mine[OPS], *all = NULL, total = (long)OPS * mtest_size, i;
+	struct {
+		long old, amount;
+	} chain[OPS], *allc = NULL;
+
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < OPS; i++) {
+		CHECK_MPI(MPI_Fetch_and_op(&one, &mine[i], MPI_LONG, 0, S_TICKET,
+					   MPI_SUM, win));
+		chain[i].amount = 1 + (mtest_rank + i) % 5;
+		CHECK_MPI(MPI_Get_accumulate(&chain[i].amount, 1, MPI_LONG,
+					     &chain[i].old, 1, MPI_LONG, 0,
+					     S_CHAIN, 1, MPI_LONG, MPI_SUM, win));
+		/* results are ours after a flush */
+		if (i % 8 == 7)
+			CHECK_MPI(MPI_Win_flush(0, win));
+	}
+	MPI_Win_unlock_all(win);
+
+	if (mtest_rank == 0) {
+		all = malloc(total * sizeof(long));
+		allc = malloc(total * sizeof(*allc));
+	}
+	MPI_Gather(mine, OPS, MPI_LONG, all, OPS, MPI_LONG, 0, MPI_COMM_WORLD);
+	MPI_Gather(chain, 2 * OPS, MPI_LONG, allc, 2 * OPS, MPI_LONG, 0,
+		   MPI_COMM_WORLD);
+	if (mtest_rank == 0) {
+		long sum = 0;
+
+		qsort(all, total, sizeof(long), cmp_long);
+		for (i = 0; i < total; i++)
+			if (!CHECK(all[i] == i, "ticket %ld is %ld", i, all[i]))
+				break;
+		qsort(allc, total, sizeof(*allc), cmp_long);	/* by .old */
+		for (i = 0; i < total; i++) {
+			if (!CHECK(allc[i].old == sum,
+				   "get_accumulate %ld saw %ld, want %ld", i,
+				   allc[i].old, sum))
+				break;
+			sum += allc[i].amount;
+		}
+		free(all);
+		free(allc);
+	}
+}
+
+/* A CAS spinlock at S_LOCK guarding S_GUARDED. */
+static void cas_lock(MPI_Win win)
+{
+	long zero = 0, me = mtest_rank + 1, old, v;
+	int i, spins = 0;
+
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < OPS / 4; i++) {
+		do {
+			CHECK_MPI(MPI_Compare_and_swap(&me, &zero, &old, MPI_LONG,
+						       0, S_LOCK, win));
+			CHECK_MPI(MPI_Win_flush(0, win));
+			spins++;
+		} while (old != 0);
+		/* inside: a plain read-modify-write */
+		CHECK_MPI(MPI_Get(&v, 1, MPI_LONG, 0, S_GUARDED, 1, MPI_LONG, win));
+		CHECK_MPI(MPI_Win_flush(0, win));
+		v++;
+		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 0, S_GUARDED, 1, MPI_LONG, win));
+		CHECK_MPI(MPI_Win_flush(0, win));
+		/* release: only the holder may */
+		CHECK_MPI(MPI_Compare_and_swap(&zero, &me, &old, MPI_LONG, 0,
+					       S_LOCK, win));
+		CHECK_MPI(MPI_Win_flush(0, win));
+		CHECK_EQ(old, me, "lock word at release");
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+	CHECK_MPI(MPI_Get(&v, 1, MPI_LONG, 0, S_GUARDED, 1, MPI_LONG, win));
+	MPI_Win_unlock(0, win);
+	CHECK_EQ(v, (long)(OPS / 4) * mtest_size, "count under the CAS lock");
+}
+
+/* One origin, one location, one epoch: accumulates stay in order. */
+static void ordering(MPI_Win win)
+{
+	long v, five = 5, one = 1, got;
+	int i;
+
+	if (mtest_rank != mtest_size - 1)
+		return;
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+	for (i = 0; i < 10; i++) {
+		v = 1000 * i;
+		CHECK_MPI(MPI_Accumulate(&v, 1, MPI_LONG, 0, S_ORDER, 1, MPI_LONG,
+					 MPI_REPLACE, win));
+		CHECK_MPI(MPI_Accumulate(&five, 1, MPI_LONG, 0, S_ORDER, 1,
+					 MPI_LONG, MPI_SUM, win));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0, S_ORDER, 1,
+					 MPI_LONG, MPI_SUM, win));
+	}
+	CHECK_MPI(MPI_Fetch_and_op(NULL, &got, MPI_LONG, 0, S_ORDER, MPI_NO_OP,
+				   win));
+	MPI_Win_unlock(0, win);
+	CHECK_EQ(got, 9000 + 6, "after REPLACE, SUM, SUM in order");
+}
+
+static void max_min(void)
+{
+	enum { N = 16 };
+	int *mem, mine[N], i;
+	MPI_Win win;
+
+	MPI_Win_allocate(2 * N * sizeof(int), sizeof(int), MPI_INFO_NULL,
+			 MPI_COMM_WORLD, &mem, &win);
+	for (i = 0; i < 2 * N; i++)
+		mem[i] = i < N ? -1000 : 1000;
+	MPI_Win_fence(0, win);
+	for (i = 0; i < N; i++)
+		mine[i] = (mtest_rank * 7 + i * 3) % 11 - 5;
+	for (i = 0; i < 4; i++) {
+		CHECK_MPI(MPI_Accumulate(mine, N, MPI_INT, 0, 0, N, MPI_INT,
+					 MPI_MAX, win));
+		CHECK_MPI(MPI_Accumulate(mine, N, MPI_INT, 0, N, N, MPI_INT,
+					 MPI_MIN, win));
+	}
+	MPI_Win_fence(0, win);
+	if (mtest_rank == 0)
+		for (i = 0; i < N; i++) {
+			int r, mx = -1000, mn = 1000;
+
+			for (r = 0; r < mtest_size; r++) {
+				int x = (r * 7 + i * 3) % 11 - 5;
+
+				mx = x > mx ? x : mx;
+				mn = x < mn ? x : mn;
+			}
+			CHECK_EQ(mem[i], mx, "max");
+			CHECK_EQ(mem[N + i], mn, "min");
+		}
+	MPI_Win_free(&win);
+}
+
+int main(int argc, char **argv)
+{
+	long *mem, user[NSLOTS];
+	MPI_Win win;
+	int flavor;
+
+	mtest_init(&argc, &argv, "concurrency");
+	for (flavor = 0; flavor < 2; flavor++) {
+		mtest_section(flavor ? "allocate" : "create");
+		memset(user, 0, sizeof(user));
+		if (flavor) {
+			MPI_Win_allocate(mtest_rank ? 0 : sizeof(user), sizeof(long),
+					 MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+			if (mtest_rank == 0)
+				memset(mem, 0, sizeof(user));
+		} else {
+			mem = user;
+			MPI_Win_create(user, mtest_rank ? 0 : sizeof(user),
+				       sizeof(long), MPI_INFO_NULL,
+				       MPI_COMM_WORLD, &win);
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+		sum_into_one(win, mem);
+		tickets(win);
+		cas_lock(win);
+		ordering(win);
+		MPI_Win_free(&win);
+	}
+	mtest_section("max/min");
+	max_min();
+	return mtest_finish();
+}

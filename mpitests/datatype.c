@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * datatype: derived datatypes, locally and on both sides of every RMA
+ * operation and of messages.
+ *
+ * Each test type is built with one constructor (contiguous, vector,
+ * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
+ * resized, dup, subarray, nested) over MPI_INT, next to the list of the
+ * int offsets it selects, written out by hand from the constructor's
+ * definition.  The list predicts size, lb, extent, true extent, and where
+ * every element of a put, get, accumulate and get_accumulate lands, with
+ * the type on the origin side, the target side, or both, and count 1 or 2.
+ * Also: the sizes and extents of the predefined pair types (their padding
+ * is where peers go wrong), MPI_Get_count / MPI_Get_elements of a message
+ * received with a derived type, MPI_Get_address, MPI_Aint_add/diff.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define MAXOFF	16	/* offsets per instance */
+#define WIN_INTS 64
+
+struct ttype {
+	const char *name;
+	MPI_Datatype type;
+	int n;			/* elements per instance */
+	int off[MAXOFF];	/* their int offsets, in type order */
+	long lb, extent;	/* in ints */
+};
+
+static struct ttype types[16];
+static int ntypes;
+
+static struct ttype *add(const char *name, MPI_Datatype t, long lb, long extent,
+			 int n, const int *off)
+{
+	struct ttype *tt = &types[ntypes++];
+
+	tt->name = name;
+	tt->type = t;
+	tt->n = n;
+	memcpy(tt->off, off, n * sizeof(int));
+	tt->lb = lb;
+	tt->extent = extent;
+	CHECK_MPI(MPI_Type_commit(&tt->type));
+	return tt;
+}
+
+#define ADD(name, t, lb, ext, ...)					\
+	do {								\
+		static const int __o[] = { __VA_ARGS__ };		\
+		add(name, t, lb, ext, sizeof(__o) / sizeof(int), __o);	\
+	} while (0)
+
+static void build_types(void)
+{
+	MPI_Datatype t, inner;
+	int bl[3], d[3], sizes[2] = { 4, 5 }, subs[2] = { 2, 3 },
+	    starts[2] = { 1, 1 };
+	MPI_Aint ad[3];
+	MPI_Datatype ts[3] = { MPI_INT, MPI_INT, MPI_INT };
+
+	mtest_section("build");
+	MPI_Type_contiguous(3, MPI_INT, &t);
+	ADD("contiguous(3)", t, 0, 3, 0, 1, 2);
+
+	MPI_Type_vector(3, 2, 4, MPI_INT, &t);
+	ADD("vector(3,2,4)", t, 0, 10, 0, 1, 4, 5, 8, 9);
+
+	MPI_Type_create_hvector(2, 3, 7 * sizeof(int), MPI_INT, &t);
+	ADD("hvector(2,3,28B)", t, 0, 10, 0, 1, 2, 7, 8, 9);
+
+	bl[0] = 2; bl[1] = 1; bl[2] = 3;
+	d[0] = 5; d[1] = 0; d[2] = 9;
+	MPI_Type_indexed(3, bl, d, MPI_INT, &t);
+	ADD("indexed({2,1,3},{5,0,9})", t, 0, 12, 5, 6, 0, 9, 10, 11);
+
+	bl[0] = 1; bl[1] = 2;
+	ad[0] = 3 * sizeof(int); ad[1] = 0;
+	MPI_Type_create_hindexed(2, bl, ad, MPI_INT, &t);
+	ADD("hindexed({1,2},{12B,0})", t, 0, 4, 3, 0, 1);
+
+	{
+		static const int di[4] = { 7, 3, 0, 5 };
+
+		MPI_Type_create_indexed_block(4, 1, di, MPI_INT, &t);
+		ADD("indexed_block(4,1,{7,3,0,5})", t, 0, 8, 7, 3, 0, 5);
+	}
+
+	ad[0] = 4 * sizeof(int); ad[1] = 0;
+	MPI_Type_create_hindexed_block(2, 2, ad, MPI_INT, &t);
+	ADD("hindexed_block(2,2,{16B,0})", t, 0, 6, 4, 5, 0, 1);
+
+	bl[0] = 2; bl[1] = 1;
+	ad[0] = 0; ad[1] = 5 * sizeof(int);
+	MPI_Type_create_struct(2, bl, ad, ts, &t);
+	ADD("struct({2,1},{0,20B})", t, 0, 6, 0, 1, 5);
+
+	/* a vector squeezed to an extent of 2 ints: instances interleave */
+	MPI_Type_vector(2, 1, 3, MPI_INT, &inner);
+	MPI_Type_create_resized(inner, 0, 2 * sizeof(int), &t);
+	MPI_Type_free(&inner);
+	ADD("resized(vector(2,1,3),0,8B)", t, 0, 2, 0, 3);
+
+	/* a resized type with a lower bound below its data */
+	MPI_Type_contiguous(2, MPI_INT, &inner);
+	MPI_Type_create_resized(inner, -(MPI_Aint)sizeof(int), 4 * sizeof(int),
+				&t);
+	MPI_Type_free(&inner);
+	ADD("resized(contiguous(2),-4B,16B)", t, -1, 4, 0, 1);
+
+	MPI_Type_vector(3, 2, 4, MPI_INT, &inner);
+	MPI_Type_dup(inner, &t);
+	MPI_Type_free(&inner);	/* the dup lives on */
+	ADD("dup(vector(3,2,4))", t, 0, 10, 0, 1, 4, 5, 8, 9);
+
+	MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT,
+				 &t);
+	ADD("subarray(4x5,2x3,at 1,1)", t, 0, 20, 6, 7, 8, 11, 12, 13);
+
+	MPI_Type_contiguous(2, MPI_INT, &inner);
+	MPI_Type_vector(2, 1, 3, inner, &t);
+	MPI_Type_free(&inner);
+	ADD("vector(2,1,3,contiguous(2))", t, 0, 8, 0, 1, 6, 7);
+}
+
+/* The int offset of element k of @count instances of @tt. */
+static long off_of(const struct ttype *tt, long k)
+{
+	return (k / tt->n) * tt->extent + tt->off[k % tt->n];
+}
+
+static void test_properties(void)
+{
+	int i, k, size;
+	MPI_Aint lb, extent, tlb, textent;
+	MPI_Count size_x, lb_x, extent_x;
+
+	mtest_section("properties");
+	for (i = 0; i < ntypes; i++) {
+		const struct ttype *tt = &types[i];
+		int min = tt->off[0], max = tt->off[0];
+
+		for (k = 1; k < tt->n; k++) {
+			if (tt->off[k] < min)
+				min = tt->off[k];
+			if (tt->off[k] > max)
+				max = tt->off[k];
+		}
+		CHECK_MPI(MPI_Type_size(tt->type, &size));
+		CHECK(size == tt->n * 4, "%s: size %d, want %d", tt->name, size,
+		      tt->n * 4);
+		CHECK_MPI(MPI_Type_size_x(tt->type, &size_x));
+		CHECK(size_x == size, "%s: size_x %lld", tt->name, size_x);
+		CHECK_MPI(MPI_Type_get_extent(tt->type, &lb, &extent));
+		CHECK(lb == tt->lb * 4 && extent == tt->extent * 4,
+		      "%s: lb %ld extent %ld, want %ld %ld", tt->name, (long)lb,
+		      (long)extent, tt->lb * 4, tt->extent * 4);
+		CHECK_MPI(MPI_Type_get_extent_x(tt->type, &lb_x, &extent_x));
+		CHECK(lb_x == lb && extent_x == extent, "%s: extent_x", tt->name);
+		CHECK_MPI(MPI_Type_get_true_extent(tt->type, &tlb, &textent));
+		CHECK(tlb == min * 4 && textent == (max - min + 1) * 4,
+		      "%s: true lb %ld extent %ld, want %d %d", tt->name,
+		      (long)tlb, (long)textent, min * 4, (max - min + 1) * 4);
+	}
+}
+
+/* The predefined pair types: size without padding, extent with it. */
+static void test_predefined(void)
+{
+	static const struct {
+		const char *name;
+		MPI_Datatype t;
+		int size;
+		long extent;
+	} p[] = {
+		{ "MPI_INT", MPI_INT, 4, 4 },
+		{ "MPI_DOUBLE", MPI_DOUBLE, 8, 8 },
+		{ "MPI_LONG_DOUBLE", MPI_LONG_DOUBLE, sizeof(long double),
+		  sizeof(long double) },
+		{ "MPI_C_BOOL", MPI_C_BOOL, sizeof(_Bool), sizeof(_Bool) },
+		{ "MPI_CHAR", MPI_CHAR, 1, 1 },
+		{ "MPI_BYTE", MPI_BYTE, 1, 1 },
+		{ "MPI_AINT", MPI_AINT, sizeof(MPI_Aint), sizeof(MPI_Aint) },
+		{ "MPI_OFFSET", MPI_OFFSET, 8, 8 },
+		{ "MPI_COUNT", MPI_COUNT, 8, 8 },
+		{ "MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX, 16, 16 },
+		{ "MPI_FLOAT_INT", MPI_FLOAT_INT, 8, 8 },
+		{ "MPI_DOUBLE_INT", MPI_DOUBLE_INT, 12, 16 },
+		{ "MPI_LONG_INT", MPI_LONG_INT, 12, 16 },
+		{ "MPI_2INT", MPI_2INT, 8, 8 },
+		{ "MPI_SHORT_INT", MPI_SHORT_INT, 6, 8 },
+		{ "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT,
+		  sizeof(long double) + 4, 2 * sizeof(long double) },
+	};
+	unsigned int i;
+	MPI_Aint lb, extent;
+	int size;
+
+	mtest_section("predefined");
+	for (i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+		CHECK_MPI(MPI_Type_size(p[i].t, &size));
+		CHECK_MPI(MPI_Type_get_extent(p[i].t, &lb, &extent));
+		CHECK(size == p[i].size && lb == 0 && extent == p[i].extent,
+		      "%s: size %d lb %ld extent %ld, want %d 0 %ld", p[i].name,
+		      size, (long)lb, (long)extent, p[i].size, p[i].extent);
+	}
+}
+
+enum kind { PUT, GET, ACC, GET_ACC, NKINDS };
+static const char *const kind_name[] = { "put", "get", "accumulate",
+					 "get_accumulate" };
+
+static int win_val(int rank, long i)
+{
+	return rank * 1000 + (int)i;
+}
+
+static int org_val(int rank, long i)
+{
+	return -(rank * 1000 + (int)i) - 1;
+}
+
+#define RES_FILL	0x7777
+
+/*
+ * One operation with @o x @oc on the origin side and @t x @tc on the
+ * target side (the result side of get_accumulate is @o x @oc too), to the
+ * right neighbour under fences; every rank checks what it can see: its
+ * window (written by its left neighbour) and its origin or result buffer.
+ */
+static void rma_case(MPI_Win win, int *winbuf, enum kind kind,
+		     const struct ttype *o, int oc, const struct ttype *t,
+		     int tc)
+{
+	int org[WIN_INTS], res[WIN_INTS], want_win[WIN_INTS];
+	int want_org[WIN_INTS], want_res[WIN_INTS];
+	int right = (mtest_rank + 1) % mtest_size;
+	int left = (mtest_rank + mtest_size - 1) % mtest_size;
+	long n = (long)o->n * oc, k, i;
+	/* the target side may start below its lb: aim past it */
+	MPI_Aint disp = -t->lb;
+	int *oaddr = org - o->lb, *raddr = res - o->lb;
+	int rc;
+
+	for (i = 0; i < WIN_INTS; i++) {
+		winbuf[i] = want_win[i] = win_val(mtest_rank, i);
+		org[i] = want_org[i] = org_val(mtest_rank, i);
+		res[i] = want_res[i] = RES_FILL;
+	}
+	/* what should happen, seen from here */
+	for (k = 0; k < n; k++) {
+		long ow = off_of(o, k) - o->lb, tw = off_of(t, k) - t->lb;
+
+		switch (kind) {
+		case PUT:
+			want_win[tw] = org_val(left, ow);
+			break;
+		case GET:
+			want_org[ow] = win_val(right, tw);
+			break;
+		case ACC:
+			want_win[tw] = win_val(mtest_rank, tw) + org_val(left, ow);
+			break;
+		case GET_ACC:
+			want_win[tw] = win_val(mtest_rank, tw) + org_val(left, ow);
+			want_res[ow] = win_val(right, tw);
+			break;
+		default:
+			break;
+		}
+	}
+
+	MPI_Win_fence(0, win);
+	switch (kind) {
+	case PUT:
+		rc = MPI_Put(oaddr, oc, o->type, right, disp, tc, t->type, win);
+		break;
+	case GET:
+		rc = MPI_Get(oaddr, oc, o->type, right, disp, tc, t->type, win);
+		break;
+	case ACC:
+		rc = MPI_Accumulate(oaddr, oc, o->type, right, disp, tc, t->type,
+				    MPI_SUM, win);
+		break;
+	default:
+		rc = MPI_Get_accumulate(oaddr, oc, o->type, raddr, oc, o->type,
+					right, disp, tc, t->type, MPI_SUM, win);
+		break;
+	}
+	CHECK(rc == MPI_SUCCESS, "%s %s x%d -> %s x%d: %s", kind_name[kind],
+	      o->name, oc, t->name, tc, mtest_class_name(mtest_class(rc)));
+	MPI_Win_fence(0, win);
+
+	for (i = 0; i < WIN_INTS; i++) {
+		if (!CHECK(winbuf[i] == want_win[i] && org[i] == want_org[i] &&
+			   res[i] == want_res[i],
+			   "%s %s x%d -> %s x%d: int %ld: window %d origin %d "
+			   "result %d, want %d %d %d", kind_name[kind], o->name,
+			   oc, t->name, tc, i, winbuf[i], org[i], res[i],
+			   want_win[i], want_org[i], want_res[i]))
+			break;
+	}
+}
+
+static void test_rma(void)
+{
+	struct ttype contig[3];
+	int *winbuf, i, c, kind;
+	MPI_Win win;
+
+	mtest_section("rma");
+	/* plain MPI_INT x n as the other side */
+	for (c = 0; c < 3; c++) {
+		contig[c].name = "MPI_INT";
+		contig[c].type = MPI_INT;
+		contig[c].n = 1;
+		contig[c].off[0] = 0;
+		contig[c].lb = 0;
+		contig[c].extent = 1;
+	}
+	CHECK_MPI(MPI_Alloc_mem(WIN_INTS * sizeof(int), MPI_INFO_NULL, &winbuf));
+	CHECK_MPI(MPI_Win_create(winbuf, WIN_INTS * sizeof(int), sizeof(int),
+				 MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	for (i = 0; i < ntypes; i++) {
+		const struct ttype *tt = &types[i];
+
+		for (kind = 0; kind < NKINDS; kind++) {
+			/* derived on both sides, two instances */
+			rma_case(win, winbuf, kind, tt, 2, tt, 2);
+			/* derived origin, plain target; and the reverse */
+			rma_case(win, winbuf, kind, tt, 1, &contig[0], tt->n);
+			rma_case(win, winbuf, kind, &contig[0], tt->n, tt, 1);
+		}
+		/* two different types with as many elements */
+		if (i > 0 && types[i - 1].n == tt->n)
+			for (kind = 0; kind < NKINDS; kind++)
+				rma_case(win, winbuf, kind, &types[i - 1], 1, tt, 1);
+	}
+	CHECK_MPI(MPI_Win_free(&win));
+	CHECK_MPI(MPI_Free_mem(winbuf));
+}
+
+/* A message with derived types on both ends; counts in the status. */
+static void test_p2p(void)
+{
+	const struct ttype *vec = &types[1];	/* vector(3,2,4): 6 ints */
+	int sbuf[32], rbuf[32], i, count = -1;
+	int right = (mtest_rank + 1) % mtest_size;
+	int left = (mtest_rank + mtest_size - 1) % mtest_size;
+	MPI_Status st;
+
+	mtest_section("p2p");
+	for (i = 0; i < 32; i++) {
+		sbuf[i] = win_val(mtest_rank, i);
+		rbuf[i] = -1;
+	}
+	/* two vectors (12 ints) sent, received as 12 contiguous ints */
+	CHECK_MPI(MPI_Sendrecv(sbuf, 2, vec->type, right, 3, rbuf, 12, MPI_INT,
+			       left, 3, MPI_COMM_WORLD, &st));
+	for (i = 0; i < 12; i++)
+		CHECK_EQ(rbuf[i], win_val(left, off_of(vec, i)), "received int");
+	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+	CHECK_EQ(count, 12, "MPI_Get_count(MPI_INT)");
+
+	/* 9 ints received as vectors: 1 whole vector and a half */
+	for (i = 0; i < 32; i++)
+		rbuf[i] = -1;
+	CHECK_MPI(MPI_Sendrecv(sbuf, 9, MPI_INT, right, 4, rbuf, 2, vec->type,
+			       left, 4, MPI_COMM_WORLD, &st));
+	for (i = 0; i < 9; i++)
+		CHECK_EQ(rbuf[off_of(vec, i)], win_val(left, i), "scattered int");
+	CHECK_EQ(rbuf[off_of(vec, 9)], -1, "beyond the message");
+	CHECK_MPI(MPI_Get_count(&st, vec->type, &count));
+	CHECK_EQ(count, MPI_UNDEFINED, "MPI_Get_count of 1.5 vectors");
+	CHECK_MPI(MPI_Get_elements(&st, vec->type, &count));
+	CHECK_EQ(count, 9, "MPI_Get_elements");
+}
+
+static void test_address(void)
+{
+	int a[10];
+	MPI_Aint p0, p5;
+
+	mtest_section("address");
+	CHECK_MPI(MPI_Get_address(&a[0], &p0));
+	CHECK_MPI(MPI_Get_address(&a[5], &p5));
+	CHECK_EQ(p5 - p0, 5 * sizeof(int), "address difference");
+	CHECK_EQ(MPI_Aint_diff(p5, p0), 5 * sizeof(int), "MPI_Aint_diff");
+	CHECK_EQ(MPI_Aint_add(p0, 5 * sizeof(int)), p5, "MPI_Aint_add");
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	mtest_init(&argc, &argv, "datatype");
+	build_types();
+	test_properties();
+	test_predefined();
+	test_rma();
+	test_p2p();
+	test_address();
+	for (i = 0; i < ntypes; i++) {
+		CHECK_MPI(MPI_Type_free(&types[i].type));
+		CHECK_EQ(types[i].type, MPI_DATATYPE_NULL, "freed type");
+	}
+	return mtest_finish();
+}

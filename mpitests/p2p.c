@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * p2p: point-to-point messages and requests, the part RMA programs use.
+ *
+ * Send/Recv on a ring, tags, MPI_ANY_SOURCE and MPI_ANY_TAG with the
+ * status filled in, non-overtaking order of messages with the same
+ * envelope, posted receives matched in posting order, Isend/Irecv with
+ * Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Request_free,
+ * MPI_STATUS(ES)_IGNORE, Probe/Iprobe and MPI_Get_count, Sendrecv,
+ * Sendrecv_replace, Ssend, zero-length and 1 MiB messages, MPI_PROC_NULL
+ * as a peer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define N	32
+
+static int right, left;
+
+static void test_ring(void)
+{
+	int out[N], in[N], i, count;
+	MPI_Status st;
+
+	mtest_section("ring");
+	for (i = 0; i < N; i++)
+		out[i] = mtest_rank * 100 + i;
+	if (mtest_rank % 2 == 0) {
+		CHECK_MPI(MPI_Send(out, N, MPI_INT, right, 11, MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Recv(in, N, MPI_INT, left, 11, MPI_COMM_WORLD, &st));
+	} else {
+		CHECK_MPI(MPI_Recv(in, N, MPI_INT, left, 11, MPI_COMM_WORLD, &st));
+		CHECK_MPI(MPI_Send(out, N, MPI_INT, right, 11, MPI_COMM_WORLD));
+	}
+	CHECK_EQ(st.MPI_SOURCE, left, "status source");
+	CHECK_EQ(st.MPI_TAG, 11, "status tag");
+	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+	CHECK_EQ(count, N, "count");
+	for (i = 0; i < N; i++)
+		CHECK_EQ(in[i], left * 100 + i, "received");
+}
+
+static void test_wildcards(void)
+{
+	int v, i, seen = 0;
+	MPI_Status st;
+	MPI_Comm comm;
+
+	mtest_section("wildcards");
+	/* a communicator of its own: later sections' messages may already
+	 * be on their way, and ANY_TAG would take them
+	 */
+	MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+	/* everybody sends its rank to rank 0, tag = rank */
+	v = mtest_rank;
+	CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, mtest_rank, comm));
+	if (mtest_rank == 0) {
+		for (i = 0; i < mtest_size; i++) {
+			CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE,
+					   MPI_ANY_TAG, comm, &st));
+			CHECK(st.MPI_SOURCE == v && st.MPI_TAG == v,
+			      "value %d from %d tag %d", v, st.MPI_SOURCE,
+			      st.MPI_TAG);
+			seen |= 1 << v;
+		}
+		CHECK_EQ(seen, (1 << mtest_size) - 1, "senders seen");
+	}
+	MPI_Comm_free(&comm);
+}
+
+static void test_order(void)
+{
+	int i, v, a = -1, b = -1;
+	MPI_Request r[2];
+
+	mtest_section("order");
+	/* same envelope: received in sending order */
+	for (i = 0; i < N; i++)
+		CHECK_MPI(MPI_Send(&i, 1, MPI_INT, right, 5, MPI_COMM_WORLD));
+	for (i = 0; i < N; i++) {
+		CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, left, 5, MPI_COMM_WORLD,
+				   MPI_STATUS_IGNORE));
+		if (!CHECK(v == i, "message %d arrived as number %d", v, i))
+			break;
+	}
+	/* two posted receives that both match: posting order decides */
+	CHECK_MPI(MPI_Irecv(&a, 1, MPI_INT, left, MPI_ANY_TAG, MPI_COMM_WORLD,
+			    &r[0]));
+	CHECK_MPI(MPI_Irecv(&b, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD,
+			    &r[1]));
+	v = 1;
+	CHECK_MPI(MPI_Send(&v, 1, MPI_INT, right, 6, MPI_COMM_WORLD));
+	v = 2;
+	CHECK_MPI(MPI_Send(&v, 1, MPI_INT, right, 6, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+	CHECK(a == 1 && b == 2, "posted receives got %d, %d; want 1, 2", a, b);
+	/* a blocking receive behind a posted one does not overtake it */
+	CHECK_MPI(MPI_Irecv(&a, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &r[0]));
+	v = 3;
+	CHECK_MPI(MPI_Send(&v, 1, MPI_INT, right, 7, MPI_COMM_WORLD));
+	v = 4;
+	CHECK_MPI(MPI_Send(&v, 1, MPI_INT, right, 7, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Recv(&b, 1, MPI_INT, left, 7, MPI_COMM_WORLD,
+			   MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+	CHECK(a == 3 && b == 4, "irecv then recv got %d, %d; want 3, 4", a, b);
+}
+
+static void test_requests(void)
+{
+	int out[N], in[N], i, idx, flag, outcount, indices[N], done = 0;
+	MPI_Request sreq[N], rreq[N];
+	MPI_Status sts[N], st;
+
+	mtest_section("requests");
+	for (i = 0; i < N; i++) {
+		out[i] = mtest_rank * 1000 + i;
+		in[i] = -1;
+		CHECK_MPI(MPI_Irecv(&in[i], 1, MPI_INT, left, 100 + i,
+				    MPI_COMM_WORLD, &rreq[i]));
+	}
+	/* sent backwards: tags, not order, pair them */
+	for (i = N - 1; i >= 0; i--)
+		CHECK_MPI(MPI_Isend(&out[i], 1, MPI_INT, right, 100 + i,
+				    MPI_COMM_WORLD, &sreq[i]));
+	CHECK_MPI(MPI_Waitall(N, sreq, sts));
+	for (i = 0; i < N; i++)
+		CHECK_EQ(sreq[i], MPI_REQUEST_NULL, "completed send request");
+
+	/* the first quarter with Waitany, then Testany, Waitsome, Testall */
+	for (i = 0; i < N / 4; i++) {
+		CHECK_MPI(MPI_Waitany(N, rreq, &idx, &st));
+		CHECK(idx >= 0 && idx < N && st.MPI_TAG == 100 + idx,
+		      "waitany index %d tag %d", idx, st.MPI_TAG);
+		done++;
+	}
+	do {
+		CHECK_MPI(MPI_Testany(N, rreq, &idx, &flag, &st));
+	} while (!flag);
+	if (idx != MPI_UNDEFINED)
+		done++;
+	do {
+		CHECK_MPI(MPI_Waitsome(N, rreq, &outcount, indices, sts));
+		if (outcount == MPI_UNDEFINED)
+			break;
+		done += outcount;
+	} while (done < N / 2);
+	do {
+		CHECK_MPI(MPI_Testall(N, rreq, &flag, MPI_STATUSES_IGNORE));
+	} while (!flag);
+	for (i = 0; i < N; i++) {
+		CHECK_EQ(rreq[i], MPI_REQUEST_NULL, "completed receive request");
+		CHECK_EQ(in[i], left * 1000 + i, "received by request");
+	}
+	/* a null request completes at once */
+	CHECK_MPI(MPI_Test(&rreq[0], &flag, &st));
+	CHECK_EQ(flag, 1, "test of MPI_REQUEST_NULL");
+	CHECK_MPI(MPI_Waitany(N, rreq, &idx, &st));
+	CHECK_EQ(idx, MPI_UNDEFINED, "waitany over null requests");
+
+	/* Request_free on a send: the message still arrives */
+	CHECK_MPI(MPI_Isend(&out[0], 1, MPI_INT, right, 99, MPI_COMM_WORLD,
+			    &sreq[0]));
+	CHECK_MPI(MPI_Request_free(&sreq[0]));
+	CHECK_EQ(sreq[0], MPI_REQUEST_NULL, "freed request");
+	CHECK_MPI(MPI_Recv(&in[0], 1, MPI_INT, left, 99, MPI_COMM_WORLD, &st));
+	CHECK_EQ(in[0], left * 1000, "message of a freed request");
+	/* Test on a pending receive until it completes */
+	CHECK_MPI(MPI_Irecv(&in[1], 1, MPI_INT, left, 98, MPI_COMM_WORLD,
+			    &rreq[0]));
+	CHECK_MPI(MPI_Test(&rreq[0], &flag, &st));
+	CHECK_MPI(MPI_Send(&out[1], 1, MPI_INT, right, 98, MPI_COMM_WORLD));
+	while (!flag)
+		CHECK_MPI(MPI_Test(&rreq[0], &flag, &st));
+	CHECK_EQ(in[1], left * 1000 + 1, "received through MPI_Test");
+}
+
+static void test_probe(void)
+{
+	int *buf, count = -1, flag = 0, n = 7 + mtest_rank;
+	MPI_Status st;
+
+	mtest_section("probe");
+	buf = calloc(64, sizeof(int));
+	CHECK_MPI(MPI_Send(buf, n, MPI_INT, right, 44, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Probe(MPI_ANY_SOURCE, 44, MPI_COMM_WORLD, &st));
+	CHECK_EQ(st.MPI_SOURCE, left, "probed source");
+	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+	CHECK_EQ(count, 7 + left, "probed count");
+	/* probing does not consume */
+	while (!flag)
+		CHECK_MPI(MPI_Iprobe(left, 44, MPI_COMM_WORLD, &flag, &st));
+	CHECK_MPI(MPI_Recv(buf, count, MPI_INT, left, 44, MPI_COMM_WORLD, &st));
+	CHECK_MPI(MPI_Iprobe(left, 44, MPI_COMM_WORLD, &flag, &st));
+	CHECK_EQ(flag, 0, "iprobe after the receive");
+	free(buf);
+}
+
+static void test_misc(void)
+{
+	int v = mtest_rank, got = -1, count = -1;
+	char *big = malloc(1 << 20), *bigin = malloc(1 << 20);
+	MPI_Status st;
+	int i, bad = 0;
+
+	mtest_section("sendrecv");
+	CHECK_MPI(MPI_Sendrecv(&v, 1, MPI_INT, right, 1, &got, 1, MPI_INT, left,
+			       1, MPI_COMM_WORLD, &st));
+	CHECK_EQ(got, left, "sendrecv");
+	CHECK_MPI(MPI_Sendrecv_replace(&v, 1, MPI_INT, right, 2, left, 2,
+				       MPI_COMM_WORLD, &st));
+	CHECK_EQ(v, left, "sendrecv_replace");
+
+	mtest_section("ssend");
+	v = 17;
+	if (mtest_size == 1) {
+		MPI_Request r;
+
+		CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &r));
+		CHECK_MPI(MPI_Ssend(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+	} else if (mtest_rank % 2 == 0) {
+		if (mtest_rank + 1 < mtest_size)
+			CHECK_MPI(MPI_Ssend(&v, 1, MPI_INT, mtest_rank + 1, 3,
+					    MPI_COMM_WORLD));
+	} else {
+		CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, mtest_rank - 1, 3,
+				   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		CHECK_EQ(got, 17, "ssend");
+	}
+
+	mtest_section("sizes");
+	CHECK_MPI(MPI_Sendrecv(NULL, 0, MPI_INT, right, 8, NULL, 0, MPI_INT,
+			       left, 8, MPI_COMM_WORLD, &st));
+	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+	CHECK_EQ(count, 0, "zero-length count");
+	for (i = 0; i < 1 << 20; i++)
+		big[i] = (char)(i * 31 + mtest_rank);
+	CHECK_MPI(MPI_Sendrecv(big, 1 << 20, MPI_BYTE, right, 9, bigin, 1 << 20,
+			       MPI_BYTE, left, 9, MPI_COMM_WORLD, &st));
+	for (i = 0; i < 1 << 20; i++)
+		bad += bigin[i] != (char)(i * 31 + left);
+	CHECK_EQ(bad, 0, "bytes wrong in 1 MiB");
+
+	mtest_section("MPI_PROC_NULL");
+	got = 55;
+	CHECK_MPI(MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD,
+			   &st));
+	CHECK_EQ(got, 55, "buffer after a receive from MPI_PROC_NULL");
+	CHECK_EQ(st.MPI_SOURCE, MPI_PROC_NULL, "status source");
+	CHECK_EQ(st.MPI_TAG, MPI_ANY_TAG, "status tag");
+	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+	CHECK_EQ(count, 0, "status count");
+	free(big);
+	free(bigin);
+}
+
+int main(int argc, char **argv)
+{
+	mtest_init(&argc, &argv, "p2p");
+	right = (mtest_rank + 1) % mtest_size;
+	left = (mtest_rank + mtest_size - 1) % mtest_size;
+	test_ring();
+	test_wildcards();
+	test_order();
+	test_requests();
+	test_probe();
+	test_misc();
+	MPI_Barrier(MPI_COMM_WORLD);
+	return mtest_finish();
+}
