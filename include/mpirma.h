@@ -24,11 +24,16 @@
  *	MPI_Win_get_info reports the node the first page of the process's
  *	memory is actually on (any flavor but dynamic; -1 when it has none).
  *
- *   "mpirma_atomicity" = "default" | "lock" | "<number>"
+ *   "mpirma_atomicity" = "default" | "lock" | "striped" | "native" |
+ *			  "delegate" | "<number>"
  *	How the kernel makes accumulate, get_accumulate, fetch_and_op and
  *	compare_and_swap atomic per element.  "lock": one lock per window
- *	around each piece of an update.  "default": the module parameter
- *	atomicity= (lock unless the administrator changed it).  A number
+ *	around each piece of an update.  "striped": a lock per cache line of
+ *	the target.  "native": CPU atomic instructions for elements of up to
+ *	8 bytes, the window lock for the rest.  "delegate": kernel workers on
+ *	the NUMA node of the memory apply every update (docs/design.md).
+ *	"default": the module parameter atomicity= (lock unless the
+ *	administrator changed it).  A number
  *	names the kernel's strategy id (enum mpirma_atomicity in
  *	<mpirma_uapi.h>).  Every process of the window must give the same
  *	value (otherwise the creation fails with MPI_ERR_ARG).  Unknown names

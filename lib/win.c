@@ -44,6 +44,9 @@ static const char default_ordering[] = "rar,raw,war,waw";
 static const char *const strategy_names[] = {
 	[MPIRMA_ATOM_DEFAULT] = "default",
 	[MPIRMA_ATOM_LOCK] = "lock",
+	[MPIRMA_ATOM_STRIPED] = "striped",
+	[MPIRMA_ATOM_NATIVE] = "native",
+	[MPIRMA_ATOM_DELEGATE] = "delegate",
 };
 
 /* ------------------------------------------------------------ lookup */
