@@ -2,7 +2,7 @@
 /*
  * attr.c - attribute keys and the attributes caching on communicators and
  * windows; the object header they live in (with the error handler and the
- * name); window names.
+ * name), looked up by kind and handle; communicator and window names.
  *
  * A keyval is referenced by its handle (until MPI_X_free_keyval) and by each
  * attribute set with it, so freeing a keyval that is still in use keeps it
@@ -180,6 +180,27 @@ int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
 	return MPI_SUCCESS;
 }
 
+struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle)
+{
+	struct mpirma_comm *c;
+
+	if (kind == MPIRMA_HK_WIN)
+		return mpirma_win_hdr(handle);
+	c = mpirma_comm_get(handle);
+	return c ? &c->hdr : NULL;
+}
+
+int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
+			struct mpirma_objhdr **h)
+{
+	*h = mpirma_objhdr_get(kind, handle);
+	if (*h)
+		return MPI_SUCCESS;
+	if (kind == MPIRMA_HK_WIN)
+		return mpirma_err(MPI_ERR_WIN, "invalid window %d", handle);
+	return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", handle);
+}
+
 static struct mpirma_attr **attr_find(struct mpirma_objhdr *h,
 				      struct mpirma_keyval *kv)
 {
@@ -191,12 +212,34 @@ static struct mpirma_attr **attr_find(struct mpirma_objhdr *h,
 	return NULL;
 }
 
-/* The keyval object of a user keyval handle of @kind, or NULL. */
-static struct mpirma_keyval *keyval_get(int keyval, enum mpirma_hkind kind)
+/*
+ * The keyval object of a user keyval handle of @kind: MPI_SUCCESS, or
+ * MPI_ERR_KEYVAL (recorded).
+ */
+static int keyval_check(int keyval, enum mpirma_hkind kind,
+			struct mpirma_keyval **kv)
 {
-	struct mpirma_keyval *kv = mpirma_handle_get(MPIRMA_HK_KEYVAL, keyval);
+	*kv = mpirma_handle_get(MPIRMA_HK_KEYVAL, keyval);
+	if (*kv && (*kv)->kind == kind)
+		return MPI_SUCCESS;
+	return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
+			  kind == MPIRMA_HK_WIN ? "window" : "communicator",
+			  keyval);
+}
 
-	return kv && kv->kind == kind ? kv : NULL;
+/* Runs the delete callback of an attribute value; MPI class (recorded). */
+static int attr_delete_cb(struct mpirma_keyval *kv, int handle, int keyval,
+			  void *val)
+{
+	int ret;
+
+	if (!kv->del)
+		return MPI_SUCCESS;
+	ret = kv->del(handle, keyval, val, kv->extra);
+	if (ret != MPI_SUCCESS)
+		return mpirma_err(ret, "the delete callback of keyval %d failed "
+				  "with %d", keyval, ret);
+	return MPI_SUCCESS;
 }
 
 static int create_keyval(enum mpirma_hkind kind,
@@ -224,93 +267,78 @@ static int create_keyval(enum mpirma_hkind kind,
 static int free_keyval(int *keyval, enum mpirma_hkind kind)
 {
 	struct mpirma_keyval *kv;
+	int ret;
 
 	if (is_predefined_keyval(*keyval))
 		return mpirma_err(MPI_ERR_KEYVAL, "predefined keyval %d cannot "
 				  "be freed", *keyval);
-	kv = keyval_get(*keyval, kind);
-	if (!kv)
-		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
-				  kind == MPIRMA_HK_WIN ? "window" :
-				  "communicator", *keyval);
+	ret = keyval_check(*keyval, kind, &kv);
+	if (ret)
+		return ret;
 	mpirma_handle_free(MPIRMA_HK_KEYVAL, *keyval);
 	keyval_unref(kv);
 	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
 
-static int set_attr(struct mpirma_objhdr *h, int handle, int keyval,
-		    enum mpirma_hkind kind, void *val)
+/*
+ * The object and keyval of the set and delete calls: @what is what the
+ * call would do to a predefined attribute.  MPI class (recorded).
+ */
+static int attr_args(enum mpirma_hkind kind, int handle, int keyval,
+		     const char *what, struct mpirma_objhdr **h,
+		     struct mpirma_keyval **kv)
 {
-	struct mpirma_keyval *kv;
-	struct mpirma_attr **p;
+	int ret = mpirma_objhdr_check(kind, handle, h);
 
+	*kv = NULL;
+	if (ret)
+		return ret;
 	if (is_predefined_keyval(keyval))
 		return mpirma_err(MPI_ERR_KEYVAL, "predefined attribute %d "
-				  "cannot be set", keyval);
-	kv = keyval_get(keyval, kind);
-	if (!kv)
-		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
-				  kind == MPIRMA_HK_WIN ? "window" :
-				  "communicator", keyval);
+				  "cannot be %s", keyval, what);
+	return keyval_check(keyval, kind, kv);
+}
+
+/* MPI_Comm_set_attr, MPI_Win_set_attr; MPI class (recorded). */
+static int set_attr(enum mpirma_hkind kind, int handle, int keyval, void *val)
+{
+	struct mpirma_objhdr *h;
+	struct mpirma_keyval *kv;
+	struct mpirma_attr **p;
+	int ret = attr_args(kind, handle, keyval, "set", &h, &kv);
+
+	if (ret)
+		return ret;
 	p = attr_find(h, kv);
 	if (!p)
 		return attr_append(h, keyval, kv, val);
 	/* Replacing deletes the old value first, as the standard says. */
-	if (kv->del) {
-		int ret = kv->del(handle, keyval, (*p)->val, kv->extra);
-
-		if (ret != MPI_SUCCESS)
-			return mpirma_err(ret, "the delete callback of keyval "
-					  "%d failed with %d", keyval, ret);
-	}
+	ret = attr_delete_cb(kv, handle, keyval, (*p)->val);
+	if (ret)
+		return ret;
 	(*p)->val = val;
 	return MPI_SUCCESS;
 }
 
-static int get_attr(struct mpirma_objhdr *h, int keyval,
-		    enum mpirma_hkind kind, void *val, int *flag)
+/* MPI_Comm_delete_attr, MPI_Win_delete_attr; MPI class (recorded). */
+static int delete_attr(enum mpirma_hkind kind, int handle, int keyval)
 {
-	struct mpirma_keyval *kv = keyval_get(keyval, kind);
-	struct mpirma_attr **p;
-
-	if (!kv)
-		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
-				  kind == MPIRMA_HK_WIN ? "window" :
-				  "communicator", keyval);
-	p = attr_find(h, kv);
-	*flag = p != NULL;
-	if (p)
-		*(void **)val = (*p)->val;
-	return MPI_SUCCESS;
-}
-
-static int delete_attr(struct mpirma_objhdr *h, int handle, int keyval,
-		       enum mpirma_hkind kind)
-{
+	struct mpirma_objhdr *h;
 	struct mpirma_keyval *kv;
 	struct mpirma_attr **p, *a;
+	int ret = attr_args(kind, handle, keyval, "deleted", &h, &kv);
 
-	if (is_predefined_keyval(keyval))
-		return mpirma_err(MPI_ERR_KEYVAL, "predefined attribute %d "
-				  "cannot be deleted", keyval);
-	kv = keyval_get(keyval, kind);
-	if (!kv)
-		return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
-				  kind == MPIRMA_HK_WIN ? "window" :
-				  "communicator", keyval);
+	if (ret)
+		return ret;
 	p = attr_find(h, kv);
 	if (!p)
 		return mpirma_err(MPI_ERR_KEYVAL, "no attribute with keyval %d",
 				  keyval);
 	a = *p;
-	if (kv->del) {
-		int ret = kv->del(handle, keyval, a->val, kv->extra);
-
-		if (ret != MPI_SUCCESS)
-			return mpirma_err(ret, "the delete callback of keyval "
-					  "%d failed with %d", keyval, ret);
-	}
+	ret = attr_delete_cb(kv, handle, keyval, a->val);
+	if (ret)
+		return ret;
 	*p = a->next;
 	keyval_unref(kv);
 	free(a);
@@ -349,6 +377,68 @@ static void *comm_predefined(int keyval)
 	return NULL;
 }
 
+/*
+ * MPI_Comm_get_attr, MPI_Win_get_attr: the predefined keys, then the user
+ * keyvals.  MPI class (recorded).
+ */
+static int get_attr(enum mpirma_hkind kind, int handle, int keyval,
+		    void *val, int *flag)
+{
+	struct mpirma_objhdr *h;
+	struct mpirma_keyval *kv;
+	struct mpirma_attr **p;
+	void *pre;
+	int ret = mpirma_objhdr_check(kind, handle, &h);
+
+	if (ret)
+		return ret;
+	if (kind == MPIRMA_HK_WIN) {
+		if (keyval >= KEYVAL_WIN_FIRST && keyval <= KEYVAL_WIN_LAST)
+			return mpirma_win_predefined_attr(handle, keyval, val,
+							  flag);
+	} else {
+		pre = comm_predefined(keyval);
+		if (pre) {
+			*(void **)val = pre;
+			*flag = 1;
+			return MPI_SUCCESS;
+		}
+	}
+	ret = keyval_check(keyval, kind, &kv);
+	if (ret)
+		return ret;
+	p = attr_find(h, kv);
+	*flag = p != NULL;
+	if (p)
+		*(void **)val = (*p)->val;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Comm_set_name, MPI_Win_set_name; MPI class (recorded). */
+static int set_name(enum mpirma_hkind kind, int handle, const char *name)
+{
+	struct mpirma_objhdr *h;
+	int ret = mpirma_objhdr_check(kind, handle, &h);
+
+	if (!ret)
+		snprintf(h->name, sizeof(h->name), "%s", name);
+	return ret;
+}
+
+/* MPI_Comm_get_name, MPI_Win_get_name; MPI class (recorded). */
+static int get_name(enum mpirma_hkind kind, int handle, char *name,
+		    int *resultlen)
+{
+	struct mpirma_objhdr *h;
+	int ret = mpirma_objhdr_check(kind, handle, &h);
+
+	if (!ret) {
+		strcpy(name, h->name);
+		*resultlen = (int)strlen(name);
+	}
+	return ret;
+}
+
 /* ------------------------------------------------------------ API: comm */
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
@@ -370,24 +460,15 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 }
 MPIRMA_ALIAS(Comm_free_keyval)
 
-#define GET_COMM_HDR(var, handle)					\
-	do {								\
-		struct mpirma_comm *c_ = mpirma_comm_get(handle);	\
-		if (!c_)						\
-			return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,	\
-					    "invalid communicator %d",	\
-					    handle);			\
-		var = &c_->hdr;						\
-	} while (0)
-
+/*
+ * The calls on an object raise on it: for an invalid handle that is
+ * MPI_COMM_WORLD's handler.
+ */
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_COMM_HDR(h, comm);
-	return mpirma_raise_comm(comm, set_attr(h, comm, comm_keyval,
-						MPIRMA_HK_COMM, attribute_val),
+	return mpirma_raise_comm(comm, set_attr(MPIRMA_HK_COMM, comm,
+						comm_keyval, attribute_val),
 				 MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_set_attr)
@@ -395,34 +476,39 @@ MPIRMA_ALIAS(Comm_set_attr)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
 		       int *flag)
 {
-	struct mpirma_objhdr *h;
-	void *p;
-
 	MPIRMA_CHECK_INIT();
-	GET_COMM_HDR(h, comm);
-	p = comm_predefined(comm_keyval);
-	if (p) {
-		*(void **)attribute_val = p;
-		*flag = 1;
-		return MPI_SUCCESS;
-	}
-	return mpirma_raise_comm(comm, get_attr(h, comm_keyval, MPIRMA_HK_COMM,
-						attribute_val, flag),
+	return mpirma_raise_comm(comm, get_attr(MPIRMA_HK_COMM, comm,
+						comm_keyval, attribute_val,
+						flag),
 				 MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_get_attr)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_COMM_HDR(h, comm);
-	return mpirma_raise_comm(comm, delete_attr(h, comm, comm_keyval,
-						   MPIRMA_HK_COMM),
+	return mpirma_raise_comm(comm, delete_attr(MPIRMA_HK_COMM, comm,
+						   comm_keyval),
 				 MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_delete_attr)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(set_name(MPIRMA_HK_COMM, comm, comm_name),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise(get_name(MPIRMA_HK_COMM, comm, comm_name,
+				     resultlen),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Comm_get_name)
 
 /* ------------------------------------------------------------ API: MPI-1 */
 
@@ -461,14 +547,6 @@ MPIRMA_ALIAS(Attr_delete)
 
 /* ------------------------------------------------------------ API: win */
 
-#define GET_WIN_HDR(var, handle)					\
-	do {								\
-		var = mpirma_win_hdr(handle);				\
-		if (!var)						\
-			return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,	\
-					    "invalid window %d", handle); \
-	} while (0)
-
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
 			   MPI_Win_delete_attr_function *delete_fn,
 			   int *win_keyval, void *extra_state)
@@ -490,12 +568,9 @@ MPIRMA_ALIAS(Win_free_keyval)
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_WIN_HDR(h, win);
-	return mpirma_raise_win(win, set_attr(h, win, win_keyval,
-					      MPIRMA_HK_WIN, attribute_val),
+	return mpirma_raise_win(win, set_attr(MPIRMA_HK_WIN, win, win_keyval,
+					      attribute_val),
 				MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_set_attr)
@@ -503,15 +578,8 @@ MPIRMA_ALIAS(Win_set_attr)
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
 		      int *flag)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_WIN_HDR(h, win);
-	if (win_keyval >= KEYVAL_WIN_FIRST && win_keyval <= KEYVAL_WIN_LAST)
-		return mpirma_raise_win(win, mpirma_win_predefined_attr(win,
-					win_keyval, attribute_val, flag),
-					MPIRMA_FUNC, NULL);
-	return mpirma_raise_win(win, get_attr(h, win_keyval, MPIRMA_HK_WIN,
+	return mpirma_raise_win(win, get_attr(MPIRMA_HK_WIN, win, win_keyval,
 					      attribute_val, flag),
 				MPIRMA_FUNC, NULL);
 }
@@ -519,35 +587,25 @@ MPIRMA_ALIAS(Win_get_attr)
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_WIN_HDR(h, win);
-	return mpirma_raise_win(win, delete_attr(h, win, win_keyval,
-						 MPIRMA_HK_WIN),
+	return mpirma_raise_win(win, delete_attr(MPIRMA_HK_WIN, win,
+						 win_keyval),
 				MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_delete_attr)
 
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_WIN_HDR(h, win);
-	snprintf(h->name, sizeof(h->name), "%s", win_name);
-	return MPI_SUCCESS;
+	return mpirma_raise(set_name(MPIRMA_HK_WIN, win, win_name),
+			    MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_set_name)
 
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	GET_WIN_HDR(h, win);
-	strcpy(win_name, h->name);
-	*resultlen = (int)strlen(win_name);
-	return MPI_SUCCESS;
+	return mpirma_raise(get_name(MPIRMA_HK_WIN, win, win_name, resultlen),
+			    MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_get_name)

@@ -59,6 +59,23 @@ static inline char *at(const void *p, int64_t off)
 	return (char *)((uintptr_t)p + (uintptr_t)off);
 }
 
+/*
+ * Block @i of a buffer argument of the -v collectives and their fixed-count
+ * forms: @counts[i] elements at @displs[i] extents with @counts, else @count
+ * elements at i * @count extents (@ext: the datatype's extent).
+ */
+static inline int block_count(int count, const int *counts, int i)
+{
+	return counts ? counts[i] : count;
+}
+
+static inline char *block_at(const void *buf, MPI_Aint ext, int count,
+			     const int *counts, const int *displs, int i)
+{
+	return at(buf, (counts ? (MPI_Aint)displs[i] : (MPI_Aint)i * count) *
+		       ext);
+}
+
 /* ------------------------------------------------------------ messages */
 
 static int csend_bytes(struct mpirma_comm *c, int peer, int tag,
@@ -325,8 +342,8 @@ static int allgatherv(struct mpirma_comm *c, const void *sendbuf,
 	MPI_Aint rext = mpirma_dtype_extent(rt);
 	int i, ret = MPI_SUCCESS;
 
-#define SLOT(i) at(recvbuf, (displs ? (MPI_Aint)displs[i] : (MPI_Aint)(i) * rcount) * rext)
-#define COUNT(i) (counts ? counts[i] : rcount)
+#define SLOT(i) block_at(recvbuf, rext, rcount, counts, displs, i)
+#define COUNT(i) block_count(rcount, counts, i)
 	if (sendbuf == MPI_IN_PLACE) {
 		sendbuf = SLOT(c->rank);
 		scount = COUNT(c->rank);
@@ -368,26 +385,6 @@ int mpirma_coll_allgather(struct mpirma_comm *c, const void *sendbuf,
 #define RAISE_COMM(comm, cls) \
 	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, NULL)
 
-static int comm_check(MPI_Comm comm, struct mpirma_comm **c)
-{
-	*c = mpirma_comm_get(comm);
-	if (!*c)
-		return mpirma_err(MPI_ERR_COMM, comm == MPI_COMM_NULL ?
-				  "MPI_COMM_NULL" : "invalid communicator %d",
-				  comm);
-	return MPI_SUCCESS;
-}
-
-/* A (count, datatype) argument pair. */
-static int buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **t)
-{
-	int ret = mpirma_dtype_check(dt, true, t);
-
-	if (!ret && count < 0)
-		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
-	return ret;
-}
-
 /* Count arrays of the -v collectives. */
 static int counts_check(const struct mpirma_comm *c, const int *counts,
 			const int *displs)
@@ -405,6 +402,42 @@ static int counts_check(const struct mpirma_comm *c, const int *counts,
 	return MPI_SUCCESS;
 }
 
+/* A (counts, displacements, datatype) buffer argument of the -v forms. */
+static int vbuf_check(const struct mpirma_comm *c, const int *counts,
+		      const int *displs, MPI_Datatype dt, struct mpirma_dtype **t)
+{
+	int ret = mpirma_dtype_check(dt, true, t);
+
+	if (!ret)
+		ret = counts_check(c, counts, displs);
+	return ret;
+}
+
+/*
+ * The counts of Gatherv and Scatterv, which only the root reads: NULL
+ * there is MPI_ERR_ARG ("@name is NULL").
+ */
+static int root_counts_check(const struct mpirma_comm *c, int root,
+			     const int *counts, const char *name)
+{
+	if (root >= 0 && root < c->size && c->rank == root && !counts)
+		return mpirma_err(MPI_ERR_ARG, "%s is NULL", name);
+	return MPI_SUCCESS;
+}
+
+/* Both buffers of Allgather and Alltoall (the send one unless in place). */
+static int pair_check(const void *sendbuf, int sendcount,
+		      MPI_Datatype sendtype, int recvcount,
+		      MPI_Datatype recvtype, struct mpirma_dtype **st,
+		      struct mpirma_dtype **rt)
+{
+	int ret = mpirma_buf_check(recvcount, recvtype, rt);
+
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = mpirma_buf_check(sendcount, sendtype, st);
+	return ret;
+}
+
 static int root_check(const struct mpirma_comm *c, int root)
 {
 	if (root < 0 || root >= c->size)
@@ -413,10 +446,39 @@ static int root_check(const struct mpirma_comm *c, int root)
 	return MPI_SUCCESS;
 }
 
+/*
+ * What every rank of Gather(v) and Scatter(v) passes: the root, and its own
+ * buffer (@count, @dt), unless @inplace, which only the root may give.
+ */
+static int rooted_check(const struct mpirma_comm *c, int root, bool inplace,
+			int count, MPI_Datatype dt, struct mpirma_dtype **t)
+{
+	int ret = root_check(c, root);
+
+	if (ret)
+		return ret;
+	if (inplace && c->rank != root)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
+	return inplace ? MPI_SUCCESS : mpirma_buf_check(count, dt, t);
+}
+
+/*
+ * The root's side of Gather(v) and Scatter(v): (@count, @dt), or with
+ * @counts the -v form's (@counts, @displs, @dt).
+ */
+static int root_buf_check(const struct mpirma_comm *c, int count,
+			  const int *counts, const int *displs,
+			  MPI_Datatype dt, struct mpirma_dtype **t)
+{
+	if (counts)
+		return vbuf_check(c, counts, displs, dt, t);
+	return mpirma_buf_check(count, dt, t);
+}
+
 static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
 			struct mpirma_dtype **t)
 {
-	int ret = buf_check(count, dt, t);
+	int ret = mpirma_buf_check(count, dt, t);
 
 	if (!ret)
 		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
@@ -431,7 +493,7 @@ int PMPI_Barrier(MPI_Comm comm)
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = mpirma_coll_barrier(c);
 	return RAISE_COMM(comm, ret);
@@ -446,9 +508,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = buf_check(count, datatype, &t);
+		ret = mpirma_buf_check(count, datatype, &t);
 	if (!ret)
 		ret = root_check(c, root);
 	if (!ret)
@@ -467,31 +529,21 @@ static int gatherv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
 	MPI_Aint rext;
 	int i, ret;
 
-	ret = root_check(c, root);
+	ret = rooted_check(c, root, sendbuf == MPI_IN_PLACE, sendcount,
+			   sendtype, &st);
 	if (ret)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE && c->rank != root)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
-	if (sendbuf != MPI_IN_PLACE) {
-		ret = buf_check(sendcount, sendtype, &st);
-		if (ret)
-			return ret;
-	}
 	if (c->rank != root)
 		return csend(c, root, TAG_GATHER, sendbuf, sendcount, st);
 	/* The receive arguments matter at the root only. */
-	ret = mpirma_dtype_check(recvtype, true, &rt);
-	if (!ret && counts)
-		ret = counts_check(c, counts, displs);
-	if (!ret && !counts && recvcount < 0)
-		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", recvcount);
+	ret = root_buf_check(c, recvcount, counts, displs, recvtype, &rt);
 	if (ret)
 		return ret;
 	rext = mpirma_dtype_extent(rt);
 	for (i = 0; i < c->size && !ret; i++) {
-		MPI_Count n = counts ? counts[i] : recvcount;
-		char *slot = at(recvbuf, (counts ? (MPI_Aint)displs[i] :
-				(MPI_Aint)i * recvcount) * rext);
+		MPI_Count n = block_count(recvcount, counts, i);
+		char *slot = block_at(recvbuf, rext, recvcount, counts, displs,
+				      i);
 
 		if (i != root)
 			ret = crecv(c, i, TAG_GATHER, slot, n, rt);
@@ -509,7 +561,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf,
 			      recvcount, NULL, NULL, recvtype, root);
@@ -525,9 +577,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
-	if (!ret && root >= 0 && root < c->size && c->rank == root && !recvcounts)
-		ret = mpirma_err(MPI_ERR_ARG, "recvcounts is NULL");
+	ret = mpirma_comm_check(comm, &c);
+	if (!ret)
+		ret = root_counts_check(c, root, recvcounts, "recvcounts");
 	if (!ret)
 		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf, 0,
 			      c->rank == root ? recvcounts : NULL, displs,
@@ -546,30 +598,20 @@ static int scatterv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
 	MPI_Aint sext;
 	int i, ret;
 
-	ret = root_check(c, root);
+	ret = rooted_check(c, root, recvbuf == MPI_IN_PLACE, recvcount,
+			   recvtype, &rt);
 	if (ret)
 		return ret;
-	if (recvbuf == MPI_IN_PLACE && c->rank != root)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
-	if (recvbuf != MPI_IN_PLACE) {
-		ret = buf_check(recvcount, recvtype, &rt);
-		if (ret)
-			return ret;
-	}
 	if (c->rank != root)
 		return crecv(c, root, TAG_SCATTER, recvbuf, recvcount, rt);
-	ret = mpirma_dtype_check(sendtype, true, &st);
-	if (!ret && counts)
-		ret = counts_check(c, counts, displs);
-	if (!ret && !counts && sendcount < 0)
-		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", sendcount);
+	ret = root_buf_check(c, sendcount, counts, displs, sendtype, &st);
 	if (ret)
 		return ret;
 	sext = mpirma_dtype_extent(st);
 	for (i = 0; i < c->size && !ret; i++) {
-		MPI_Count n = counts ? counts[i] : sendcount;
-		const char *slot = at(sendbuf, (counts ? (MPI_Aint)displs[i] :
-				      (MPI_Aint)i * sendcount) * sext);
+		MPI_Count n = block_count(sendcount, counts, i);
+		const char *slot = block_at(sendbuf, sext, sendcount, counts,
+					    displs, i);
 
 		if (i != root)
 			ret = csend(c, i, TAG_SCATTER, slot, n, st);
@@ -587,7 +629,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = scatterv(c, sendbuf, sendcount, NULL, NULL, sendtype,
 			       recvbuf, recvcount, recvtype, root);
@@ -603,9 +645,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
-	if (!ret && root >= 0 && root < c->size && c->rank == root && !sendcounts)
-		ret = mpirma_err(MPI_ERR_ARG, "sendcounts is NULL");
+	ret = mpirma_comm_check(comm, &c);
+	if (!ret)
+		ret = root_counts_check(c, root, sendcounts, "sendcounts");
 	if (!ret)
 		ret = scatterv(c, sendbuf, 0, c->rank == root ? sendcounts : NULL,
 			       displs, sendtype, recvbuf, recvcount, recvtype,
@@ -623,11 +665,10 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = buf_check(recvcount, recvtype, &rt);
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = buf_check(sendcount, sendtype, &st);
+		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
+				 recvtype, &st, &rt);
 	if (!ret)
 		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, recvcount,
 				 NULL, NULL, rt);
@@ -644,13 +685,11 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = mpirma_dtype_check(recvtype, true, &rt);
-	if (!ret)
-		ret = counts_check(c, recvcounts, displs);
+		ret = vbuf_check(c, recvcounts, displs, recvtype, &rt);
 	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = buf_check(sendcount, sendtype, &st);
+		ret = mpirma_buf_check(sendcount, sendtype, &st);
 	if (!ret)
 		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, 0,
 				 recvcounts, displs, rt);
@@ -677,10 +716,10 @@ static int alltoallv(struct mpirma_comm *c, const void *sendbuf,
 		st = rt;
 	}
 	sext = mpirma_dtype_extent(st);
-#define SSLOT(i) at(sendbuf, (scounts ? (MPI_Aint)sdispls[i] : (MPI_Aint)(i) * scount) * sext)
-#define SCOUNT(i) (scounts ? scounts[i] : scount)
-#define RSLOT(i) at(recvbuf, (rcounts ? (MPI_Aint)rdispls[i] : (MPI_Aint)(i) * rcount) * rext)
-#define RCOUNT(i) (rcounts ? rcounts[i] : rcount)
+#define SSLOT(i) block_at(sendbuf, sext, scount, scounts, sdispls, i)
+#define SCOUNT(i) block_count(scount, scounts, i)
+#define RSLOT(i) block_at(recvbuf, rext, rcount, rcounts, rdispls, i)
+#define RCOUNT(i) block_count(rcount, rcounts, i)
 	for (i = 1; !ret && i < c->size; i++) {
 		int to = (c->rank + i) % c->size;
 
@@ -710,11 +749,10 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = buf_check(recvcount, recvtype, &rt);
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = buf_check(sendcount, sendtype, &st);
+		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
+				 recvtype, &st, &rt);
 	if (!ret)
 		ret = alltoallv(c, sendbuf, sendcount, NULL, NULL, st, recvbuf,
 				recvcount, NULL, NULL, rt);
@@ -732,16 +770,11 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = mpirma_dtype_check(recvtype, true, &rt);
-	if (!ret)
-		ret = counts_check(c, recvcounts, rdispls);
-	if (!ret && sendbuf != MPI_IN_PLACE) {
-		ret = mpirma_dtype_check(sendtype, true, &st);
-		if (!ret)
-			ret = counts_check(c, sendcounts, sdispls);
-	}
+		ret = vbuf_check(c, recvcounts, rdispls, recvtype, &rt);
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = vbuf_check(c, sendcounts, sdispls, sendtype, &st);
 	if (!ret)
 		ret = alltoallv(c, sendbuf, 0, sendcounts, sdispls, st, recvbuf,
 				0, recvcounts, rdispls, rt);
@@ -757,7 +790,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
@@ -778,7 +811,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
@@ -801,7 +834,7 @@ static int reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 	int i, ret = MPI_SUCCESS;
 
 	for (i = 0; i < c->size; i++)
-		total += counts ? counts[i] : rcount;
+		total += block_count(rcount, counts, i);
 	if (total > 0x7fffffff)
 		return mpirma_err(MPI_ERR_COUNT, "total count too large");
 	if (sendbuf == MPI_IN_PLACE)
@@ -816,9 +849,9 @@ static int reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 	ret = reduce_to0(c, sendbuf, full, total, t, dt, op);
 	if (!ret && c->rank != 0)
 		ret = crecv(c, 0, TAG_RSCATTER, recvbuf,
-			    counts ? counts[c->rank] : rcount, t);
+			    block_count(rcount, counts, c->rank), t);
 	for (i = 0, off = 0; !ret && c->rank == 0 && i < c->size; i++) {
-		MPI_Count n = counts ? counts[i] : rcount;
+		MPI_Count n = block_count(rcount, counts, i);
 
 		if (i == 0)
 			mpirma_dtype_copy_same(t, n, recvbuf, full);
@@ -839,7 +872,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(recvcount, datatype, op, &t);
 	if (!ret)
@@ -858,7 +891,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
 	int i, ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(0, datatype, op, &t);
 	if (!ret && !recvcounts)
@@ -944,7 +977,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
@@ -961,7 +994,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)

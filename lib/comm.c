@@ -17,7 +17,6 @@
  * MPI_Comm_create_group, which only the group calls, uses a context of its
  * own derived from the parent's (bit 63 set) with the user's tag.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +34,16 @@ struct mpirma_comm *mpirma_comm_get(MPI_Comm comm)
 	if (comm == MPI_COMM_SELF)
 		return &self;
 	return mpirma_handle_get(MPIRMA_HK_COMM, comm);
+}
+
+int mpirma_comm_check(MPI_Comm comm, struct mpirma_comm **c)
+{
+	*c = mpirma_comm_get(comm);
+	if (!*c)
+		return mpirma_err(MPI_ERR_COMM, comm == MPI_COMM_NULL ?
+				  "MPI_COMM_NULL" : "invalid communicator %d",
+				  comm);
+	return MPI_SUCCESS;
 }
 
 void mpirma_comm_ref(struct mpirma_comm *c)
@@ -274,21 +283,12 @@ void mpirma_comm_teardown(void)
 
 /* ------------------------------------------------------------ API */
 
-#define GET_COMM(var, handle)						\
-	do {								\
-		var = mpirma_comm_get(handle);				\
-		if (!var)						\
-			return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,	\
-					    "invalid communicator %d",	\
-					    handle);			\
-	} while (0)
-
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
 	struct mpirma_comm *c;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	*rank = c->rank;
 	return MPI_SUCCESS;
 }
@@ -299,7 +299,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 	struct mpirma_comm *c;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	*size = c->size;
 	return MPI_SUCCESS;
 }
@@ -461,7 +461,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	g = mpirma_group_get(group);
 	if (!g)
 		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
@@ -490,7 +490,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	g = mpirma_group_get(group);
 	if (!g)
 		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
@@ -532,7 +532,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, *comm);
+	MPIRMA_GET_COMM(c, *comm);
 	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
 		return mpirma_raise_comm(*comm, MPI_ERR_COMM, MPIRMA_FUNC,
 					 "%s cannot be freed", c->hdr.name);
@@ -549,7 +549,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 	struct mpirma_comm *c;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	return mpirma_raise_comm(comm, mpirma_group_new(c->size, c->ranks,
 							group),
 				 MPIRMA_FUNC, NULL);
@@ -561,8 +561,8 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	struct mpirma_comm *c1, *c2;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c1, comm1);
-	GET_COMM(c2, comm2);
+	MPIRMA_GET_COMM(c1, comm1);
+	MPIRMA_GET_COMM(c2, comm2);
 	if (comm1 == comm2) {
 		*result = MPI_IDENT;
 		return MPI_SUCCESS;
@@ -580,35 +580,12 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	struct mpirma_comm *c;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	(void)c;
 	*flag = 0;	/* no inter-communicators */
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Comm_test_inter)
-
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
-{
-	struct mpirma_comm *c;
-
-	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
-	snprintf(c->hdr.name, sizeof(c->hdr.name), "%s", comm_name);
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Comm_set_name)
-
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
-{
-	struct mpirma_comm *c;
-
-	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
-	strcpy(comm_name, c->hdr.name);
-	*resultlen = (int)strlen(comm_name);
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Comm_get_name)
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
@@ -617,7 +594,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	/* No hint changes what a communicator does; keep them for get_info. */
 	if (info != MPI_INFO_NULL) {
 		ret = PMPI_Info_dup(info, &copy);
@@ -636,7 +613,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 	struct mpirma_comm *c;
 
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	if (c->info != MPI_INFO_NULL)
 		return PMPI_Info_dup(c->info, info_used);
 	return PMPI_Info_create(info_used);
@@ -650,7 +627,7 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 
 	(void)size;
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	(void)c;
 	return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
 				 "not an inter-communicator");
@@ -663,7 +640,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 
 	(void)group;
 	MPIRMA_CHECK_INIT();
-	GET_COMM(c, comm);
+	MPIRMA_GET_COMM(c, comm);
 	(void)c;
 	return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
 				 "not an inter-communicator");

@@ -256,6 +256,15 @@ int mpirma_dtype_check(MPI_Datatype dt, bool need_commit,
 	return MPI_SUCCESS;
 }
 
+int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out)
+{
+	int ret = mpirma_dtype_check(dt, true, out);
+
+	if (!ret && count < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+	return ret;
+}
+
 int mpirma_dtype_ktype(MPI_Datatype dt)
 {
 	struct mpirma_dtype *t = mpirma_dtype_get(dt);
@@ -769,15 +778,23 @@ static int dtype_register(struct mpirma_dtype *t, MPI_Datatype *newtype)
 	return MPI_SUCCESS;
 }
 
-/* Common argument checks of the constructors; MPI class, recorded. */
-static int ctor_check(int count, MPI_Datatype oldtype, MPI_Datatype *newtype,
-		      struct mpirma_dtype **old)
+/* Argument checks of every constructor; MPI class, recorded. */
+static int ctor_count_check(int count, MPI_Datatype *newtype)
 {
 	if (count < 0)
 		return mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
 	if (!newtype)
 		return mpirma_err(MPI_ERR_ARG, "newtype is NULL");
-	return mpirma_dtype_check(oldtype, false, old);
+	return MPI_SUCCESS;
+}
+
+/* ... and of those built from one old type. */
+static int ctor_check(int count, MPI_Datatype oldtype, MPI_Datatype *newtype,
+		      struct mpirma_dtype **old)
+{
+	int ret = ctor_count_check(count, newtype);
+
+	return ret ? ret : mpirma_dtype_check(oldtype, false, old);
 }
 
 static struct mpirma_dtype_run *runs_alloc(int n)
@@ -969,13 +986,12 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	int i, ret;
 
 	MPIRMA_CHECK_INIT();
-	if (count < 0)
-		return RAISE(MPI_ERR_COUNT, "negative count %d", count);
-	if (!newtype)
-		return RAISE(MPI_ERR_ARG, "newtype is NULL");
-	if (count && (!array_of_blocklengths || !array_of_displacements ||
-		      !array_of_types))
-		return RAISE(MPI_ERR_ARG, "NULL array");
+	ret = ctor_count_check(count, newtype);
+	if (!ret && count && (!array_of_blocklengths ||
+			      !array_of_displacements || !array_of_types))
+		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
+	if (ret)
+		return RAISE(ret, NULL);
 	runs = runs_alloc(count);
 	if (!runs)
 		return RAISE(MPI_ERR_NO_MEM, "out of memory");
@@ -1216,62 +1232,71 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 }
 MPIRMA_ALIAS(Type_size_x)
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+/*
+ * The extent queries: lb and extent of @datatype, or with @true_bounds its
+ * true lb and true extent.  A NULL output is MPI_ERR_ARG.  MPI class
+ * (recorded).
+ */
+static int extent_query(MPI_Datatype datatype, bool true_bounds,
+			MPI_Count *lb, MPI_Count *extent)
 {
 	struct mpirma_dtype *t;
+	int ret = mpirma_dtype_check(datatype, false, &t);
 
-	MPIRMA_CHECK_INIT();
-	QUERY_TYPE(datatype, t);
+	if (ret)
+		return ret;
 	if (!lb || !extent)
-		return RAISE(MPI_ERR_ARG, "NULL argument");
-	*lb = t->lb;
-	*extent = mpirma_dtype_extent(t);
+		return mpirma_err(MPI_ERR_ARG, "NULL argument");
+	*lb = true_bounds ? t->true_lb : t->lb;
+	*extent = true_bounds ? t->true_ub - t->true_lb :
+		  mpirma_dtype_extent(t);
 	return MPI_SUCCESS;
+}
+
+/* extent_query() into MPI_Aint outputs. */
+static int extent_query_aint(MPI_Datatype datatype, bool true_bounds,
+			     MPI_Aint *lb, MPI_Aint *extent)
+{
+	MPI_Count l, e;
+	int ret = extent_query(datatype, true_bounds, lb ? &l : NULL,
+			       extent ? &e : NULL);
+
+	if (!ret) {
+		*lb = l;
+		*extent = e;
+	}
+	return ret;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+	MPIRMA_CHECK_INIT();
+	return RAISE(extent_query_aint(datatype, false, lb, extent), NULL);
 }
 MPIRMA_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 			   MPI_Count *extent)
 {
-	struct mpirma_dtype *t;
-
 	MPIRMA_CHECK_INIT();
-	QUERY_TYPE(datatype, t);
-	if (!lb || !extent)
-		return RAISE(MPI_ERR_ARG, "NULL argument");
-	*lb = t->lb;
-	*extent = mpirma_dtype_extent(t);
-	return MPI_SUCCESS;
+	return RAISE(extent_query(datatype, false, lb, extent), NULL);
 }
 MPIRMA_ALIAS(Type_get_extent_x)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 			      MPI_Aint *true_extent)
 {
-	struct mpirma_dtype *t;
-
 	MPIRMA_CHECK_INIT();
-	QUERY_TYPE(datatype, t);
-	if (!true_lb || !true_extent)
-		return RAISE(MPI_ERR_ARG, "NULL argument");
-	*true_lb = t->true_lb;
-	*true_extent = t->true_ub - t->true_lb;
-	return MPI_SUCCESS;
+	return RAISE(extent_query_aint(datatype, true, true_lb, true_extent),
+		     NULL);
 }
 MPIRMA_ALIAS(Type_get_true_extent)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 				MPI_Count *true_extent)
 {
-	struct mpirma_dtype *t;
-
 	MPIRMA_CHECK_INIT();
-	QUERY_TYPE(datatype, t);
-	if (!true_lb || !true_extent)
-		return RAISE(MPI_ERR_ARG, "NULL argument");
-	*true_lb = t->true_lb;
-	*true_extent = t->true_ub - t->true_lb;
-	return MPI_SUCCESS;
+	return RAISE(extent_query(datatype, true, true_lb, true_extent), NULL);
 }
 MPIRMA_ALIAS(Type_get_true_extent_x)
 
@@ -1410,6 +1435,20 @@ MPIRMA_ALIAS(Get_elements)
 
 /* ------------------------------------------------------------ pack */
 
+/* The arguments MPI_Pack and MPI_Unpack share; MPI class (recorded). */
+static int pack_check(MPI_Comm comm, int count, MPI_Datatype datatype,
+		      const int *position, struct mpirma_dtype **t)
+{
+	int ret;
+
+	if (!mpirma_comm_get(comm))
+		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	ret = mpirma_buf_check(count, datatype, t);
+	if (!ret && (!position || *position < 0))
+		ret = mpirma_err(MPI_ERR_ARG, "bad position");
+	return ret;
+}
+
 /* Our packed format is the type map's bytes in order (one node, one ABI). */
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	      void *outbuf, int outsize, int *position, MPI_Comm comm)
@@ -1419,18 +1458,9 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!mpirma_comm_get(comm))
-		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-					 "invalid communicator %d", comm);
-	ret = mpirma_dtype_check(datatype, true, &t);
+	ret = pack_check(comm, incount, datatype, position, &t);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	if (incount < 0)
-		return mpirma_raise_comm(comm, MPI_ERR_COUNT, MPIRMA_FUNC,
-					 "negative count %d", incount);
-	if (!position || *position < 0)
-		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
-					 "bad position");
 	need = (MPI_Count)incount * t->size;
 	if (*position + need > outsize)
 		return mpirma_raise_comm(comm, MPI_ERR_TRUNCATE, MPIRMA_FUNC,
@@ -1450,18 +1480,9 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!mpirma_comm_get(comm))
-		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-					 "invalid communicator %d", comm);
-	ret = mpirma_dtype_check(datatype, true, &t);
+	ret = pack_check(comm, outcount, datatype, position, &t);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	if (outcount < 0)
-		return mpirma_raise_comm(comm, MPI_ERR_COUNT, MPIRMA_FUNC,
-					 "negative count %d", outcount);
-	if (!position || *position < 0)
-		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
-					 "bad position");
 	need = (MPI_Count)outcount * t->size;
 	if (*position + need > insize)
 		return mpirma_raise_comm(comm, MPI_ERR_TRUNCATE, MPIRMA_FUNC,

@@ -151,6 +151,13 @@ int mpirma_dtype_check(MPI_Datatype dt, bool need_commit,
 		       struct mpirma_dtype **out);
 
 /*
+ * Checks a (count, datatype) buffer argument of a communication call:
+ * mpirma_dtype_check() with @need_commit, then MPI_ERR_COUNT for a
+ * negative count ("negative count N"), recorded.  @out may be NULL.
+ */
+int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out);
+
+/*
  * Computes the block lists if not done yet.  0 or -ENOMEM.  Every function
  * below that needs them calls it.
  */

@@ -342,13 +342,8 @@ static int raise_on(enum mpirma_hkind kind, int handle, int errclass,
 		return MPI_SUCCESS;
 	cause = cause_of(buf, sizeof(buf), errclass, fmt, ap);
 	if (mpirma_proc.state == MPIRMA_STATE_RUNNING) {
-		struct mpirma_objhdr *h = NULL;
-		struct mpirma_comm *c;
+		struct mpirma_objhdr *h = mpirma_objhdr_get(kind, handle);
 
-		if (kind == MPIRMA_HK_WIN)
-			h = mpirma_win_hdr(handle);
-		else if ((c = mpirma_comm_get(handle)))
-			h = &c->hdr;
 		if (!h) {
 			/* No such object: its errors go to MPI_COMM_WORLD. */
 			kind = MPIRMA_HK_COMM;
@@ -384,6 +379,20 @@ int mpirma_raise_win(MPI_Win win, int errclass, const char *fn,
 
 	va_start(ap, fmt);
 	ret = raise_on(MPIRMA_HK_WIN, win, errclass, fn, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* mpirma_raise_comm or mpirma_raise_win, as @kind says. */
+static int __attribute__((format(printf, 5, 6)))
+raise_obj(enum mpirma_hkind kind, int handle, int errclass, const char *fn,
+	  const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = raise_on(kind, handle, errclass, fn, fmt, ap);
 	va_end(ap);
 	return ret;
 }
@@ -526,11 +535,55 @@ static bool eh_fits(MPI_Errhandler e, enum mpirma_hkind kind)
 	return h && h->kind == kind;
 }
 
-static int set_eh(struct mpirma_objhdr *h, MPI_Errhandler e)
+/*
+ * MPI_Comm_set_errhandler, MPI_Win_set_errhandler: @handle is a
+ * communicator or a window (@kind).  Raised as @fn.
+ */
+static int set_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
+		  const char *fn)
 {
+	struct mpirma_objhdr *h;
+	int ret = mpirma_objhdr_check(kind, handle, &h);
+
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
+	if (!eh_fits(e, kind))
+		return raise_obj(kind, handle, MPI_ERR_ARG, fn,
+				 "%d is not a %s error handler", e,
+				 kind == MPIRMA_HK_WIN ? "window" :
+				 "communicator");
 	mpirma_errhandler_ref(e);
 	mpirma_errhandler_unref(h->errhandler);
 	h->errhandler = e;
+	return MPI_SUCCESS;
+}
+
+/* MPI_Comm_get_errhandler, MPI_Win_get_errhandler. */
+static int get_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler *e,
+		  const char *fn)
+{
+	struct mpirma_objhdr *h;
+	int ret = mpirma_objhdr_check(kind, handle, &h);
+
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
+	/* The caller gets a reference, released by MPI_Errhandler_free. */
+	*e = h->errhandler;
+	mpirma_errhandler_ref(*e);
+	return MPI_SUCCESS;
+}
+
+/* MPI_Comm_call_errhandler, MPI_Win_call_errhandler. */
+static int call_eh(enum mpirma_hkind kind, int handle, int errorcode,
+		   const char *fn)
+{
+	struct mpirma_objhdr *h;
+	int ret = mpirma_objhdr_check(kind, handle, &h);
+
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
+	raise_obj(kind, handle, errorcode, fn,
+		  "error code %d raised by the program", errorcode);
 	return MPI_SUCCESS;
 }
 
@@ -554,90 +607,43 @@ MPIRMA_ALIAS(Win_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-	struct mpirma_comm *c;
-
 	MPIRMA_CHECK_INIT();
-	c = mpirma_comm_get(comm);
-	if (!c)
-		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
-				    "invalid communicator %d", comm);
-	if (!eh_fits(errhandler, MPIRMA_HK_COMM))
-		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
-					 "%d is not a communicator error handler",
-					 errhandler);
-	return set_eh(&c->hdr, errhandler);
+	return set_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Comm_set_errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-	struct mpirma_comm *c;
-
 	MPIRMA_CHECK_INIT();
-	c = mpirma_comm_get(comm);
-	if (!c)
-		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
-				    "invalid communicator %d", comm);
-	/* The caller gets a reference, released by MPI_Errhandler_free. */
-	*errhandler = c->hdr.errhandler;
-	mpirma_errhandler_ref(*errhandler);
-	return MPI_SUCCESS;
+	return get_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Comm_get_errhandler)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	h = mpirma_win_hdr(win);
-	if (!h)
-		return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,
-				    "invalid window %d", win);
-	if (!eh_fits(errhandler, MPIRMA_HK_WIN))
-		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
-					"%d is not a window error handler",
-					errhandler);
-	return set_eh(h, errhandler);
+	return set_eh(MPIRMA_HK_WIN, win, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_set_errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-	struct mpirma_objhdr *h;
-
 	MPIRMA_CHECK_INIT();
-	h = mpirma_win_hdr(win);
-	if (!h)
-		return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,
-				    "invalid window %d", win);
-	*errhandler = h->errhandler;
-	mpirma_errhandler_ref(*errhandler);
-	return MPI_SUCCESS;
+	return get_eh(MPIRMA_HK_WIN, win, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_get_errhandler)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
 	MPIRMA_CHECK_INIT();
-	if (!mpirma_comm_get(comm))
-		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
-				    "invalid communicator %d", comm);
-	mpirma_raise_comm(comm, errorcode, MPIRMA_FUNC,
-			  "error code %d raised by the program", errorcode);
-	return MPI_SUCCESS;
+	return call_eh(MPIRMA_HK_COMM, comm, errorcode, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Comm_call_errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
 	MPIRMA_CHECK_INIT();
-	if (!mpirma_win_hdr(win))
-		return mpirma_raise(MPI_ERR_WIN, MPIRMA_FUNC,
-				    "invalid window %d", win);
-	mpirma_raise_win(win, errorcode, MPIRMA_FUNC,
-			 "error code %d raised by the program", errorcode);
-	return MPI_SUCCESS;
+	return call_eh(MPIRMA_HK_WIN, win, errorcode, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_call_errhandler)
 

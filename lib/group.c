@@ -114,69 +114,69 @@ int PMPI_Group_free(MPI_Group *group)
 MPIRMA_ALIAS(Group_free)
 
 /*
- * Makes the group of members @sel[0..n) of @g (group ranks), checking
- * that they are valid and distinct.
+ * Checks @n group ranks @r of @g (valid and distinct) and marks them in
+ * *@seen (g->size entries, malloc'ed).  MPI class (recorded).
  */
+static int ranks_mark(const struct mpirma_group *g, int n, const int *r,
+		      int **seen)
+{
+	int i;
+
+	*seen = NULL;
+	if (n < 0 || n > g->size)
+		return mpirma_err(MPI_ERR_ARG, "%d ranks of a group of %d", n,
+				  g->size);
+	*seen = calloc(g->size ? g->size : 1, sizeof(int));
+	if (!*seen)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (r[i] < 0 || r[i] >= g->size)
+			return mpirma_err(MPI_ERR_RANK, "rank %d is not in a "
+					  "group of %d", r[i], g->size);
+		if ((*seen)[r[i]]++)
+			return mpirma_err(MPI_ERR_RANK, "rank %d given twice",
+					  r[i]);
+	}
+	return MPI_SUCCESS;
+}
+
+/* Makes the group of members @sel[0..n) of @g (group ranks). */
 static int group_select(struct mpirma_group *g, int n, const int *sel,
 			MPI_Group *out, const char *fn)
 {
-	int *jobs, *seen, i, ret;
+	int *jobs = NULL, *seen, i, ret;
 
-	if (n < 0 || n > g->size)
-		return mpirma_raise(MPI_ERR_ARG, fn, "%d ranks of a group of %d",
-				    n, g->size);
-	jobs = malloc((n ? n : 1) * sizeof(int));
-	seen = calloc(g->size ? g->size : 1, sizeof(int));
-	if (!jobs || !seen) {
-		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-		goto out;
+	ret = ranks_mark(g, n, sel, &seen);
+	if (!ret) {
+		jobs = malloc((n ? n : 1) * sizeof(int));
+		if (!jobs)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		if (sel[i] < 0 || sel[i] >= g->size) {
-			ret = mpirma_err(MPI_ERR_RANK, "rank %d is not in a "
-					 "group of %d", sel[i], g->size);
-			goto out;
-		}
-		if (seen[sel[i]]++) {
-			ret = mpirma_err(MPI_ERR_RANK, "rank %d given twice",
-					 sel[i]);
-			goto out;
-		}
-		jobs[i] = g->ranks[sel[i]];
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			jobs[i] = g->ranks[sel[i]];
+		ret = mpirma_group_new(n, jobs, out);
 	}
-	ret = mpirma_group_new(n, jobs, out);
-out:
 	free(jobs);
 	free(seen);
 	return mpirma_raise(ret, fn, NULL);
 }
 
-/* The group ranks of @g not marked in @excl[0..n), in order. */
+/* The group ranks of @g not in @excl[0..n), in order. */
 static int group_exclude(struct mpirma_group *g, int n, const int *excl,
 			 MPI_Group *out, const char *fn)
 {
-	int *keep, *drop, i, k = 0, ret;
+	int *keep = NULL, *drop, i, k = 0, ret;
 
-	if (n < 0 || n > g->size)
-		return mpirma_raise(MPI_ERR_ARG, fn, "%d ranks of a group of %d",
-				    n, g->size);
-	keep = malloc((g->size ? g->size : 1) * sizeof(int));
-	drop = calloc(g->size ? g->size : 1, sizeof(int));
-	if (!keep || !drop) {
-		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-		goto out;
+	ret = ranks_mark(g, n, excl, &drop);
+	if (!ret) {
+		keep = malloc((g->size ? g->size : 1) * sizeof(int));
+		if (!keep)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		if (excl[i] < 0 || excl[i] >= g->size) {
-			ret = mpirma_err(MPI_ERR_RANK, "rank %d is not in a "
-					 "group of %d", excl[i], g->size);
-			goto out;
-		}
-		if (drop[excl[i]]++) {
-			ret = mpirma_err(MPI_ERR_RANK, "rank %d given twice",
-					 excl[i]);
-			goto out;
-		}
+	if (ret) {
+		free(drop);
+		return mpirma_raise(ret, fn, NULL);
 	}
 	for (i = 0; i < g->size; i++)
 		if (!drop[i])
@@ -185,10 +185,6 @@ static int group_exclude(struct mpirma_group *g, int n, const int *excl,
 	free(keep);
 	free(drop);
 	return ret;
-out:
-	free(keep);
-	free(drop);
-	return mpirma_raise(ret, fn, NULL);
 }
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
@@ -260,20 +256,28 @@ static int expand_ranges(struct mpirma_group *g, int n, int ranges[][3],
 	return MPI_SUCCESS;
 }
 
+/* MPI_Group_range_incl (@excl false) and MPI_Group_range_excl. */
+static int group_ranges(struct mpirma_group *g, int n, int ranges[][3],
+			bool excl, MPI_Group *out, const char *fn)
+{
+	int *list = NULL, count = 0, ret;
+
+	ret = expand_ranges(g, n, ranges, &list, &count);
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
+	ret = (excl ? group_exclude : group_select)(g, count, list, out, fn);
+	free(list);
+	return ret;
+}
+
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
 			  MPI_Group *newgroup)
 {
 	struct mpirma_group *g;
-	int *list = NULL, count = 0, ret;
 
 	MPIRMA_CHECK_INIT();
 	GET_GROUP(g, group);
-	ret = expand_ranges(g, n, ranges, &list, &count);
-	if (ret)
-		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	ret = group_select(g, count, list, newgroup, MPIRMA_FUNC);
-	free(list);
-	return ret;
+	return group_ranges(g, n, ranges, false, newgroup, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Group_range_incl)
 
@@ -281,16 +285,10 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
 			  MPI_Group *newgroup)
 {
 	struct mpirma_group *g;
-	int *list = NULL, count = 0, ret;
 
 	MPIRMA_CHECK_INIT();
 	GET_GROUP(g, group);
-	ret = expand_ranges(g, n, ranges, &list, &count);
-	if (ret)
-		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	ret = group_exclude(g, count, list, newgroup, MPIRMA_FUNC);
-	free(list);
-	return ret;
+	return group_ranges(g, n, ranges, true, newgroup, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Group_range_excl)
 

@@ -144,18 +144,44 @@ static int check_key(const char *key)
 	return MPI_SUCCESS;
 }
 
-/* A user info object (not MPI_INFO_ENV: it cannot be changed). */
+/*
+ * The info object of an argument (@writable: a user one, MPI_INFO_ENV
+ * cannot be changed).  MPI class (recorded).
+ */
+static int info_check(MPI_Info info, bool writable, struct mpirma_info **in)
+{
+	*in = writable && info == MPI_INFO_ENV ? NULL : info_get(info);
+	if (!*in)
+		return mpirma_err(MPI_ERR_INFO, "invalid info %d%s", info,
+				  info == MPI_INFO_ENV ?
+				  " (MPI_INFO_ENV is read-only)" : "");
+	return MPI_SUCCESS;
+}
+
+/* In an API function: @var = info_check()'s object, or the error raised. */
 #define GET_INFO(var, handle, writable)					\
 	do {								\
-		var = (writable) && (handle) == MPI_INFO_ENV ? NULL :	\
-			info_get(handle);				\
-		if (!var)						\
-			return mpirma_raise(MPI_ERR_INFO, MPIRMA_FUNC,	\
-					    "invalid info %d%s", handle,	\
-					    (handle) == MPI_INFO_ENV ?	\
-					    " (MPI_INFO_ENV is read-only)" \
-					    : "");			\
+		int ret_ = info_check((handle), (writable), &(var));	\
+		if (ret_)						\
+			return mpirma_raise(ret_, MPIRMA_FUNC, NULL);	\
 	} while (0)
+
+/*
+ * The info object and key arguments: *@in as info_check(), *@i (if @i is
+ * not NULL) the key's index in it, -1 when it is not set.  MPI class
+ * (recorded).
+ */
+static int info_key(MPI_Info info, bool writable, const char *key,
+		    struct mpirma_info **in, int *i)
+{
+	int ret = info_check(info, writable, in);
+
+	if (!ret)
+		ret = check_key(key);
+	if (!ret && i)
+		*i = info_find(*in, key);
+	return ret;
+}
 
 int PMPI_Info_create(MPI_Info *info)
 {
@@ -190,8 +216,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 	size_t n;
 	int ret;
 
-	GET_INFO(in, info, true);
-	ret = check_key(key);
+	ret = info_key(info, true, key, &in, NULL);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
 	if (!value)
@@ -212,14 +237,11 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
 	struct mpirma_info *in;
 	int i, ret;
 
-	GET_INFO(in, info, false);
-	ret = check_key(key);
+	ret = info_key(info, false, key, &in, &i);
+	if (!ret && valuelen < 0)
+		ret = mpirma_err(MPI_ERR_ARG, "negative valuelen %d", valuelen);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	if (valuelen < 0)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
-				    "negative valuelen %d", valuelen);
-	i = info_find(in, key);
 	*flag = i >= 0;
 	if (i >= 0) {
 		/* valuelen excludes the terminating NUL (the buffer has +1). */
@@ -263,11 +285,9 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
 	struct mpirma_info *in;
 	int i, ret;
 
-	GET_INFO(in, info, false);
-	ret = check_key(key);
+	ret = info_key(info, false, key, &in, &i);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	i = info_find(in, key);
 	*flag = i >= 0;
 	if (i >= 0)
 		*valuelen = (int)strlen(in->vals[i]);
@@ -280,14 +300,11 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 	struct mpirma_info *in;
 	int i, ret;
 
-	GET_INFO(in, info, true);
-	ret = check_key(key);
+	ret = info_key(info, true, key, &in, &i);
+	if (!ret && i < 0)
+		ret = mpirma_err(MPI_ERR_INFO_NOKEY, "no key \"%s\"", key);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	i = info_find(in, key);
-	if (i < 0)
-		return mpirma_raise(MPI_ERR_INFO_NOKEY, MPIRMA_FUNC,
-				    "no key \"%s\"", key);
 	free(in->keys[i]);
 	free(in->vals[i]);
 	memmove(&in->keys[i], &in->keys[i + 1],

@@ -155,6 +155,20 @@ struct mpirma_objhdr {
 void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name);
 
 /*
+ * The header of a live communicator or window (@kind MPIRMA_HK_COMM or
+ * MPIRMA_HK_WIN), or NULL (lib/attr.c).  Records nothing.
+ */
+struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle);
+
+/*
+ * mpirma_objhdr_get() for an object argument: MPI_SUCCESS with *@h set, or
+ * MPI_ERR_COMM ("invalid communicator N") / MPI_ERR_WIN ("invalid window
+ * N"), recorded.
+ */
+int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
+			struct mpirma_objhdr **h);
+
+/*
  * Before an object's handle goes away (MPI_Comm_free, MPI_Win_free): runs
  * the attribute delete callbacks, drops the error handler reference.
  * @kind: MPIRMA_HK_COMM or MPIRMA_HK_WIN.  Returns MPI_SUCCESS or the first
@@ -218,6 +232,25 @@ struct mpirma_comm {
 
 /* The communicator of a handle (MPI_COMM_WORLD/SELF included), or NULL. */
 struct mpirma_comm *mpirma_comm_get(MPI_Comm comm);
+/*
+ * The communicator argument of a communication call: MPI_SUCCESS with *@c
+ * set, or MPI_ERR_COMM recorded ("MPI_COMM_NULL" / "invalid communicator N").
+ */
+int mpirma_comm_check(MPI_Comm comm, struct mpirma_comm **c);
+
+/*
+ * In an API function: @var = the communicator of @handle, or the function
+ * returns MPI_ERR_COMM raised on MPI_COMM_WORLD ("invalid communicator N").
+ */
+#define MPIRMA_GET_COMM(var, handle)					\
+	do {								\
+		(var) = mpirma_comm_get(handle);			\
+		if (!(var))						\
+			return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,	\
+					    "invalid communicator %d",	\
+					    (handle));			\
+	} while (0)
+
 void mpirma_comm_ref(struct mpirma_comm *c);
 void mpirma_comm_unref(struct mpirma_comm *c);
 

@@ -332,26 +332,6 @@ bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
 #define RAISE_COMM(comm, cls, ...) \
 	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, __VA_ARGS__)
 
-/* The communicator or MPI_ERR_COMM (recorded). */
-static int comm_check(MPI_Comm comm, struct mpirma_comm **c)
-{
-	*c = mpirma_comm_get(comm);
-	if (!*c)
-		return mpirma_err(MPI_ERR_COMM, comm == MPI_COMM_NULL ?
-				  "MPI_COMM_NULL" : "invalid communicator %d",
-				  comm);
-	return MPI_SUCCESS;
-}
-
-static int buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **t)
-{
-	int ret = mpirma_dtype_check(dt, true, t);
-
-	if (!ret && count < 0)
-		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
-	return ret;
-}
-
 static int dest_check(const struct mpirma_comm *c, int dest, int tag)
 {
 	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
@@ -371,6 +351,22 @@ static int source_check(const struct mpirma_comm *c, int source, int tag)
 	if (tag < 0 && tag != MPI_ANY_TAG)
 		return mpirma_err(MPI_ERR_TAG, "receive tag %d is invalid", tag);
 	return MPI_SUCCESS;
+}
+
+/*
+ * The arguments of a receive: communicator, buffer (@t may be NULL),
+ * source and tag.  MPI class (recorded).
+ */
+static int recv_check(MPI_Comm comm, int count, MPI_Datatype dt, int source,
+		      int tag, struct mpirma_comm **c, struct mpirma_dtype **t)
+{
+	int ret = mpirma_comm_check(comm, c);
+
+	if (!ret)
+		ret = mpirma_buf_check(count, dt, t);
+	if (!ret)
+		ret = source_check(*c, source, tag);
+	return ret;
 }
 
 /* ------------------------------------------------------------ internals */
@@ -406,9 +402,9 @@ static int do_send(const void *buf, int count, MPI_Datatype dt, int dest,
 	struct mpirma_dtype *t;
 	int ret;
 
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = buf_check(count, dt, &t);
+		ret = mpirma_buf_check(count, dt, &t);
 	if (!ret)
 		ret = dest_check(c, dest, tag);
 	if (ret || dest == MPI_PROC_NULL)
@@ -465,11 +461,7 @@ static int do_recv(void *buf, int count, MPI_Datatype dt, int source,
 	struct p2p_recv r;
 	int ret;
 
-	ret = comm_check(comm, &c);
-	if (!ret)
-		ret = buf_check(count, dt, &t);
-	if (!ret)
-		ret = source_check(c, source, tag);
+	ret = recv_check(comm, count, dt, source, tag, &c, &t);
 	if (ret)
 		return ret;
 	if (source == MPI_PROC_NULL) {
@@ -627,11 +619,7 @@ static int irecv(void *buf, int count, MPI_Datatype datatype, int source,
 	struct mpirma_dtype *t;
 	int ret;
 
-	ret = comm_check(comm, &c);
-	if (!ret)
-		ret = buf_check(count, datatype, &t);
-	if (!ret)
-		ret = source_check(c, source, tag);
+	ret = recv_check(comm, count, datatype, source, tag, &c, &t);
 	if (!ret && !request)
 		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
 	if (ret)
@@ -676,11 +664,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 	MPIRMA_CHECK_INIT();
 	/* Check both halves before sending anything. */
-	ret = comm_check(comm, &c);
-	if (!ret)
-		ret = buf_check(recvcount, recvtype, NULL);
-	if (!ret)
-		ret = source_check(c, source, recvtag);
+	ret = recv_check(comm, recvcount, recvtype, source, recvtag, &c, NULL);
 	if (!ret)
 		ret = do_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
 	if (!ret)
@@ -699,11 +683,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = comm_check(comm, &c);
-	if (!ret)
-		ret = buf_check(count, datatype, &t);
-	if (!ret)
-		ret = source_check(c, source, recvtag);
+	ret = recv_check(comm, count, datatype, source, recvtag, &c, &t);
 	if (!ret)
 		ret = dest_check(c, dest, sendtag);
 	if (ret)
@@ -734,7 +714,7 @@ static int probe(int source, int tag, MPI_Comm comm, unsigned int flags,
 	int32_t ktag;
 	int ret;
 
-	ret = comm_check(comm, &c);
+	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = source_check(c, source, tag);
 	if (ret)

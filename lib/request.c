@@ -438,19 +438,28 @@ static void idle(struct mpirma_request **pending, int npending, bool *blocked,
 	backoff(spins);
 }
 
-static int wait_some(int count, MPI_Request reqs[], bool any, int *index,
-		     int *outcount, int indices[], MPI_Status *sts,
-		     MPI_Status *one, const char *fn)
+/*
+ * Waitany and Waitsome (@block), Testany and Testsome.  Progresses @reqs,
+ * until one is done or none is active when @block, else once; then
+ * completes the first done request (the -any forms: *@index, *@flag if not
+ * NULL, @one) or every done one (@index NULL: *@outcount, @indices, @sts).
+ * A wait completes the requests its last round saw done, a test the ones
+ * done by the end of its round.  Raised as @fn.
+ */
+static int some(int count, MPI_Request reqs[], bool block, int *index,
+		int *flag, MPI_Status *one, int *outcount, int indices[],
+		MPI_Status *sts, const char *fn)
 {
 	struct mpirma_request **pending;
-	bool *done, blocked = false;
-	int i, n, npending, spins = 0, err = MPI_SUCCESS, ret;
+	bool *done = NULL, blocked = false;
+	int i, n = 0, npending, spins = 0, err = MPI_SUCCESS, ret;
 	MPI_Comm ecomm = MPI_COMM_NULL;
 	MPI_Win ewin = MPI_WIN_NULL;
 
 	pending = malloc((count ? count : 1) * sizeof(*pending));
-	done = malloc((count ? count : 1) * sizeof(*done));
-	if (!pending || !done) {
+	if (block)
+		done = malloc((count ? count : 1) * sizeof(*done));
+	if (!pending || (block && !done)) {
 		free(pending);
 		free(done);
 		return mpirma_raise(MPI_ERR_NO_MEM, fn, "out of memory");
@@ -458,47 +467,48 @@ static int wait_some(int count, MPI_Request reqs[], bool any, int *index,
 	for (;;) {
 		int ndone = round_any(count, reqs, done, pending, &npending);
 
-		if (ndone || !npending)
+		if (!block || ndone || !npending)
 			break;
 		idle(pending, npending, &blocked, &spins);
 	}
-	n = 0;
+	free(pending);
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r;
-		MPI_Status tmp;
+		struct mpirma_request *r = mpirma_request_get(reqs[i]);
+		MPI_Status tmp, *st;
 		MPI_Comm comm;
 		MPI_Win win;
 
-		if (!done[i])
+		if (done ? !done[i] :
+		    (reqs[i] == MPI_REQUEST_NULL || !r || !r->done))
 			continue;
-		r = mpirma_request_get(reqs[i]);
-		if (any) {
+		if (index) {
+			free(done);
+			if (flag)
+				*flag = 1;
 			*index = i;
 			ret = finish(&reqs[i], r, one, &comm, &win);
-			free(pending);
-			free(done);
 			return raise_on(comm, win, ret, fn);
 		}
-		indices[n] = i;
-		ret = finish(&reqs[i], r, sts && sts != MPI_STATUSES_IGNORE ?
-			     &sts[n] : &tmp, &comm, &win);
+		st = status_at(sts, n);
+		indices[n++] = i;
+		ret = finish(&reqs[i], r, st ? st : &tmp, &comm, &win);
 		if (ret && err == MPI_SUCCESS) {
 			err = MPI_ERR_IN_STATUS;
 			ecomm = comm;
 			ewin = win;
 		}
-		n++;
 	}
-	free(pending);
 	free(done);
-	if (any) {
-		/* Nothing active. */
+	if (index) {
 		*index = MPI_UNDEFINED;
-		if (one && one != MPI_STATUS_IGNORE)
+		/* No active request at all counts as complete, status empty. */
+		if (flag)
+			*flag = npending == 0;
+		if (!npending && one && one != MPI_STATUS_IGNORE)
 			mpirma_status_empty(one);
 		return MPI_SUCCESS;
 	}
-	*outcount = n ? n : (npending ? 0 : MPI_UNDEFINED);
+	*outcount = (n || npending) ? n : MPI_UNDEFINED;
 	return raise_on(ecomm, ewin, err, fn);
 }
 
@@ -513,8 +523,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
 		ret = mpirma_err(MPI_ERR_ARG, "index is NULL");
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	return wait_some(count, array_of_requests, true, index, NULL, NULL,
-			 NULL, status, MPIRMA_FUNC);
+	return some(count, array_of_requests, true, index, NULL, status, NULL,
+		    NULL, NULL, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Waitany)
 
@@ -529,18 +539,15 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	return wait_some(incount, array_of_requests, false, NULL, outcount,
-			 array_of_indices, array_of_statuses, NULL, MPIRMA_FUNC);
+	return some(incount, array_of_requests, true, NULL, NULL, NULL,
+		    outcount, array_of_indices, array_of_statuses, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Waitsome)
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
 		 int *flag, MPI_Status *status)
 {
-	struct mpirma_request **pending;
-	MPI_Comm comm;
-	MPI_Win win;
-	int i, npending, ret;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
 	ret = check_array(count, array_of_requests);
@@ -548,37 +555,15 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
 		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	pending = malloc((count ? count : 1) * sizeof(*pending));
-	if (!pending)
-		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
-	round_any(count, array_of_requests, NULL, pending, &npending);
-	free(pending);
-	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
-
-		if (array_of_requests[i] == MPI_REQUEST_NULL || !r || !r->done)
-			continue;
-		*flag = 1;
-		*index = i;
-		ret = finish(&array_of_requests[i], r, status, &comm, &win);
-		return raise_on(comm, win, ret, MPIRMA_FUNC);
-	}
-	*index = MPI_UNDEFINED;
-	/* No active request at all counts as "complete" with an empty status. */
-	*flag = npending == 0;
-	if (*flag && status && status != MPI_STATUS_IGNORE)
-		mpirma_status_empty(status);
-	return MPI_SUCCESS;
+	return some(count, array_of_requests, false, index, flag, status, NULL,
+		    NULL, NULL, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Testany)
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		  int array_of_indices[], MPI_Status *array_of_statuses)
 {
-	struct mpirma_request **pending;
-	MPI_Comm ecomm = MPI_COMM_NULL, comm;
-	MPI_Win ewin = MPI_WIN_NULL, win;
-	int i, n = 0, npending, ret, err = MPI_SUCCESS;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
 	ret = check_array(incount, array_of_requests);
@@ -586,44 +571,37 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
 		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	pending = malloc((incount ? incount : 1) * sizeof(*pending));
-	if (!pending)
-		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
-	round_any(incount, array_of_requests, NULL, pending, &npending);
-	free(pending);
-	for (i = 0; i < incount; i++) {
-		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
-		MPI_Status tmp, *st;
-
-		if (array_of_requests[i] == MPI_REQUEST_NULL || !r || !r->done)
-			continue;
-		st = status_at(array_of_statuses, n);
-		array_of_indices[n++] = i;
-		ret = finish(&array_of_requests[i], r, st ? st : &tmp, &comm,
-			     &win);
-		if (ret && err == MPI_SUCCESS) {
-			err = MPI_ERR_IN_STATUS;
-			ecomm = comm;
-			ewin = win;
-		}
-	}
-	*outcount = (n || npending) ? n : MPI_UNDEFINED;
-	return raise_on(ecomm, ewin, err, MPIRMA_FUNC);
+	return some(incount, array_of_requests, false, NULL, NULL, NULL,
+		    outcount, array_of_indices, array_of_statuses, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Testsome)
+
+/*
+ * The request argument of Request_free and Cancel, which must name an
+ * existing request.  MPI class (recorded).
+ */
+static int active_request(MPI_Request *request, struct mpirma_request **r)
+{
+	bool bad = false;
+
+	if (!request)
+		return mpirma_err(MPI_ERR_ARG, "request is NULL");
+	*r = lookup(*request, &bad);
+	if (bad || !*r)
+		return mpirma_err(MPI_ERR_REQUEST, "invalid request %d",
+				  *request);
+	return MPI_SUCCESS;
+}
 
 int PMPI_Request_free(MPI_Request *request)
 {
 	struct mpirma_request *r;
-	bool bad = false;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!request)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
-	r = lookup(*request, &bad);
-	if (bad || !r)
-		return mpirma_raise(MPI_ERR_REQUEST, MPIRMA_FUNC,
-				    "invalid request %d", *request);
+	ret = active_request(request, &r);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
 	req_progress(r, 0);
 	if (r->done) {
 		mpirma_request_destroy(r);
@@ -678,15 +656,12 @@ MPIRMA_ALIAS(Request_get_status)
 int PMPI_Cancel(MPI_Request *request)
 {
 	struct mpirma_request *r;
-	bool bad = false;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!request)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
-	r = lookup(*request, &bad);
-	if (bad || !r)
-		return mpirma_raise(MPI_ERR_REQUEST, MPIRMA_FUNC,
-				    "invalid request %d", *request);
+	ret = active_request(request, &r);
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
 	/* A kind without cancel (a buffered send) has completed normally. */
 	if (!r->done && r->ops->cancel)
 		return raise_on(r->comm, r->win, r->ops->cancel(r), MPIRMA_FUNC);

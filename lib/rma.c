@@ -408,14 +408,14 @@ static int rma_build(struct mpirma_window *w, const struct rma_args *a,
 /* Runs one RMA call on @win; MPI class (recorded, not raised). */
 static int rma_call(MPI_Win win, const struct rma_args *a)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *scratch = NULL;
 	struct mpirma_op op;
 	bool skip;
 	int ret;
 
 	if (!w)
-		return mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
+		return MPI_ERR_WIN;
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip)
 		ret = mpirma_win_issue(w, &op, 1);
@@ -446,17 +446,69 @@ static int rma_call_req(MPI_Win win, const struct rma_args *a,
 
 /* ------------------------------------------------------------ API */
 
+/*
+ * The arguments of the calls that have a request-based form, built once for
+ * both forms.  Put and Accumulate (@kind; @op is not used by a put):
+ */
+static struct rma_args origin_args(int kind, const void *origin_addr,
+				   int origin_count,
+				   MPI_Datatype origin_datatype,
+				   int target_rank, MPI_Aint target_disp,
+				   int target_count,
+				   MPI_Datatype target_datatype, MPI_Op op)
+{
+	return (struct rma_args){
+		.kind = kind, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype, .op = op,
+	};
+}
+
+/* Get: the origin buffer of a get is the kernel's result side. */
+static struct rma_args get_args(void *origin_addr, int origin_count,
+				MPI_Datatype origin_datatype, int target_rank,
+				MPI_Aint target_disp, int target_count,
+				MPI_Datatype target_datatype)
+{
+	return (struct rma_args){
+		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
+		.rcount = origin_count, .rtype = origin_datatype,
+		.trank = target_rank, .tdisp = target_disp,
+		.tcount = target_count, .ttype = target_datatype,
+	};
+}
+
+/* Get_accumulate: an accumulate with a result side. */
+static struct rma_args get_acc_args(const void *origin_addr, int origin_count,
+				    MPI_Datatype origin_datatype,
+				    void *result_addr, int result_count,
+				    MPI_Datatype result_datatype,
+				    int target_rank, MPI_Aint target_disp,
+				    int target_count,
+				    MPI_Datatype target_datatype, MPI_Op op)
+{
+	struct rma_args a = origin_args(MPIRMA_KIND_GET_ACC, origin_addr,
+					origin_count, origin_datatype,
+					target_rank, target_disp,
+					target_count, target_datatype, op);
+
+	a.raddr = result_addr;
+	a.rcount = result_count;
+	a.rtype = result_datatype;
+	return a;
+}
+
 int PMPI_Put(const void *origin_addr, int origin_count,
 	     MPI_Datatype origin_datatype, int target_rank,
 	     MPI_Aint target_disp, int target_count,
 	     MPI_Datatype target_datatype, MPI_Win win)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_PUT, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype,
-	};
+	struct rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
+					origin_count, origin_datatype,
+					target_rank, target_disp,
+					target_count, target_datatype,
+					MPI_OP_NULL);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
@@ -468,13 +520,10 @@ int PMPI_Get(void *origin_addr, int origin_count,
 	     MPI_Aint target_disp, int target_count,
 	     MPI_Datatype target_datatype, MPI_Win win)
 {
-	/* The origin buffer of a get is the kernel's result side. */
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
-		.rcount = origin_count, .rtype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype,
-	};
+	struct rma_args a = get_args(origin_addr, origin_count,
+				     origin_datatype, target_rank,
+				     target_disp, target_count,
+				     target_datatype);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
@@ -486,12 +535,10 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count,
 		    MPI_Aint target_disp, int target_count,
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_ACC, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype, .op = op,
-	};
+	struct rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
+					origin_count, origin_datatype,
+					target_rank, target_disp,
+					target_count, target_datatype, op);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
@@ -505,14 +552,11 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
 			int target_count, MPI_Datatype target_datatype,
 			MPI_Op op, MPI_Win win)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.raddr = result_addr, .rcount = result_count,
-		.rtype = result_datatype, .trank = target_rank,
-		.tdisp = target_disp, .tcount = target_count,
-		.ttype = target_datatype, .op = op,
-	};
+	struct rma_args a = get_acc_args(origin_addr, origin_count,
+					 origin_datatype, result_addr,
+					 result_count, result_datatype,
+					 target_rank, target_disp,
+					 target_count, target_datatype, op);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
@@ -559,12 +603,11 @@ int PMPI_Rput(const void *origin_addr, int origin_count,
 	      MPI_Datatype target_datatype, MPI_Win win,
 	      MPI_Request *request)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_PUT, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype,
-	};
+	struct rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
+					origin_count, origin_datatype,
+					target_rank, target_disp,
+					target_count, target_datatype,
+					MPI_OP_NULL);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call_req(win, &a, request),
@@ -578,12 +621,10 @@ int PMPI_Rget(void *origin_addr, int origin_count,
 	      MPI_Datatype target_datatype, MPI_Win win,
 	      MPI_Request *request)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
-		.rcount = origin_count, .rtype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype,
-	};
+	struct rma_args a = get_args(origin_addr, origin_count,
+				     origin_datatype, target_rank,
+				     target_disp, target_count,
+				     target_datatype);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call_req(win, &a, request),
@@ -597,12 +638,10 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count,
 		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
 		     MPI_Request *request)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_ACC, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype, .op = op,
-	};
+	struct rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
+					origin_count, origin_datatype,
+					target_rank, target_disp,
+					target_count, target_datatype, op);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call_req(win, &a, request),
@@ -617,14 +656,11 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
 			 int target_count, MPI_Datatype target_datatype,
 			 MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-	struct rma_args a = {
-		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.raddr = result_addr, .rcount = result_count,
-		.rtype = result_datatype, .trank = target_rank,
-		.tdisp = target_disp, .tcount = target_count,
-		.ttype = target_datatype, .op = op,
-	};
+	struct rma_args a = get_acc_args(origin_addr, origin_count,
+					 origin_datatype, result_addr,
+					 result_count, result_datatype,
+					 target_rank, target_disp,
+					 target_count, target_datatype, op);
 
 	MPIRMA_CHECK_INIT();
 	return mpirma_raise_win(win, rma_call_req(win, &a, request),

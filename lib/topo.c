@@ -74,11 +74,7 @@ static int coords_to_rank(struct mpirma_topo *t, const int *coords)
 /* The communicator and its Cartesian topology, or a raised error. */
 #define GET_CART(c, t, handle)						\
 	do {								\
-		c = mpirma_comm_get(handle);				\
-		if (!c)							\
-			return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,	\
-					    "invalid communicator %d",	\
-					    handle);			\
+		MPIRMA_GET_COMM(c, handle);				\
 		t = c->topo;						\
 		if (!t)							\
 			return mpirma_raise_comm(handle, MPI_ERR_TOPOLOGY, \
@@ -174,10 +170,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
 
 	(void)reorder;
 	MPIRMA_CHECK_INIT();
-	c = mpirma_comm_get(comm_old);
-	if (!c)
-		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
-				    "invalid communicator %d", comm_old);
+	MPIRMA_GET_COMM(c, comm_old);
 	if (ndims < 0)
 		return mpirma_raise_comm(comm_old, MPI_ERR_DIMS, MPIRMA_FUNC,
 					 "negative ndims %d", ndims);
@@ -363,10 +356,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 	struct mpirma_comm *c;
 
 	MPIRMA_CHECK_INIT();
-	c = mpirma_comm_get(comm);
-	if (!c)
-		return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,
-				    "invalid communicator %d", comm);
+	MPIRMA_GET_COMM(c, comm);
 	*status = c->topo ? MPI_CART : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }

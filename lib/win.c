@@ -56,6 +56,24 @@ struct mpirma_window *mpirma_window_get(MPI_Win win)
 	return mpirma_handle_get(MPIRMA_HK_WIN, win);
 }
 
+struct mpirma_window *mpirma_window_check(MPI_Win win)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+
+	if (!w)
+		mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
+	return w;
+}
+
+/* In an API function: @var = the window of @handle, or MPI_ERR_WIN raised. */
+#define GET_WIN(var, handle)						\
+	do {								\
+		(var) = mpirma_window_check(handle);			\
+		if (!(var))						\
+			return mpirma_raise_win((handle), MPI_ERR_WIN,	\
+						MPIRMA_FUNC, NULL);	\
+	} while (0)
+
 struct mpirma_objhdr *mpirma_win_hdr(MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_get(win);
@@ -463,14 +481,12 @@ MPIRMA_ALIAS(Win_create_dynamic)
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 			  int *disp_unit, void *baseptr)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 	struct mpirma_win_query q;
 	int ret, r;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	if (!size || !disp_unit || !baseptr)
 		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
 					"NULL output argument");
@@ -511,15 +527,13 @@ MPIRMA_ALIAS(Win_shared_query)
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 	struct mpirma_win_attach a;
 	void **z;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
 		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
 					"not a dynamic window");
@@ -563,14 +577,12 @@ MPIRMA_ALIAS(Win_attach)
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 	struct mpirma_win_attach a;
 	int ret, i;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
 		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
 					"not a dynamic window");
@@ -611,10 +623,7 @@ int PMPI_Win_free(MPI_Win *win)
 		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
 				    "the window argument is NULL");
 	h = *win;
-	w = mpirma_window_get(h);
-	if (!w)
-		return mpirma_raise_win(h, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", h);
+	GET_WIN(w, h);
 	if (mpirma_win_passive(w) || w->started || w->posted)
 		return mpirma_raise_win(h, MPI_ERR_RMA_SYNC, MPIRMA_FUNC,
 					"an epoch is still open (%s)",
@@ -655,13 +664,11 @@ MPIRMA_ALIAS(Win_free)
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 	int *jr, i, ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	if (!group)
 		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
 					"group is NULL");
@@ -681,12 +688,10 @@ MPIRMA_ALIAS(Win_get_group)
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	/*
 	 * Only the hints that may change during a window's life are taken;
 	 * placement, strategy and layout were fixed at creation.
@@ -744,14 +749,12 @@ static int info_set_all(MPI_Info info, const struct mpirma_window *w)
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 	MPI_Info info;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	if (!info_used)
 		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
 					"info_used is NULL");
@@ -775,12 +778,12 @@ MPIRMA_ALIAS(Win_get_info)
 int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
 			       int *flag)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	void *v;
 
 	*flag = 0;
 	if (!w)
-		return mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
+		return MPI_ERR_WIN;
 	/*
 	 * MPI_WIN_BASE is the base address itself; the others are pointers
 	 * to the value (MPI 3.1, 11.2.6), which lives in the window object.
@@ -813,14 +816,12 @@ int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
 
 int PMPIX_Win_get_node(MPI_Win win, int rank, int *node)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
+	struct mpirma_window *w;
 	struct mpirma_win_query q;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!w)
-		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC,
-					"invalid window %d", win);
+	GET_WIN(w, win);
 	if (!node)
 		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
 					"node is NULL");

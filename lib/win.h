@@ -123,6 +123,9 @@ struct mpirma_window {
 /* The window of a handle, or NULL (null, freed, never created). */
 struct mpirma_window *mpirma_window_get(MPI_Win win);
 
+/* The window of @win, or NULL with MPI_ERR_WIN recorded ("invalid window N"). */
+struct mpirma_window *mpirma_window_check(MPI_Win win);
+
 /* Is any access epoch open that lets this process reach @target? */
 static inline bool mpirma_win_may_access(const struct mpirma_window *w,
 					 int target)

@@ -29,16 +29,6 @@
 			 MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 #define POST_ASSERTS	(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)
 
-/* The window of @win, or NULL with MPI_ERR_WIN recorded. */
-static struct mpirma_window *sync_win(MPI_Win win)
-{
-	struct mpirma_window *w = mpirma_window_get(win);
-
-	if (!w)
-		mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
-	return w;
-}
-
 static void sync_arg(struct mpirma_win_sync *s, const struct mpirma_window *w,
 		     uint32_t flags, uint32_t rank)
 {
@@ -65,7 +55,7 @@ static int sync_ioctl(const struct mpirma_window *w, unsigned long cmd,
 
 static int win_fence(int assert, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
 
 	if (!w)
@@ -113,7 +103,7 @@ static int check_rank(const struct mpirma_window *w, int rank)
 
 static int win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	uint32_t flags;
 	int ret;
 
@@ -165,7 +155,7 @@ MPIRMA_ALIAS(Win_lock)
 
 static int win_unlock(int rank, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
 
 	if (!w)
@@ -203,7 +193,7 @@ MPIRMA_ALIAS(Win_unlock)
 
 static int win_lock_all(int assert, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
 
 	if (!w)
@@ -240,7 +230,7 @@ MPIRMA_ALIAS(Win_lock_all)
 
 static int win_unlock_all(MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
 
 	if (!w)
@@ -276,7 +266,7 @@ MPIRMA_ALIAS(Win_unlock_all)
  */
 static int win_flush(int rank, bool all, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
 
 	if (!w)
@@ -336,7 +326,7 @@ int PMPI_Win_sync(MPI_Win win)
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	w = sync_win(win);
+	w = mpirma_window_check(win);
 	if (!w)
 		return mpirma_raise_win(win, MPI_ERR_WIN, MPIRMA_FUNC, NULL);
 	ret = mpirma_win_drain(w);
@@ -416,7 +406,7 @@ static int group_ioctl(const struct mpirma_window *w, unsigned long cmd,
 
 static int win_post(MPI_Group group, int assert, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	uint32_t *ranks, n;
 	int ret;
 
@@ -451,7 +441,7 @@ MPIRMA_ALIAS(Win_post)
 
 static int win_start(MPI_Group group, int assert, MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	uint32_t *ranks, n, i;
 	int ret;
 
@@ -497,7 +487,7 @@ MPIRMA_ALIAS(Win_start)
 
 static int win_complete(MPI_Win win)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
 
 	if (!w)
@@ -527,7 +517,7 @@ MPIRMA_ALIAS(Win_complete)
 /* Wait (@flag NULL) or test; MPI class (recorded). */
 static int win_wait(MPI_Win win, int *flag)
 {
-	struct mpirma_window *w = sync_win(win);
+	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_win_sync s;
 	int ret;
 
