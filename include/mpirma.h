@@ -10,12 +10,13 @@
  * MPI_Win_allocate_shared, MPI_Win_create_dynamic; reported back by
  * MPI_Win_get_info):
  *
- *   "mpirma_numa_node" = "<n>" | "any"
+ *   "mpirma_numa_node" = "<n>" | "any" | "interleave"
  *	Allocated windows only (MPI_Win_allocate, MPI_Win_allocate_shared):
- *	the NUMA node the calling process's part of the window must be on.
- *	Each process may name its own node.  Without it (or with "any") the
- *	memory is put on the node the process runs on when it creates the
- *	window.  A value that is not a node this process may allocate on is
+ *	the NUMA node the calling process's part of the window must be on,
+ *	or "interleave" to spread its pages round-robin over all nodes with
+ *	memory.  Each process may choose for itself.  Without it (or with
+ *	"any") the memory is put on the node the process runs on when it
+ *	creates the window.  A value that is not a node this process may allocate on is
  *	ignored (window creation is collective; one process failing alone
  *	would leave the others waiting).  When the node has no free memory
  *	left, the creation fails with MPI_ERR_NO_MEM on every process.  In a
@@ -74,6 +75,21 @@ extern "C" {
  */
 int MPIX_Win_get_node(MPI_Win win, int rank, int *node);
 int PMPIX_Win_get_node(MPI_Win win, int rank, int *node);
+
+/**
+ * MPIX_Win_get_worker - the kernel worker that serves a process's memory
+ * @win: the window
+ * @rank: a rank of the window (not MPI_PROC_NULL)
+ * @worker: out, for a window with the "delegate" atomicity strategy the id of
+ *	the NUMA-local kernel worker that applies updates to the first page of
+ *	@rank's memory (the ids of /sys/kernel/debug/mpirma/workers, which
+ *	also gives each worker's node and load); -1 for other strategies or
+ *	when @rank has no memory
+ *
+ * Errors: as MPIX_Win_get_node.
+ */
+int MPIX_Win_get_worker(MPI_Win win, int rank, int *worker);
+int PMPIX_Win_get_worker(MPI_Win win, int rank, int *worker);
 
 #ifdef __cplusplus
 }

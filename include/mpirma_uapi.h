@@ -75,6 +75,7 @@
 #define MPIRMA_FEAT_PSCW	(1ULL << 4)
 #define MPIRMA_FEAT_STATS	(1ULL << 5)	/* MPIRMA_IOC_WIN_STATS */
 #define MPIRMA_FEAT_MSG		(1ULL << 6)	/* MPIRMA_IOC_MSG_SEND/_RECV */
+#define MPIRMA_FEAT_PLACEMENT	(1ULL << 7)	/* WIN_INTERLEAVE, WIN_PLACEMENT, worker */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -170,7 +171,9 @@ enum mpirma_atomicity {
 #define MPIRMA_WIN_CONTIG	(1U << 0)
 /* ALLOC: numa_node names the node the caller's memory must be on. */
 #define MPIRMA_WIN_NODE		(1U << 1)
-#define MPIRMA_WIN_CREATE_FLAGS	(MPIRMA_WIN_CONTIG | MPIRMA_WIN_NODE)
+/* ALLOC: the caller's pages go round-robin over the nodes with memory. */
+#define MPIRMA_WIN_INTERLEAVE	(1U << 2)
+#define MPIRMA_WIN_CREATE_FLAGS	(MPIRMA_WIN_CONTIG | MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE)
 
 /**
  * struct mpirma_win_create - MPIRMA_IOC_WIN_CREATE, on a member fd
@@ -224,6 +227,10 @@ struct mpirma_win_create {
  * @strategy: out, the window's atomicity strategy (never DEFAULT)
  * @nranks: out, the window's number of ranks
  * @my_rank: out, the caller's window rank
+ * @worker: out (since 0.2), MPIRMA_ATOM_DELEGATE windows: the worker that
+ *	serves the rank's first page (see /sys/kernel/debug/mpirma/workers),
+ *	otherwise -1
+ * @reserved: out, 0
  */
 struct mpirma_win_query {
 	__u32 size;
@@ -240,6 +247,33 @@ struct mpirma_win_query {
 	__u32 strategy;
 	__u32 nranks;
 	__u32 my_rank;
+	__s32 worker;
+	__u32 reserved;
+};
+
+/**
+ * struct mpirma_win_placement - MPIRMA_IOC_WIN_PLACEMENT, on a member fd
+ * @size: sizeof(struct mpirma_win_placement)
+ * @flags: must be 0
+ * @win_id: the window
+ * @rank: the window rank asked about
+ * @counts: pointer to __u64[@nr_nodes]: out, how many of the rank's pages
+ *	are on each node right now (pinned user memory included: where the
+ *	pages really are, not where they were asked to be)
+ * @nr_nodes: in, entries @counts can hold; out, the kernel's nr_node_ids
+ *	(counts of nodes beyond the caller's capacity are not written)
+ * @reserved: must be 0
+ * @pages: out, all of the rank's pages
+ */
+struct mpirma_win_placement {
+	__u32 size;
+	__u32 flags;
+	__u32 win_id;
+	__u32 rank;
+	__aligned_u64 counts;
+	__u32 nr_nodes;
+	__u32 reserved;
+	__aligned_u64 pages;
 };
 
 /**
@@ -549,6 +583,7 @@ struct mpirma_msg {
 #define MPIRMA_IOC_WIN_ATTACH	_IOW(MPIRMA_IOC_MAGIC, 0x23, struct mpirma_win_attach)
 #define MPIRMA_IOC_WIN_DETACH	_IOW(MPIRMA_IOC_MAGIC, 0x24, struct mpirma_win_attach)
 #define MPIRMA_IOC_WIN_STATS	_IOWR(MPIRMA_IOC_MAGIC, 0x25, struct mpirma_win_stats)
+#define MPIRMA_IOC_WIN_PLACEMENT _IOWR(MPIRMA_IOC_MAGIC, 0x26, struct mpirma_win_placement)
 #define MPIRMA_IOC_RMA		_IOWR(MPIRMA_IOC_MAGIC, 0x30, struct mpirma_rma)
 #define MPIRMA_IOC_WIN_FENCE	_IOW(MPIRMA_IOC_MAGIC, 0x40, struct mpirma_win_sync)
 #define MPIRMA_IOC_WIN_LOCK	_IOW(MPIRMA_IOC_MAGIC, 0x41, struct mpirma_win_sync)

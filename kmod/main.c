@@ -17,6 +17,7 @@
 #include <linux/module.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/uaccess.h>
 
 #include "mpirma.h"
@@ -50,6 +51,7 @@ union mpirma_ioctl_buf {
 	struct mpirma_win_sync win_sync;
 	struct mpirma_win_group win_group;
 	struct mpirma_win_stats win_stats;
+	struct mpirma_win_placement win_placement;
 	struct mpirma_rma rma;
 	struct mpirma_msg msg;
 };
@@ -63,7 +65,7 @@ static int do_query(struct file *f, void *arg)
 		return -EINVAL;
 	q->features = MPIRMA_FEAT_WIN_USER | MPIRMA_FEAT_WIN_ALLOC | MPIRMA_FEAT_WIN_DYNAMIC |
 		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS |
-		      MPIRMA_FEAT_MSG;
+		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT;
 	q->max_ranks = MPIRMA_MAX_RANKS;
 	q->max_batch = MPIRMA_MAX_BATCH;
 	q->nr_types = MPIRMA_NR_TYPES;
@@ -114,6 +116,7 @@ MEMBER_CMD(win_query, mpirma_win_query, struct mpirma_win_query)
 MEMBER_CMD(win_attach, mpirma_win_attach, struct mpirma_win_attach)
 MEMBER_CMD(win_detach, mpirma_win_detach, struct mpirma_win_attach)
 MEMBER_CMD(win_stats, mpirma_win_stats, struct mpirma_win_stats)
+MEMBER_CMD(win_placement, mpirma_win_placement, struct mpirma_win_placement)
 MEMBER_CMD(rma, mpirma_rma, struct mpirma_rma)
 MEMBER_CMD(win_fence, mpirma_win_fence, struct mpirma_win_sync)
 MEMBER_CMD(win_lock, mpirma_win_lock, struct mpirma_win_sync)
@@ -140,8 +143,11 @@ struct mpirma_ioctl_op {
 };
 
 #define IOCTL_OP(cmd, kinds, type, fn)					\
+	IOCTL_OP_GREW(cmd, kinds, type, sizeof(type), fn)
+/* A struct that grew: callers built against its first version still work. */
+#define IOCTL_OP_GREW(cmd, kinds, type, v0_size, fn)			\
 	[_IOC_NR(cmd)] = {						\
-		.fds = kinds, .size = sizeof(type), .min_size = sizeof(type),	\
+		.fds = kinds, .size = sizeof(type), .min_size = v0_size,	\
 		.handler = fn,						\
 	}
 #define IOCTL_OP_NOARG(cmd, kinds, fn)					\
@@ -154,10 +160,13 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 	IOCTL_OP(MPIRMA_IOC_JOB_JOIN, FD_JOB, struct mpirma_job_join, do_job_join),
 	IOCTL_OP(MPIRMA_IOC_WIN_CREATE, FD_MEMBER, struct mpirma_win_create, do_win_create),
 	IOCTL_OP(MPIRMA_IOC_WIN_FREE, FD_MEMBER, struct mpirma_win_sync, do_win_free),
-	IOCTL_OP(MPIRMA_IOC_WIN_QUERY, FD_MEMBER, struct mpirma_win_query, do_win_query),
+	IOCTL_OP_GREW(MPIRMA_IOC_WIN_QUERY, FD_MEMBER, struct mpirma_win_query,
+		      offsetofend(struct mpirma_win_query, my_rank), do_win_query),
 	IOCTL_OP(MPIRMA_IOC_WIN_ATTACH, FD_MEMBER, struct mpirma_win_attach, do_win_attach),
 	IOCTL_OP(MPIRMA_IOC_WIN_DETACH, FD_MEMBER, struct mpirma_win_attach, do_win_detach),
 	IOCTL_OP(MPIRMA_IOC_WIN_STATS, FD_MEMBER, struct mpirma_win_stats, do_win_stats),
+	IOCTL_OP(MPIRMA_IOC_WIN_PLACEMENT, FD_MEMBER, struct mpirma_win_placement,
+		 do_win_placement),
 	IOCTL_OP(MPIRMA_IOC_RMA, FD_MEMBER, struct mpirma_rma, do_rma),
 	IOCTL_OP(MPIRMA_IOC_WIN_FENCE, FD_MEMBER, struct mpirma_win_sync, do_win_fence),
 	IOCTL_OP(MPIRMA_IOC_WIN_LOCK, FD_MEMBER, struct mpirma_win_sync, do_win_lock),

@@ -154,8 +154,9 @@ struct mpirma_win_rank {
 	u64 length;
 	struct mpirma_mem *mem;		/* USER: the rank's pinned memory */
 	u64 offset;			/* of byte 0 in mem (or the window's) */
-	int node;
+	int node;			/* NUMA_NO_NODE with @interleave */
 	bool node_strict;
+	bool interleave;
 	struct mm_struct *mm;		/* charged for RLIMIT_MEMLOCK */
 	unsigned long charged;		/* pages charged to @mm */
 
@@ -258,6 +259,7 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg);
 int mpirma_win_attach(struct mpirma_member *m, struct mpirma_win_attach *arg);
 int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg);
 int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg);
+int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *arg);
 int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma);
 struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank);
 struct mpirma_win *mpirma_win_get_sync(struct mpirma_member *m,

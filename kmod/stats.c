@@ -10,6 +10,7 @@
 
 #include "mpirma.h"
 #include "strategy.h"
+#include "workers.h"
 
 static struct dentry *mpirma_debugfs_dir;
 
@@ -64,10 +65,27 @@ static int jobs_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(jobs);
 
+/* One line per worker: id, node, pid, pieces of work run. */
+static int workers_show(struct seq_file *s, void *unused)
+{
+	u32 id;
+	int nid;
+	pid_t pid;
+	u64 items;
+
+	for (id = 0; id < mpirma_nr_workers(); id++) {
+		mpirma_worker_stats(id, &nid, &pid, &items);
+		seq_printf(s, "worker %u node %d pid %d items %llu\n", id, nid, pid, items);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(workers);
+
 void mpirma_debugfs_init(void)
 {
 	mpirma_debugfs_dir = debugfs_create_dir("mpirma", NULL);
 	debugfs_create_file("jobs", 0400, mpirma_debugfs_dir, NULL, &jobs_fops);
+	debugfs_create_file("workers", 0400, mpirma_debugfs_dir, NULL, &workers_fops);
 }
 
 void mpirma_debugfs_exit(void)

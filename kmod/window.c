@@ -28,6 +28,7 @@
 #include "compat.h"
 #include "mpirma.h"
 #include "strategy.h"
+#include "workers.h"
 
 /* mmap offset of a window: its id in the upper bits, page aligned. */
 #define MPIRMA_MMAP_SHIFT	32
@@ -308,9 +309,13 @@ static int win_alloc_memory(struct mpirma_win *win)
 	}
 	for (p = 0; p < npages; p++)
 		nodes[p] = NUMA_NO_NODE;
-	/* A page shared by two ranks (CONTIG) goes to the first of them. */
+	/*
+	 * A page shared by two ranks (CONTIG) goes to the first of them; an
+	 * interleaving rank's pages go round-robin over the nodes with memory.
+	 */
 	for (i = 0; i < win->nranks; i++) {
 		struct mpirma_win_rank *r = &win->ranks[i];
+		int node = first_node(node_states[N_MEMORY]);
 
 		if (!r->length)
 			continue;
@@ -321,6 +326,10 @@ static int win_alloc_memory(struct mpirma_win *win)
 				continue;
 			nodes[p] = r->node;
 			strict[p] = r->node_strict;
+			if (r->interleave) {
+				nodes[p] = node;
+				node = next_node_in(node, node_states[N_MEMORY]);
+			}
 		}
 	}
 	win->mem = mpirma_mem_alloc(npages, nodes, strict);
@@ -390,6 +399,8 @@ static int win_check_args(const struct mpirma_win_create *arg)
 	if ((arg->flags & MPIRMA_WIN_NODE) &&
 	    (arg->numa_node < 0 || arg->numa_node >= MAX_NUMNODES ||
 	     !node_online(arg->numa_node)))
+		return -EINVAL;
+	if ((arg->flags & MPIRMA_WIN_NODE) && (arg->flags & MPIRMA_WIN_INTERLEAVE))
 		return -EINVAL;
 	return 0;
 }
@@ -468,8 +479,12 @@ static int win_prepare_rank(const struct mpirma_win_create *arg, struct mpirma_w
 			return -EOVERFLOW;
 		if (DIV_ROUND_UP(arg->length, PAGE_SIZE) > totalram_pages())
 			return -ENOMEM;
-		r->node_strict = arg->flags & MPIRMA_WIN_NODE;
-		r->node = r->node_strict ? arg->numa_node : numa_node_id();
+		r->node_strict = arg->flags & (MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE);
+		r->interleave = arg->flags & MPIRMA_WIN_INTERLEAVE;
+		if (r->interleave)
+			r->node = NUMA_NO_NODE;
+		else
+			r->node = arg->flags & MPIRMA_WIN_NODE ? arg->numa_node : numa_node_id();
 		ret = mpirma_charge(current->mm, DIV_ROUND_UP(arg->length, PAGE_SIZE));
 		if (ret)
 			return ret;
@@ -621,6 +636,18 @@ static int rank_node(struct mpirma_win *win, struct mpirma_win_rank *r)
 	return page_to_nid(mem->pages[r->offset >> PAGE_SHIFT]);
 }
 
+/* The delegation worker serving the rank's first page, or -1. */
+static s32 rank_worker(struct mpirma_win *win, struct mpirma_win_rank *r)
+{
+	struct mpirma_mem *mem = win->mem ? win->mem : r->mem;
+	struct page *page;
+
+	if (win->strategy != &mpirma_strategy_delegate || !mem || !r->length)
+		return -1;
+	page = mem->pages[r->offset >> PAGE_SHIFT];
+	return mpirma_worker_id(mpirma_worker_for(page_to_nid(page), page_to_pfn(page)));
+}
+
 /**
  * mpirma_win_query - MPIRMA_IOC_WIN_QUERY
  * @m: the calling member
@@ -656,6 +683,8 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
 		arg->seg_offset = r->offset;
 	}
 	arg->numa_node = rank_node(win, r);
+	arg->worker = rank_worker(win, r);
+	arg->reserved = 0;
 	arg->strategy = mpirma_strategy_id(win->strategy);
 	arg->nranks = win->nranks;
 	arg->my_rank = wr;
@@ -750,6 +779,68 @@ int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg)
 	mpirma_mem_put(found);
 	mpirma_win_put(win);
 	return found ? 0 : -EINVAL;
+}
+
+/* Count @mem's pages [first, last] per node into @counts. */
+static void count_nodes(const struct mpirma_mem *mem, unsigned long first, unsigned long last,
+			u64 *counts)
+{
+	unsigned long p;
+
+	for (p = first; p <= last && p < mem->npages; p++)
+		counts[page_to_nid(mem->pages[p])]++;
+}
+
+/**
+ * mpirma_win_placement - MPIRMA_IOC_WIN_PLACEMENT: where a rank's pages are
+ * @m: the calling member
+ * @arg: its arguments; nr_nodes and pages are filled in
+ *
+ * Return: 0, -EINVAL, -ENOENT, -ENXIO, -EFAULT, -ENOMEM.
+ */
+int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *arg)
+{
+	struct mpirma_win_rank *r;
+	struct mpirma_win *win;
+	struct mpirma_mem *mem;
+	u64 *counts, total = 0;
+	u32 wr, n;
+	int ret = 0;
+
+	if (arg->flags || arg->reserved)
+		return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	if (arg->rank >= win->nranks) {
+		ret = -ENXIO;
+		goto out_put_win;
+	}
+	counts = kcalloc(nr_node_ids, sizeof(*counts), GFP_KERNEL);
+	if (!counts) {
+		ret = -ENOMEM;
+		goto out_put_win;
+	}
+	r = &win->ranks[arg->rank];
+	mem = win->mem ? win->mem : r->mem;
+	if (mem && r->length)
+		count_nodes(mem, r->offset >> PAGE_SHIFT,
+			    (r->offset + r->length - 1) >> PAGE_SHIFT, counts);
+	down_read(&win->regions_rwsem);
+	list_for_each_entry(mem, &r->regions, list)
+		count_nodes(mem, 0, mem->npages - 1, counts);
+	up_read(&win->regions_rwsem);
+	for (n = 0; n < nr_node_ids; n++)
+		total += counts[n];
+	n = min_t(u32, arg->nr_nodes, nr_node_ids);
+	if (copy_to_user(u64_to_user_ptr(arg->counts), counts, n * sizeof(*counts)))
+		ret = -EFAULT;
+	arg->nr_nodes = nr_node_ids;
+	arg->pages = total;
+	kfree(counts);
+out_put_win:
+	mpirma_win_put(win);
+	return ret;
 }
 
 static unsigned long win_pages(struct mpirma_win *win)

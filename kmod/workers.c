@@ -69,7 +69,7 @@ static int worker_main(void *arg)
 		spin_unlock(&w->lock);
 		list_for_each_entry_safe(work, tmp, &batch, node) {
 			list_del(&work->node);
-			w->items++;
+			WRITE_ONCE(w->items, w->items + 1);
 			work->fn(work);	/* may free @work */
 		}
 		cond_resched();
@@ -105,9 +105,10 @@ u32 mpirma_nr_workers(void)
 	return nr_workers;
 }
 
-void mpirma_worker_stats(u32 id, int *nid, u64 *items)
+void mpirma_worker_stats(u32 id, int *nid, pid_t *pid, u64 *items)
 {
 	*nid = workers[id]->nid;
+	*pid = task_pid_nr(workers[id]->task);
 	*items = READ_ONCE(workers[id]->items);
 }
 

@@ -31,6 +31,6 @@ void mpirma_worker_queue(struct mpirma_worker *w, struct mpirma_work *work);
 
 /* For statistics: number of workers, and per worker its node and load. */
 u32 mpirma_nr_workers(void);
-void mpirma_worker_stats(u32 id, int *nid, u64 *items);
+void mpirma_worker_stats(u32 id, int *nid, pid_t *pid, u64 *items);
 
 #endif /* MPIRMA_WORKERS_H */

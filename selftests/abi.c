@@ -21,6 +21,9 @@
 #include "reference.h"
 
 #define BUF_SIZE	8192
+#ifndef offsetofend
+#define offsetofend(T, m)	(offsetof(T, m) + sizeof(((T *)0)->m))
+#endif
 #define MAX_ARG_SIZE	4096	/* larger sizes are E2BIG */
 
 struct abi_ctx {
@@ -52,6 +55,7 @@ struct abi_cmd {
 	int (*before)(struct abi_ctx *c);
 	int (*after_ok)(struct abi_ctx *c, void *buf);
 	int (*after_fail)(struct abi_ctx *c, void *buf);
+	size_t v0_size;		/* the struct's first version, if it grew */
 };
 
 static int cmd_fd(struct abi_ctx *c, enum fd_kind k)
@@ -148,6 +152,16 @@ static void fill_win_stats(struct abi_ctx *c, void *buf)
 	struct mpirma_win_stats *a = buf;
 
 	a->win_id = c->win;
+}
+
+static void fill_win_placement(struct abi_ctx *c, void *buf)
+{
+	static uint64_t counts[64];
+	struct mpirma_win_placement *a = buf;
+
+	a->win_id = c->win;
+	a->counts = (uintptr_t)counts;
+	a->nr_nodes = MT_ARRAY_SIZE(counts);
 }
 
 static void fill_attach(struct abi_ctx *c, void *buf)
@@ -366,7 +380,8 @@ static const struct abi_cmd cmds[] = {
 	  .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
 	{ "WIN_CREATE", MPIRMA_IOC_WIN_CREATE, sizeof(struct mpirma_win_create),
 	  FD_MEMBER, .fill = fill_win_create, .after_ok = after_win_create,
-	  .bad_flags = { 1U << 2, 1U << 31 }, .nbad_flags = 2 },
+	  .bad_flags = { 1U << 3, 1U << 31, MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE },
+	  .nbad_flags = 3 },
 	{ "WIN_FREE", MPIRMA_IOC_WIN_FREE, sizeof(struct mpirma_win_sync),
 	  FD_MEMBER, .fill = fill_sync_tmp, .before = before_tmp_win,
 	  .after_fail = after_free_fail,
@@ -374,7 +389,12 @@ static const struct abi_cmd cmds[] = {
 	  .nbad_flags = 3 },
 	{ "WIN_QUERY", MPIRMA_IOC_WIN_QUERY, sizeof(struct mpirma_win_query),
 	  FD_MEMBER, .fill = fill_win_query,
-	  .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
+	  .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2,
+	  .v0_size = offsetofend(struct mpirma_win_query, my_rank) },
+	{ "WIN_PLACEMENT", MPIRMA_IOC_WIN_PLACEMENT, sizeof(struct mpirma_win_placement),
+	  FD_MEMBER, MPIRMA_FEAT_PLACEMENT,
+	  offsetof(struct mpirma_win_placement, reserved),
+	  .fill = fill_win_placement, .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
 	{ "WIN_ATTACH", MPIRMA_IOC_WIN_ATTACH, sizeof(struct mpirma_win_attach),
 	  FD_MEMBER, MPIRMA_FEAT_WIN_DYNAMIC,
 	  offsetof(struct mpirma_win_attach, reserved),
@@ -559,25 +579,28 @@ TEST_F(abi, query_fields)
 
 TEST_F(abi, size_contract)
 {
+	/* Sizes are absolute, or relative to the current or first version. */
+	enum { ABS, CUR, V0 };
 	static const struct {
 		const char *what;
-		bool absolute;		/* size = @size, else sizeof + @size */
+		int base;
 		int64_t size;
 		size_t tail_pos;	/* where past the struct @tail_byte goes */
 		uint8_t tail_byte;
 		int expect;
 	} v[] = {
-		{ "size 0", true, 0, 0, 0, -EINVAL },
-		{ "size 8", true, 8, 0, 0, -EINVAL },
-		{ "size - 1", false, -1, 0, 0, -EINVAL },
-		{ "size - 4", false, -4, 0, 0, -EINVAL },
-		{ "exact", false, 0, 0, 0, 0 },
-		{ "zero tail", false, 64, 0, 0, 0 },
-		{ "zero tail to 4096", true, MAX_ARG_SIZE, 0, 0, 0 },
-		{ "tail byte 0 set", false, 8, 0, 1, -E2BIG },
-		{ "last tail byte set", false, 64, 63, 0x80, -E2BIG },
-		{ "4097", true, MAX_ARG_SIZE + 1, 0, 0, -E2BIG },
-		{ "4 GiB - 2", true, 0xfffffffe, 0, 0, -E2BIG },
+		{ "size 0", ABS, 0, 0, 0, -EINVAL },
+		{ "size 8", ABS, 8, 0, 0, -EINVAL },
+		{ "first version - 1", V0, -1, 0, 0, -EINVAL },
+		{ "first version - 4", V0, -4, 0, 0, -EINVAL },
+		{ "first version", V0, 0, 0, 0, 0 },
+		{ "exact", CUR, 0, 0, 0, 0 },
+		{ "zero tail", CUR, 64, 0, 0, 0 },
+		{ "zero tail to 4096", ABS, MAX_ARG_SIZE, 0, 0, 0 },
+		{ "tail byte 0 set", CUR, 8, 0, 1, -E2BIG },
+		{ "last tail byte set", CUR, 64, 63, 0x80, -E2BIG },
+		{ "4097", ABS, MAX_ARG_SIZE + 1, 0, 0, -E2BIG },
+		{ "4 GiB - 2", ABS, 0xfffffffe, 0, 0, -E2BIG },
 	};
 	unsigned int i, j, checked = 0;
 
@@ -588,7 +611,9 @@ TEST_F(abi, size_contract)
 		if (!have(&self->c, cmd))
 			continue;
 		for (j = 0; j < MT_ARRAY_SIZE(v); j++) {
-			uint32_t size = v[j].absolute ? (uint32_t)v[j].size :
+			size_t v0 = cmd->v0_size ? cmd->v0_size : cmd->size;
+			uint32_t size = v[j].base == ABS ? (uint32_t)v[j].size :
+					v[j].base == V0 ? (uint32_t)(v0 + v[j].size) :
 					(uint32_t)(cmd->size + v[j].size);
 			int hook_err, ret;
 			bool clobbered;
@@ -706,7 +731,7 @@ TEST_F(abi, wrong_fd)
 TEST_F(abi, unknown_commands)
 {
 	static const unsigned int nrs[] = {
-		0x03, 0x0f, 0x11, 0x1f, 0x26, 0x2f, 0x31, 0x3f, 0x48, 0x7f, 0xff,
+		0x03, 0x0f, 0x11, 0x1f, 0x27, 0x2f, 0x31, 0x3f, 0x48, 0x7f, 0xff,
 	};
 	int fds[3] = { self->c.dev, self->c.job, self->c.mfd };
 	struct mpirma_query q;

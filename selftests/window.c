@@ -123,8 +123,13 @@ TEST_F(win, create_errors)
 	wc.disp_unit = 0;
 	EXPECT_CREATE(-EINVAL, "disp_unit 0");
 	base_args(&wc, r0, 1);
-	wc.flags = 1U << 2;
+	wc.flags = MPIRMA_WIN_CREATE_FLAGS + 1;	/* the first unknown bit */
 	EXPECT_CREATE(-EINVAL, "unknown flag");
+	base_args(&wc, r0, 1);
+	wc.flavor = MPIRMA_FLAVOR_ALLOC;
+	wc.base = 0;
+	wc.flags = MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE;
+	EXPECT_CREATE(-EINVAL, "NODE with INTERLEAVE");
 	base_args(&wc, r0, 1);
 	wc.flavor = MPIRMA_FLAVOR_USER;
 	wc.base = (uintptr_t)buf;
@@ -847,6 +852,113 @@ TEST_F(numa, alloc_on_node)
 	}
 	munmap(map, len);
 	EXPECT_EQ(0, mt_win_free(self->s.mfd, win));
+}
+
+/* WIN_PLACEMENT's per-node page counts of window rank 0. */
+static int placement(int mfd, int win, uint64_t *counts, uint32_t n, uint64_t *pages)
+{
+	struct mpirma_win_placement pl = {
+		.size = sizeof(pl), .win_id = win, .counts = (uintptr_t)counts,
+		.nr_nodes = n,
+	};
+	int ret;
+
+	memset(counts, 0xcc, n * sizeof(*counts));
+	ret = mt_ioctl(mfd, MPIRMA_IOC_WIN_PLACEMENT, &pl);
+	*pages = pl.pages;
+	return ret;
+}
+
+TEST_F(numa, placement_counts)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct mt_win w = {
+		.flavor = MPIRMA_FLAVOR_ALLOC, .flags = MPIRMA_WIN_NODE,
+		.numa_node = variant->node, .length = 8 * page, .nranks = 1,
+	};
+	uint64_t counts[64], pages;
+	int win;
+
+	MT_SETUP_SKIPPED();
+	win = mt_win_create(self->s.mfd, &w);
+	ASSERT_LT(0, win);
+	ASSERT_EQ(0, placement(self->s.mfd, win, counts, 64, &pages));
+	EXPECT_EQ(8, pages);
+	EXPECT_EQ(8, counts[variant->node]);
+	EXPECT_EQ(0, counts[!variant->node]);
+	EXPECT_EQ(0, mt_win_free(self->s.mfd, win));
+}
+
+/* Pages of an interleaved window alternate over the nodes, as move_pages sees them. */
+TEST(numa_interleave)
+{
+	size_t page = sysconf(_SC_PAGESIZE), len, i;
+	int nodes[64], nnodes = 0, n, win;
+	uint64_t counts[64], pages;
+	struct mpirma_win_query q;
+	struct mt_solo so;
+	uint8_t *map;
+	struct mt_win w = {
+		.flavor = MPIRMA_FLAVOR_ALLOC, .flags = MPIRMA_WIN_INTERLEAVE,
+		.length = 16 * page, .nranks = 1,
+	};
+
+	mt_solo_init(&so);
+	MT_REQUIRE_DEVICE();
+	for (n = 0; n < mt_nr_node_ids() && nnodes < 64; n++)
+		if (mt_node_online(n))
+			nodes[nnodes++] = n;
+	if (nnodes < 2)
+		SKIP(return, "needs 2 NUMA nodes");
+	ASSERT_EQ(0, mt_solo_join(&so));
+	win = mt_win_create(so.mfd, &w);
+	ASSERT_LT(0, win);
+	ASSERT_EQ(0, mt_win_query(so.mfd, win, 0, &q));
+	map = mt_win_map(so.mfd, win, &len);
+	ASSERT_NE(NULL, map);
+	for (i = 0; i < 16; i++) {
+		map[q.seg_offset + i * page] = 1;
+		EXPECT_EQ(nodes[i % nnodes], mt_page_node(map + q.seg_offset + i * page));
+	}
+	ASSERT_EQ(0, placement(so.mfd, win, counts, 64, &pages));
+	EXPECT_EQ(16, pages);
+	for (n = 0; n < nnodes; n++)
+		EXPECT_EQ(16 / nnodes + (n < 16 % nnodes), counts[nodes[n]]);
+	munmap(map, len);
+	EXPECT_EQ(0, mt_win_free(so.mfd, win));
+	mt_solo_close(&so);
+}
+
+/* A user-memory window reports where its pages really are. */
+TEST(numa_user_placement)
+{
+	size_t page = sysconf(_SC_PAGESIZE), i;
+	uint64_t counts[64] = { 0 }, want[64] = { 0 }, pages;
+	struct mt_solo so;
+	uint8_t *buf;
+	int win, node;
+
+	mt_solo_init(&so);
+	MT_REQUIRE_DEVICE();
+	ASSERT_EQ(0, mt_solo_join(&so));
+	buf = mt_anon(12 * page);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < 12; i++)
+		buf[i * page] = 1;
+	win = mt_win_create_all(so.mfd, 1, MPIRMA_FLAVOR_USER, buf, 12 * page);
+	ASSERT_LT(0, win);
+	for (i = 0; i < 12; i++) {
+		node = mt_page_node(buf + i * page);
+		ASSERT_LE(0, node);
+		ASSERT_GT(64, node);
+		want[node]++;
+	}
+	ASSERT_EQ(0, placement(so.mfd, win, counts, 64, &pages));
+	EXPECT_EQ(12, pages);
+	EXPECT_EQ(0, memcmp(want, counts, sizeof(uint64_t) * mt_nr_node_ids()));
+	EXPECT_EQ(0, mt_win_free(so.mfd, win));
+	munmap(buf, 12 * page);
+	mt_solo_close(&so);
 }
 
 /* ---- groups that are not the whole job ---- */
