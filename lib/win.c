@@ -123,6 +123,8 @@ static bool valid_ordering(const char *v)
  * is ignored rather than failed: creation is collective, and a rank that
  * failed alone before reaching the kernel would leave the others waiting.
  */
+#define NODE_INTERLEAVE	(-2)	/* mpirma_numa_node=interleave */
+
 static int parse_node(const char *v)
 {
 	char *end;
@@ -130,6 +132,8 @@ static int parse_node(const char *v)
 
 	if (!strcasecmp(v, "any"))
 		return -1;
+	if (!strcasecmp(v, "interleave"))
+		return NODE_INTERLEAVE;
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n < 0 || n > INT_MAX)
@@ -397,6 +401,8 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 			flags |= MPIRMA_WIN_CONTIG;
 		if (w->hints.numa_node >= 0)
 			flags |= MPIRMA_WIN_NODE;
+		else if (w->hints.numa_node == NODE_INTERLEAVE)
+			flags |= MPIRMA_WIN_INTERLEAVE;
 		break;
 	}
 	ret = win_kernel_create(w, kflavor, flags, base, (uint64_t)size,
@@ -714,8 +720,10 @@ static int info_set_all(MPI_Info info, const struct mpirma_window *w)
 	snprintf(node, sizeof(node), "%d", h->numa_node);
 	strat = h->strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
 		strategy_names[h->strategy] : NULL;
+	if (h->numa_node == NODE_INTERLEAVE)
+		snprintf(node, sizeof(node), "interleave");
 	if (!win_query(w, w->rank, &q)) {
-		if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && h->numa_node != NODE_INTERLEAVE)
 			snprintf(node, sizeof(node), "%d", q.numa_node);
 		strat = q.strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
 			strategy_names[q.strategy] : NULL;
@@ -814,27 +822,46 @@ int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
 
 /* ------------------------------------------------------------ extensions */
 
-int PMPIX_Win_get_node(MPI_Win win, int rank, int *node)
+/* The kernel's view of @rank's memory in @win, for the MPIX_ queries. */
+static int ext_query(MPI_Win win, int rank, const void *out, const char *fn,
+		     struct mpirma_win_query *q)
 {
 	struct mpirma_window *w;
-	struct mpirma_win_query q;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
 	GET_WIN(w, win);
-	if (!node)
-		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
-					"node is NULL");
+	if (!out)
+		return mpirma_raise_win(win, MPI_ERR_ARG, fn, "output pointer is NULL");
 	if (rank < 0 || rank >= w->size)
-		return mpirma_raise_win(win, MPI_ERR_RANK, MPIRMA_FUNC,
-					"rank %d is not in the window (size "
-					"%d)", rank, w->size);
-	ret = win_query(w, rank, &q);
+		return mpirma_raise_win(win, MPI_ERR_RANK, fn,
+					"rank %d is not in the window (size %d)", rank, w->size);
+	ret = win_query(w, rank, q);
 	if (ret)
-		return mpirma_raise_win(win, mpirma_err_errno(ret,
-					"MPIRMA_IOC_WIN_QUERY"), MPIRMA_FUNC,
+		return mpirma_raise_win(win, mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY"), fn,
 					NULL);
-	*node = q.numa_node;
 	return MPI_SUCCESS;
 }
+
+int PMPIX_Win_get_node(MPI_Win win, int rank, int *node)
+{
+	struct mpirma_win_query q;
+	int ret = ext_query(win, rank, node, MPIRMA_FUNC, &q);
+
+	if (ret == MPI_SUCCESS)
+		*node = q.numa_node;
+	return ret;
+}
 MPIRMA_PRAGMA(weak MPIX_Win_get_node = PMPIX_Win_get_node)
+
+int PMPIX_Win_get_worker(MPI_Win win, int rank, int *worker)
+{
+	struct mpirma_win_query q;
+	int ret = ext_query(win, rank, worker, MPIRMA_FUNC, &q);
+
+	/* An older module accepts the grown struct but never writes @worker. */
+	if (ret == MPI_SUCCESS)
+		*worker = mpirma_proc.query.features & MPIRMA_FEAT_PLACEMENT ? q.worker : -1;
+	return ret;
+}
+MPIRMA_PRAGMA(weak MPIX_Win_get_worker = PMPIX_Win_get_worker)

@@ -16,11 +16,16 @@
  *  - request-based operations: MPI_Rput, MPI_Rget, MPI_Raccumulate,
  *    MPI_Rget_accumulate, completed by MPI_Wait, MPI_Waitall, MPI_Test;
  *  - zero counts, and MPI_Compare_and_swap / MPI_Fetch_and_op on a single
- *    element.
+ *    element;
+ *  - mpirma's extensions: every atomicity strategy chosen with the
+ *    mpirma_atomicity info key (an exact fetch_and_op total under each),
+ *    MPIX_Win_get_node and MPIX_Win_get_worker.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <mpirma.h>
 
 #include "mtest.h"
 
@@ -330,6 +335,59 @@ static void test_zero_and_single(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
+static void test_strategies(void)
+{
+	static const char *const names[] = { "lock", "striped", "native", "delegate" };
+	long one = 1, prev, *mem;
+	int i, k, node, worker;
+	MPI_Info info;
+	MPI_Win win;
+
+	for (k = 0; k < 4; k++) {
+		mtest_section(names[k]);
+		CHECK_MPI(MPI_Info_create(&info));
+		CHECK_MPI(MPI_Info_set(info, MPIRMA_INFO_ATOMICITY, names[k]));
+		CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), info, MPI_COMM_WORLD,
+					   &mem, &win));
+		CHECK_MPI(MPI_Info_free(&info));
+		*mem = 0;
+		if (k == 0) {
+			char v[MPI_MAX_INFO_VAL + 1];
+			int flag;
+
+			/* and interleaved placement, read back by get_info */
+			CHECK_MPI(MPI_Win_free(&win));
+			CHECK_MPI(MPI_Info_create(&info));
+			CHECK_MPI(MPI_Info_set(info, MPIRMA_INFO_NUMA_NODE, "interleave"));
+			CHECK_MPI(MPI_Win_allocate(4 * 4096, sizeof(long), info, MPI_COMM_WORLD,
+						   &mem, &win));
+			CHECK_MPI(MPI_Info_free(&info));
+			CHECK_MPI(MPI_Win_get_info(win, &info));
+			CHECK_MPI(MPI_Info_get(info, MPIRMA_INFO_NUMA_NODE, MPI_MAX_INFO_VAL, v,
+					       &flag));
+			CHECK(flag && !strcmp(v, "interleave"), "numa_node reads back as %s", v);
+			CHECK_MPI(MPI_Info_free(&info));
+			*mem = 0;
+		}
+		CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Win_lock_all(0, win));
+		for (i = 0; i < 50; i++)
+			CHECK_MPI(MPI_Fetch_and_op(&one, &prev, MPI_LONG, 0, 0, MPI_SUM, win));
+		CHECK_MPI(MPI_Win_unlock_all(win));
+		CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+		if (mtest_rank == 0)
+			CHECK_EQ(*mem, 50L * mtest_size, "fetch_and_op total");
+		CHECK_MPI(MPIX_Win_get_node(win, right, &node));
+		CHECK(node >= 0, "the memory of rank %d is on a node (%d)", right, node);
+		CHECK_MPI(MPIX_Win_get_worker(win, right, &worker));
+		if (k == 3)
+			CHECK(worker >= 0, "a delegated window has a worker (%d)", worker);
+		else
+			CHECK_EQ(worker, -1, "no worker without delegation");
+		CHECK_MPI(MPI_Win_free(&win));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	mtest_init(&argc, &argv, "win");
@@ -343,5 +401,6 @@ int main(int argc, char **argv)
 	test_group_info_name();
 	test_requests();
 	test_zero_and_single();
+	test_strategies();
 	return mtest_finish();
 }
