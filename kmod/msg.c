@@ -131,28 +131,37 @@ static bool msg_matches(const struct mpirma_message *msg, const struct mpirma_ms
 }
 
 /*
- * The oldest matching message, unlinked unless @peek; or NULL with *@err
- * set when none can ever come (the source is gone).
+ * Look for the oldest matching message and describe it into @arg while the
+ * lock is held (another thread of the rank may take it the moment the lock
+ * is dropped); unlink and return it unless @peek.  *@found tells whether
+ * one matched; when none did, *@err says whether one can still come
+ * (-EOWNERDEAD when the source is gone).
  */
 static struct mpirma_message *msg_find(struct mpirma_job *job, struct mpirma_mbox *box,
-				       const struct mpirma_msg *arg, bool peek, int *err)
+				       struct mpirma_msg *arg, bool peek, bool *found, int *err)
 {
-	struct mpirma_message *msg, *found = NULL;
+	struct mpirma_message *msg, *taken = NULL;
 
+	*found = false;
 	spin_lock(&box->lock);
 	list_for_each_entry(msg, &box->msgs, node) {
-		if (msg_matches(msg, arg)) {
-			found = msg;
-			if (!peek)
-				list_del(&msg->node);
-			break;
+		if (!msg_matches(msg, arg))
+			continue;
+		*found = true;
+		arg->msg_len = msg->len;
+		arg->source = msg->source;
+		arg->msg_tag = msg->tag;
+		if (!peek) {
+			list_del(&msg->node);
+			taken = msg;
 		}
+		break;
 	}
 	spin_unlock(&box->lock);
-	if (!found)
+	if (!*found)
 		*err = (arg->peer == MPIRMA_ANY_SOURCE ? atomic_read(&job->ngone) :
 			mpirma_rank_gone(job, arg->peer)) ? -EOWNERDEAD : 0;
-	return found;
+	return taken;
 }
 
 /**
@@ -170,6 +179,7 @@ int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg)
 	struct mpirma_mbox *box = &job->mbox[m->rank];
 	bool peek = arg->flags & MPIRMA_MSG_PEEK;
 	struct mpirma_message *msg;
+	bool found;
 	int err = 0, ret;
 
 	if (arg->flags & ~(MPIRMA_MSG_NOWAIT | MPIRMA_MSG_PEEK))
@@ -179,20 +189,18 @@ int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg)
 	if (arg->peer != MPIRMA_ANY_SOURCE && arg->peer >= job->nranks)
 		return -ENXIO;
 
-	msg = msg_find(job, box, arg, peek, &err);
-	if (!msg && !err) {
+	msg = msg_find(job, box, arg, peek, &found, &err);
+	if (!found && !err) {
 		if (arg->flags & MPIRMA_MSG_NOWAIT)
 			return -EAGAIN;
 		ret = wait_event_interruptible(box->wq,
-					       (msg = msg_find(job, box, arg, peek, &err)) || err);
+					       (msg = msg_find(job, box, arg, peek, &found, &err),
+						found || err));
 		if (ret)
 			return ret;
 	}
-	if (!msg)
+	if (!found)
 		return err;
-	arg->msg_len = msg->len;
-	arg->source = msg->source;
-	arg->msg_tag = msg->tag;
 	if (peek)
 		return 0;
 	ret = 0;

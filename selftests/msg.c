@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -702,6 +703,55 @@ MT_RANK_FN(waiter_rank)
 	sh->ret_ms = mt_now_ms();
 	sh->got = v;
 	mt_set_flag(&sh->done, 1);
+}
+
+/*
+ * Two threads of one rank: one peeks in a loop while the other takes the
+ * messages.  A peek must describe a message without holding on to it (the
+ * other thread may free it at once); every message arrives exactly once.
+ */
+#define RACE_MSGS	2000
+
+struct race {
+	int mfd;
+	volatile int stop;
+	long peeked;
+};
+
+static void *peeker(void *arg)
+{
+	struct race *rc = arg;
+	struct mpirma_msg m;
+
+	while (!rc->stop)
+		if (!msg_recv(rc->mfd, MPIRMA_ANY_SOURCE, MPIRMA_ANY_TAG, 9, NULL, 0,
+			      MPIRMA_MSG_NOWAIT | MPIRMA_MSG_PEEK, &m))
+			rc->peeked++;
+	return NULL;
+}
+
+TEST_F(msg, peek_while_another_thread_receives)
+{
+	struct race rc = { .mfd = self->m[0] };
+	struct mpirma_msg m;
+	uint64_t v, sum = 0;
+	pthread_t t;
+	int i;
+
+	MT_SETUP_SKIPPED();
+	ASSERT_EQ(0, pthread_create(&t, NULL, peeker, &rc));
+	for (i = 0; i < RACE_MSGS; i++) {
+		ASSERT_EQ(0, send_u64(self->m[1], 0, i & 7, 9, i));
+		ASSERT_EQ(0, recv_u64(self->m[0], MPIRMA_ANY_SOURCE, MPIRMA_ANY_TAG, 9, 0,
+				      &v, &m));
+		EXPECT_EQ(sizeof(v), m.msg_len);
+		sum += v;
+	}
+	rc.stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ((uint64_t)RACE_MSGS * (RACE_MSGS - 1) / 2, sum);
+	EXPECT_EQ(-EAGAIN, probe(self->m[0], MPIRMA_ANY_SOURCE, MPIRMA_ANY_TAG, 9));
+	TH_LOG("%ld successful peeks raced with %d receives", rc.peeked, RACE_MSGS);
 }
 
 FIXTURE(waiter) {
