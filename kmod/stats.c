@@ -4,9 +4,29 @@
  * windows with their counters, for people and for tools/mpirma-stat.  The
  * module-wide counters are in sysfs (main.c); debugfs being absent or
  * failing never affects the module.
+ *
+ * The lines are "key value" pairs after a fixed prefix.  Fields are only
+ * ever appended (before the bare flags such as "left"), so a reader that
+ * looks fields up by key keeps working when new ones appear:
+ *
+ *   job ID ranks N joined N gone N
+ *     window ID flavor F strategy S ranks N put N get N acc N get_acc N
+ *         cas N bytes N lock_waits N contended N pages N
+ *       rank R job_rank R size B disp_unit U node NODE pages N on NODE:N,...
+ *         [regions N attached B] [interleave] [left]
+ *     pending window: N of N ranks arrived
+ *
+ * "node" is the node the rank asked for (-1: none, or interleaved); "on"
+ * is where its pages are now ("-" when it has none), which for user memory
+ * is the only placement there is.  "regions" and "attached" appear for
+ * dynamic windows only.
  */
 #include <linux/debugfs.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include "mpirma.h"
 #include "strategy.h"
@@ -24,21 +44,90 @@ static const char *const kind_names[MPIRMA_NR_KINDS] = {
 	"put", "get", "acc", "get_acc", "cas",
 };
 
-static void show_win(struct seq_file *s, struct mpirma_win *win)
+/*
+ * Count @mem's pages [first, last] per node into @counts; their number.
+ * Called with job->lock held (a sleeping lock): a window of many GiB is
+ * millions of pages, so let others run now and then.
+ */
+static unsigned long count_pages(const struct mpirma_mem *mem, unsigned long first,
+				 unsigned long last, u64 *counts)
 {
+	unsigned long p, n = 0;
+
+	for (p = first; p <= last && p < mem->npages; p++, n++) {
+		counts[page_to_nid(mem->pages[p])]++;
+		if (!(n % 4096))
+			cond_resched();
+	}
+	return n;
+}
+
+/*
+ * One rank of a live window: its pages and the nodes they are on now.  The
+ * window holds every page it counts until it leaves job->windows, which
+ * happens under job->lock, held by our caller.
+ */
+static void show_rank(struct seq_file *s, struct mpirma_win *win, u32 i, u64 *counts)
+{
+	struct mpirma_win_rank *r = &win->ranks[i];
+	struct mpirma_mem *mem = win->mem ? win->mem : r->mem;
+	unsigned long pages = 0;
+	u64 attached = 0;
+	u32 nregions = 0;
+	bool first = true;
+	unsigned int nid;
+
+	memset(counts, 0, nr_node_ids * sizeof(*counts));
+	if (mem && r->length)
+		pages += count_pages(mem, r->offset >> PAGE_SHIFT,
+				     (r->offset + r->length - 1) >> PAGE_SHIFT, counts);
+	down_read(&win->regions_rwsem);
+	list_for_each_entry(mem, &r->regions, list) {
+		pages += count_pages(mem, 0, mem->npages - 1, counts);
+		attached += mem->length;
+		nregions++;
+	}
+	up_read(&win->regions_rwsem);
+
+	seq_printf(s, "    rank %u job_rank %u size %llu disp_unit %u node %d pages %lu on",
+		   i, win->group[i], r->length, r->disp_unit, r->node, pages);
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		if (!counts[nid])
+			continue;
+		seq_printf(s, "%c%u:%llu", first ? ' ' : ',', nid, counts[nid]);
+		first = false;
+	}
+	if (first)
+		seq_puts(s, " -");
+	if (win->flavor == MPIRMA_FLAVOR_DYNAMIC)
+		seq_printf(s, " regions %u attached %llu", nregions, attached);
+	seq_printf(s, "%s%s\n", r->interleave ? " interleave" : "", r->left ? " left" : "");
+}
+
+static void show_win(struct seq_file *s, struct mpirma_win *win, u64 *counts)
+{
+	unsigned long pages = win->mem ? win->mem->npages : 0;
+	struct mpirma_mem *mem;
 	u32 k, i;
+
+	down_read(&win->regions_rwsem);
+	for (i = 0; i < win->nranks; i++) {
+		if (win->ranks[i].mem)
+			pages += win->ranks[i].mem->npages;
+		list_for_each_entry(mem, &win->ranks[i].regions, list)
+			pages += mem->npages;
+	}
+	up_read(&win->regions_rwsem);
 
 	seq_printf(s, "  window %u flavor %s strategy %s ranks %u", win->id,
 		   flavor_names[win->flavor], win->strategy->name, win->nranks);
 	for (k = 0; k < MPIRMA_NR_KINDS; k++)
 		seq_printf(s, " %s %lld", kind_names[k], atomic64_read(&win->stats.ops[k]));
-	seq_printf(s, " bytes %lld lock_waits %lld contended %lld\n",
+	seq_printf(s, " bytes %lld lock_waits %lld contended %lld pages %lu\n",
 		   atomic64_read(&win->stats.bytes), atomic64_read(&win->stats.lock_waits),
-		   atomic64_read(&win->stats.atomic_contended));
+		   atomic64_read(&win->stats.atomic_contended), pages);
 	for (i = 0; i < win->nranks; i++)
-		seq_printf(s, "    rank %u job_rank %u size %llu disp_unit %u node %d%s\n", i,
-			   win->group[i], win->ranks[i].length, win->ranks[i].disp_unit,
-			   win->ranks[i].node, win->ranks[i].left ? " left" : "");
+		show_rank(s, win, i, counts);
 }
 
 static int jobs_show(struct seq_file *s, void *unused)
@@ -46,7 +135,12 @@ static int jobs_show(struct seq_file *s, void *unused)
 	struct mpirma_job *job;
 	struct mpirma_win *win;
 	unsigned long id;
+	u64 *counts;
 
+	/* per-node page counts of one rank at a time */
+	counts = kcalloc(nr_node_ids, sizeof(*counts), GFP_KERNEL);
+	if (!counts)
+		return -ENOMEM;
 	mutex_lock(&mpirma_jobs_lock);
 	list_for_each_entry(job, &mpirma_jobs, node) {
 		mutex_lock(&job->lock);
@@ -54,13 +148,14 @@ static int jobs_show(struct seq_file *s, void *unused)
 			   bitmap_weight(job->joined, job->nranks),
 			   bitmap_weight(job->gone, job->nranks));
 		xa_for_each(&job->windows, id, win)
-			show_win(s, win);
+			show_win(s, win, counts);
 		list_for_each_entry(win, &job->pending, pending_node)
 			seq_printf(s, "  pending window: %u of %u ranks arrived\n",
 				   win->narrived, win->nranks);
 		mutex_unlock(&job->lock);
 	}
 	mutex_unlock(&mpirma_jobs_lock);
+	kfree(counts);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(jobs);
