@@ -6,7 +6,11 @@
  * built from mt_layout_offsets(), and the bounds and validation errors
  * (ERANGE, EOVERFLOW, EFAULT, overlapping accumulate targets EINVAL).
  *
- * A one-rank job targets its own window (USER or ALLOC).
+ * A one-rank job targets its own window (USER or ALLOC), under every
+ * atomicity strategy (MT_FOR_EACH_STRATEGY): the engine cuts a layout into
+ * spans before the strategy sees them, and each strategy must apply the
+ * spans of one update to the right elements (the delegation strategy, for
+ * one, splits them again by page owner).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,15 +34,20 @@ FIXTURE(layout) {
 
 FIXTURE_VARIANT(layout) {
 	uint32_t flavor;
+	uint32_t strategy;
 };
 
-FIXTURE_VARIANT_ADD(layout, user) {
-	.flavor = MPIRMA_FLAVOR_USER,
-};
-
-FIXTURE_VARIANT_ADD(layout, alloc) {
-	.flavor = MPIRMA_FLAVOR_ALLOC,
-};
+/* user_lock, alloc_lock, user_striped, ...: every flavor x strategy */
+#define LAYOUT_VARIANTS(name, ID)					\
+	FIXTURE_VARIANT_ADD(layout, user_##name) {			\
+		.flavor = MPIRMA_FLAVOR_USER,				\
+		.strategy = MPIRMA_ATOM_##ID,				\
+	};								\
+	FIXTURE_VARIANT_ADD(layout, alloc_##name) {			\
+		.flavor = MPIRMA_FLAVOR_ALLOC,				\
+		.strategy = MPIRMA_ATOM_##ID,				\
+	};
+MT_FOR_EACH_STRATEGY(LAYOUT_VARIANTS)
 
 FIXTURE_SETUP(layout)
 {
@@ -46,7 +55,8 @@ FIXTURE_SETUP(layout)
 
 	mt_solo_init(&self->s);
 	MT_REQUIRE_DEVICE();
-	ASSERT_EQ(0, mt_solo_open(&self->s, variant->flavor, WLEN));
+	ASSERT_EQ(0, mt_solo_open_strategy(&self->s, variant->flavor,
+					   variant->strategy, WLEN));
 	o = mt_anon(BUF_LEN);
 	r = mt_anon(BUF_LEN);
 	self->snap = mt_anon(WLEN);
@@ -452,6 +462,7 @@ TEST_F(layout, disp_unit_overflow)
 {
 	struct mt_win w = {
 		.flavor = MPIRMA_FLAVOR_ALLOC,
+		.strategy = variant->strategy,
 		.disp_unit = 8,
 		.length = 4096,
 		.nranks = 1,

@@ -10,7 +10,9 @@
  * The per-op validation errors are checked here too.
  *
  * A one-rank job targets itself; the window is USER (the test's own
- * memory) or ALLOC (read through mmap).
+ * memory) or ALLOC (read through mmap), under every atomicity strategy
+ * (MT_FOR_EACH_STRATEGY): one suite, whose variants are flavor_strategy,
+ * so each strategy must compute exactly what the reference computes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,22 +38,28 @@ FIXTURE(ops) {
 
 FIXTURE_VARIANT(ops) {
 	uint32_t flavor;
+	uint32_t strategy;
 };
 
-FIXTURE_VARIANT_ADD(ops, user) {
-	.flavor = MPIRMA_FLAVOR_USER,
-};
-
-FIXTURE_VARIANT_ADD(ops, alloc) {
-	.flavor = MPIRMA_FLAVOR_ALLOC,
-};
+/* user_lock, alloc_lock, user_striped, ...: every flavor x strategy */
+#define OPS_VARIANTS(name, ID)						\
+	FIXTURE_VARIANT_ADD(ops, user_##name) {				\
+		.flavor = MPIRMA_FLAVOR_USER,				\
+		.strategy = MPIRMA_ATOM_##ID,				\
+	};								\
+	FIXTURE_VARIANT_ADD(ops, alloc_##name) {			\
+		.flavor = MPIRMA_FLAVOR_ALLOC,				\
+		.strategy = MPIRMA_ATOM_##ID,				\
+	};
+MT_FOR_EACH_STRATEGY(OPS_VARIANTS)
 
 FIXTURE_SETUP(ops)
 {
 	mt_solo_init(&self->s);
 	MT_REQUIRE_DEVICE();
 	self->page = sysconf(_SC_PAGESIZE);
-	ASSERT_EQ(0, mt_solo_open(&self->s, variant->flavor, WIN_LEN));
+	ASSERT_EQ(0, mt_solo_open_strategy(&self->s, variant->flavor,
+					   variant->strategy, WIN_LEN));
 	self->tgt = mt_anon(WIN_LEN);
 	self->src = mt_anon(WIN_LEN + 16);
 	self->res = mt_anon(WIN_LEN + 16);
@@ -262,15 +270,19 @@ TEST_F(ops, put_get_all_types)
 	}
 }
 
+/*
+ * CAS on every type at two displacements: naturally aligned (the native
+ * strategy's cmpxchg path) and odd, across a page (its lock fallback, and
+ * two pages' owners under delegation).
+ */
 TEST_F(ops, cas_all_types)
 {
-	unsigned int type, covered = 0;
+	unsigned int type, dcase, covered = 0;
 	uint64_t seed = 99;
 
 	MT_SETUP_SKIPPED();
 	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
 		size_t size = ref_type_size(type), ni = ref_ninteresting(type);
-		uint64_t disp = self->page - size / 2 - 1;	/* odd, maybe across a page */
 		uint8_t cur[32], nv[32], cmp[32], old[33], exp_t[32], exp_o[32];
 		size_t a, b;
 
@@ -278,42 +290,50 @@ TEST_F(ops, cas_all_types)
 			struct mpirma_op o;
 
 			memset(cur, 0, sizeof(cur));
-			memcpy(self->s.mem + disp, cur, size);
-			o = mt_cas(type, 0, disp, cur, cur, old);
+			memcpy(self->s.mem + self->page - size, cur, size);
+			o = mt_cas(type, 0, self->page - size, cur, cur, old);
 			EXPECT_EQ(-EOPNOTSUPP, mt_rma1(self->s.mfd, self->s.win, &o));
 			covered++;
 			continue;
 		}
-		for (a = 0; a < ni + 2; a++) {
-			for (b = 0; b < ni + 2; b++) {
-				struct mpirma_op o;
+		for (dcase = 0; dcase < 2; dcase++) {
+			/* the page is size-aligned; odd may cross into the next */
+			uint64_t disp = dcase ? self->page - size / 2 - 1 :
+					self->page - size;
 
-				ref_value(type, a, &seed, cur);
-				ref_value(type, b, &seed, nv);
-				if ((a + b) & 1)
-					memcpy(cmp, cur, size);	/* swaps */
-				else
-					ref_value(type, (a * 3 + b) % (ni + 2), &seed, cmp);
-				memcpy(exp_t, cur, size);
-				ref_cas(type, exp_t, nv, cmp, exp_o);
+			for (a = 0; a < ni + 2; a++) {
+				for (b = 0; b < ni + 2; b++) {
+					struct mpirma_op o;
 
-				memcpy(self->s.mem + disp, cur, size);
-				memset(old, 0x3c, sizeof(old));
-				/* misaligned origin, compare and result */
-				o = mt_cas(type, 0, disp, nv, cmp, old + 1);
-				ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
-				if (memcmp(self->s.mem + disp, exp_t, size) ||
-				    memcmp(old + 1, exp_o, size)) {
-					char b1[64], b2[64], b3[64];
+					ref_value(type, a, &seed, cur);
+					ref_value(type, b, &seed, nv);
+					if ((a + b) & 1)
+						memcpy(cmp, cur, size);	/* swaps */
+					else
+						ref_value(type, (a * 3 + b) % (ni + 2),
+							  &seed, cmp);
+					memcpy(exp_t, cur, size);
+					ref_cas(type, exp_t, nv, cmp, exp_o);
 
-					TH_LOG("CAS %s: target %s compare %s new %s gave a wrong result",
-					       ref_type_name(type),
-					       ref_format(type, cur, b1, 64),
-					       ref_format(type, cmp, b2, 64),
-					       ref_format(type, nv, b3, 64));
-					EXPECT_TRUE(false);
+					memcpy(self->s.mem + disp, cur, size);
+					memset(old, 0x3c, sizeof(old));
+					/* misaligned origin, compare and result */
+					o = mt_cas(type, 0, disp, nv, cmp, old + 1);
+					ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &o));
+					if (memcmp(self->s.mem + disp, exp_t, size) ||
+					    memcmp(old + 1, exp_o, size)) {
+						char b1[64], b2[64], b3[64];
+
+						TH_LOG("CAS %s at disp %llu: target %s compare %s new %s gave a wrong result",
+						       ref_type_name(type),
+						       (unsigned long long)disp,
+						       ref_format(type, cur, b1, 64),
+						       ref_format(type, cmp, b2, 64),
+						       ref_format(type, nv, b3, 64));
+						EXPECT_TRUE(false);
+					}
+					EXPECT_EQ(0x3c, old[0]);
 				}
-				EXPECT_EQ(0x3c, old[0]);
 			}
 		}
 		covered++;

@@ -129,6 +129,16 @@ int mt_win_create_all(int mfd, uint32_t nranks, uint32_t flavor, void *base,
 	return mt_win_create(mfd, &w);
 }
 
+const char *mt_strategy_name(uint32_t strategy)
+{
+#define MT_STRATEGY_NAME(name, ID)					\
+	if (strategy == MPIRMA_ATOM_##ID)				\
+		return #name;
+	MT_FOR_EACH_STRATEGY(MT_STRATEGY_NAME)
+#undef MT_STRATEGY_NAME
+	return strategy == MPIRMA_ATOM_DEFAULT ? "default" : "?";
+}
+
 int mt_win_query(int mfd, uint32_t win, uint32_t rank,
 		 struct mpirma_win_query *q)
 {
@@ -246,7 +256,19 @@ int mt_solo_join(struct mt_solo *s)
 
 int mt_solo_open(struct mt_solo *s, uint32_t flavor, size_t len)
 {
-	void *base = NULL;
+	return mt_solo_open_strategy(s, flavor, MPIRMA_ATOM_DEFAULT, len);
+}
+
+int mt_solo_open_strategy(struct mt_solo *s, uint32_t flavor,
+			  uint32_t strategy, size_t len)
+{
+	struct mt_win w = {
+		.flavor = flavor,
+		.strategy = strategy,
+		.length = len,
+		.nranks = 1,
+	};
+	struct mpirma_win_query q;
 	int ret;
 
 	ret = mt_solo_join(s);
@@ -254,17 +276,29 @@ int mt_solo_open(struct mt_solo *s, uint32_t flavor, size_t len)
 		return ret;
 	s->flavor = flavor;
 	s->len = len;
+	s->strategy = strategy;
 	if (flavor == MPIRMA_FLAVOR_USER) {
-		base = mt_anon(len);
-		if (!base)
+		w.base = mt_anon(len);
+		if (!w.base)
 			return solo_fail(s, "USER memory", -errno);
-		s->mem = base;
+		s->mem = w.base;
 	}
-	ret = mt_win_create_all(s->mfd, 1, flavor, base, len);
+	ret = mt_win_create(s->mfd, &w);
 	if (ret < 0)
 		return solo_fail(s, "WIN_CREATE", ret);
 	s->win = ret;
-	if (base)
+	if (strategy != MPIRMA_ATOM_DEFAULT) {
+		ret = mt_win_query(s->mfd, s->win, 0, &q);
+		if (ret < 0)
+			return solo_fail(s, "WIN_QUERY", ret);
+		if (q.strategy != strategy) {
+			fprintf(stderr, "# mt_solo: asked for strategy %s, the window has %s\n",
+				mt_strategy_name(strategy),
+				mt_strategy_name(q.strategy));
+			return solo_fail(s, "strategy", -EPROTO);
+		}
+	}
+	if (w.base)
 		return 0;
 	s->map = mt_win_map(s->mfd, s->win, &s->map_len);
 	if (!s->map)
@@ -768,4 +802,21 @@ int mt_page_node(void *addr)
 	if (move_pages(0, 1, &addr, NULL, &status, 0) < 0)
 		return -errno;
 	return status;
+}
+
+/* ---- the delegation strategy's workers ---- */
+
+int mt_workers(struct mt_worker *w, int max)
+{
+	FILE *f = fopen("/sys/kernel/debug/mpirma/workers", "re");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (n < max && fscanf(f, "worker %d node %d pid %d items %llu\n",
+				 &w[n].id, &w[n].node, &w[n].pid,
+				 &w[n].items) == 4)
+		n++;
+	fclose(f);
+	return n;
 }

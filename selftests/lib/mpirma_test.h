@@ -58,6 +58,21 @@ int mt_job_barrier(int mfd);
 
 /* ---- windows ---- */
 
+/*
+ * Every atomicity strategy, as X(name, ID) for MPIRMA_ATOM_<ID>: the one
+ * list that suites parameterized over strategies expand (e.g. into
+ * FIXTURE_VARIANT_ADDs), so a strategy added to the module and here is
+ * run by all of them.
+ */
+#define MT_FOR_EACH_STRATEGY(X)						\
+	X(lock, LOCK)							\
+	X(striped, STRIPED)						\
+	X(native, NATIVE)						\
+	X(delegate, DELEGATE)
+
+/* "lock", "striped", ... ("default" for MPIRMA_ATOM_DEFAULT, "?" else). */
+const char *mt_strategy_name(uint32_t strategy);
+
 struct mt_win {
 	uint32_t flags;
 	uint32_t flavor;
@@ -104,6 +119,7 @@ struct mt_solo {
 	void *map;		/* ALLOC: mt_win_map()'s mapping, else NULL */
 	size_t map_len;
 	uint8_t *mem;		/* the window's memory as the test sees it */
+	uint32_t strategy;	/* what the window was created with */
 };
 
 /* Mark everything closed (call it before anything that may SKIP, so that
@@ -120,6 +136,14 @@ int mt_solo_join(struct mt_solo *s);
  * 0's segment.  0 or -errno, as mt_solo_join().
  */
 int mt_solo_open(struct mt_solo *s, uint32_t flavor, size_t len);
+/*
+ * mt_solo_open() with an atomicity strategy (MPIRMA_ATOM_*).  A strategy
+ * other than DEFAULT is checked with WIN_QUERY: a window that reports
+ * another one fails with -EPROTO, so a suite parameterized over strategies
+ * cannot silently test the default one four times.
+ */
+int mt_solo_open_strategy(struct mt_solo *s, uint32_t flavor,
+			  uint32_t strategy, size_t len);
 /* Unmap and close whatever is open; mt_solo_init() state afterwards. */
 void mt_solo_close(struct mt_solo *s);
 
@@ -264,5 +288,17 @@ int mt_nr_node_ids(void);
 bool mt_node_online(int node);
 /* Node of the page at @addr (touched already); -errno on failure. */
 int mt_page_node(void *addr);
+
+/* ---- the delegation strategy's workers ---- */
+
+struct mt_worker {
+	int id, node, pid;
+	unsigned long long items;	/* work items run so far */
+};
+
+/* The workers listed in /sys/kernel/debug/mpirma/workers, at most @max;
+ * their number, or -errno (no debugfs).
+ */
+int mt_workers(struct mt_worker *w, int max);
 
 #endif /* MPIRMA_TEST_H */
