@@ -175,6 +175,10 @@ USE_DKMS := $(if $(filter 0,$(NO_DKMS)),$(if $(DESTDIR),0,1),0)
 VM := tools/mpirma-vm
 # The selftest suite: 2 vCPUs (the machine has 2 cores), 2 NUMA nodes.
 VM_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 1200
+# Then the selftests that depend on the topology again at 4 nodes, two of
+# them without CPUs (their memory is served by another node's workers).
+VM_NUMA4_ARGS ?= --cpus 2 --numa 4 --timeout 600
+VM_NUMA4_TESTS ?= workers window death contention
 DEMO_ARGS ?= -n 4
 
 # ================================================================== targets
@@ -198,6 +202,7 @@ help:
 	@echo "make lint         checkpatch + sparse (+ shellcheck if installed)"
 	@echo "make unit         host unit tests, plain and ASan/UBSan"
 	@echo "make vmtest       selftests + MPI tests in one VM ($(VM) $(VM_CHECK_ARGS))"
+	@echo "make bench-strategies  the atomicity strategies side by side, in $(BENCH_DIR)/"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
 	@echo "make uninstall | clean | distclean"
 	@echo "KDIR=$(KDIR)"
@@ -313,6 +318,7 @@ $(OBJ)/tools/%.o: tools/%.c
 
 # mpiexec --version
 $(OBJ)/tools/mpiexec.o: EXTRA_CFLAGS += -DMPIRMA_VERSION='"$(VERSION)"'
+$(OBJ)/tools/mpirma-stat.o: EXTRA_CFLAGS += -DMPIRMA_VERSION='"$(VERSION)"'
 $(OBJ)/tools/mpiexec.o: VERSION
 
 # Library
@@ -462,12 +468,32 @@ unit: unit-build
 	[ $$fail -eq 0 ]
 
 # One VM boot for both suites: the selftests, then the MPI-level tests
-# (libexec/mpirma/check runs each and sums up).
+# (libexec/mpirma/check runs each and sums up); a second, short boot runs
+# VM_NUMA4_TESTS at 4 NUMA nodes.
 vmtest: all
 	@test -x $(STDIR)/run || { \
 		echo "vmtest: $(STDIR)/run missing: selftests/run (the suite's driver) is not written yet" >&2; \
 		exit 1; }
 	$(VM) $(VM_CHECK_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run)
+	$(VM) $(VM_NUMA4_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run) $(VM_NUMA4_TESTS)
+
+# ------------------------------------------------------------------ bench
+
+# The atomicity strategies side by side (tools/mpirma-bench.c): one VM run of
+# about two minutes on 2 emulated CPUs and 2 nodes (2 s per cell: TCG is
+# noisy), with the table on the terminal and in $(BENCH_DIR)/strategies.txt,
+# the CSV and the PNG beside it.  Not part of check: it measures, it does
+# not test.
+BENCH_DIR := $(B)/bench
+BENCH_VM_ARGS ?= --cpus 2 --numa 2 --timeout 1200
+BENCH_ARGS ?= --time 2
+
+.PHONY: bench-strategies
+bench-strategies: module $(B)/bin/mpirma-bench
+	@mkdir -p $(BENCH_DIR)
+	$(VM) $(BENCH_VM_ARGS) -- $(B)/bin/mpirma-bench $(BENCH_ARGS) \
+		--csv $(BENCH_DIR)/strategies.csv --plot $(BENCH_DIR)/strategies.png \
+		| tee $(BENCH_DIR)/strategies.txt
 
 # ------------------------------------------------------------------ lint
 
