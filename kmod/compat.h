@@ -7,6 +7,7 @@
 #ifndef MPIRMA_COMPAT_H
 #define MPIRMA_COMPAT_H
 
+#include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/version.h>
 
@@ -20,6 +21,35 @@ static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vma->vm_flags &= ~flags;
+}
+#endif
+
+/*
+ * 16-byte compare-and-exchange (cmpxchg16b): 6.6 replaced cmpxchg_double()
+ * by try_cmpxchg128().  @p is 16-byte aligned; true when it held {o0, o1}
+ * and now holds {n0, n1}.
+ */
+#if KERNEL_VERSION(6, 6, 0) > LINUX_VERSION_CODE
+static inline bool mpirma_has_cmpxchg16(void)
+{
+	return system_has_cmpxchg_double();
+}
+
+static inline bool mpirma_cmpxchg16(u64 *p, u64 o0, u64 o1, u64 n0, u64 n1)
+{
+	return cmpxchg_double(p, p + 1, o0, o1, n0, n1);
+}
+#else
+static inline bool mpirma_has_cmpxchg16(void)
+{
+	return system_has_cmpxchg128();
+}
+
+static inline bool mpirma_cmpxchg16(u64 *p, u64 o0, u64 o1, u64 n0, u64 n1)
+{
+	u128 old = (u128)o1 << 64 | o0;
+
+	return try_cmpxchg128((u128 *)p, &old, (u128)n1 << 64 | n0);
 }
 #endif
 

@@ -9,9 +9,15 @@
  * size (integer and floating SUM, MAX/MIN, logical and bitwise ops, the
  * 8-byte MINLOC/MAXLOC pairs, whose padding is written back as read),
  * REPLACE is one xchg(), NO_OP one load and compare_and_swap one cmpxchg().
+ * A 16-byte element at 16-byte alignment (double complex, long double, the
+ * 16-byte pairs) takes the same loop with cmpxchg16b: its two halves may be
+ * read torn, but then the exchange fails and the loop reads again, and NO_OP
+ * is an exchange of the value with itself, an atomic 16-byte read.  So every
+ * op of these types is lock-free whatever accumulate_ops says; the hint
+ * (same_op) has nothing left to unlock.
  * Mixed traffic on one location (fetch_and_op, accumulate, CAS) stays
  * atomic because all of it goes through the same instruction on the same
- * word.  Larger or misaligned elements take the window lock; they are always
+ * word.  Larger (32-byte) or misaligned elements take the window lock; they are always
  * the same elements (an element's type fixes its size and alignment), so
  * they never meet a lock-free update of the same location.
  */
@@ -20,6 +26,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "mpirma.h"
 #include "reduce.h"
 #include "strategy.h"
@@ -97,8 +104,32 @@ static void native_element(const struct mpirma_update *u, u8 *p, const u8 *src, 
 		memcpy(old, &cur, size);
 }
 
-static bool native_span_ok(const struct mpirma_span *s, size_t size)
+/* A 16-byte element: the loop of native_element() with cmpxchg16b. */
+static void native_element16(const struct mpirma_update *u, u8 *p, const u8 *src, u8 *old)
 {
+	u64 *w = (u64 *)p, cur[2], next[2];
+
+	do {
+		cur[0] = READ_ONCE(w[0]);
+		cur[1] = READ_ONCE(w[1]);
+		if (u->op == MPIRMA_OP_REPLACE) {
+			memcpy(next, src, sizeof(next));
+		} else {
+			memcpy(next, cur, sizeof(next));
+			if (u->op != MPIRMA_OP_NO_OP)
+				mpirma_reduce(u->type, u->op, next, src, NULL, 1);
+		}
+	} while (!mpirma_cmpxchg16(w, cur[0], cur[1], next[0], next[1]));
+	if (old)
+		memcpy(old, cur, sizeof(cur));
+}
+
+static bool native_span_ok(const struct mpirma_update *u, const struct mpirma_span *s,
+			   size_t size)
+{
+	if (size == 16)	/* no 16-byte type allows compare_and_swap */
+		return u->kind != MPIRMA_KIND_CAS && mpirma_has_cmpxchg16() &&
+		       IS_ALIGNED((unsigned long)s->addr, 16);
 	return (size == 1 || size == 2 || size == 4 || size == 8) &&
 	       IS_ALIGNED((unsigned long)s->addr, size);
 }
@@ -113,7 +144,7 @@ static void native_apply(const struct mpirma_update *u)
 	for (k = 0; k < u->nspans; k++) {
 		const struct mpirma_span *s = &u->spans[k];
 
-		if (!native_span_ok(s, size)) {
+		if (!native_span_ok(u, s, size)) {
 			struct mpirma_update part = *u;
 
 			part.spans = s;
@@ -122,9 +153,16 @@ static void native_apply(const struct mpirma_update *u)
 			part.old = old ? old + off : NULL;
 			mpirma_strategy_lock.apply(&part);
 		} else {
-			for (i = 0; i < s->len; i += size)
-				native_element(u, (u8 *)s->addr + i, src ? src + off + i : NULL,
-					       old ? old + off + i : NULL, size);
+			for (i = 0; i < s->len; i += size) {
+				u8 *p = (u8 *)s->addr + i;
+				const u8 *sp = src ? src + off + i : NULL;
+				u8 *op = old ? old + off + i : NULL;
+
+				if (size == 16)
+					native_element16(u, p, sp, op);
+				else
+					native_element(u, p, sp, op, size);
+			}
 		}
 		off += s->len;
 	}
