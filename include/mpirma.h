@@ -33,8 +33,9 @@
  *	the target.  "native": CPU atomic instructions for elements of up to
  *	8 bytes, the window lock for the rest.  "delegate": kernel workers on
  *	the NUMA node of the memory apply every update (docs/design.md).
- *	"default": the module parameter atomicity= (lock unless the
- *	administrator changed it).  A number
+ *	"default": the environment variable MPIRMA_ATOMICITY (same names) if
+ *	set, else the module parameter atomicity= (lock unless the
+ *	administrator changed it).  Without the key, the same rule applies.  A number
  *	names the kernel's strategy id (enum mpirma_atomicity in
  *	<mpirma_uapi.h>).  Every process of the window must give the same
  *	value (otherwise the creation fails with MPI_ERR_ARG).  Unknown names

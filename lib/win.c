@@ -166,12 +166,34 @@ static bool parse_strategy(const char *v, uint32_t *out)
 	return true;
 }
 
+/*
+ * MPIRMA_ATOMICITY=lock|striped|native|delegate: the strategy of every window
+ * this process creates without an mpirma_atomicity info key.  mpiexec hands
+ * the environment to every rank, so all agree; a bad value is reported once
+ * and ignored (the module default applies).
+ */
+static uint32_t env_strategy(void)
+{
+	static bool warned;
+	const char *v = getenv("MPIRMA_ATOMICITY");
+	uint32_t id = MPIRMA_ATOM_DEFAULT;
+
+	if (v && *v && !parse_strategy(v, &id)) {
+		if (!warned)
+			fprintf(stderr, "mpirma: MPIRMA_ATOMICITY=%s is not a strategy of this "
+				"module (lock, striped, native, delegate); using the default\n", v);
+		warned = true;
+		id = MPIRMA_ATOM_DEFAULT;
+	}
+	return id;
+}
+
 static void hints_default(struct mpirma_win_hints *h)
 {
 	memset(h, 0, sizeof(*h));
 	strcpy(h->ordering, default_ordering);
 	h->numa_node = -1;
-	h->strategy = MPIRMA_ATOM_DEFAULT;
+	h->strategy = env_strategy();
 }
 
 /*

@@ -335,6 +335,29 @@ static void test_zero_and_single(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* MPIRMA_ATOMICITY chooses the strategy of windows created without the key. */
+static void test_env_strategy(void)
+{
+	const char *want = getenv("MPIRMA_ATOMICITY");
+	char v[MPI_MAX_INFO_VAL + 1];
+	MPI_Info info;
+	MPI_Win win;
+	int flag;
+	long *mem;
+
+	if (!want)
+		return;
+	mtest_section("MPIRMA_ATOMICITY");
+	CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+				   &mem, &win));
+	CHECK_MPI(MPI_Win_get_info(win, &info));
+	CHECK_MPI(MPI_Info_get(info, MPIRMA_INFO_ATOMICITY, MPI_MAX_INFO_VAL, v, &flag));
+	CHECK(flag && !strcmp(v, want), "strategy %s, MPIRMA_ATOMICITY=%s", flag ? v : "?",
+	      want);
+	CHECK_MPI(MPI_Info_free(&info));
+	CHECK_MPI(MPI_Win_free(&win));
+}
+
 static void test_strategies(void)
 {
 	static const char *const names[] = { "lock", "striped", "native", "delegate" };
@@ -402,5 +425,6 @@ int main(int argc, char **argv)
 	test_requests();
 	test_zero_and_single();
 	test_strategies();
+	test_env_strategy();
 	return mtest_finish();
 }
