@@ -266,6 +266,9 @@ struct mpirma_win *mpirma_win_get_sync(struct mpirma_member *m,
 				       const struct mpirma_win_sync *arg, u32 flags,
 				       u32 *my_rank);
 void mpirma_win_put(struct mpirma_win *win);
+unsigned long mpirma_win_pages(struct mpirma_win *win);
+unsigned long mpirma_rank_placement(struct mpirma_win *win, u32 wr, u64 *counts,
+				    u64 *attached, u32 *nregions);
 void mpirma_win_member_gone(struct mpirma_job *job, u32 job_rank);
 void mpirma_win_destroy_pending(struct mpirma_job *job);
 

@@ -45,24 +45,6 @@ static const char *const kind_names[MPIRMA_NR_KINDS] = {
 };
 
 /*
- * Count @mem's pages [first, last] per node into @counts; their number.
- * Called with job->lock held (a sleeping lock): a window of many GiB is
- * millions of pages, so let others run now and then.
- */
-static unsigned long count_pages(const struct mpirma_mem *mem, unsigned long first,
-				 unsigned long last, u64 *counts)
-{
-	unsigned long p, n = 0;
-
-	for (p = first; p <= last && p < mem->npages; p++, n++) {
-		counts[page_to_nid(mem->pages[p])]++;
-		if (!(n % 4096))
-			cond_resched();
-	}
-	return n;
-}
-
-/*
  * One rank of a live window: its pages and the nodes they are on now.  The
  * window holds every page it counts until it leaves job->windows, which
  * happens under job->lock, held by our caller.
@@ -70,24 +52,14 @@ static unsigned long count_pages(const struct mpirma_mem *mem, unsigned long fir
 static void show_rank(struct seq_file *s, struct mpirma_win *win, u32 i, u64 *counts)
 {
 	struct mpirma_win_rank *r = &win->ranks[i];
-	struct mpirma_mem *mem = win->mem ? win->mem : r->mem;
-	unsigned long pages = 0;
-	u64 attached = 0;
-	u32 nregions = 0;
+	unsigned long pages;
 	bool first = true;
 	unsigned int nid;
+	u32 nregions;
+	u64 attached;
 
 	memset(counts, 0, nr_node_ids * sizeof(*counts));
-	if (mem && r->length)
-		pages += count_pages(mem, r->offset >> PAGE_SHIFT,
-				     (r->offset + r->length - 1) >> PAGE_SHIFT, counts);
-	down_read(&win->regions_rwsem);
-	list_for_each_entry(mem, &r->regions, list) {
-		pages += count_pages(mem, 0, mem->npages - 1, counts);
-		attached += mem->length;
-		nregions++;
-	}
-	up_read(&win->regions_rwsem);
+	pages = mpirma_rank_placement(win, i, counts, &attached, &nregions);
 
 	seq_printf(s, "    rank %u job_rank %u size %llu disp_unit %u node %d pages %lu on",
 		   i, win->group[i], r->length, r->disp_unit, r->node, pages);
@@ -106,18 +78,8 @@ static void show_rank(struct seq_file *s, struct mpirma_win *win, u32 i, u64 *co
 
 static void show_win(struct seq_file *s, struct mpirma_win *win, u64 *counts)
 {
-	unsigned long pages = win->mem ? win->mem->npages : 0;
-	struct mpirma_mem *mem;
+	unsigned long pages = mpirma_win_pages(win);
 	u32 k, i;
-
-	down_read(&win->regions_rwsem);
-	for (i = 0; i < win->nranks; i++) {
-		if (win->ranks[i].mem)
-			pages += win->ranks[i].mem->npages;
-		list_for_each_entry(mem, &win->ranks[i].regions, list)
-			pages += mem->npages;
-	}
-	up_read(&win->regions_rwsem);
 
 	seq_printf(s, "  window %u flavor %s strategy %s ranks %u", win->id,
 		   flavor_names[win->flavor], win->strategy->name, win->nranks);

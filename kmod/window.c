@@ -781,14 +781,54 @@ int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg)
 	return found ? 0 : -EINVAL;
 }
 
-/* Count @mem's pages [first, last] per node into @counts. */
-static void count_nodes(const struct mpirma_mem *mem, unsigned long first, unsigned long last,
-			u64 *counts)
+/* Count @mem's pages [first, last] per node into @counts; their number. */
+static unsigned long count_nodes(const struct mpirma_mem *mem, unsigned long first,
+				 unsigned long last, u64 *counts)
 {
-	unsigned long p;
+	unsigned long p, n = 0;
 
-	for (p = first; p <= last && p < mem->npages; p++)
+	for (p = first; p <= last && p < mem->npages; p++, n++) {
 		counts[page_to_nid(mem->pages[p])]++;
+		if (!(n % 4096))
+			cond_resched();	/* a window of many GiB is millions of pages */
+	}
+	return n;
+}
+
+/**
+ * mpirma_rank_placement - where window rank @wr's pages are right now
+ * @win: the window, held by the caller
+ * @wr: the window rank
+ * @counts: nr_node_ids counters, zeroed by the caller, filled per node
+ * @attached: out if not NULL, DYNAMIC: bytes attached
+ * @nregions: out if not NULL, DYNAMIC: regions attached
+ *
+ * May sleep.  Return: the number of pages counted.
+ */
+unsigned long mpirma_rank_placement(struct mpirma_win *win, u32 wr, u64 *counts,
+				    u64 *attached, u32 *nregions)
+{
+	struct mpirma_win_rank *r = &win->ranks[wr];
+	struct mpirma_mem *mem = win->mem ? win->mem : r->mem;
+	unsigned long pages = 0;
+	u64 bytes = 0;
+	u32 n = 0;
+
+	if (mem && r->length)
+		pages += count_nodes(mem, r->offset >> PAGE_SHIFT,
+				     (r->offset + r->length - 1) >> PAGE_SHIFT, counts);
+	down_read(&win->regions_rwsem);
+	list_for_each_entry(mem, &r->regions, list) {
+		pages += count_nodes(mem, 0, mem->npages - 1, counts);
+		bytes += mem->length;
+		n++;
+	}
+	up_read(&win->regions_rwsem);
+	if (attached)
+		*attached = bytes;
+	if (nregions)
+		*nregions = n;
+	return pages;
 }
 
 /**
@@ -800,10 +840,8 @@ static void count_nodes(const struct mpirma_mem *mem, unsigned long first, unsig
  */
 int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *arg)
 {
-	struct mpirma_win_rank *r;
 	struct mpirma_win *win;
-	struct mpirma_mem *mem;
-	u64 *counts, total = 0;
+	u64 *counts, total;
 	u32 wr, n;
 	int ret = 0;
 
@@ -821,17 +859,7 @@ int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *a
 		ret = -ENOMEM;
 		goto out_put_win;
 	}
-	r = &win->ranks[arg->rank];
-	mem = win->mem ? win->mem : r->mem;
-	if (mem && r->length)
-		count_nodes(mem, r->offset >> PAGE_SHIFT,
-			    (r->offset + r->length - 1) >> PAGE_SHIFT, counts);
-	down_read(&win->regions_rwsem);
-	list_for_each_entry(mem, &r->regions, list)
-		count_nodes(mem, 0, mem->npages - 1, counts);
-	up_read(&win->regions_rwsem);
-	for (n = 0; n < nr_node_ids; n++)
-		total += counts[n];
+	total = mpirma_rank_placement(win, arg->rank, counts, NULL, NULL);
 	n = min_t(u32, arg->nr_nodes, nr_node_ids);
 	if (copy_to_user(u64_to_user_ptr(arg->counts), counts, n * sizeof(*counts)))
 		ret = -EFAULT;
@@ -843,7 +871,8 @@ out_put_win:
 	return ret;
 }
 
-static unsigned long win_pages(struct mpirma_win *win)
+/* Pages the window holds for all its ranks (pinned, allocated, attached). */
+unsigned long mpirma_win_pages(struct mpirma_win *win)
 {
 	unsigned long pages = win->mem ? win->mem->npages : 0;
 	struct mpirma_mem *mem;
@@ -883,7 +912,7 @@ int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg)
 	arg->bytes = atomic64_read(&win->stats.bytes);
 	arg->lock_waits = atomic64_read(&win->stats.lock_waits);
 	arg->atomic_contended = atomic64_read(&win->stats.atomic_contended);
-	arg->pages = win_pages(win);
+	arg->pages = mpirma_win_pages(win);
 	mpirma_win_put(win);
 	return 0;
 }
