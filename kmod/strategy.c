@@ -99,6 +99,25 @@ void mpirma_inflight_done(struct mpirma_inflight *f)
 }
 
 /**
+ * mpirma_update_part - the part of @u in one span, for strategies that cut
+ * @part: filled in; applies synchronously (no inflight tracker)
+ * @u: the whole update
+ * @span: a piece of @u's target, a whole number of elements
+ * @done: bytes of @u's elements before @span (where its data starts in
+ *	@u's src and old buffers)
+ */
+void mpirma_update_part(struct mpirma_update *part, const struct mpirma_update *u,
+			const struct mpirma_span *span, size_t done)
+{
+	*part = *u;
+	part->spans = span;
+	part->nspans = 1;
+	part->src = u->src ? (const u8 *)u->src + done : NULL;
+	part->old = u->old ? (u8 *)u->old + done : NULL;
+	part->inflight = NULL;
+}
+
+/**
  * mpirma_update_apply - perform the element updates of @u
  * @u: the update
  *

@@ -98,6 +98,9 @@ void mpirma_inflight_wait(struct mpirma_inflight *f);
 void mpirma_inflight_done(struct mpirma_inflight *f);
 unsigned int mpirma_inflight_count(struct mpirma_inflight *f);
 
+void mpirma_update_part(struct mpirma_update *part, const struct mpirma_update *u,
+			const struct mpirma_span *span, size_t done);
+
 /* Apply @u's element updates, the caller providing the atomicity. */
 void mpirma_update_apply(const struct mpirma_update *u);
 

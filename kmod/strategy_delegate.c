@@ -67,14 +67,9 @@ static void dlg_queue(struct dlg_piece *p, struct mpirma_inflight *f)
 static void dlg_piece_init(struct dlg_piece *p, const struct mpirma_update *u, u8 *addr,
 			   size_t len, size_t done)
 {
-	p->part = *u;
 	p->span.addr = addr;
 	p->span.len = len;
-	p->part.spans = &p->span;
-	p->part.nspans = 1;
-	p->part.src = u->src ? (const u8 *)u->src + done : NULL;
-	p->part.old = u->old ? (u8 *)u->old + done : NULL;
-	p->part.inflight = NULL;
+	mpirma_update_part(&p->part, u, &p->span, done);
 	p->heap = false;
 }
 

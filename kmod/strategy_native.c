@@ -145,12 +145,9 @@ static void native_apply(const struct mpirma_update *u)
 		const struct mpirma_span *s = &u->spans[k];
 
 		if (!native_span_ok(u, s, size)) {
-			struct mpirma_update part = *u;
+			struct mpirma_update part;
 
-			part.spans = s;
-			part.nspans = 1;
-			part.src = src ? src + off : NULL;
-			part.old = old ? old + off : NULL;
+			mpirma_update_part(&part, u, s, off);
 			mpirma_strategy_lock.apply(&part);
 		} else {
 			for (i = 0; i < s->len; i += size) {

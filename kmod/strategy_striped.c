@@ -65,15 +65,12 @@ static void striped_section(const struct mpirma_update *u, struct striped *s, u8
 			    size_t n, size_t esize, size_t done)
 {
 	struct mpirma_span span = { .addr = p, .len = n * esize };
-	struct mpirma_update part = *u;
 	unsigned int a = stripe_of(p), b = stripe_of(p + n * esize - 1);
+	struct mpirma_update part;
 
 	if (a > b)
 		swap(a, b);
-	part.spans = &span;
-	part.nspans = 1;
-	part.src = u->src ? (const u8 *)u->src + done : NULL;
-	part.old = u->old ? (u8 *)u->old + done : NULL;
+	mpirma_update_part(&part, u, &span, done);
 
 	stripe_lock(u->win, &s->locks[a], 0);
 	if (b != a)
