@@ -53,6 +53,9 @@ static int layout_span(struct mpirma_klayout *l, u32 esize)
 		l->hi = 0;
 		return 0;
 	}
+	/* Saturate: a span too wide for s64 can only make the overlap check stricter. */
+	if (check_sub_overflow(hi, lo, &l->rep_span))
+		l->rep_span = S64_MAX;
 	/* Repetitions move the whole span by (count - 1) * extent. */
 	if (l->count - 1 > S64_MAX ||
 	    check_mul_overflow((s64)(l->count - 1), l->extent, &reach))
@@ -156,7 +159,7 @@ static bool sorted_blocks_overlap(const struct mpirma_block *b, size_t n)
 int mpirma_layout_check_overlap(const struct mpirma_klayout *l)
 {
 	struct mpirma_block *b;
-	s64 single_span, mag;
+	s64 mag;
 	u64 n, r;
 	u32 i;
 	int ret = 0;
@@ -167,22 +170,12 @@ int mpirma_layout_check_overlap(const struct mpirma_klayout *l)
 		return 0;
 	n = l->nblocks;
 	if (l->count > 1) {
-		/* Span of one repetition (the blocks are validated already). */
-		s64 lo = S64_MAX, hi = S64_MIN;
-
-		for (i = 0; i < l->nblocks; i++) {
-			if (!l->blocks[i].len)
-				continue;
-			lo = min(lo, l->blocks[i].disp);
-			hi = max(hi, l->blocks[i].disp + (s64)l->blocks[i].len);
-		}
-		single_span = hi - lo;
 		mag = l->extent < 0 ? -l->extent : l->extent;
 		if (l->extent == S64_MIN)
 			mag = S64_MAX;
 		if (!mag)
 			return -EINVAL;
-		if (mag < single_span) {
+		if (mag < l->rep_span) {
 			/* Repetitions may interleave: check them all. */
 			if (check_mul_overflow(n, l->count, &n) ||
 			    n > MPIRMA_OVERLAP_MAX_BLOCKS)

@@ -22,6 +22,7 @@ struct mpirma_klayout {
 	s64 extent;
 	u64 bytes;			/* total bytes of all elements */
 	s64 lo, hi;			/* span of all elements, from addr */
+	s64 rep_span;			/* hi - lo of one repetition */
 };
 
 struct mpirma_cursor {

@@ -546,6 +546,22 @@ TEST_F(layout, validation)
 	op.target = mt_blocks(NULL, dup, 2, 1, 0);
 	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
 
+	/*
+	 * Blocks 2^63 bytes apart whose repetitions overlap: the span of one
+	 * repetition does not fit in 64 bits, which must make the overlap
+	 * check stricter (EINVAL), never skip it (ERANGE would mean it did).
+	 */
+	{
+		static const struct mpirma_block far[] = {
+			{ .disp = -(1LL << 62), .len = 16 }, { .disp = 1LL << 62, .len = 8 },
+		};
+		int64_t v[6] = { 0 };
+
+		op = mt_acc(MPIRMA_TYPE_INT64, MPIRMA_OP_SUM, 0, 0, v, 6);
+		op.target = mt_blocks(NULL, far, 2, 2, 8);
+		EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
+	}
+
 	/* but PUT and GET may overlap their target */
 	op = mt_put(MPIRMA_TYPE_INT32, 0, 0, src, 4);
 	op.target = mt_blocks(NULL, ovl, 2, 1, 0);
