@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rma_direct.c - the direct path: RMA operations run in user space on the
+ * target's window memory, which every rank of an allocated window has
+ * mapped (lib/win.c, win_map).  No system call, so the cost of a small
+ * operation is that of the memory access itself.
+ *
+ * Puts and gets of contiguous data are memcpy: MPI asks no atomicity of
+ * them (a put conflicting with another access is erroneous), whatever the
+ * window's strategy.
+ *
+ * Accumulate, get_accumulate, fetch_and_op and compare_and_swap must be
+ * atomic per element with respect to every other accumulate-like operation
+ * on the window, including the ones the kernel applies for other callers
+ * (noncontiguous layouts, queued operations, other processes' kernel
+ * calls).  That holds when the kernel serves the window with
+ * MPIRMA_ATOM_NATIVE: for an element of 1, 2, 4 or 8 bytes at its natural
+ * alignment it runs a compare-and-exchange loop around the reduction engine
+ * (kmod/strategy_native.c), and the loop below is the same one, around the
+ * same engine (kmod/reduce.c, built into this library), on the same
+ * physical word.  Both sides agree on which elements qualify (the mapping
+ * is page aligned, so an element's alignment is the same in the kernel's
+ * view and here); any other element (16 and 32 bytes, misaligned) goes to
+ * the kernel.  Under any other strategy the kernel takes locks this code
+ * cannot see, so accumulate-like operations never come here.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "reduce.h"
+#include "win.h"
+
+/* Where @op's target starts in this process, or NULL when not all inside. */
+static char *target_addr(const struct mpirma_window *w,
+			 const struct mpirma_op *op, uint64_t bytes)
+{
+	const struct mpirma_win_seg *s = &w->segs[op->target_rank];
+	uint64_t off;
+
+	if (__builtin_mul_overflow(op->target_disp, (uint64_t)s->disp_unit,
+				   &off) || off > s->len || bytes > s->len - off)
+		return NULL;
+	return s->base + off;
+}
+
+static bool contiguous(const struct mpirma_layout *l)
+{
+	return !l->nblocks;
+}
+
+bool mpirma_win_direct_ok(const struct mpirma_window *w,
+			  const struct mpirma_op *op)
+{
+	unsigned int size = mpirma_type_info[op->type].size;
+	uint64_t bytes;
+	uintptr_t t;
+
+	if (!w->segs || op->target_rank >= (uint32_t)w->size ||
+	    !contiguous(&op->origin) || !contiguous(&op->target) ||
+	    !contiguous(&op->result) ||
+	    __builtin_mul_overflow(op->target.count, (uint64_t)size, &bytes))
+		return false;
+	t = (uintptr_t)target_addr(w, op, bytes);
+	if (!t)
+		return false;	/* the kernel reports the range error */
+	if (op->kind == MPIRMA_KIND_PUT || op->kind == MPIRMA_KIND_GET)
+		return true;
+	return w->direct_atomics &&
+	       (size == 1 || size == 2 || size == 4 || size == 8) &&
+	       !(t % size);
+}
+
+/* Atomic access to one naturally aligned element of @size bytes. */
+static uint64_t elem_load(const void *p, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return __atomic_load_n((const uint8_t *)p, __ATOMIC_SEQ_CST);
+	case 2:
+		return __atomic_load_n((const uint16_t *)p, __ATOMIC_SEQ_CST);
+	case 4:
+		return __atomic_load_n((const uint32_t *)p, __ATOMIC_SEQ_CST);
+	default:
+		return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+	}
+}
+
+static uint64_t elem_xchg(void *p, uint64_t v, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return __atomic_exchange_n((uint8_t *)p, (uint8_t)v,
+					   __ATOMIC_SEQ_CST);
+	case 2:
+		return __atomic_exchange_n((uint16_t *)p, (uint16_t)v,
+					   __ATOMIC_SEQ_CST);
+	case 4:
+		return __atomic_exchange_n((uint32_t *)p, (uint32_t)v,
+					   __ATOMIC_SEQ_CST);
+	default:
+		return __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* Compare-and-exchange; returns the value found (== @old on success). */
+static uint64_t elem_cmpxchg(void *p, uint64_t old, uint64_t v,
+			     unsigned int size)
+{
+	uint8_t o1 = (uint8_t)old;
+	uint16_t o2 = (uint16_t)old;
+	uint32_t o4 = (uint32_t)old;
+
+	switch (size) {
+	case 1:
+		__atomic_compare_exchange_n((uint8_t *)p, &o1, (uint8_t)v,
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		return o1;
+	case 2:
+		__atomic_compare_exchange_n((uint16_t *)p, &o2, (uint16_t)v,
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		return o2;
+	case 4:
+		__atomic_compare_exchange_n((uint32_t *)p, &o4, (uint32_t)v,
+					    false, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		return o4;
+	default:
+		__atomic_compare_exchange_n((uint64_t *)p, &old, v, false,
+					    __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
+		return old;
+	}
+}
+
+/*
+ * One element of an accumulate-like operation; values travel in the low
+ * bytes of a uint64_t (x86 is little endian), as in the kernel's loop.
+ */
+static void elem_update(const struct mpirma_op *op, char *p, const void *src,
+			const void *cmp, void *old, unsigned int size)
+{
+	uint64_t cur, next = 0, want = 0, seen;
+
+	if (src)
+		memcpy(&next, src, size);
+	if (op->kind == MPIRMA_KIND_CAS) {
+		memcpy(&want, cmp, size);
+		cur = elem_cmpxchg(p, want, next, size);
+	} else if (op->op == MPIRMA_OP_REPLACE) {
+		cur = elem_xchg(p, next, size);
+	} else if (op->op == MPIRMA_OP_NO_OP) {
+		cur = elem_load(p, size);
+	} else {
+		for (cur = elem_load(p, size);; cur = seen) {
+			next = cur;
+			mpirma_reduce(op->type, op->op, &next, src, NULL, 1);
+			if (next == cur)
+				break;	/* nothing to write: the load was atomic */
+			seen = elem_cmpxchg(p, cur, next, size);
+			if (seen == cur)
+				break;
+		}
+	}
+	if (old)
+		memcpy(old, &cur, size);
+}
+
+void mpirma_win_direct(const struct mpirma_window *w,
+		       const struct mpirma_op *op)
+{
+	unsigned int size = mpirma_type_info[op->type].size;
+	uint64_t n = op->target.count, bytes = n * size, i;
+	char *t = target_addr(w, op, bytes);
+	const char *src = mpirma_op_has_origin(op) ?
+			  (const char *)(uintptr_t)op->origin.addr : NULL;
+	char *res = (char *)(uintptr_t)op->result.addr;
+	const void *cmp = (const void *)(uintptr_t)op->compare;
+
+	switch (op->kind) {
+	case MPIRMA_KIND_PUT:
+		memmove(t, src, bytes);
+		return;
+	case MPIRMA_KIND_GET:
+		memmove(res, t, bytes);
+		return;
+	default:
+		/* An accumulate has no result side: its address is 0. */
+		for (i = 0; i < n; i++)
+			elem_update(op, t + i * size, src ? src + i * size : NULL,
+				    cmp, res ? res + i * size : NULL, size);
+		return;
+	}
+}
