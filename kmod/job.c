@@ -194,6 +194,7 @@ int mpirma_job_join(struct mpirma_job *job, struct mpirma_job_join *arg)
 		return -ENOMEM;
 	m->job = job;
 	m->rank = arg->rank;
+	mutex_init(&m->rma_lock);
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
@@ -272,5 +273,7 @@ void mpirma_member_release(struct mpirma_member *m)
 		wake_up_all(&job->wq);
 		mpirma_job_put(job);
 	}
+	mpirma_rma_ctx_free(m);
+	mutex_destroy(&m->rma_lock);
 	kfree(m);
 }
