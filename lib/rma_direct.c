@@ -167,6 +167,50 @@ static void elem_update(const struct mpirma_op *op, char *p, const void *src,
 		memcpy(old, &cur, size);
 }
 
+/* Elements per step of a long accumulate (two stack buffers of 4 KiB). */
+#define DIRECT_STEP	512
+
+/*
+ * An accumulate or get_accumulate of many elements with an arithmetic op:
+ * per step, a snapshot of the targets, the reduction engine over the whole
+ * step at once, then one compare-and-exchange per element that publishes
+ * the result if the element has not changed meanwhile.  An element that
+ * did change takes elem_update()'s loop.  Same atomicity as element by
+ * element, with the arithmetic's cost per call paid once per step.
+ */
+static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
+		      char *res, uint64_t n, unsigned int size)
+{
+	uint64_t cur[DIRECT_STEP], next[DIRECT_STEP];
+	uint64_t i, k, m;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < DIRECT_STEP ? n - i : DIRECT_STEP;
+		for (k = 0; k < m; k++)
+			cur[k] = elem_load(t + (i + k) * size, size);
+		/* packed: element k of the step at byte k * size */
+		for (k = 0; k < m; k++)
+			memcpy((char *)next + k * size, &cur[k], size);
+		mpirma_reduce(op->type, op->op, next, src + i * size, NULL, m);
+		for (k = 0; k < m; k++) {
+			char *p = t + (i + k) * size;
+			uint64_t v = 0;
+
+			memcpy(&v, (char *)next + k * size, size);
+			if (v != cur[k] &&
+			    elem_cmpxchg(p, cur[k], v, size) != cur[k]) {
+				/* raced: this one element, the careful way */
+				elem_update(op, p, src + (i + k) * size, NULL,
+					    res ? res + (i + k) * size : NULL,
+					    size);
+				continue;
+			}
+			if (res)
+				memcpy(res + (i + k) * size, &cur[k], size);
+		}
+	}
+}
+
 void mpirma_win_direct(const struct mpirma_window *w,
 		       const struct mpirma_op *op)
 {
@@ -187,6 +231,11 @@ void mpirma_win_direct(const struct mpirma_window *w,
 		return;
 	default:
 		/* An accumulate has no result side: its address is 0. */
+		if (n > 1 && src && op->kind != MPIRMA_KIND_CAS &&
+		    op->op != MPIRMA_OP_REPLACE) {
+			acc_steps(op, t, src, res, n, size);
+			return;
+		}
 		for (i = 0; i < n; i++)
 			elem_update(op, t + i * size, src ? src + i * size : NULL,
 				    cmp, res ? res + i * size : NULL, size);

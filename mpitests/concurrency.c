@@ -223,6 +223,55 @@ static void mixed_paths(void)
 	MPI_Win_free(&win);
 }
 
+/*
+ * Long accumulates (more elements than the direct path's step) into one
+ * array from every rank at once, through both paths; every element's total
+ * must be exact.
+ */
+static void mixed_arrays(void)
+{
+	enum { N = 1200, REPS = 6 };
+	long *mem, src[N];
+	MPI_Datatype every;
+	MPI_Win win;
+	int i, r, bad = 0;
+
+	MPI_Win_allocate(mtest_rank ? 0 : N * sizeof(long), sizeof(long),
+			 MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+	if (mtest_rank == 0)
+		memset(mem, 0, N * sizeof(long));
+	for (i = 0; i < N; i++)
+		src[i] = i % 7 + mtest_rank;
+	/* every element, as a block list: the kernel's path */
+	MPI_Type_vector(N / 2, 2, 2, MPI_LONG, &every);
+	MPI_Type_commit(&every);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, win);
+	for (r = 0; r < REPS; r++) {
+		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, N, MPI_LONG,
+					 MPI_SUM, win));
+		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, 1, every,
+					 MPI_SUM, win));
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank == 0) {
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		CHECK_MPI(MPI_Win_sync(win));
+		for (i = 0; i < N && !bad; i++) {
+			long want = 0;
+
+			for (r = 0; r < mtest_size; r++)
+				want += 2L * REPS * (i % 7 + r);
+			bad = !CHECK(mem[i] == want, "element %d total %ld, "
+				     "want %ld", i, mem[i], want);
+		}
+		MPI_Win_unlock(0, win);
+	}
+	MPI_Type_free(&every);
+	MPI_Win_free(&win);
+}
+
 /* The origin buffer changes after each call, before the flush. */
 static void origin_reuse(MPI_Win win)
 {
@@ -314,6 +363,7 @@ int main(int argc, char **argv)
 	}
 	mtest_section("mixed paths");
 	mixed_paths();
+	mixed_arrays();
 	mtest_section("max/min");
 	max_min();
 	return mtest_finish();
