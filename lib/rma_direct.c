@@ -16,9 +16,9 @@
  * calls).  That holds when the kernel serves the window with
  * MPIRMA_ATOM_NATIVE: for an element of 1, 2, 4 or 8 bytes at its natural
  * alignment it runs a compare-and-exchange loop around the reduction engine
- * (kmod/strategy_native.c), and the loop below is the same one, around the
- * same engine (kmod/reduce.c, built into this library), on the same
- * physical word.  Both sides agree on which elements qualify (the mapping
+ * (kmod/strategy_native.c), and this file runs the very same code
+ * (kmod/native_elem.c and the engine, kmod/reduce.c, are built into this
+ * library) on the same physical word.  Both sides agree on which elements qualify (the mapping
  * is page aligned, so an element's alignment is the same in the kernel's
  * view and here); any other element (16 and 32 bytes, misaligned) goes to
  * the kernel.  Under any other strategy the kernel takes locks this code
@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "native_elem.h"
 #include "reduce.h"
 #include "win.h"
 
@@ -70,103 +71,6 @@ bool mpirma_win_direct_ok(const struct mpirma_window *w,
 	       !(t % size);
 }
 
-/* Atomic access to one naturally aligned element of @size bytes. */
-static uint64_t elem_load(const void *p, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return __atomic_load_n((const uint8_t *)p, __ATOMIC_SEQ_CST);
-	case 2:
-		return __atomic_load_n((const uint16_t *)p, __ATOMIC_SEQ_CST);
-	case 4:
-		return __atomic_load_n((const uint32_t *)p, __ATOMIC_SEQ_CST);
-	default:
-		return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
-	}
-}
-
-static uint64_t elem_xchg(void *p, uint64_t v, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return __atomic_exchange_n((uint8_t *)p, (uint8_t)v,
-					   __ATOMIC_SEQ_CST);
-	case 2:
-		return __atomic_exchange_n((uint16_t *)p, (uint16_t)v,
-					   __ATOMIC_SEQ_CST);
-	case 4:
-		return __atomic_exchange_n((uint32_t *)p, (uint32_t)v,
-					   __ATOMIC_SEQ_CST);
-	default:
-		return __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
-	}
-}
-
-/* Compare-and-exchange; returns the value found (== @old on success). */
-static uint64_t elem_cmpxchg(void *p, uint64_t old, uint64_t v,
-			     unsigned int size)
-{
-	uint8_t o1 = (uint8_t)old;
-	uint16_t o2 = (uint16_t)old;
-	uint32_t o4 = (uint32_t)old;
-
-	switch (size) {
-	case 1:
-		__atomic_compare_exchange_n((uint8_t *)p, &o1, (uint8_t)v,
-					    false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-		return o1;
-	case 2:
-		__atomic_compare_exchange_n((uint16_t *)p, &o2, (uint16_t)v,
-					    false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-		return o2;
-	case 4:
-		__atomic_compare_exchange_n((uint32_t *)p, &o4, (uint32_t)v,
-					    false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-		return o4;
-	default:
-		__atomic_compare_exchange_n((uint64_t *)p, &old, v, false,
-					    __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-		return old;
-	}
-}
-
-/*
- * One element of an accumulate-like operation; values travel in the low
- * bytes of a uint64_t (x86 is little endian), as in the kernel's loop.
- */
-static void elem_update(const struct mpirma_op *op, char *p, const void *src,
-			const void *cmp, void *old, unsigned int size)
-{
-	uint64_t cur, next = 0, want = 0, seen;
-
-	if (src)
-		memcpy(&next, src, size);
-	if (op->kind == MPIRMA_KIND_CAS) {
-		memcpy(&want, cmp, size);
-		cur = elem_cmpxchg(p, want, next, size);
-	} else if (op->op == MPIRMA_OP_REPLACE) {
-		cur = elem_xchg(p, next, size);
-	} else if (op->op == MPIRMA_OP_NO_OP) {
-		cur = elem_load(p, size);
-	} else {
-		for (cur = elem_load(p, size);; cur = seen) {
-			next = cur;
-			mpirma_reduce(op->type, op->op, &next, src, NULL, 1);
-			if (next == cur)
-				break;	/* nothing to write: the load was atomic */
-			seen = elem_cmpxchg(p, cur, next, size);
-			if (seen == cur)
-				break;
-		}
-	}
-	if (old)
-		memcpy(old, &cur, size);
-}
-
 /* Elements per step of a long accumulate (two stack buffers of 4 KiB). */
 #define DIRECT_STEP	512
 
@@ -175,7 +79,7 @@ static void elem_update(const struct mpirma_op *op, char *p, const void *src,
  * per step, a snapshot of the targets, the reduction engine over the whole
  * step at once, then one compare-and-exchange per element that publishes
  * the result if the element has not changed meanwhile.  An element that
- * did change takes elem_update()'s loop.  Same atomicity as element by
+ * did change takes mpirma_native_element()'s loop.  Same atomicity as element by
  * element, with the arithmetic's cost per call paid once per step.
  */
 static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
@@ -187,7 +91,7 @@ static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
 	for (i = 0; i < n; i += m) {
 		m = n - i < DIRECT_STEP ? n - i : DIRECT_STEP;
 		for (k = 0; k < m; k++)
-			cur[k] = elem_load(t + (i + k) * size, size);
+			cur[k] = mpirma_native_load(t + (i + k) * size, size);
 		/* packed: element k of the step at byte k * size */
 		for (k = 0; k < m; k++)
 			memcpy((char *)next + k * size, &cur[k], size);
@@ -198,11 +102,13 @@ static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
 
 			memcpy(&v, (char *)next + k * size, size);
 			if (v != cur[k] &&
-			    elem_cmpxchg(p, cur[k], v, size) != cur[k]) {
+			    mpirma_native_cmpxchg(p, cur[k], v, size) != cur[k]) {
 				/* raced: this one element, the careful way */
-				elem_update(op, p, src + (i + k) * size, NULL,
-					    res ? res + (i + k) * size : NULL,
-					    size);
+				mpirma_native_element(op->kind, op->type, op->op,
+						      p, src + (i + k) * size,
+						      NULL, res ? res +
+						      (i + k) * size : NULL,
+						      size);
 				continue;
 			}
 			if (res)
@@ -237,8 +143,10 @@ void mpirma_win_direct(const struct mpirma_window *w,
 			return;
 		}
 		for (i = 0; i < n; i++)
-			elem_update(op, t + i * size, src ? src + i * size : NULL,
-				    cmp, res ? res + i * size : NULL, size);
+			mpirma_native_element(op->kind, op->type, op->op,
+					      t + i * size,
+					      src ? src + i * size : NULL, cmp,
+					      res ? res + i * size : NULL, size);
 		return;
 	}
 }
