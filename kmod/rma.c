@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "layout.h"
 #include "mpirma.h"
 #include "reduce.h"
@@ -372,10 +373,10 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 		return -EINVAL;
 	if (arg->op_size > PAGE_SIZE)
 		return -E2BIG;
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	c = MPIRMA_FAULT_POINT(NULL, kmalloc(sizeof(*c), GFP_KERNEL));
 	if (!c)
 		return -ENOMEM;
-	c->src = kmalloc(2 * MPIRMA_CHUNK, GFP_KERNEL);
+	c->src = MPIRMA_FAULT_POINT(NULL, kmalloc(2 * MPIRMA_CHUNK, GFP_KERNEL));
 	if (!c->src) {
 		ret = -ENOMEM;
 		goto out_free_ctx;
