@@ -21,6 +21,7 @@
 #include <linux/nodemask.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
@@ -382,6 +383,16 @@ static bool win_settled(struct mpirma_win *win)
 	return READ_ONCE(win->ready) || READ_ONCE(win->create_err);
 }
 
+/*
+ * The error the caller's failure gives the whole group.  A caller being
+ * killed fails its pinning or allocation with EINTR, but to the others it
+ * is a rank gone (their calls were not interrupted).
+ */
+static int win_group_err(int err)
+{
+	return fatal_signal_pending(current) ? -EOWNERDEAD : err;
+}
+
 /* The checks of the caller's arguments that do not concern its group. */
 static int win_check_args(const struct mpirma_win_create *arg)
 {
@@ -551,7 +562,8 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 		ret = 0;
 	}
 	if (ret) {
-		win->create_err = ret;
+		if (!win->create_err)
+			win->create_err = win_group_err(ret);
 		wake_up_all(&job->wq);
 		win_pending_maybe_free(job, win);
 		goto out_unlock;
@@ -564,7 +576,7 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 	if (win->narrived == win->nranks) {
 		ret = win_finish(job, win);
 		if (ret) {
-			win->create_err = ret;
+			win->create_err = win_group_err(ret);
 		} else {
 			list_del(&win->pending_node);
 			WRITE_ONCE(win->ready, true);
