@@ -30,6 +30,7 @@
 #define FAULT_PARAM(name)	"/sys/module/mpirma/parameters/" name
 #define PAGE		4096
 #define WIN_PAGES	3
+#define BIG_PAGES	600	/* the kernel pins 512 pages per call */
 #define MAX_POINTS	200	/* more in one operation would be a bug */
 
 /* What one walk step has open; everything is closed after each step. */
@@ -39,6 +40,7 @@ struct fi_state {
 	uint32_t strategy;
 	void *mem;		/* USER memory or the region to attach */
 	size_t len;
+	size_t win_len;		/* 0: WIN_PAGES pages */
 	int extra_fd;		/* an fd the operation created */
 	int64_t buf[3 * PAGE / 8];
 	int64_t res[3 * PAGE / 8];
@@ -167,10 +169,12 @@ static int create(struct fi_state *s, uint32_t flavor, uint32_t flags, int32_t n
 		.strategy = s->strategy,
 		.numa_node = node,
 		.nranks = 1,
-		.length = flavor == MPIRMA_FLAVOR_DYNAMIC ? 0 : WIN_PAGES * PAGE,
+		.length = s->win_len ? s->win_len : WIN_PAGES * PAGE,
 	};
 	int ret;
 
+	if (flavor == MPIRMA_FLAVOR_DYNAMIC)
+		w.length = 0;
 	if (flavor == MPIRMA_FLAVOR_USER)
 		w.base = (char *)s->mem + 100;
 	ret = mt_win_create(s->mfd, &w);
@@ -178,6 +182,19 @@ static int create(struct fi_state *s, uint32_t flavor, uint32_t flags, int32_t n
 		return ret;
 	s->win = ret;
 	return 0;
+}
+
+/* More pages than one pin call takes: a pin can fail half done. */
+static int setup_big_user_mem(struct fi_state *s)
+{
+	int ret = setup_member(s);
+
+	if (ret)
+		return ret;
+	s->win_len = BIG_PAGES * PAGE;
+	s->len = (BIG_PAGES + 1) * PAGE;
+	s->mem = mt_anon(s->len);
+	return s->mem ? 0 : -ENOMEM;
 }
 
 static int setup_user_win(struct fi_state *s)
@@ -218,6 +235,11 @@ static int op_job_join(struct fi_state *s)
 
 /* A window op: on failure the window is not there, so it can be repeated. */
 static int op_win_user(struct fi_state *s)
+{
+	return create(s, MPIRMA_FLAVOR_USER, 0, 0);
+}
+
+static int op_win_user_big(struct fi_state *s)
 {
 	return create(s, MPIRMA_FLAVOR_USER, 0, 0);
 }
@@ -451,6 +473,7 @@ static void walk(struct __test_metadata *_metadata, const struct fi_case *c, uin
 CASE(job_create, false, setup_dev)
 CASE(job_join, false, setup_job)
 CASE(win_user, true, setup_user_mem)
+CASE(win_user_big, false, setup_big_user_mem)
 CASE(win_alloc, true, setup_member)
 CASE(win_alloc_node, true, setup_member)
 CASE(win_alloc_interleave, true, setup_member)
@@ -480,6 +503,7 @@ FIXTURE_VARIANT(fi) {
 VARIANT(job_create)
 VARIANT(job_join)
 VARIANT(win_user)
+VARIANT(win_user_big)
 VARIANT(win_alloc)
 VARIANT(win_alloc_node)
 VARIANT(win_alloc_interleave)
