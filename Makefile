@@ -90,7 +90,7 @@ KUSER_SRCS := $(wildcard kmod/reduce.c kmod/reduce_fp.c kmod/native_elem.c)
 MAN_SRCS := $(wildcard docs/man/*.[1-8])
 KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/mpirma_uapi.h
 SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job \
-	   $(wildcard tools/mpicc tools/vm-check mpitests/run) \
+	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
 	   $(wildcard .ci/run selftests/run)
 
 # Library: built only once lib/ has sources.
@@ -138,6 +138,7 @@ endif
 # The runner only with tests to run (vm-check skips a suite without one).
 MT_STAGED := $(if $(and $(MT_BINS),$(wildcard mpitests/run)),$(MTDIR)/run $(MTDIR)/list)
 CHECK_SCRIPT := $(if $(wildcard tools/vm-check),$(B)/libexec/mpirma/check)
+FAULTS_SCRIPT := $(B)/libexec/mpirma/faults
 # Flags for programs built with mpicc: the project's warnings, no -Iinclude
 # (mpicc must find mpi.h by itself).  mpicc's rpath names the staged lib/;
 # $$ORIGIN first lets an installed copy find the installed library.
@@ -203,6 +204,9 @@ help:
 	@echo "make unit         host unit tests, plain and ASan/UBSan"
 	@echo "make vmtest       selftests + MPI tests in one VM ($(VM) $(VM_CHECK_ARGS))"
 	@echo "make bench-strategies  the atomicity strategies side by side, in $(BENCH_DIR)/"
+	@echo "make fault-module the module with test-only fault injection, in $(FAULT_KO)"
+	@echo "make faults       fault injection, random kill -9, reload tests in the VM"
+	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
 	@echo "make uninstall | clean | distclean"
 	@echo "KDIR=$(KDIR)"
@@ -262,6 +266,28 @@ module: | $(B)/modules
 module-clean:
 	$(need_kdir)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+# ------------------------------------------------------------------ fault module
+
+# The same module built with test-only fault injection (kmod/fault.h), for
+# the fault selftests: kbuild puts external modules' objects beside their
+# sources, so the sources are copied to $(FAULT_DIR) and built there.  Staged
+# as $(FAULT_KO), never installed.
+FAULT_DIR := $(B)/fault
+FAULT_KO := $(B)/modules/fault/mpirma.ko
+
+.PHONY: fault-module
+fault-module: | $(B)/modules
+	$(need_kdir)
+	@mkdir -p $(FAULT_DIR)/kmod $(FAULT_DIR)/include $(B)/modules/fault
+	@cp -p Kbuild $(FAULT_DIR)/
+	@cp -p kmod/Kbuild $(filter kmod/%,$(KSOURCES)) $(FAULT_DIR)/kmod/
+	@cp -p include/mpirma_uapi.h $(FAULT_DIR)/include/
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(FAULT_DIR) $(if $(filter 1,$(KWERROR)),KCFLAGS=-Werror) \
+		CONFIG_MPIRMA_FAULT_INJECT=y modules 2>&1 | tee $(B)/fault-module.log
+	@if grep -E 'warning:|WARNING:' $(B)/fault-module.log >/dev/null; then \
+		echo "fault module build printed warnings (see above)" >&2; exit 1; fi
+	@install -m 644 $(FAULT_DIR)/kmod/mpirma.ko $(FAULT_KO)
 
 # ------------------------------------------------------------------ ksrc
 
@@ -385,7 +411,7 @@ $(EXDIR)/%: examples/%.c $(MPICC) $(HEADERS) $(LIB_TARGETS)
 		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm
 	mv -f $@.tmp $@
 
-mpitests: $(MT_BINS) $(MT_STAGED) $(CHECK_SCRIPT)
+mpitests: $(MT_BINS) $(MT_STAGED) $(CHECK_SCRIPT) $(FAULTS_SCRIPT)
 
 # The tests' helpers, and the selftests' independent reference of the
 # reduction ops (the op x type tests compare with it).
@@ -411,6 +437,10 @@ $(MTDIR)/list: mpitests/list
 	install -m 644 $< $@
 
 $(B)/libexec/mpirma/check: tools/vm-check
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(FAULTS_SCRIPT): tools/vm-faults
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
@@ -470,12 +500,33 @@ unit: unit-build
 # One VM boot for both suites: the selftests, then the MPI-level tests
 # (libexec/mpirma/check runs each and sums up); a second, short boot runs
 # VM_NUMA4_TESTS at 4 NUMA nodes.
-vmtest: all
+vmtest: all fault-module
 	@test -x $(STDIR)/run || { \
 		echo "vmtest: $(STDIR)/run missing: selftests/run (the suite's driver) is not written yet" >&2; \
 		exit 1; }
 	$(VM) $(VM_CHECK_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run)
 	$(VM) $(VM_NUMA4_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run) $(VM_NUMA4_TESTS)
+
+# ------------------------------------------------------------------ faults
+
+# Fault injection, kill -9 at random points, unload/reload (tools/vm-faults
+# and the selftests faultinject, killpoints, unload).  make check runs the
+# quick version inside vmtest; faults-long runs 100 reloads and 25 random
+# kills per situation and strategy (MPIRMA_KILL_SEED=N repeats a run).
+FAULTS_VM_ARGS ?= --cpus 2 --numa 2 --timeout 3600
+FAULTS_LONG_RELOADS ?= 100
+FAULTS_LONG_KILL_ROUNDS ?= 25
+
+.PHONY: faults faults-long
+faults: all fault-module
+	$(VM) $(FAULTS_VM_ARGS) -- $(FAULTS_SCRIPT)
+	$(VM) $(FAULTS_VM_ARGS) -- $(STDIR)/run killpoints unload
+
+faults-long: all fault-module
+	$(VM) $(FAULTS_VM_ARGS) -- $(FAULTS_SCRIPT) -r $(FAULTS_LONG_RELOADS)
+	$(VM) $(FAULTS_VM_ARGS) -e MPIRMA_KILL_ROUNDS=$(FAULTS_LONG_KILL_ROUNDS) \
+		$(if $(MPIRMA_KILL_SEED),-e MPIRMA_KILL_SEED=$(MPIRMA_KILL_SEED)) \
+		-- $(STDIR)/run killpoints
 
 # ------------------------------------------------------------------ bench
 

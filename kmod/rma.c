@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "layout.h"
 #include "mpirma.h"
 #include "reduce.h"
@@ -428,13 +429,14 @@ static struct rma_ctx *rma_ctx_get(struct mpirma_member *m)
 {
 	if (mutex_trylock(&m->rma_lock)) {
 		if (!m->rma_ctx)
-			m->rma_ctx = kmalloc(sizeof(*m->rma_ctx), GFP_KERNEL);
+			m->rma_ctx = MPIRMA_FAULT_POINT(NULL, kmalloc(sizeof(*m->rma_ctx),
+								      GFP_KERNEL));
 		if (m->rma_ctx)
 			return m->rma_ctx;
 		mutex_unlock(&m->rma_lock);
 		return NULL;
 	}
-	return kmalloc(sizeof(struct rma_ctx), GFP_KERNEL);
+	return MPIRMA_FAULT_POINT(NULL, kmalloc(sizeof(struct rma_ctx), GFP_KERNEL));
 }
 
 static void rma_ctx_put(struct mpirma_member *m, struct rma_ctx *c)
