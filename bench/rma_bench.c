@@ -678,6 +678,7 @@ static void run_cell(const struct cell *c, const struct win *wn, double *src)
 	double v[MAX_REPS], rep_time = opt.cell_time / opt.reps;
 	const char *metric, *unit;
 	unsigned int i, n = 0;
+	double t0 = now();
 
 	for (i = 0; i < opt.reps; i++) {
 		double f = one_rep(c, wn, src, rep_time);
@@ -707,8 +708,9 @@ static void run_cell(const struct cell *c, const struct win *wn, double *src)
 		c->norigins, opt.impl, metric, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,
 		v[0], v[n - 1], unit);
 	fflush(csv);
-	fprintf(stderr, "%s: %-8s %-36s %2d origins: median %.4g %s\n", PROG, opt.impl,
-		c->workload, c->norigins, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, unit);
+	fprintf(stderr, "%s: %-8s %-26s %-8s %2d origins: median %-9.4g %-4s (%.1f s)\n", PROG,
+		opt.impl, c->workload, flavor_names[wn->fl], c->norigins,
+		n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, unit, now() - t0);
 }
 
 /* ------------------------------------------------------------ workloads */
