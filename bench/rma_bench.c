@@ -167,7 +167,7 @@ static void usage(FILE *f)
 		"  -f, --flavors LIST    allocate,create (default both)\n"
 		"  -t, --time SECONDS    per cell, all repetitions together (default 1)\n"
 		"  -R, --reps N          repetitions per cell, 1..%d (default 5)\n"
-		"  -s, --sizes LIST      bandwidth sizes, K/M suffix (default 4K,16K,64K,256K,1M,4M)\n"
+		"  -s, --sizes LIST      bandwidth sizes, K/M suffix (default 4K,64K,1M,4M)\n"
 		"  -b, --batches LIST    accumulates per flush of batched (default 64,1024)\n"
 		"  -q, --quick           smoke test: 2 repetitions, 0.05 s per cell, sizes 4K,64K\n"
 		"      --impl NAME       the CSV's impl column (default: from the library version)\n"
@@ -344,7 +344,7 @@ static void parse_options(int argc, char **argv)
 	if (!opt.nsizes && quick)
 		for_each_item("--sizes", "4K,64K", add_size);
 	if (!opt.nsizes)
-		for_each_item("--sizes", "4K,16K,64K,256K,1M,4M", add_size);
+		for_each_item("--sizes", "4K,64K,1M,4M", add_size);
 	if (!opt.nbatches)
 		for_each_item("--batches", "64,1024", add_batch);
 }
