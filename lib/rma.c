@@ -199,6 +199,49 @@ static int check_op(const struct rma_args *a, int *kop)
 }
 
 /*
+ * The common case, built without datatype layouts: every side the same
+ * predefined type, whose one element is contiguous and unpadded, and the
+ * same count.  Returns false when @a is not that case or something needs
+ * the full checks of rma_build() (which then also report the error); the
+ * epoch and rank checks are the caller's.
+ */
+static bool rma_build_basic(const struct rma_args *a, struct mpirma_op *op,
+			    bool has_origin, bool has_result, int kop)
+{
+	struct mpirma_dtype *t = mpirma_dtype_get(a->ttype);
+	int kt;
+
+	if (!t || !t->predefined || t->ktype < 0 || t->padded ||
+	    t->size != mpirma_type_info[t->ktype].size ||
+	    t->size != mpirma_dtype_extent(t) || a->tcount <= 0 ||
+	    (has_origin && (a->otype != a->ttype || a->ocount != a->tcount)) ||
+	    (has_result && (a->rtype != a->ttype || a->rcount != a->tcount)))
+		return false;
+	kt = t->ktype;
+	if (a->kind == MPIRMA_KIND_CAS ? !mpirma_cas_allowed(kt) :
+	    a->kind != MPIRMA_KIND_PUT && a->kind != MPIRMA_KIND_GET &&
+	    mpirma_op_check(a->op, a->ttype, MPIRMA_OP_USE_RMA))
+		return false;
+	op->kind = (uint16_t)a->kind;
+	op->type = (uint16_t)kt;
+	op->op = (uint16_t)kop;
+	op->target_rank = (uint32_t)a->trank;
+	op->target_disp = (uint64_t)a->tdisp;
+	op->target.count = (uint64_t)a->tcount;
+	if (has_origin) {
+		op->origin.addr = (uint64_t)(uintptr_t)a->oaddr;
+		op->origin.count = (uint64_t)a->tcount;
+	}
+	if (has_result) {
+		op->result.addr = (uint64_t)(uintptr_t)a->raddr;
+		op->result.count = (uint64_t)a->tcount;
+	}
+	if (a->kind == MPIRMA_KIND_CAS)
+		op->compare = (uint64_t)(uintptr_t)a->caddr;
+	return true;
+}
+
+/*
  * Builds the kernel operation for @a.  *skip is set when there is nothing
  * to do (MPI_PROC_NULL, no data).  MPI class (recorded).
  */
@@ -224,6 +267,11 @@ static int rma_build(struct mpirma_window *w, const struct rma_args *a,
 		if (kop == MPIRMA_OP_NO_OP)
 			has_origin = false;
 	}
+	if (a->trank >= 0 && a->trank < w->size &&
+	    mpirma_win_may_access(w, a->trank) &&
+	    (a->tdisp >= 0 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC) &&
+	    rma_build_basic(a, op, has_origin, has_result, kop))
+		return MPI_SUCCESS;
 
 	ret = side_init(&t, a->ttype, a->tcount, NULL, "target");
 	if (!ret && has_origin)
