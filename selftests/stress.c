@@ -22,7 +22,8 @@
  *  - every other byte of every rank's memory is still zero.
  *
  * Usage: stress [--procs P] [--threads T] [--seconds S]
- *   defaults: 2 x the CPUs (at least 3) processes, 2 threads, 20 seconds.
+ *   defaults: 2 x the CPUs (at least 3) processes, 2 threads, 20 seconds;
+ *   MPIRMA_STRESS_PROCS, _THREADS, _SECONDS set them from the environment.
  * Prints TAP (one case per round) and the operations done.
  */
 #define _GNU_SOURCE
@@ -491,6 +492,10 @@ int main(int argc, char **argv)
 
 	if (getenv("MPIRMA_STRESS_SECONDS"))
 		seconds = strtoul(getenv("MPIRMA_STRESS_SECONDS"), NULL, 0);
+	if (getenv("MPIRMA_STRESS_PROCS"))
+		procs = strtoul(getenv("MPIRMA_STRESS_PROCS"), NULL, 0);
+	if (getenv("MPIRMA_STRESS_THREADS"))
+		threads = strtoul(getenv("MPIRMA_STRESS_THREADS"), NULL, 0);
 	while ((opt = getopt_long(argc, argv, "p:t:s:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': procs = strtoul(optarg, NULL, 0); break;
