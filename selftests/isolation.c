@@ -307,6 +307,93 @@ TEST(other_user_cannot_take_fds)
 	MT_EXPECT_COUNTERS_ZERO();
 }
 
+/* Open fds of this process. */
+static int nr_fds(void)
+{
+	char path[64];
+	int n = 0, fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!access(path, F_OK))
+			n++;
+	}
+	return n;
+}
+
+/* @len bytes of @src on a page of their own that is then made read-only. */
+static void *readonly_copy(const void *src, size_t len)
+{
+	void *p = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memcpy(p, src, len);
+	mprotect(p, page_size(), PROT_READ);
+	return p;
+}
+
+/*
+ * A command that creates something it cannot take back (an fd, a joined
+ * rank, a window) and cannot write its answer fails with EFAULT having done
+ * nothing: no fd the caller does not know of, no rank used up.
+ */
+TEST(unwritable_struct_has_no_effect)
+{
+	struct mpirma_job_create jc = { .size = sizeof(jc), .nranks = 1 };
+	struct mpirma_job_join jj = { .size = sizeof(jj), .rank = 0 };
+	struct mpirma_win_create wc;
+	uint32_t me = 0;
+	int dev, job, mfd, fds, win;
+	void *ro;
+
+	MT_REQUIRE_DEVICE();
+	dev = mt_open();
+	ASSERT_LE(0, dev);
+	fds = nr_fds();
+
+	ro = readonly_copy(&jc, sizeof(jc));
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(-EFAULT, mt_ioctl(dev, MPIRMA_IOC_JOB_CREATE, ro));
+	EXPECT_EQ(fds, nr_fds());
+	EXPECT_EQ(0, mt_counter("jobs"));
+	munmap(ro, page_size());
+
+	job = mt_job_create(dev, 1, NULL);
+	ASSERT_LE(0, job);
+	fds = nr_fds();
+	ro = readonly_copy(&jj, sizeof(jj));
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(-EFAULT, mt_ioctl(job, MPIRMA_IOC_JOB_JOIN, ro));
+	EXPECT_EQ(fds, nr_fds());
+	munmap(ro, page_size());
+	/* the rank is still free to join */
+	mfd = mt_job_join(job, 0);
+	ASSERT_LE(0, mfd);
+
+	memset(&wc, 0, sizeof(wc));
+	wc.size = sizeof(wc);
+	wc.flavor = MPIRMA_FLAVOR_ALLOC;
+	wc.disp_unit = 1;
+	wc.length = page_size();
+	wc.ranks = (uintptr_t)&me;
+	wc.nranks = 1;
+	ro = readonly_copy(&wc, sizeof(wc));
+	ASSERT_NE(NULL, ro);
+	EXPECT_EQ(-EFAULT, mt_ioctl(mfd, MPIRMA_IOC_WIN_CREATE, ro));
+	EXPECT_EQ(0, mt_counter("windows"));
+	EXPECT_EQ(0, mt_counter("pages_allocated"));
+	munmap(ro, page_size());
+	win = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, page_size());
+	EXPECT_LT(0, win);
+
+	close(mfd);
+	close(job);
+	close(dev);
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
 /* ---------------------------------------------------------------- memlock */
 
 FIXTURE(memlock) {
