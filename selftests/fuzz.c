@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -75,9 +76,14 @@
 #define MAX_REPORTS	40
 #define NR_ERRNO	160
 
+/* Counters the racing thread bumps too. */
+#define BUMP(x)		__atomic_add_fetch(&(x), 1, __ATOMIC_RELAXED)
+
 /* ---- random numbers: splitmix64, one stream per worker ---- */
 
-static uint64_t rng;
+static __thread uint64_t rng;
+/* What this thread is calling, for a crash report. */
+static __thread const char *crash_what;
 
 static uint64_t rnd(void)
 {
@@ -171,6 +177,7 @@ struct worker_stats {
 	uint64_t unexpected;
 	uint64_t canary_failures;
 	uint64_t vmpin_left;
+	int fds_left;			/* fds open at the end that were not at the start */
 	uint32_t nreports;
 	struct report reports[MAX_REPORTS];
 	int done;
@@ -193,12 +200,6 @@ struct worker {
 	struct mt_solo canary_alloc, canary_user;
 	uint64_t canary_count;
 	const char *what;		/* the call being made, for reports */
-	/*
-	 * The call returns a new fd: the module installs it before the
-	 * struct is copied back, so a read-only struct would leak the fd
-	 * (EFAULT, fd open): not done, or the fuzzer runs out of fds.
-	 */
-	bool returns_fd;
 };
 
 static void report(struct worker *w, const char *fmt, ...)
@@ -206,15 +207,19 @@ static void report(struct worker *w, const char *fmt, ...)
 
 static void report(struct worker *w, const char *fmt, ...)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct worker_stats *st = w->st;
 	va_list ap;
 
-	if (st->nreports >= MAX_REPORTS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(st->reports[st->nreports].text, sizeof(st->reports[0].text), fmt, ap);
-	va_end(ap);
-	st->nreports++;
+	pthread_mutex_lock(&lock);
+	if (st->nreports < MAX_REPORTS) {
+		va_start(ap, fmt);
+		vsnprintf(st->reports[st->nreports].text, sizeof(st->reports[0].text),
+			  fmt, ap);
+		va_end(ap);
+		st->nreports++;
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- the errno contract ---- */
@@ -237,15 +242,15 @@ static bool errno_documented(int e)
 
 static void account(struct worker *w, int ret, int err)
 {
-	w->st->calls++;
+	BUMP(w->st->calls);
 	if (ret == 0) {
-		w->st->by_errno[0]++;
+		BUMP(w->st->by_errno[0]);
 		return;
 	}
 	if (ret < 0 && err > 0 && err < NR_ERRNO)
-		w->st->by_errno[err]++;
+		BUMP(w->st->by_errno[err]);
 	if (ret > 0 || !errno_documented(err)) {
-		w->st->unexpected++;
+		BUMP(w->st->unexpected);
 		report(w, "%s: returned %d, errno %d (%s)", w->what, ret, err,
 		       strerror(err));
 	}
@@ -254,8 +259,11 @@ static void account(struct worker *w, int ret, int err)
 /* One ioctl, accounted; -errno or 0. */
 static int fz_ioctl(struct worker *w, int fd, unsigned long cmd, void *arg)
 {
-	int ret = ioctl(fd, cmd, arg);
-	int err = ret < 0 ? errno : 0;
+	int ret, err;
+
+	crash_what = w->what;
+	ret = ioctl(fd, cmd, arg);
+	err = ret < 0 ? errno : 0;
 
 	account(w, ret, err);
 	return ret < 0 ? -err : ret;
@@ -453,14 +461,13 @@ static int issue(struct worker *w, int fd, unsigned long cmd, uint8_t *buf, size
 {
 	struct arena *a = &w->a;
 	void *arg = buf;
+	int ret;
 
 	if (mutated)
 		mutate(buf, len);
 	if (chance(5)) {
 		switch (below(4)) {
 		case 0:		/* read-only: the copy back must fail cleanly */
-			if (w->returns_fd)
-				break;
 			if (!mprotect(a->ro, a->page, PROT_READ | PROT_WRITE)) {
 				memcpy(a->ro, buf, len < a->page ? len : a->page);
 				mprotect(a->ro, a->page, PROT_READ);
@@ -476,7 +483,11 @@ static int issue(struct worker *w, int fd, unsigned long cmd, uint8_t *buf, size
 			break;
 		}
 	}
-	return fz_ioctl(w, fd, cmd, arg);
+	ret = fz_ioctl(w, fd, cmd, arg);
+	/* a misplaced struct that worked (misaligned): its answer is there */
+	if (!ret && arg != buf && (uint8_t *)arg >= a->rw && (uint8_t *)arg + len <= a->guard)
+		memmove(buf, arg, len);
+	return ret;
 }
 
 #define ARGBUF_LEN	8192
@@ -506,9 +517,7 @@ static void do_job_create(struct worker *w, uint8_t *buf)
 	w->what = "JOB_CREATE";
 	jc->size = sizeof(*jc);
 	jc->nranks = 1 + below(MAX_RANKS);
-	w->returns_fd = true;
 	ret = issue(w, pick_fd(w, w->dev), MPIRMA_IOC_JOB_CREATE, buf, sizeof(*jc), mut);
-	w->returns_fd = false;
 	if (ret || jc->job_fd < 0)
 		return;
 	if (mut || job->jfd >= 0 || jc->nranks > MAX_RANKS || !jc->nranks) {
@@ -540,9 +549,7 @@ static void do_job_join(struct worker *w, uint8_t *buf)
 	w->what = "JOB_JOIN";
 	jj->size = sizeof(*jj);
 	jj->rank = below(job->nranks + 1);
-	w->returns_fd = true;
 	ret = issue(w, pick_fd(w, job->jfd), MPIRMA_IOC_JOB_JOIN, buf, sizeof(*jj), mut);
-	w->returns_fd = false;
 	if (ret || jj->member_fd < 0)
 		return;
 	if (job->jfd < 0 || jj->rank >= MAX_RANKS || job->mfd[jj->rank] >= 0 ||
@@ -831,19 +838,19 @@ static void do_mmap(struct worker *w)
 	if (p == MAP_FAILED) {
 		int e = errno;
 
-		w->st->calls++;
+		BUMP(w->st->calls);
 		if (e < NR_ERRNO)
-			w->st->by_errno[e]++;
+			BUMP(w->st->by_errno[e]);
 		if (e != EINVAL && e != ENOENT && e != ENODEV && e != EBADF &&
 		    e != ENOMEM && e != EACCES && e != EOVERFLOW) {
-			w->st->unexpected++;
+			BUMP(w->st->unexpected);
 			report(w, "mmap(len %zu, off %#llx): errno %d (%s)", len,
 			       (unsigned long long)off, e, strerror(e));
 		}
 		return;
 	}
-	w->st->calls++;
-	w->st->by_errno[0]++;
+	BUMP(w->st->calls);
+	BUMP(w->st->by_errno[0]);
 	/* the pages are there and zero or written: touching must not fault */
 	*(volatile uint8_t *)p;
 	if (fw && !fw->map && !fw->freed && chance(50)) {
@@ -1004,20 +1011,20 @@ static void do_rma(struct worker *w, uint8_t *buf)
 		struct mpirma_op *op = (void *)(ops + i * op_size);
 
 		if (op->status == 0x5a5a5a5a) {
-			w->st->unexpected++;
+			BUMP(w->st->unexpected);
 			report(w, "RMA: status of op %u of %u not written", i, nops);
 		} else if (op->status > 0 || (op->status && !errno_documented(-op->status))) {
-			w->st->unexpected++;
+			BUMP(w->st->unexpected);
 			report(w, "RMA: op %u (kind %u type %u op %u) status %d", i,
 			       op->kind, op->type, op->op, op->status);
 		}
 		if (op->status)
 			nfailed++;
 		if (op->status <= 0 && -op->status < NR_ERRNO)
-			w->st->op_by_errno[-op->status]++;
+			BUMP(w->st->op_by_errno[-op->status]);
 	}
 	if (nfailed != rma->nfailed) {
-		w->st->unexpected++;
+		BUMP(w->st->unexpected);
 		report(w, "RMA: nfailed %u, statuses say %u", rma->nfailed, nfailed);
 	}
 }
@@ -1171,6 +1178,107 @@ static void canary_check(struct worker *w)
 	       strerror(-ret));
 }
 
+/* ---- a thread racing the worker on the same fds and windows ---- */
+
+/*
+ * While the worker frees windows, closes fds and kills ranks, a second
+ * thread uses them: RMA, queries, attach/detach, non-blocking locks, mmap.
+ * It works on a snapshot of the worker's tables, refreshed often, so it
+ * also calls on fds and windows that just went away (or whose fd number
+ * was reused); it never closes, frees or creates anything itself.
+ */
+struct racer {
+	struct worker *main;
+	struct worker self;
+	uint64_t seed;
+	volatile int stop;
+};
+
+static void racer_mmap(struct worker *w)
+{
+	struct fz_win *fw = pick_win(w);
+	size_t len = (1 + below(2)) * w->a.page;
+	void *p;
+
+	if (!fw)
+		return;
+	w->what = "mmap (racing)";
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, win_fd(w, fw),
+		 (off_t)fw->id << 32);
+	BUMP(w->st->calls);
+	if (p == MAP_FAILED)
+		return;
+	((volatile uint8_t *)p)[0] = 1;
+	munmap(p, len);
+}
+
+static void *racer_run(void *arg)
+{
+	static __thread uint8_t buf[ARGBUF_LEN] __attribute__((aligned(64)));
+	struct racer *rc = arg;
+	struct worker *w = &rc->self;
+	unsigned int n = 0;
+
+	rng = rc->seed;
+	while (!rc->stop) {
+		if (!(n++ % 32)) {
+			memcpy(w->jobs, rc->main->jobs, sizeof(w->jobs));
+			memcpy(w->wins, rc->main->wins, sizeof(w->wins));
+		}
+		memset(buf, 0, sizeof(buf));
+		switch (below(10)) {
+		case 0:
+			do_win_query(w, buf);
+			break;
+		case 1:
+			do_win_stats(w, buf);
+			break;
+		case 2:
+			do_win_placement(w, buf);
+			break;
+		case 3:
+			do_win_attach(w, buf, below(2));
+			break;
+		case 4:		/* locks that never wait */
+			w->what = "WIN_LOCK (racing)";
+			{
+				struct mpirma_win_sync *s = (void *)buf;
+				struct fz_win *fw = pick_win(w);
+
+				s->size = sizeof(*s);
+				s->flags = MPIRMA_SYNC_NOWAIT | (chance(50) ? MPIRMA_SYNC_SHARED :
+								  MPIRMA_SYNC_EXCLUSIVE);
+				s->win_id = pick_win_id(fw);
+				fz_ioctl(w, win_fd(w, fw), MPIRMA_IOC_WIN_LOCK, s);
+				s->flags = 0;
+				fz_ioctl(w, win_fd(w, fw), MPIRMA_IOC_WIN_UNLOCK, s);
+			}
+			break;
+		case 5:
+			racer_mmap(w);
+			break;
+		default:
+			do_rma(w, buf);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int racer_start(struct racer *rc, struct worker *w, pthread_t *tid)
+{
+	rc->main = w;
+	rc->self = *w;
+	rc->self.a.ops = mmap(NULL, OPS_LEN, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* its own read-only page: the worker makes its page writable at times */
+	rc->self.a.ro = mmap(NULL, w->a.page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rc->self.a.ops == MAP_FAILED || rc->self.a.ro == MAP_FAILED)
+		return -ENOMEM;
+	rc->seed = rnd();
+	return -pthread_create(tid, NULL, racer_run, rc);
+}
+
 /* ---- a worker ---- */
 
 static int drop_ipc_lock(void)
@@ -1188,6 +1296,35 @@ static int drop_ipc_lock(void)
 static void on_alarm(int sig)
 {
 	(void)sig;
+}
+
+/* A crash of the fuzzer itself: say where, then die of the signal. */
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	char msg[160];
+	int n;
+
+	(void)uc;
+	n = snprintf(msg, sizeof(msg), "# fuzz: worker %d: signal %d at address %p in %s\n",
+		     (int)getpid(), sig, si->si_addr, crash_what ? crash_what : "?");
+	if (n > 0 && write(2, msg, n) < 0)
+		_exit(128 + sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Open fds of this process. */
+static int nr_fds(void)
+{
+	char path[64];
+	int n = 0, fd;
+
+	for (fd = 0; fd < NOFILE_LIMIT; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!access(path, F_OK))
+			n++;
+	}
+	return n;
 }
 
 /* VmPin of this process, in kB; -1 if unknown. */
@@ -1237,11 +1374,13 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 	struct itimerval tv = { { 0, TIMER_US }, { 0, TIMER_US } };
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct worker *w = calloc(1, sizeof(*w));
+	struct racer *rc = calloc(1, sizeof(*rc));
 	uint64_t next_canary = CANARY_EVERY;
-	int j, r, ret;
+	pthread_t racer_tid;
+	int j, r, ret, fds;
 	long pin;
 
-	if (!w)
+	if (!w || !rc)
 		return 1;
 	w->idx = idx;
 	w->st = st;
@@ -1255,6 +1394,7 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 		report(w, "cannot map the arena");
 		return 1;
 	}
+	fds = nr_fds();
 	w->dev = mt_open();
 	w->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (j = 0; j < MAX_JOBS; j++) {
@@ -1273,7 +1413,16 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 	w->jobs[0].mfd[0] = w->jobs[0].jfd >= 0 ? mt_job_join(w->jobs[0].jfd, 0) : -1;
 
 	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
 	setitimer(ITIMER_REAL, &tv, NULL);
+	if (racer_start(rc, w, &racer_tid)) {
+		report(w, "cannot start the racing thread");
+		return 1;
+	}
 
 	while (st->calls < calls) {
 		unsigned int dice = below(1000);
@@ -1338,6 +1487,8 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 		}
 	}
 	canary_check(w);
+	rc->stop = 1;
+	pthread_join(racer_tid, NULL);
 
 	tv.it_value.tv_usec = 0;
 	tv.it_interval.tv_usec = 0;
@@ -1347,6 +1498,11 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 		if (w->wins[j].base)
 			munmap(w->wins[j].base, w->wins[j].base_len);
 	close(w->dev);
+	close(w->devnull);
+	/* every fd a call made is known to the fuzzer, and closed now */
+	st->fds_left = nr_fds() - fds;
+	if (st->fds_left)
+		report(w, "%d fds open after closing everything", st->fds_left);
 	/* every charge is given back once every fd is closed */
 	for (j = 0; j < 50 && (pin = vmpin_kb()) > 0; j++)
 		mt_sleep_ms(100);
@@ -1545,7 +1701,7 @@ int main(int argc, char **argv)
 		}
 		for (e = 0; e < st->nreports; e++)
 			printf("# worker %u: %s\n", i, st->reports[e].text);
-		if (st->vmpin_left)
+		if (st->vmpin_left || st->fds_left)
 			failed = true;
 	}
 	printf("# fuzz: %" PRIu64 " calls in %.1f s: %.0f calls/s\n", total, secs,
