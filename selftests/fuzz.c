@@ -52,6 +52,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "mpirma_test.h"
@@ -68,6 +69,41 @@
  * land on the statuses the fuzzer checks.
  */
 #define OPS_LEN		(80 * 1024)
+
+/*
+ * Every address the fuzzer hands the kernel to write through (results,
+ * statuses, counts, messages, user window memory) lies in one reservation
+ * around SCRATCH_BASE that is PROT_NONE except where scratch is mapped.  A
+ * mutated pointer (a flipped bit, a displacement added) then lands in
+ * scratch, in the reservation (EFAULT) or far from anything mapped; it
+ * never makes the kernel write into the fuzzer's own heap, stack or libc,
+ * which would crash the fuzzer and prove nothing about the module.  The
+ * areas differ in at least two address bits, so that one flipped bit does
+ * not turn a pointer into one area into a pointer into another.
+ */
+#define SCRATCH_BASE	(1ULL << 44)
+#define SCRATCH_HALF	(1ULL << 39)
+#define AREA_RW		0ULL			/* the arena, guard after it */
+#define AREA_RO		0x10000000ULL		/* read-only pages */
+#define AREA_OPS	0x300000000ULL		/* RMA ops, worker */
+#define AREA_OPS_RACER	0xc00000000ULL		/* RMA ops, racing thread */
+#define AREA_WINMEM	0x3000000000ULL		/* USER windows, one slot each */
+#define WINMEM_SLOT	0x10000ULL
+#define AREA_GONE	(-0x100000LL)		/* never mapped */
+
+static uint8_t *area(unsigned long long off)
+{
+	return (uint8_t *)(uintptr_t)(SCRATCH_BASE + off);
+}
+
+/* Map @len bytes at @p inside the reservation (or back to PROT_NONE). */
+static int scratch_map(void *p, size_t len, int prot)
+{
+	void *q = mmap(p, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+		       (prot == PROT_NONE ? MAP_NORESERVE : 0), -1, 0);
+
+	return q == p ? 0 : -ENOMEM;
+}
 #define MEMLOCK_LIMIT	(32UL << 20)
 #define MSG_LEN_CAP	(1UL << 20)
 #define NOFILE_LIMIT	256
@@ -275,20 +311,22 @@ static int arena_init(struct arena *a)
 {
 	size_t i;
 
+	void *res;
+
 	a->page = sysconf(_SC_PAGESIZE);
-	a->rw = mmap(NULL, ARENA_LEN + a->page, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a->rw == MAP_FAILED)
-		return -errno;
-	a->guard = a->rw + ARENA_LEN;
-	if (mprotect(a->guard, a->page, PROT_NONE))
-		return -errno;
-	a->ro = mmap(NULL, a->page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	a->gone = mmap(NULL, a->page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	a->ops = mmap(NULL, OPS_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a->ro == MAP_FAILED || a->gone == MAP_FAILED || a->ops == MAP_FAILED)
+	res = mmap(area(-SCRATCH_HALF), 2 * SCRATCH_HALF, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (res != area(-SCRATCH_HALF))
 		return -ENOMEM;
-	munmap(a->gone, a->page);
+	a->rw = area(AREA_RW);
+	a->guard = a->rw + ARENA_LEN;
+	a->ro = area(AREA_RO);
+	a->gone = area(AREA_GONE);
+	a->ops = area(AREA_OPS);
+	if (scratch_map(a->rw, ARENA_LEN, PROT_READ | PROT_WRITE) ||
+	    scratch_map(a->ro, a->page, PROT_READ) ||
+	    scratch_map(a->ops, OPS_LEN, PROT_READ | PROT_WRITE))
+		return -ENOMEM;
 	for (i = 0; i < ARENA_LEN; i += 8) {
 		uint64_t v = rnd();
 
@@ -576,6 +614,18 @@ static void do_close(struct worker *w)
 	}
 }
 
+/* USER window memory of slot @i (MAX_WINS: a spare for untracked windows). */
+static uint8_t *win_mem(unsigned int i)
+{
+	return area(AREA_WINMEM + i * WINMEM_SLOT);
+}
+
+static void win_mem_release(uint8_t *base, size_t len)
+{
+	if (base)
+		scratch_map(base, len, PROT_NONE);	/* back into the reservation */
+}
+
 static struct fz_win *free_win_slot(struct worker *w)
 {
 	struct fz_win *fw = &w->wins[below(MAX_WINS)];
@@ -584,8 +634,7 @@ static struct fz_win *free_win_slot(struct worker *w)
 		return NULL;	/* keep live windows; their slot is busy */
 	if (fw->map)
 		munmap(fw->map, fw->map_len);
-	if (fw->base)
-		munmap(fw->base, fw->base_len);
+	win_mem_release(fw->base, fw->base_len);
 	memset(fw, 0, sizeof(*fw));
 	return fw;
 }
@@ -622,9 +671,8 @@ static void do_win_create(struct worker *w, uint8_t *buf)
 	} else if (wc->flavor == MPIRMA_FLAVOR_USER) {
 		wc->length = len;
 		if (len <= 4 * w->a.page && chance(90)) {
-			base = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (base == MAP_FAILED)
+			base = win_mem(fw ? (unsigned int)(fw - w->wins) : MAX_WINS);
+			if (scratch_map(base, len ? len : 1, PROT_READ | PROT_WRITE))
 				base = NULL;
 			wc->base = (uintptr_t)base + (chance(20) ? below(64) : 0);
 		} else {
@@ -633,8 +681,7 @@ static void do_win_create(struct worker *w, uint8_t *buf)
 	}
 	ret = issue(w, pick_fd(w, fd), MPIRMA_IOC_WIN_CREATE, buf, sizeof(*wc), mut);
 	if (ret || !fw || fd < 0 || mut) {
-		if (base)
-			munmap(base, len ? len : 1);
+		win_mem_release(base, len ? len : 1);
 		return;
 	}
 	fw->used = true;
@@ -1269,11 +1316,11 @@ static int racer_start(struct racer *rc, struct worker *w, pthread_t *tid)
 {
 	rc->main = w;
 	rc->self = *w;
-	rc->self.a.ops = mmap(NULL, OPS_LEN, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rc->self.a.ops = area(AREA_OPS_RACER);
 	/* its own read-only page: the worker makes its page writable at times */
-	rc->self.a.ro = mmap(NULL, w->a.page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (rc->self.a.ops == MAP_FAILED || rc->self.a.ro == MAP_FAILED)
+	rc->self.a.ro = area(AREA_RO) + 16 * w->a.page;
+	if (scratch_map(rc->self.a.ops, OPS_LEN, PROT_READ | PROT_WRITE) ||
+	    scratch_map(rc->self.a.ro, w->a.page, PROT_READ))
 		return -ENOMEM;
 	rc->seed = rnd();
 	return -pthread_create(tid, NULL, racer_run, rc);
@@ -1298,15 +1345,19 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* A crash of the fuzzer itself: say where, then die of the signal. */
+/*
+ * A crash of the fuzzer itself: say where (the instruction relative to
+ * on_crash, for addr2line with nm's address of on_crash), then die of it.
+ */
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
-	char msg[160];
+	uintptr_t ip = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	char msg[200];
 	int n;
 
-	(void)uc;
-	n = snprintf(msg, sizeof(msg), "# fuzz: worker %d: signal %d at address %p in %s\n",
-		     (int)getpid(), sig, si->si_addr, crash_what ? crash_what : "?");
+	n = snprintf(msg, sizeof(msg), "# fuzz: worker %d: signal %d at address %p, "
+		     "ip on_crash%+ld, last call %s\n", (int)getpid(), sig, si->si_addr,
+		     (long)(ip - (uintptr_t)on_crash), crash_what ? crash_what : "?");
 	if (n > 0 && write(2, msg, n) < 0)
 		_exit(128 + sig);
 	signal(sig, SIG_DFL);
@@ -1495,8 +1546,7 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 	setitimer(ITIMER_REAL, &tv, NULL);
 	worker_close_all(w);
 	for (j = 0; j < MAX_WINS; j++)
-		if (w->wins[j].base)
-			munmap(w->wins[j].base, w->wins[j].base_len);
+		win_mem_release(w->wins[j].base, w->wins[j].base_len);
 	close(w->dev);
 	close(w->devnull);
 	/* every fd a call made is known to the fuzzer, and closed now */

@@ -73,7 +73,7 @@ struct shared {
 	int violations;
 	volatile int stop_churn;
 	struct thread_res res[MAX_P][MAX_T + 1];	/* + 1: the churn thread */
-	char verdict[256];
+	uint64_t total_ops;		/* over all rounds, by rank 0 */
 	int failed;
 };
 
@@ -461,6 +461,7 @@ static int rank_main(struct mt_rank *r)
 			fflush(stdout);
 			if (why[0])
 				sh->failed = 1;
+			sh->total_ops += ops;
 			sh->violations = 0;
 		}
 		if (mt_job_barrier(r->mfd) || mt_win_free(r->mfd, win))
@@ -535,8 +536,9 @@ int main(int argc, char **argv)
 	failed = mt_run_job(dev, procs, rank_main, NULL, NULL, (seconds + 120) * 1000);
 	for (p = 0; p < procs; p++)
 		churn += sh->res[p][threads].churn;
-	printf("# stress: %" PRIu64 " windows created and freed by the churn threads, "
-	       "%.1f s in all\n", churn, (mt_now_ms() - t0) / 1000.0);
+	printf("# stress: %" PRIu64 " RMA operations, %" PRIu64 " windows created and freed "
+	       "by the churn threads, %.1f s in all\n", sh->total_ops, churn,
+	       (mt_now_ms() - t0) / 1000.0);
 	close(dev);
 	if (failed || sh->failed) {
 		printf("# stress: %d rank processes failed\n", failed);
