@@ -875,4 +875,55 @@ TEST(overflowing_sizes_rejected)
 	MT_EXPECT_COUNTERS_ZERO();
 }
 
+/*
+ * A compare_and_swap whose target is a block list acts on the element the
+ * list names (the bounds check is done on it), not on the displacement
+ * alone: elsewhere it would be the wrong element, or past the window.
+ */
+TEST(cas_target_block_list)
+{
+	size_t page = page_size(), len;
+	struct mpirma_block blk;
+	uint64_t nv = 7, cmp = 0, old = 99;
+	struct mpirma_op op;
+	int dev, job, mfd, win;
+	uint8_t *map;
+
+	MT_REQUIRE_DEVICE();
+	dev = mt_open();
+	ASSERT_LE(0, dev);
+	mfd = mt_solo_job(dev, &job);
+	ASSERT_LE(0, mfd);
+	win = solo_alloc(mfd, MPIRMA_ATOM_DEFAULT, 0, page, (void **)&map, &len);
+	ASSERT_LT(0, win);
+
+	/* displacement 0, the element at byte 64 */
+	blk.disp = 64;
+	blk.len = 8;
+	memset(map, 0, page);
+	map[0] = 0xee;
+	op = mt_cas(MPIRMA_TYPE_UINT64, 0, 0, &nv, &cmp, &old);
+	op.target = mt_blocks(NULL, &blk, 1, 1, 8);
+	EXPECT_EQ(0, mt_rma1(mfd, win, &op));
+	EXPECT_EQ(0, old);
+	EXPECT_EQ(7, *(uint64_t *)(map + 64));
+	EXPECT_EQ(0xee, map[0]);
+
+	/* displacement past the end, the element back inside: the last 8 bytes */
+	blk.disp = -16;
+	nv = 9;
+	cmp = 0;
+	op = mt_cas(MPIRMA_TYPE_UINT64, 0, page + 8, &nv, &cmp, &old);
+	op.target = mt_blocks(NULL, &blk, 1, 1, 8);
+	EXPECT_EQ(0, mt_rma1(mfd, win, &op));
+	EXPECT_EQ(0, old);
+	EXPECT_EQ(9, *(uint64_t *)(map + page - 8));
+
+	munmap(map, len);
+	close(mfd);
+	close(job);
+	close(dev);
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
 TEST_HARNESS_MAIN
