@@ -34,8 +34,11 @@
  *	8 bytes, the window lock for the rest.  "delegate": kernel workers on
  *	the NUMA node of the memory apply every update (docs/design.md).
  *	"default": the environment variable MPIRMA_ATOMICITY (same names) if
- *	set, else the module parameter atomicity= (lock unless the
- *	administrator changed it).  Without the key, the same rule applies.  A number
+ *	set; else "native" for MPI_Win_allocate and MPI_Win_allocate_shared
+ *	(their small atomic operations then run in user space, without a
+ *	system call: docs/library.md); else the module parameter atomicity=
+ *	(lock unless the administrator changed it).  Without the key, the
+ *	same rule applies.  A number
  *	names the kernel's strategy id (enum mpirma_atomicity in
  *	<mpirma_uapi.h>).  Every process of the window must give the same
  *	value (otherwise the creation fails with MPI_ERR_ARG).  Unknown names

@@ -15,6 +15,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include "fault.h"
 #include "mpirma.h"
 
 static atomic64_t mpirma_next_job_id = ATOMIC64_INIT(0);
@@ -119,7 +120,7 @@ int mpirma_job_create(struct mpirma_job_create *arg)
 	if (!arg->nranks || arg->nranks > MPIRMA_MAX_RANKS)
 		return -EINVAL;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = MPIRMA_FAULT_POINT(NULL, kzalloc(sizeof(*job), GFP_KERNEL));
 	if (!job)
 		return -ENOMEM;
 	kref_init(&job->ref);
@@ -129,15 +130,16 @@ int mpirma_job_create(struct mpirma_job_create *arg)
 	xa_init_flags(&job->windows, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&job->wq);
 	mpirma_barrier_init(&job->barrier);
-	job->joined = bitmap_zalloc(job->nranks, GFP_KERNEL);
-	job->gone = bitmap_zalloc(job->nranks, GFP_KERNEL);
+	job->joined = MPIRMA_FAULT_POINT(NULL, bitmap_zalloc(job->nranks, GFP_KERNEL));
+	job->gone = MPIRMA_FAULT_POINT(NULL, bitmap_zalloc(job->nranks, GFP_KERNEL));
 	if (!job->joined || !job->gone || mpirma_mboxes_alloc(job)) {
 		fd = -ENOMEM;
 		goto out_free_job;
 	}
 	job->id = atomic64_inc_return(&mpirma_next_job_id);
 
-	fd = anon_inode_getfd("[mpirma-job]", &mpirma_job_fops, job, O_RDWR | O_CLOEXEC);
+	fd = MPIRMA_FAULT_POINT(-ENOMEM, anon_inode_getfd("[mpirma-job]", &mpirma_job_fops, job,
+						     O_RDWR | O_CLOEXEC));
 	if (fd < 0)
 		goto out_free_job;
 	/* From here on the fd owns the reference: nothing may fail. */
@@ -189,18 +191,20 @@ int mpirma_job_join(struct mpirma_job *job, struct mpirma_job_join *arg)
 	if (arg->rank >= job->nranks)
 		return -ENXIO;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = MPIRMA_FAULT_POINT(NULL, kzalloc(sizeof(*m), GFP_KERNEL));
 	if (!m)
 		return -ENOMEM;
 	m->job = job;
 	m->rank = arg->rank;
+	mutex_init(&m->rma_lock);
 
-	fd = get_unused_fd_flags(O_CLOEXEC);
+	fd = MPIRMA_FAULT_POINT(-EMFILE, get_unused_fd_flags(O_CLOEXEC));
 	if (fd < 0) {
 		ret = fd;
 		goto out_free_member;
 	}
-	file = anon_inode_getfile("[mpirma-member]", &mpirma_member_fops, m, O_RDWR);
+	file = MPIRMA_FAULT_POINT(ERR_PTR(-ENOMEM),
+				  anon_inode_getfile("[mpirma-member]", &mpirma_member_fops, m, O_RDWR));
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
 		goto out_put_fd;
@@ -272,5 +276,7 @@ void mpirma_member_release(struct mpirma_member *m)
 		wake_up_all(&job->wq);
 		mpirma_job_put(job);
 	}
+	mpirma_rma_ctx_free(m);
+	mutex_destroy(&m->rma_lock);
 	kfree(m);
 }

@@ -15,6 +15,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "layout.h"
 
 /* Expanding a layout to check it for overlap costs this many blocks at most. */
@@ -95,7 +96,7 @@ int mpirma_layout_load(struct mpirma_klayout *l, const struct mpirma_layout *ul,
 		l->count = 1;
 	} else {
 		sz = array_size(ul->nblocks, sizeof(*l->blocks));
-		l->blocks = kvmalloc(sz, GFP_KERNEL);
+		l->blocks = MPIRMA_FAULT_POINT(NULL, kvmalloc(sz, GFP_KERNEL));
 		if (!l->blocks)
 			return -ENOMEM;
 		if (copy_from_user(l->blocks, u64_to_user_ptr(ul->blocks), sz)) {
@@ -182,7 +183,7 @@ int mpirma_layout_check_overlap(const struct mpirma_klayout *l)
 				return -EINVAL;
 		}
 	}
-	b = kvmalloc_array(n, sizeof(*b), GFP_KERNEL);
+	b = MPIRMA_FAULT_POINT(NULL, kvmalloc_array(n, sizeof(*b), GFP_KERNEL));
 	if (!b)
 		return -ENOMEM;
 	for (r = 0; r < n / l->nblocks; r++) {

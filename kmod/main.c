@@ -20,6 +20,7 @@
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "mpirma.h"
 #include "reduce.h"
 #include "strategy.h"
@@ -325,11 +326,11 @@ static int __init mpirma_init(void)
 
 	ret = mpirma_strategy_param_check();
 	if (ret)
-		return ret;
+		goto out_fault;
 	ret = mpirma_workers_start();
 	if (ret)
-		return ret;
-	ret = misc_register(&mpirma_misc);
+		goto out_fault;
+	ret = MPIRMA_FAULT_POINT(-ENOMEM, misc_register(&mpirma_misc));
 	if (ret)
 		goto out_stop_workers;
 	mpirma_debugfs_init();
@@ -337,6 +338,9 @@ static int __init mpirma_init(void)
 
 out_stop_workers:
 	mpirma_workers_stop();
+out_fault:
+	/* insmod fault_nth=N armed injection for itself: disarm. */
+	mpirma_fault_exit();
 	return ret;
 }
 
@@ -345,6 +349,7 @@ static void __exit mpirma_exit(void)
 	mpirma_debugfs_exit();
 	misc_deregister(&mpirma_misc);
 	mpirma_workers_stop();
+	mpirma_fault_exit();
 }
 
 module_init(mpirma_init);

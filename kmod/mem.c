@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "fault.h"
 #include "mpirma.h"
 
 /**
@@ -61,12 +62,13 @@ static struct mpirma_mem *mem_new(unsigned long npages)
 
 	if (mem_too_large(npages))
 		return NULL;
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	mem = MPIRMA_FAULT_POINT(NULL, kzalloc(sizeof(*mem), GFP_KERNEL));
 	if (!mem)
 		return NULL;
 	kref_init(&mem->ref);
 	INIT_LIST_HEAD(&mem->list);
-	mem->pages = kvcalloc(npages ? npages : 1, sizeof(*mem->pages), GFP_KERNEL);
+	mem->pages = MPIRMA_FAULT_POINT(NULL, kvcalloc(npages ? npages : 1, sizeof(*mem->pages),
+						       GFP_KERNEL));
 	if (!mem->pages) {
 		kfree(mem);
 		return NULL;
@@ -78,7 +80,7 @@ static int mem_vmap(struct mpirma_mem *mem)
 {
 	if (!mem->npages)
 		return 0;
-	mem->vaddr = vmap(mem->pages, mem->npages, VM_MAP, PAGE_KERNEL);
+	mem->vaddr = MPIRMA_FAULT_POINT(NULL, vmap(mem->pages, mem->npages, VM_MAP, PAGE_KERNEL));
 	return mem->vaddr ? 0 : -ENOMEM;
 }
 
@@ -160,8 +162,10 @@ struct mpirma_mem *mpirma_mem_pin(u64 base, u64 length)
 			ret = -EINTR;
 			goto out_unpin;
 		}
-		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT, chunk,
-					  FOLL_WRITE | FOLL_LONGTERM, mem->pages + done);
+		ret = MPIRMA_FAULT_POINT(-ENOMEM,
+					 pin_user_pages_fast((first + done) << PAGE_SHIFT, chunk,
+							     FOLL_WRITE | FOLL_LONGTERM,
+							     mem->pages + done));
 		if (ret <= 0) {
 			ret = ret ? ret : -EFAULT;
 			goto out_unpin;
@@ -210,7 +214,7 @@ struct mpirma_mem *mpirma_mem_alloc(unsigned long npages, const int *nodes,
 			ret = -EINTR;
 			goto out_free;
 		}
-		mem->pages[i] = alloc_pages_node(nodes[i], gfp, 0);
+		mem->pages[i] = MPIRMA_FAULT_POINT(NULL, alloc_pages_node(nodes[i], gfp, 0));
 		if (!mem->pages[i]) {
 			ret = -ENOMEM;
 			goto out_free;

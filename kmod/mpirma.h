@@ -104,9 +104,21 @@ struct mpirma_job {
 	struct list_head node;		/* mpirma_jobs, under mpirma_jobs_lock */
 };
 
+struct rma_ctx;
+
+/**
+ * struct mpirma_member - one rank's membership, behind its member fd
+ * @job: the job
+ * @rank: the rank
+ * @rma_lock: protects @rma_ctx (one batch of the member at a time uses it;
+ *	a concurrent one, from another thread, allocates its own)
+ * @rma_ctx: the RMA engine's buffers, kept between batches (rma.c), or NULL
+ */
 struct mpirma_member {
 	struct mpirma_job *job;
 	u32 rank;
+	struct mutex rma_lock;
+	struct rma_ctx *rma_ctx;
 };
 
 /**
@@ -301,6 +313,7 @@ int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg);
 
 /* rma.c */
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg);
+void mpirma_rma_ctx_free(struct mpirma_member *m);
 
 /* stats.c */
 void mpirma_debugfs_init(void);

@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include "fault.h"
 #include "mpirma.h"
 
 struct mpirma_message {
@@ -33,7 +34,7 @@ int mpirma_mboxes_alloc(struct mpirma_job *job)
 {
 	u32 r;
 
-	job->mbox = kcalloc(job->nranks, sizeof(*job->mbox), GFP_KERNEL);
+	job->mbox = MPIRMA_FAULT_POINT(NULL, kcalloc(job->nranks, sizeof(*job->mbox), GFP_KERNEL));
 	if (!job->mbox)
 		return -ENOMEM;
 	for (r = 0; r < job->nranks; r++) {
@@ -95,7 +96,7 @@ int mpirma_msg_send(struct mpirma_member *m, struct mpirma_msg *arg)
 	if (arg->len > (u64)totalram_pages() << PAGE_SHIFT)
 		return -ENOMEM;
 
-	msg = kzalloc(sizeof(*msg), GFP_KERNEL_ACCOUNT);
+	msg = MPIRMA_FAULT_POINT(NULL, kzalloc(sizeof(*msg), GFP_KERNEL_ACCOUNT));
 	if (!msg)
 		return -ENOMEM;
 	msg->source = m->rank;
@@ -103,7 +104,7 @@ int mpirma_msg_send(struct mpirma_member *m, struct mpirma_msg *arg)
 	msg->context = arg->context;
 	msg->len = arg->len;
 	if (msg->len) {
-		msg->data = kvmalloc(msg->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		msg->data = MPIRMA_FAULT_POINT(NULL, kvmalloc(msg->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN));
 		if (!msg->data) {
 			kfree(msg);
 			return -ENOMEM;

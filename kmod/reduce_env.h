@@ -13,6 +13,9 @@
  *  - mpirma_fpu_begin(x87), mpirma_fpu_end(): bracket the floating point
  *    work of reduce_fp.c.  @x87 asks for an initialised x87 unit as well as
  *    SSE (long double).  In user space the FPU is always usable.
+ *
+ * native_elem.c also uses READ_ONCE(), cmpxchg() and xchg(), which are
+ * full barriers (sequentially consistent) in both worlds.
  */
 #ifndef _MPIRMA_REDUCE_ENV_H
 #define _MPIRMA_REDUCE_ENV_H
@@ -51,6 +54,17 @@ typedef int64_t s64;
 
 #define WARN_ON_ONCE(cond)	__builtin_expect(!!(cond), 0)
 
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+
+#define cmpxchg(ptr, old, new) ({					\
+	__typeof__(*(ptr)) __old = (old);				\
+	__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\
+	__old;								\
+})
+
+#define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
+
 static inline void mpirma_fpu_begin(bool x87)
 {
 	(void)x87;
@@ -62,6 +76,8 @@ static inline void mpirma_fpu_end(void)
 
 #else /* !MPIRMA_USERSPACE */
 
+#include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/types.h>
 #include <linux/kernel.h>
 #include <linux/bug.h>

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "layout.h"
 #include "mpirma.h"
 #include "reduce.h"
@@ -29,8 +30,8 @@
 
 struct rma_ctx {
 	struct mpirma_win *win;
-	u8 *src;			/* MPIRMA_CHUNK bytes of origin data */
-	u8 *old;			/* MPIRMA_CHUNK bytes of target data */
+	u8 src[MPIRMA_CHUNK];		/* origin data of a chunk */
+	u8 old[MPIRMA_CHUNK];		/* target data of a chunk */
 	struct mpirma_span spans[MPIRMA_MAX_SPANS];
 	unsigned int nspans;
 	struct mpirma_inflight inflight;	/* accumulates the strategy deferred */
@@ -59,6 +60,67 @@ static bool user_addr(u64 addr, s64 off, u64 len, void __user **p)
 }
 
 /*
+ * One element of 8 bytes or less between user space and @buf.
+ * copy_{from,to}_user() are a rep movsb on CPUs with ERMS, whose start-up
+ * cost dominates a copy this small (and which emulators run a byte per
+ * step); most operations move one such element per side.  Returns what
+ * copy_{from,to}_user() would: the bytes not copied.
+ */
+static unsigned long copy_element(void __user *p, u8 *buf, u64 len, bool to_kernel)
+{
+	u64 v8;
+	u32 v4;
+
+	switch (len) {
+	case 8:
+		if (to_kernel) {
+			if (get_user(v8, (u64 __user *)p))
+				return len;
+			memcpy(buf, &v8, len);
+			return 0;
+		}
+		memcpy(&v8, buf, len);
+		return put_user(v8, (u64 __user *)p) ? len : 0;
+	case 4:
+		if (to_kernel) {
+			if (get_user(v4, (u32 __user *)p))
+				return len;
+			memcpy(buf, &v4, len);
+			return 0;
+		}
+		memcpy(&v4, buf, len);
+		return put_user(v4, (u32 __user *)p) ? len : 0;
+	default:
+		return to_kernel ? copy_from_user(buf, p, len) : copy_to_user(p, buf, len);
+	}
+}
+
+/*
+ * An operation struct of exactly the kernel's size, a word at a time (see
+ * copy_element()); other sizes take copy_struct_from_user().
+ */
+static int copy_op(struct mpirma_op *op, const void __user *uop, u32 op_size)
+{
+	u64 *d = (u64 *)op;
+	const u64 __user *s = uop;
+	size_t i;
+
+	BUILD_BUG_ON(sizeof(*op) % sizeof(u64));
+	if (op_size != sizeof(*op))
+		return copy_struct_from_user(op, sizeof(*op), uop, op_size);
+	if (!user_access_begin(uop, sizeof(*op)))
+		return -EFAULT;
+	for (i = 0; i < sizeof(*op) / sizeof(u64); i++)
+		unsafe_get_user(d[i], &s[i], out_fault);
+	user_access_end();
+	return 0;
+
+out_fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
  * Copy @n bytes between @buf and the user memory a layout cursor walks:
  * into @buf when @to_kernel, out of it otherwise.
  */
@@ -75,7 +137,7 @@ static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel
 			return -EINVAL;
 		if (!user_addr(cur->l->addr, off, len, &p))
 			return -EFAULT;
-		left = to_kernel ? copy_from_user(buf, p, len) : copy_to_user(p, buf, len);
+		left = copy_element(p, buf, len, to_kernel);
 		if (left)
 			return -EFAULT;
 		buf += len;
@@ -364,6 +426,48 @@ out_free_layouts:
  * Return: 0 when every operation was attempted (see each status), or an
  * errno for the batch as a whole (see struct mpirma_rma).
  */
+/*
+ * The member's cached engine buffers (allocating them on first use), or,
+ * while another thread of the member runs a batch, a private set.  A batch
+ * of small operations then costs no allocation at all.
+ */
+static struct rma_ctx *rma_ctx_get(struct mpirma_member *m)
+{
+	if (mutex_trylock(&m->rma_lock)) {
+		if (!m->rma_ctx)
+			m->rma_ctx = MPIRMA_FAULT_POINT(NULL, kmalloc(sizeof(*m->rma_ctx),
+								      GFP_KERNEL));
+		if (m->rma_ctx)
+			return m->rma_ctx;
+		mutex_unlock(&m->rma_lock);
+		return NULL;
+	}
+	return MPIRMA_FAULT_POINT(NULL, kmalloc(sizeof(struct rma_ctx), GFP_KERNEL));
+}
+
+static void rma_ctx_put(struct mpirma_member *m, struct rma_ctx *c)
+{
+	if (c == m->rma_ctx)
+		mutex_unlock(&m->rma_lock);
+	else
+		kfree(c);
+}
+
+/* The member is going away: no batch can be running. */
+void mpirma_rma_ctx_free(struct mpirma_member *m)
+{
+	kfree(m->rma_ctx);
+	m->rma_ctx = NULL;
+}
+
+/**
+ * mpirma_rma - MPIRMA_IOC_RMA: apply a batch of operations in order
+ * @m: the calling member
+ * @arg: the batch; nfailed is filled in
+ *
+ * Return: 0 when every operation was attempted (see each status), or an
+ * errno for the batch as a whole (see struct mpirma_rma).
+ */
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 {
 	struct mpirma_op __user *uop;
@@ -378,26 +482,20 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 		return -EINVAL;
 	if (arg->op_size > PAGE_SIZE)
 		return -E2BIG;
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	c = rma_ctx_get(m);
 	if (!c)
 		return -ENOMEM;
-	c->src = kmalloc(2 * MPIRMA_CHUNK, GFP_KERNEL);
-	if (!c->src) {
-		ret = -ENOMEM;
-		goto out_free_ctx;
-	}
-	c->old = c->src + MPIRMA_CHUNK;
 	c->win = mpirma_win_get(m, arg->win_id, &wr);
 	if (!c->win) {
 		ret = -ENOENT;
-		goto out_free_bounce;
+		goto out_put_ctx;
 	}
 
 	mpirma_inflight_init(&c->inflight);
 	arg->nfailed = 0;
 	for (i = 0; i < arg->nops; i++) {
 		uop = u64_to_user_ptr(arg->ops + (u64)i * arg->op_size);
-		status = copy_struct_from_user(&op, sizeof(op), uop, arg->op_size);
+		status = copy_op(&op, uop, arg->op_size);
 		if (status == -EFAULT) {
 			ret = -EFAULT;
 			break;
@@ -418,9 +516,7 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 	/* The batch is complete only when every deferred update is applied. */
 	mpirma_inflight_wait(&c->inflight);
 	mpirma_win_put(c->win);
-out_free_bounce:
-	kfree(c->src);
-out_free_ctx:
-	kfree(c);
+out_put_ctx:
+	rma_ctx_put(m, c);
 	return ret;
 }

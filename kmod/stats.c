@@ -28,6 +28,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "fault.h"
 #include "mpirma.h"
 #include "strategy.h"
 #include "workers.h"
@@ -100,7 +101,7 @@ static int jobs_show(struct seq_file *s, void *unused)
 	u64 *counts;
 
 	/* per-node page counts of one rank at a time */
-	counts = kcalloc(nr_node_ids, sizeof(*counts), GFP_KERNEL);
+	counts = MPIRMA_FAULT_POINT(NULL, kcalloc(nr_node_ids, sizeof(*counts), GFP_KERNEL));
 	if (!counts)
 		return -ENOMEM;
 	mutex_lock(&mpirma_jobs_lock);

@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "fault.h"
 #include "mpirma.h"
 #include "reduce.h"
 #include "strategy.h"
@@ -80,7 +81,7 @@ static bool dlg_defer(const struct mpirma_update *u, u8 *addr, size_t len, size_
 
 	if (mpirma_inflight_count(u->inflight) >= DLG_INFLIGHT)
 		mpirma_inflight_wait(u->inflight);
-	p = kmalloc(sizeof(*p) + len, GFP_KERNEL | __GFP_NOWARN);
+	p = MPIRMA_FAULT_POINT(NULL, kmalloc(sizeof(*p) + len, GFP_KERNEL | __GFP_NOWARN));
 	if (!p)
 		return false;
 	dlg_piece_init(p, u, addr, len, done);

@@ -28,83 +28,11 @@
 
 #include "compat.h"
 #include "mpirma.h"
+#include "native_elem.h"
 #include "reduce.h"
 #include "strategy.h"
 
-static u64 native_load(const void *p, size_t size)
-{
-	switch (size) {
-	case 1:
-		return READ_ONCE(*(const u8 *)p);
-	case 2:
-		return READ_ONCE(*(const u16 *)p);
-	case 4:
-		return READ_ONCE(*(const u32 *)p);
-	default:
-		return READ_ONCE(*(const u64 *)p);
-	}
-}
-
-/* Returns the value found: @old if the exchange happened. */
-static u64 native_cmpxchg(void *p, u64 old, u64 new, size_t size)
-{
-	switch (size) {
-	case 1:
-		return cmpxchg((u8 *)p, (u8)old, (u8)new);
-	case 2:
-		return cmpxchg((u16 *)p, (u16)old, (u16)new);
-	case 4:
-		return cmpxchg((u32 *)p, (u32)old, (u32)new);
-	default:
-		return cmpxchg((u64 *)p, old, new);
-	}
-}
-
-static u64 native_xchg(void *p, u64 new, size_t size)
-{
-	switch (size) {
-	case 1:
-		return xchg((u8 *)p, (u8)new);
-	case 2:
-		return xchg((u16 *)p, (u16)new);
-	case 4:
-		return xchg((u32 *)p, (u32)new);
-	default:
-		return xchg((u64 *)p, new);
-	}
-}
-
-/* One element; values travel in the low bytes of a u64 (x86 is little endian). */
-static void native_element(const struct mpirma_update *u, u8 *p, const u8 *src, u8 *old,
-			   size_t size)
-{
-	u64 cur = 0, next = 0, want = 0, seen;
-
-	if (src)
-		memcpy(&next, src, size);
-	if (u->kind == MPIRMA_KIND_CAS) {
-		memcpy(&want, u->cmp, size);
-		cur = native_cmpxchg(p, want, next, size);
-	} else if (u->op == MPIRMA_OP_REPLACE) {
-		cur = native_xchg(p, next, size);
-	} else if (u->op == MPIRMA_OP_NO_OP) {
-		cur = native_load(p, size);
-	} else {
-		for (cur = native_load(p, size);; cur = seen) {
-			next = cur;
-			mpirma_reduce(u->type, u->op, &next, src, NULL, 1);
-			if (next == cur)
-				break;	/* nothing to write: the read was atomic */
-			seen = native_cmpxchg(p, cur, next, size);
-			if (seen == cur)
-				break;
-		}
-	}
-	if (old)
-		memcpy(old, &cur, size);
-}
-
-/* A 16-byte element: the loop of native_element() with cmpxchg16b. */
+/* A 16-byte element: the loop of mpirma_native_element() with cmpxchg16b. */
 static void native_element16(const struct mpirma_update *u, u8 *p, const u8 *src, u8 *old)
 {
 	u64 *w = (u64 *)p, cur[2], next[2];
@@ -158,7 +86,8 @@ static void native_apply(const struct mpirma_update *u)
 				if (size == 16)
 					native_element16(u, p, sp, op);
 				else
-					native_element(u, p, sp, op, size);
+					mpirma_native_element(u->kind, u->type, u->op, p,
+							      sp, u->cmp, op, size);
 			}
 		}
 		off += s->len;

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "fault.h"
 #include "mpirma.h"
 #include "reduce.h"
 #include "strategy.h"
@@ -36,7 +37,7 @@ static int striped_init(struct mpirma_win *win)
 	struct striped *s;
 	unsigned int i;
 
-	s = kvmalloc(sizeof(*s), GFP_KERNEL);
+	s = MPIRMA_FAULT_POINT(NULL, kvmalloc(sizeof(*s), GFP_KERNEL));
 	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < MPIRMA_STRIPES; i++)

@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "fault.h"
 #include "mpirma.h"
 
 int mpirma_sync_alloc(struct mpirma_win *win)
@@ -33,8 +34,9 @@ int mpirma_sync_alloc(struct mpirma_win *win)
 	u8 *held;
 	u32 *counts;
 
-	held = kvcalloc(n, n, GFP_KERNEL);
-	counts = kvcalloc(array_size(n, n), 2 * sizeof(*counts), GFP_KERNEL);
+	held = MPIRMA_FAULT_POINT(NULL, kvcalloc(n, n, GFP_KERNEL));
+	counts = MPIRMA_FAULT_POINT(NULL, kvcalloc(array_size(n, n), 2 * sizeof(*counts),
+						   GFP_KERNEL));
 	if (!held || !counts) {
 		kvfree(held);
 		kvfree(counts);
@@ -294,8 +296,9 @@ static u32 *group_copy(struct mpirma_win *win, const struct mpirma_win_group *ar
 		*err = -EINVAL;
 		return NULL;
 	}
-	group = kmalloc_array(arg->nranks ? arg->nranks : 1, sizeof(*group), GFP_KERNEL);
-	seen = bitmap_zalloc(win->nranks, GFP_KERNEL);
+	group = MPIRMA_FAULT_POINT(NULL, kmalloc_array(arg->nranks ? arg->nranks : 1, sizeof(*group),
+						      GFP_KERNEL));
+	seen = MPIRMA_FAULT_POINT(NULL, bitmap_zalloc(win->nranks, GFP_KERNEL));
 	if (!group || !seen) {
 		*err = -ENOMEM;
 		goto out_free;

@@ -21,11 +21,13 @@
 #include <linux/nodemask.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
 
 #include "compat.h"
+#include "fault.h"
 #include "mpirma.h"
 #include "strategy.h"
 #include "workers.h"
@@ -225,11 +227,12 @@ static struct mpirma_win *win_alloc(struct mpirma_job *job, const struct mpirma_
 	struct mpirma_win *win;
 	u32 i;
 
-	win = kzalloc(sizeof(*win), GFP_KERNEL);
+	win = MPIRMA_FAULT_POINT(NULL, kzalloc(sizeof(*win), GFP_KERNEL));
 	if (!win)
 		return NULL;
-	win->ranks = kcalloc(arg->nranks, sizeof(*win->ranks), GFP_KERNEL);
-	win->rank_of = kmalloc_array(job->nranks, sizeof(*win->rank_of), GFP_KERNEL);
+	win->ranks = MPIRMA_FAULT_POINT(NULL, kcalloc(arg->nranks, sizeof(*win->ranks), GFP_KERNEL));
+	win->rank_of = MPIRMA_FAULT_POINT(NULL, kmalloc_array(job->nranks, sizeof(*win->rank_of),
+							     GFP_KERNEL));
 	if (!win->ranks || !win->rank_of) {
 		kfree(win->ranks);
 		kfree(win->rank_of);
@@ -301,8 +304,9 @@ static int win_alloc_memory(struct mpirma_win *win)
 	npages = DIV_ROUND_UP(end, PAGE_SIZE);
 	if (npages > totalram_pages())
 		return -ENOMEM;
-	nodes = kvmalloc_array(npages ? npages : 1, sizeof(*nodes), GFP_KERNEL);
-	strict = kvcalloc(npages ? npages : 1, sizeof(*strict), GFP_KERNEL);
+	nodes = MPIRMA_FAULT_POINT(NULL, kvmalloc_array(npages ? npages : 1, sizeof(*nodes),
+						      GFP_KERNEL));
+	strict = MPIRMA_FAULT_POINT(NULL, kvcalloc(npages ? npages : 1, sizeof(*strict), GFP_KERNEL));
 	if (!nodes || !strict) {
 		ret = -ENOMEM;
 		goto out_free_arrays;
@@ -363,8 +367,8 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 		if (ret)
 			return ret;
 	}
-	ret = xa_alloc_cyclic(&job->windows, &id, win, XA_LIMIT(1, INT_MAX),
-			      &job->next_win_id, GFP_KERNEL);
+	ret = MPIRMA_FAULT_POINT(-ENOMEM, xa_alloc_cyclic(&job->windows, &id, win, XA_LIMIT(1, INT_MAX),
+							  &job->next_win_id, GFP_KERNEL));
 	if (ret < 0) {
 		if (win->strategy->fini)
 			win->strategy->fini(win);
@@ -377,6 +381,16 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 static bool win_settled(struct mpirma_win *win)
 {
 	return READ_ONCE(win->ready) || READ_ONCE(win->create_err);
+}
+
+/*
+ * The error the caller's failure gives the whole group.  A caller being
+ * killed fails its pinning or allocation with EINTR, but to the others it
+ * is a rank gone (their calls were not interrupted).
+ */
+static int win_group_err(int err)
+{
+	return fatal_signal_pending(current) ? -EOWNERDEAD : err;
 }
 
 /* The checks of the caller's arguments that do not concern its group. */
@@ -420,8 +434,8 @@ static int win_read_group(struct mpirma_member *m, const struct mpirma_win_creat
 
 	if (!arg->nranks || arg->nranks > job->nranks)
 		return -EINVAL;
-	group = kmalloc_array(arg->nranks, sizeof(*group), GFP_KERNEL);
-	seen = bitmap_zalloc(job->nranks, GFP_KERNEL);
+	group = MPIRMA_FAULT_POINT(NULL, kmalloc_array(arg->nranks, sizeof(*group), GFP_KERNEL));
+	seen = MPIRMA_FAULT_POINT(NULL, bitmap_zalloc(job->nranks, GFP_KERNEL));
 	if (!group || !seen) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -548,7 +562,8 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 		ret = 0;
 	}
 	if (ret) {
-		win->create_err = ret;
+		if (!win->create_err)
+			win->create_err = win_group_err(ret);
 		wake_up_all(&job->wq);
 		win_pending_maybe_free(job, win);
 		goto out_unlock;
@@ -561,7 +576,7 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 	if (win->narrived == win->nranks) {
 		ret = win_finish(job, win);
 		if (ret) {
-			win->create_err = ret;
+			win->create_err = win_group_err(ret);
 		} else {
 			list_del(&win->pending_node);
 			WRITE_ONCE(win->ready, true);
@@ -854,7 +869,7 @@ int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *a
 		ret = -ENXIO;
 		goto out_put_win;
 	}
-	counts = kcalloc(nr_node_ids, sizeof(*counts), GFP_KERNEL);
+	counts = MPIRMA_FAULT_POINT(NULL, kcalloc(nr_node_ids, sizeof(*counts), GFP_KERNEL));
 	if (!counts) {
 		ret = -ENOMEM;
 		goto out_put_win;

@@ -22,6 +22,7 @@
 #include <linux/topology.h>
 #include <linux/wait.h>
 
+#include "fault.h"
 #include "workers.h"
 
 #define MPIRMA_WORKERS_PER_NODE	8
@@ -116,7 +117,7 @@ static struct mpirma_worker *worker_create(int nid, u32 id)
 {
 	struct mpirma_worker *w;
 
-	w = kzalloc_node(sizeof(*w), GFP_KERNEL, nid);
+	w = MPIRMA_FAULT_POINT(NULL, kzalloc_node(sizeof(*w), GFP_KERNEL, nid));
 	if (!w)
 		return ERR_PTR(-ENOMEM);
 	w->id = id;
@@ -124,7 +125,9 @@ static struct mpirma_worker *worker_create(int nid, u32 id)
 	spin_lock_init(&w->lock);
 	INIT_LIST_HEAD(&w->queue);
 	init_waitqueue_head(&w->wq);
-	w->task = kthread_create_on_node(worker_main, w, nid, "mpirma/%d:%u", nid, id);
+	w->task = MPIRMA_FAULT_POINT(ERR_PTR(-ENOMEM),
+				     kthread_create_on_node(worker_main, w, nid, "mpirma/%d:%u",
+							    nid, id));
 	if (IS_ERR(w->task)) {
 		long err = PTR_ERR(w->task);
 
@@ -170,14 +173,15 @@ int mpirma_workers_start(void)
 
 	for_each_node_state(nid, N_CPU)
 		total += workers_on(nid);
-	by_node = kcalloc(nr_node_ids, sizeof(*by_node), GFP_KERNEL);
-	workers = kcalloc(max(total, 1U), sizeof(*workers), GFP_KERNEL);
+	by_node = MPIRMA_FAULT_POINT(NULL, kcalloc(nr_node_ids, sizeof(*by_node), GFP_KERNEL));
+	workers = MPIRMA_FAULT_POINT(NULL, kcalloc(max(total, 1U), sizeof(*workers), GFP_KERNEL));
 	if (!by_node || !workers) {
 		ret = -ENOMEM;
 		goto out_stop;
 	}
 	for_each_node_state(nid, N_CPU) {
-		by_node[nid].w = kcalloc(workers_on(nid), sizeof(*by_node[nid].w), GFP_KERNEL);
+		by_node[nid].w = MPIRMA_FAULT_POINT(NULL, kcalloc(workers_on(nid), sizeof(*by_node[nid].w),
+								 GFP_KERNEL));
 		if (!by_node[nid].w) {
 			ret = -ENOMEM;
 			goto out_stop;

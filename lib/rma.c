@@ -8,7 +8,8 @@
  * order the error classes suggest (window, counts, datatypes, op; then
  * MPI_PROC_NULL, which is a no-op in any epoch state; then the target rank
  * and the epoch), each side's datatype is turned into a kernel layout, and
- * the operation goes to mpirma_win_issue().  What the kernel checks itself
+ * the operation takes its path (rma_dispatch(), lib/win.h: direct, queued
+ * or at once).  What the kernel checks itself
  * (the target range inside the window, op/type pairs, overlapping
  * accumulate targets) comes back as a per-operation errno and is mapped by
  * the one errno table, mpirma_errno_to_class().
@@ -22,9 +23,8 @@
  * (MPI_ERR_TYPE otherwise).  A call with no data on any side (zero counts,
  * zero-size datatypes) checks nothing about the datatypes' agreement.
  *
- * The request-based calls complete at once: the kernel has applied the
- * operation when mpirma_win_issue() returns, so their request is born
- * complete (which the standard allows).
+ * The request-based calls complete at once: they are never queued, so their
+ * request is born complete (which the standard allows).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -162,60 +162,6 @@ static bool is_predefined(MPI_Datatype dt)
 	struct mpirma_dtype *t = mpirma_dtype_get(dt);
 
 	return t && t->predefined;
-}
-
-/* ------------------------------------------------------------ issuing */
-
-int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
-		     uint32_t nops)
-{
-	static const char *const kind_name[] = {
-		[MPIRMA_KIND_PUT] = "put", [MPIRMA_KIND_GET] = "get",
-		[MPIRMA_KIND_ACC] = "accumulate",
-		[MPIRMA_KIND_GET_ACC] = "get_accumulate",
-		[MPIRMA_KIND_CAS] = "compare_and_swap",
-	};
-	struct mpirma_rma r;
-	uint32_t i;
-	int ret;
-
-	if (!nops)
-		return MPI_SUCCESS;
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.win_id = w->id;
-	r.nops = nops;
-	r.ops = (uint64_t)(uintptr_t)ops;
-	r.op_size = sizeof(*ops);
-	ret = mpirma_ioctl(MPIRMA_IOC_RMA, &r);
-	if (ret)
-		return mpirma_err_errno(ret, "MPIRMA_IOC_RMA");
-	if (!r.nfailed)
-		return MPI_SUCCESS;
-	for (i = 0; i < nops; i++) {
-		const struct mpirma_op *op = &ops[i];
-
-		if (!op->status)
-			continue;
-		if (op->status == -ERANGE)
-			return mpirma_err(MPI_ERR_RMA_RANGE,
-					  "the %s's target range (displacement "
-					  "%llu) does not lie inside the window "
-					  "memory of rank %u",
-					  kind_name[op->kind],
-					  (unsigned long long)op->target_disp,
-					  op->target_rank);
-		return mpirma_err_errno(op->status, "%s to rank %u",
-					kind_name[op->kind], op->target_rank);
-	}
-	return MPI_SUCCESS;
-}
-
-int mpirma_win_drain(struct mpirma_window *w)
-{
-	/* Nothing is queued: mpirma_win_issue() sends every operation. */
-	(void)w;
-	return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------ the calls */
@@ -405,8 +351,36 @@ static int rma_build(struct mpirma_window *w, const struct rma_args *a,
 	return MPI_SUCCESS;
 }
 
-/* Runs one RMA call on @win; MPI class (recorded, not raised). */
-static int rma_call(MPI_Win win, const struct rma_args *a)
+/*
+ * Sends @op on its path (lib/win.h): direct, queued (unless @now), or to
+ * the kernel at once, after whatever is queued.  MPI class (recorded).
+ */
+static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
+			bool now)
+{
+	bool queued;
+	int ret;
+
+	if (mpirma_win_direct_ok(w, op)) {
+		ret = mpirma_win_drain(w);
+		if (!ret)
+			mpirma_win_direct(w, op);
+		return ret;
+	}
+	if (!now) {
+		ret = mpirma_win_enqueue(w, op, &queued);
+		if (ret || queued)
+			return ret;
+	}
+	ret = mpirma_win_drain(w);
+	return ret ? ret : mpirma_win_issue(w, op, 1);
+}
+
+/*
+ * Runs one RMA call on @win; @now: complete before returning (request-based
+ * calls).  MPI class (recorded, not raised).
+ */
+static int rma_call(MPI_Win win, const struct rma_args *a, bool now)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *scratch = NULL;
@@ -418,7 +392,7 @@ static int rma_call(MPI_Win win, const struct rma_args *a)
 		return MPI_ERR_WIN;
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip)
-		ret = mpirma_win_issue(w, &op, 1);
+		ret = rma_dispatch(w, &op, now || scratch != NULL);
 	free(scratch);
 	return ret;
 }
@@ -426,8 +400,9 @@ static int rma_call(MPI_Win win, const struct rma_args *a)
 /* ------------------------------------------------------------ requests */
 
 /*
- * A request-based call: the operation is complete when mpirma_win_issue()
- * returns, so its request is born complete.  MPI class (recorded).
+ * A request-based call: the operation is complete when rma_call() returns
+ * (it is never queued), so its request is born complete.  MPI class
+ * (recorded).
  */
 static int rma_call_req(MPI_Win win, const struct rma_args *a,
 			MPI_Request *request)
@@ -437,7 +412,7 @@ static int rma_call_req(MPI_Win win, const struct rma_args *a,
 	if (!request)
 		return mpirma_err(MPI_ERR_ARG, "request is NULL");
 	*request = MPI_REQUEST_NULL;
-	ret = rma_call(win, a);
+	ret = rma_call(win, a, true);
 	if (ret)
 		return ret;
 	return mpirma_request_new_done(MPI_COMM_NULL, win, MPI_SUCCESS,
@@ -511,7 +486,7 @@ int PMPI_Put(const void *origin_addr, int origin_count,
 					MPI_OP_NULL);
 
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Put)
 
@@ -526,7 +501,7 @@ int PMPI_Get(void *origin_addr, int origin_count,
 				     target_datatype);
 
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Get)
 
@@ -541,7 +516,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count,
 					target_count, target_datatype, op);
 
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Accumulate)
 
@@ -559,7 +534,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
 					 target_count, target_datatype, op);
 
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Get_accumulate)
 
@@ -576,7 +551,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 	};
 
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Fetch_and_op)
 
@@ -593,7 +568,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 	};
 
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Compare_and_swap)
 

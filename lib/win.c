@@ -257,6 +257,8 @@ static int win_query(const struct mpirma_window *w, int rank,
 
 static void win_destroy(struct mpirma_window *w)
 {
+	mpirma_win_queue_free(w);
+	free(w->segs);
 	if (w->map)
 		munmap(w->map, w->map_len);
 	free(w->zattach);
@@ -314,6 +316,31 @@ static void win_discard(struct mpirma_window *w)
 }
 
 /*
+ * MPIRMA_DIRECT=0 turns the direct path (lib/rma_direct.c) off: every
+ * operation then goes through the kernel, and allocated windows get the
+ * module's default strategy.
+ */
+static bool direct_enabled(void)
+{
+	const char *v = getenv("MPIRMA_DIRECT");
+
+	return !v || strcmp(v, "0");
+}
+
+/*
+ * The strategy asked of the kernel: the hint, else for allocated windows
+ * native, the one strategy whose element updates user space can share
+ * (lib/rma_direct.c), else the module's default.
+ */
+static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor)
+{
+	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT ||
+	    kflavor != MPIRMA_FLAVOR_ALLOC || !direct_enabled())
+		return w->hints.strategy;
+	return MPIRMA_ATOM_NATIVE;
+}
+
+/*
  * The collective MPIRMA_IOC_WIN_CREATE.  Every member reaches it (nothing
  * before it can fail on one rank only, except running out of memory), so a
  * failure here is the whole group's.  MPI class (recorded).
@@ -329,7 +356,7 @@ static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
 	wc.size = sizeof(wc);
 	wc.flags = flags;
 	wc.flavor = kflavor;
-	wc.strategy = w->hints.strategy;
+	wc.strategy = win_strategy(w, kflavor);
 	wc.disp_unit = (uint32_t)disp_unit;
 	wc.numa_node = (flags & MPIRMA_WIN_NODE) ? w->hints.numa_node : 0;
 	/* A zero-size window needs no memory: never ask the kernel to pin. */
@@ -344,6 +371,34 @@ static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
 					"(MPIRMA_IOC_WIN_CREATE)");
 	w->id = wc.win_id;
 	return MPI_SUCCESS;
+}
+
+/*
+ * The direct path's view of every rank's memory in the mapping at @map.
+ * Without it (no memory) operations simply go through the kernel.
+ */
+static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
+{
+	struct mpirma_win_query q;
+	int r;
+
+	if (!direct_enabled())
+		return;
+	w->segs = calloc(w->size, sizeof(*w->segs));
+	if (!w->segs)
+		return;
+	for (r = 0; r < w->size; r++) {
+		if (win_query(w, r, &q) ||
+		    q.seg_offset + q.length > w->map_len) {
+			free(w->segs);
+			w->segs = NULL;
+			return;
+		}
+		w->segs[r].base = map + q.seg_offset;
+		w->segs[r].len = q.length;
+		w->segs[r].disp_unit = q.disp_unit;
+	}
+	w->direct_atomics = strategy == MPIRMA_ATOM_NATIVE;
 }
 
 /* ALLOC windows: map every rank's memory, w->base = the caller's part. */
@@ -366,6 +421,7 @@ static int win_map(struct mpirma_window *w)
 	w->map = p;
 	w->map_len = q.mmap_length;
 	w->base = (char *)p + q.seg_offset;
+	win_map_segs(w, p, q.strategy);
 	return MPI_SUCCESS;
 }
 

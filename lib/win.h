@@ -10,11 +10,21 @@
  * at all is therefore decided here, from the epoch state below, which
  * win_sync.c maintains and rma.c reads.
  *
- * Operations reach the kernel through mpirma_win_issue().  Today it sends
- * each one at once, so every operation is complete when its call returns
- * (the standard allows completing early).  A batching queue would collect
- * them in struct mpirma_window and send them at mpirma_win_drain(), which
- * every synchronization call already runs before it touches the kernel.
+ * An operation takes one of three paths (lib/rma.c chooses):
+ *  - direct (lib/rma_direct.c): on windows whose memory every rank has
+ *    mapped (MPI_Win_allocate, MPI_Win_allocate_shared), puts and gets of
+ *    contiguous data are memcpy, and on windows the kernel serves with the
+ *    native strategy, accumulate-like operations on 1..8-byte elements are
+ *    the same compare-and-exchange loops the kernel runs, so the two stay
+ *    atomic with each other.  No system call at all.
+ *  - queued (lib/rma_queue.c): small contiguous operations wait in the
+ *    window's queue, their origin data copied into it, and reach the kernel
+ *    as one MPIRMA_IOC_RMA batch at mpirma_win_drain(), which every
+ *    synchronization call runs before it touches the kernel.
+ *  - at once: everything else goes to the kernel when it is called (after
+ *    the queue, to keep the order of the calls).
+ * Errors of queued operations are therefore reported by the call that
+ * completes them (flush, unlock, fence, complete), which the standard allows.
  */
 #ifndef MPIRMA_LIB_WIN_H
 #define MPIRMA_LIB_WIN_H
@@ -59,6 +69,35 @@ struct mpirma_win_hints {
 };
 
 /**
+ * struct mpirma_win_seg - where a target's window memory is mapped here
+ * @base: its first byte in this process
+ * @len: its length
+ * @disp_unit: its displacement unit
+ */
+struct mpirma_win_seg {
+	char *base;
+	uint64_t len;
+	uint32_t disp_unit;
+};
+
+/**
+ * struct mpirma_rma_queue - operations waiting for the next drain
+ * @ops: @cap entries, @nops in use, in call order
+ * @data: the origin (and compare) bytes of the queued operations, which
+ *	point into it: MPIRMA_QUEUE_DATA bytes, @used in use
+ * @nops: queued operations
+ * @cap: capacity of @ops (0: queueing is off, MPIRMA_BATCH=0)
+ * @used: bytes of @data in use
+ */
+struct mpirma_rma_queue {
+	struct mpirma_op *ops;
+	uint8_t *data;
+	uint32_t nops;
+	uint32_t cap;
+	size_t used;
+};
+
+/**
  * struct mpirma_window - an MPI_Win
  * @hdr: error handler, attributes, name (must stay first: the header is
  *	what core code sees)
@@ -88,6 +127,11 @@ struct mpirma_win_hints {
  * @started: inside an access epoch of MPI_Win_start
  * @in_start: per target, member of the started group
  * @posted: inside an exposure epoch of MPI_Win_post
+ * @segs: allocated windows: per window rank, its mapped memory; NULL
+ *	otherwise (the direct path needs it)
+ * @direct_atomics: the kernel serves the window with MPIRMA_ATOM_NATIVE, so
+ *	accumulate-like operations may run on @segs in user space
+ * @queue: the queued operations
  */
 struct mpirma_window {
 	struct mpirma_objhdr hdr;
@@ -118,6 +162,10 @@ struct mpirma_window {
 	bool started;
 	uint8_t *in_start;
 	bool posted;
+
+	struct mpirma_win_seg *segs;
+	bool direct_atomics;
+	struct mpirma_rma_queue queue;
 };
 
 /* The window of a handle, or NULL (null, freed, never created). */
@@ -140,19 +188,53 @@ static inline bool mpirma_win_passive(const struct mpirma_window *w)
 	return w->lock_all || w->nlocks > 0;
 }
 
+/* Does @op read origin data?  (Not get, not get_accumulate with NO_OP.) */
+static inline bool mpirma_op_has_origin(const struct mpirma_op *op)
+{
+	return op->kind != MPIRMA_KIND_GET &&
+	       !(op->kind == MPIRMA_KIND_GET_ACC &&
+		 op->op == MPIRMA_OP_NO_OP);
+}
+
 /*
- * Hands @nops operations on @w to the kernel (lib/rma.c).  Returns
- * MPI_SUCCESS or the class of the first failing operation, with its cause
- * recorded (mpirma_err).  Today the operations are applied before it
- * returns; with a queue they would be by the next mpirma_win_drain().
+ * Hands @nops operations on @w to the kernel, which applies them before it
+ * returns (lib/rma_queue.c).  Returns MPI_SUCCESS or the class of the first
+ * failing operation, with its cause recorded (mpirma_err).
  */
 int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 		     uint32_t nops);
 
 /*
- * Completes every operation issued on @w so far (lib/rma.c).  Every
+ * Queues @op (built for the kernel, all sides contiguous) when it is small
+ * enough, copying its origin and compare data (lib/rma_queue.c).  Returns
+ * MPI_SUCCESS with *@queued set, or the class of a failed drain that making
+ * room needed.  *@queued false: the caller issues @op itself.
+ */
+int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
+		       bool *queued);
+
+/*
+ * Completes every operation queued on @w so far (lib/rma_queue.c).  Every
  * synchronization call runs it first.  MPI class (recorded).
  */
 int mpirma_win_drain(struct mpirma_window *w);
+
+/* Frees the queue's memory (window teardown; drain first). */
+void mpirma_win_queue_free(struct mpirma_window *w);
+
+/*
+ * Can the direct path run @op (lib/rma_direct.c)?  False: the kernel must
+ * (or should: it also reports a target range outside the window).
+ */
+bool mpirma_win_direct_ok(const struct mpirma_window *w,
+			  const struct mpirma_op *op);
+
+/*
+ * Runs @op, which mpirma_win_direct_ok() accepted, on the mapped memory of
+ * its target.  The queue must be empty (the caller drains it first, so that
+ * operations take effect in call order).
+ */
+void mpirma_win_direct(const struct mpirma_window *w,
+		       const struct mpirma_op *op);
 
 #endif /* MPIRMA_LIB_WIN_H */

@@ -12,7 +12,14 @@
  *    read-modify-write (MPI_Get, then MPI_Put): the count is exact only if
  *    CAS is atomic;
  *  - accumulate ordering: from one origin to one location, REPLACE then
- *    SUMs in one epoch are applied in order.
+ *    SUMs in one epoch are applied in order;
+ *  - the library's paths meeting on one location (lib/win.h): on
+ *    MPI_Win_allocate memory, fetch_and_op and accumulate of contiguous
+ *    data run in user space while the same updates through a derived
+ *    datatype go through the kernel; the totals must still be exact;
+ *  - an origin buffer changed right after MPI_Accumulate returns (before
+ *    the flush; erroneous, but the queue copies it): the values at the
+ *    calls are what count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +173,129 @@ static void ordering(MPI_Win win)
 	CHECK_EQ(got, 9000 + 6, "after REPLACE, SUM, SUM in order");
 }
 
+/* User-space and kernel updates of one int64 and one double at rank 0. */
+static void mixed_paths(void)
+{
+	long *mem, one = 1, old, total;
+	double *dmem, half = 0.5, dold;
+	MPI_Datatype lvec, dvec;
+	MPI_Win win;
+	int i;
+
+	MPI_Win_allocate(mtest_rank ? 0 : 2 * sizeof(long), 1, MPI_INFO_NULL,
+			 MPI_COMM_WORLD, &mem, &win);
+	dmem = (double *)(mem + 1);
+	if (mtest_rank == 0) {
+		mem[0] = 0;
+		*dmem = 0;
+	}
+	/* one element, but described by a block list: the kernel's path */
+	MPI_Type_create_indexed_block(1, 1, (int[]){ 0 }, MPI_LONG, &lvec);
+	MPI_Type_create_indexed_block(1, 1, (int[]){ 0 }, MPI_DOUBLE, &dvec);
+	MPI_Type_commit(&lvec);
+	MPI_Type_commit(&dvec);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < OPS; i++) {
+		CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 0, MPI_SUM,
+					   win));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, lvec,
+					 MPI_SUM, win));
+		CHECK_MPI(MPI_Get_accumulate(&half, 1, MPI_DOUBLE, &dold, 1,
+					     MPI_DOUBLE, 0, sizeof(long), 1,
+					     MPI_DOUBLE, MPI_SUM, win));
+		CHECK_MPI(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, sizeof(long),
+					 1, dvec, MPI_SUM, win));
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	total = 2L * OPS * mtest_size;
+	if (mtest_rank == 0) {
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		CHECK_MPI(MPI_Win_sync(win));
+		CHECK_EQ(mem[0], total, "int64 total over both paths");
+		CHECK(*dmem == 0.5 * total, "double total %g over both paths, "
+		      "want %g", *dmem, 0.5 * total);
+		MPI_Win_unlock(0, win);
+	}
+	MPI_Type_free(&lvec);
+	MPI_Type_free(&dvec);
+	MPI_Win_free(&win);
+}
+
+/*
+ * Long accumulates (more elements than the direct path's step) into one
+ * array from every rank at once, through both paths; every element's total
+ * must be exact.
+ */
+static void mixed_arrays(void)
+{
+	enum { N = 1200, REPS = 6 };
+	long *mem, src[N];
+	MPI_Datatype every;
+	MPI_Win win;
+	int i, r, bad = 0;
+
+	MPI_Win_allocate(mtest_rank ? 0 : N * sizeof(long), sizeof(long),
+			 MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+	if (mtest_rank == 0)
+		memset(mem, 0, N * sizeof(long));
+	for (i = 0; i < N; i++)
+		src[i] = i % 7 + mtest_rank;
+	/* every element, as a block list: the kernel's path */
+	MPI_Type_vector(N / 2, 2, 2, MPI_LONG, &every);
+	MPI_Type_commit(&every);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, win);
+	for (r = 0; r < REPS; r++) {
+		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, N, MPI_LONG,
+					 MPI_SUM, win));
+		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, 1, every,
+					 MPI_SUM, win));
+	}
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank == 0) {
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		CHECK_MPI(MPI_Win_sync(win));
+		for (i = 0; i < N && !bad; i++) {
+			long want = 0;
+
+			for (r = 0; r < mtest_size; r++)
+				want += 2L * REPS * (i % 7 + r);
+			bad = !CHECK(mem[i] == want, "element %d total %ld, "
+				     "want %ld", i, mem[i], want);
+		}
+		MPI_Win_unlock(0, win);
+	}
+	MPI_Type_free(&every);
+	MPI_Win_free(&win);
+}
+
+/* The origin buffer changes after each call, before the flush. */
+static void origin_reuse(MPI_Win win)
+{
+	long v, want = 0;
+	int i;
+
+	if (mtest_rank != mtest_size - 1)
+		return;
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+	CHECK_MPI(MPI_Accumulate(&want, 1, MPI_LONG, 0, S_ORDER, 1, MPI_LONG,
+				 MPI_REPLACE, win));
+	for (i = 1; i <= 20; i++) {
+		v = i;
+		CHECK_MPI(MPI_Accumulate(&v, 1, MPI_LONG, 0, S_ORDER, 1, MPI_LONG,
+					 MPI_SUM, win));
+		v = -1000;
+		want += i;
+	}
+	CHECK_MPI(MPI_Win_flush(0, win));
+	CHECK_MPI(MPI_Get(&v, 1, MPI_LONG, 0, S_ORDER, 1, MPI_LONG, win));
+	MPI_Win_unlock(0, win);
+	CHECK_EQ(v, want, "sum of the values at the calls");
+}
+
 static void max_min(void)
 {
 	enum { N = 16 };
@@ -228,8 +358,12 @@ int main(int argc, char **argv)
 		tickets(win);
 		cas_lock(win);
 		ordering(win);
+		origin_reuse(win);
 		MPI_Win_free(&win);
 	}
+	mtest_section("mixed paths");
+	mixed_paths();
+	mixed_arrays();
 	mtest_section("max/min");
 	max_min();
 	return mtest_finish();

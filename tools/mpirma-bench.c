@@ -141,7 +141,8 @@ static void usage(FILE *f)
 		"                          1..N when N <= 4, else 1, 2, 4, ... and N\n"
 		"  -r, --ranks LIST        the rank counts instead, e.g. 1,2,4\n"
 		"  -s, --strategies LIST   default lock,striped,native,delegate\n"
-		"  -w, --workloads LIST    default contended,disjoint,large,fetch_op,cas\n"
+		"  -w, --workloads LIST    default contended,disjoint,large,fetch_op,cas;\n"
+		"                          none: only the floors\n"
 		"  -t, --time SECONDS      per cell, all repetitions together (default 1)\n"
 		"  -R, --reps N            repetitions per cell, 1..%d (default 5)\n"
 		"  -b, --batch N           operations per ioctl for contended, disjoint\n"
@@ -264,6 +265,9 @@ static void add_workload(const char *opt_name, const char *item)
 {
 	unsigned int w;
 
+	/* the floors alone (rma_bench takes its reference floors from here) */
+	if (!strcmp(item, "none"))
+		return;
 	for (w = 0; w < NR_WORKLOADS; w++)
 		if (!strcmp(item, workloads[w].name)) {
 			opt.wl[w] = true;

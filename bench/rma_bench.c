@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rma_bench: node-local MPI RMA, measured through the standard MPI API only.
+ *
+ * The very same source builds with mpirma's mpicc, Open MPI's and MPICH's,
+ * so that the three can be compared side by side in one run (bench/run,
+ * make bench).  No header other than mpi.h and the C/POSIX ones.
+ *
+ * Every workload runs on two window flavors: MPI_Win_allocate, and
+ * MPI_Win_create on ordinary malloc() memory.  Synchronisation is always
+ * passive target: the origins hold MPI_Win_lock_all for a repetition and
+ * complete every operation (or batch) with MPI_Win_flush.  The target is
+ * rank 0's window.
+ *
+ *   contended   every rank: MPI_Accumulate(SUM) of one double into the same
+ *               element, one per flush                          [op/s]
+ *   batched     every rank: B accumulates of one double per flush, to
+ *               scattered elements (B = 64, 1024)               [op/s]
+ *   latency     rank 1 alone, one operation of 8 bytes per flush: accumulate,
+ *               get_accumulate, fetch_and_op, compare_and_swap, put, get [us]
+ *   bandwidth   MPI_Accumulate(SUM, double) of S bytes, every rank into the
+ *               same range; MPI_Put of S bytes, every rank into its own
+ *               range; S = 4 KiB .. 4 MiB                         [GB/s]
+ *   scaling     k = 1..N-1 origins (ranks 1..k), each accumulating into its
+ *               own cache line of rank 0, one per flush          [op/s]
+ *
+ * Method: a repetition is time-bounded (--time / --reps per repetition):
+ * each origin runs until its own clock says the repetition is over; the
+ * figure is the operations of all origins over the longest origin's time.
+ * Every repetition is verified exactly (totals, per-element counts, the
+ * values fetched), so a fast wrong answer cannot win: a wrong repetition
+ * fails the run.  Rank 0 writes one CSV row per cell with the median, min
+ * and max over the repetitions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#define PROG		"rma_bench"
+#define MAX_REPS	50
+#define MAX_SIZES	16
+#define MAX_BATCHES	8
+#define LINE		64		/* bytes: scaling puts each origin on its own line */
+#define SCATTER_ELEMS	8192		/* doubles the batched workload scatters over */
+
+enum flavor { FL_ALLOCATE, FL_CREATE, NR_FLAVORS };
+static const char *const flavor_names[NR_FLAVORS] = { "allocate", "create" };
+
+enum workload { W_CONTENDED, W_BATCHED, W_LATENCY, W_BANDWIDTH, W_SCALING, NR_WORKLOADS };
+static const char *const workload_names[NR_WORKLOADS] = {
+	"contended", "batched", "latency", "bandwidth", "scaling",
+};
+
+/* What one repetition does; see the header comment. */
+enum kind {
+	K_CONTENDED, K_SCATTER, K_DISJOINT,
+	K_ACC, K_GET_ACC, K_FETCH_OP, K_CAS, K_PUT, K_GET,
+	K_BW_ACC, K_BW_PUT,
+};
+
+static const char *const latency_names[] = {
+	[K_ACC] = "accumulate", [K_GET_ACC] = "get_accumulate",
+	[K_FETCH_OP] = "fetch_and_op", [K_CAS] = "compare_and_swap",
+	[K_PUT] = "put", [K_GET] = "get",
+};
+
+/* The value the get latency reads back: set by the target before. */
+#define GET_MARK	42.5
+
+static struct {
+	bool wl[NR_WORKLOADS];
+	bool fl[NR_FLAVORS];
+	unsigned int reps;
+	double cell_time;		/* seconds, all repetitions of a cell */
+	size_t sizes[MAX_SIZES];	/* bandwidth sizes, bytes, multiples of 8 */
+	unsigned int nsizes;
+	unsigned int batches[MAX_BATCHES];
+	unsigned int nbatches;
+	const char *impl;
+	const char *csv;
+} opt;
+
+static int rank, nranks;
+static FILE *csv;
+static unsigned int wrong;		/* rank 0: repetitions that failed verification */
+
+/* One window: rank 0's memory is the target of everything. */
+struct win {
+	MPI_Win w;
+	enum flavor fl;
+	unsigned char *base;		/* this rank's window memory */
+	size_t bytes;			/* rank 0's window size */
+	void *malloced;			/* FL_CREATE: free after MPI_Win_free */
+};
+
+/* One cell: what the repetitions do and who does it. */
+struct cell {
+	enum kind kind;
+	const char *workload;		/* CSV name, the flavor is appended */
+	int first, norigins;		/* origins: ranks first..first+norigins-1 */
+	size_t bytes;			/* bandwidth: bytes per operation */
+	unsigned int batch;		/* operations per flush */
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rank == 0) {
+		fprintf(stderr, "%s: ", PROG);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, "\nTry '%s --help'.\n", PROG);
+	}
+	MPI_Finalize();
+	exit(2);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void *xmalloc(size_t len)
+{
+	void *p = malloc(len ? len : 1);
+
+	if (!p) {
+		fprintf(stderr, "%s: rank %d: out of memory (%zu bytes)\n", PROG, rank, len);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------ options */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpiexec -n N %s [OPTIONS]\n"
+		"Node-local MPI RMA through the standard API; one CSV row per cell.\n\n"
+		"  -w, --workloads LIST  contended,batched,latency,bandwidth,scaling (default all)\n"
+		"  -f, --flavors LIST    allocate,create (default both)\n"
+		"  -t, --time SECONDS    per cell, all repetitions together (default 1)\n"
+		"  -R, --reps N          repetitions per cell, 1..%d (default 5)\n"
+		"  -s, --sizes LIST      bandwidth sizes, K/M suffix (default 4K,64K,1M,4M)\n"
+		"  -b, --batches LIST    accumulates per flush of batched (default 64,1024)\n"
+		"  -q, --quick           smoke test: 2 repetitions, 0.05 s per cell, sizes 4K,64K\n"
+		"      --impl NAME       the CSV's impl column (default: from the library version)\n"
+		"      --csv FILE        append the rows to FILE instead of printing them\n"
+		"  -h, --help            this text\n\n"
+		"CSV: workload,ranks,impl,metric,median,min,max,unit; workload names end in\n"
+		".allocate or .create (the window flavor).  Exit status 1 when a result was\n"
+		"wrong.\n", PROG, MAX_REPS);
+}
+
+static unsigned long parse_ulong(const char *what, const char *s, unsigned long lo,
+				 unsigned long hi)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
+		usage_error("%s wants a number from %lu to %lu, not '%s'", what, lo, hi, s);
+	return v;
+}
+
+static size_t parse_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!errno && end != s && *s != '-') {
+		if (*end == 'K' || *end == 'k')
+			v <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			v <<= 20, end++;
+	}
+	if (errno || end == s || *end || *s == '-' || v < 8 || v > (64ULL << 20) || v % 8)
+		usage_error("--sizes: '%s' is not a multiple of 8 bytes from 8 to 64M", s);
+	return v;
+}
+
+/* Calls fn for each item of a comma-separated list. */
+static void for_each_item(const char *what, const char *s, void (*fn)(const char *item))
+{
+	char *copy, *tok, *save = NULL;
+
+	if (!*s || *s == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,"))
+		usage_error("%s: empty item in '%s'", what, s);
+	copy = xmalloc(strlen(s) + 1);
+	strcpy(copy, s);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		fn(tok);
+	free(copy);
+}
+
+static void add_workload(const char *item)
+{
+	int w;
+
+	for (w = 0; w < NR_WORKLOADS; w++)
+		if (!strcmp(item, workload_names[w])) {
+			opt.wl[w] = true;
+			return;
+		}
+	usage_error("--workloads: unknown workload '%s'", item);
+}
+
+static void add_flavor(const char *item)
+{
+	int f;
+
+	for (f = 0; f < NR_FLAVORS; f++)
+		if (!strcmp(item, flavor_names[f])) {
+			opt.fl[f] = true;
+			return;
+		}
+	usage_error("--flavors: unknown flavor '%s' (allocate, create)", item);
+}
+
+static void add_size(const char *item)
+{
+	if (opt.nsizes == MAX_SIZES)
+		usage_error("--sizes: at most %d sizes", MAX_SIZES);
+	opt.sizes[opt.nsizes++] = parse_size(item);
+}
+
+static void add_batch(const char *item)
+{
+	if (opt.nbatches == MAX_BATCHES)
+		usage_error("--batches: at most %d", MAX_BATCHES);
+	opt.batches[opt.nbatches++] = parse_ulong("--batches", item, 1, 65536);
+}
+
+static void parse_options(int argc, char **argv)
+{
+	enum { O_IMPL = 256, O_CSV };
+	static const struct option longopts[] = {
+		{ "workloads", required_argument, NULL, 'w' },
+		{ "flavors", required_argument, NULL, 'f' },
+		{ "time", required_argument, NULL, 't' },
+		{ "reps", required_argument, NULL, 'R' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "batches", required_argument, NULL, 'b' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "impl", required_argument, NULL, O_IMPL },
+		{ "csv", required_argument, NULL, O_CSV },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool quick = false, have_w = false, have_f = false, have_t = false, have_r = false;
+	char *end;
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "w:f:t:R:s:b:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			for_each_item("--workloads", optarg, add_workload);
+			have_w = true;
+			break;
+		case 'f':
+			for_each_item("--flavors", optarg, add_flavor);
+			have_f = true;
+			break;
+		case 't':
+			errno = 0;
+			opt.cell_time = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(opt.cell_time >= 0.001) ||
+			    opt.cell_time > 3600)
+				usage_error("--time wants seconds from 0.001 to 3600, not '%s'",
+					    optarg);
+			have_t = true;
+			break;
+		case 'R':
+			opt.reps = parse_ulong("--reps", optarg, 1, MAX_REPS);
+			have_r = true;
+			break;
+		case 's':
+			for_each_item("--sizes", optarg, add_size);
+			break;
+		case 'b':
+			for_each_item("--batches", optarg, add_batch);
+			break;
+		case 'q':
+			quick = true;
+			break;
+		case O_IMPL:
+			opt.impl = optarg;
+			break;
+		case O_CSV:
+			opt.csv = optarg;
+			break;
+		case 'h':
+			if (rank == 0)
+				usage(stdout);
+			MPI_Finalize();
+			exit(0);
+		default:
+			if (rank == 0)
+				usage(stderr);
+			MPI_Finalize();
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	for (i = 0; !have_w && i < NR_WORKLOADS; i++)
+		opt.wl[i] = true;
+	for (i = 0; !have_f && i < NR_FLAVORS; i++)
+		opt.fl[i] = true;
+	if (!have_r)
+		opt.reps = quick ? 2 : 5;
+	if (!have_t)
+		opt.cell_time = quick ? 0.05 : 1.0;
+	if (!opt.nsizes && quick)
+		for_each_item("--sizes", "4K,64K", add_size);
+	if (!opt.nsizes)
+		for_each_item("--sizes", "4K,64K,1M,4M", add_size);
+	if (!opt.nbatches)
+		for_each_item("--batches", "64,1024", add_batch);
+}
+
+/* The impl column: --impl, else recognised from the library's version. */
+static const char *detect_impl(const char *version)
+{
+	if (opt.impl)
+		return opt.impl;
+	if (strstr(version, "mpirma"))
+		return "mpirma";
+	if (strstr(version, "Open MPI"))
+		return "openmpi";
+	if (strstr(version, "MPICH"))
+		return "mpich";
+	return "unknown";
+}
+
+/* ------------------------------------------------------------ windows */
+
+static size_t max_size(void)
+{
+	size_t m = 0;
+	unsigned int i;
+
+	for (i = 0; opt.wl[W_BANDWIDTH] && i < opt.nsizes; i++)
+		if (opt.sizes[i] > m)
+			m = opt.sizes[i];
+	return m;
+}
+
+/* Rank 0's window holds the largest cell: nranks ranges of the largest size. */
+static void win_open(struct win *wn, enum flavor fl)
+{
+	size_t need = (size_t)nranks * max_size();
+	MPI_Aint len;
+
+	if (need < SCATTER_ELEMS * sizeof(double))
+		need = SCATTER_ELEMS * sizeof(double);
+	if (need < (size_t)nranks * LINE)
+		need = (size_t)nranks * LINE;
+	memset(wn, 0, sizeof(*wn));
+	wn->fl = fl;
+	wn->bytes = need;
+	/* the origins' windows are never targeted, but must exist */
+	len = rank == 0 ? (MPI_Aint)need : LINE;
+	if (fl == FL_ALLOCATE) {
+		MPI_Win_allocate(len, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wn->base, &wn->w);
+	} else {
+		wn->malloced = xmalloc(len);
+		wn->base = wn->malloced;
+		MPI_Win_create(wn->base, len, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wn->w);
+	}
+	memset(wn->base, 0, len);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void win_close(struct win *wn)
+{
+	MPI_Win_free(&wn->w);
+	free(wn->malloced);
+}
+
+/* ------------------------------------------------------------ one repetition */
+
+/* Batched: the element the j-th operation of rank r updates. */
+static unsigned int scatter_idx(int r, uint64_t j)
+{
+	return (unsigned int)(((uint64_t)r * 977 + j * 613) & (SCATTER_ELEMS - 1));
+}
+
+/* Put bandwidth: the value rank r writes at element i of its range. */
+static double put_val(int r, size_t i)
+{
+	return (double)(r + 1) * 1e7 + (double)i;
+}
+
+static size_t region_bytes(const struct cell *c)
+{
+	switch (c->kind) {
+	case K_SCATTER:
+		return SCATTER_ELEMS * sizeof(double);
+	case K_DISJOINT:
+		return (size_t)nranks * LINE;
+	case K_BW_ACC:
+		return c->bytes;
+	case K_BW_PUT:
+		return (size_t)nranks * c->bytes;
+	default:
+		return sizeof(double);
+	}
+}
+
+/*
+ * The origin's loop; returns the operations done, counts wrong fetched
+ * values in *bad.  src holds the origin data, res receives fetched data.
+ */
+static uint64_t origin_loop(const struct cell *c, const struct win *wn, double *src,
+			    double rep_time, double *elapsed, uint64_t *bad)
+{
+	MPI_Win w = wn->w;
+	const int n = (int)(c->bytes / sizeof(double));
+	const MPI_Aint put_disp = (MPI_Aint)rank * (MPI_Aint)c->bytes;
+	const MPI_Aint line_disp = (MPI_Aint)rank * LINE;
+	double one = 1.0, dres = 0, t0, t;
+	int64_t one64 = 1, i64res = 0, cmp, next;
+	uint64_t ops = 0;
+	unsigned int b;
+
+	MPI_Win_lock_all(0, w);
+	t0 = now();
+	do {
+		switch (c->kind) {
+		case K_CONTENDED:
+		case K_ACC:
+			MPI_Accumulate(&one, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, MPI_SUM, w);
+			break;
+		case K_SCATTER:
+			for (b = 0; b < c->batch; b++)
+				MPI_Accumulate(&one, 1, MPI_DOUBLE, 0,
+					       (MPI_Aint)scatter_idx(rank, ops + b) * 8, 1,
+					       MPI_DOUBLE, MPI_SUM, w);
+			break;
+		case K_DISJOINT:
+			MPI_Accumulate(&one, 1, MPI_DOUBLE, 0, line_disp, 1, MPI_DOUBLE,
+				       MPI_SUM, w);
+			break;
+		case K_GET_ACC:
+			MPI_Get_accumulate(&one, 1, MPI_DOUBLE, &dres, 1, MPI_DOUBLE, 0, 0, 1,
+					   MPI_DOUBLE, MPI_SUM, w);
+			break;
+		case K_FETCH_OP:
+			MPI_Fetch_and_op(&one64, &i64res, MPI_INT64_T, 0, 0, MPI_SUM, w);
+			break;
+		case K_CAS:
+			cmp = (int64_t)ops;
+			next = cmp + 1;
+			MPI_Compare_and_swap(&next, &cmp, &i64res, MPI_INT64_T, 0, 0, w);
+			break;
+		case K_PUT:
+			dres = (double)(ops + 1);
+			MPI_Put(&dres, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, w);
+			break;
+		case K_GET:
+			dres = 0;
+			MPI_Get(&dres, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, w);
+			break;
+		case K_BW_ACC:
+			MPI_Accumulate(src, n, MPI_DOUBLE, 0, 0, n, MPI_DOUBLE, MPI_SUM, w);
+			break;
+		case K_BW_PUT:
+			MPI_Put(src, n, MPI_DOUBLE, 0, put_disp, n, MPI_DOUBLE, w);
+			break;
+		}
+		MPI_Win_flush(0, w);
+		/* what came back must be what the serial order implies */
+		switch (c->kind) {
+		case K_GET_ACC:
+			*bad += dres != (double)ops;
+			break;
+		case K_FETCH_OP:
+		case K_CAS:
+			*bad += i64res != (int64_t)ops;
+			break;
+		case K_GET:
+			*bad += dres != GET_MARK;
+			break;
+		default:
+			break;
+		}
+		ops += c->kind == K_SCATTER ? c->batch : 1;
+		t = now();
+	} while (t - t0 < rep_time);
+	MPI_Win_unlock_all(w);
+	*elapsed = t - t0;
+	return ops;
+}
+
+/* Rank 0, inside an exclusive epoch on itself: check the target memory. */
+static bool check_target(const struct cell *c, const struct win *wn, const uint64_t *ops,
+			 char *why, size_t whylen)
+{
+	const double *v = (const double *)wn->base;
+	uint64_t total = 0, *count;
+	size_t i, n;
+	int r;
+
+	for (r = 0; r < nranks; r++)
+		total += ops[r];
+	switch (c->kind) {
+	case K_CONTENDED:
+	case K_ACC:
+	case K_GET_ACC:
+		if (v[0] != (double)total)
+			goto mismatch0;
+		return true;
+	case K_FETCH_OP:
+	case K_CAS:
+		if (*(const int64_t *)wn->base != (int64_t)total) {
+			snprintf(why, whylen, "target holds %" PRId64 ", expected %" PRIu64,
+				 *(const int64_t *)wn->base, total);
+			return false;
+		}
+		return true;
+	case K_PUT:
+		if (v[0] != (double)total)
+			goto mismatch0;
+		return true;
+	case K_GET:
+		if (v[0] != GET_MARK) {
+			snprintf(why, whylen, "a get changed the target to %.17g", v[0]);
+			return false;
+		}
+		return true;
+	case K_SCATTER:
+		count = calloc(SCATTER_ELEMS, sizeof(*count));
+		if (!count) {
+			snprintf(why, whylen, "out of memory");
+			return false;
+		}
+		for (r = 0; r < nranks; r++)
+			for (i = 0; i < ops[r]; i++)
+				count[scatter_idx(r, i)]++;
+		for (i = 0; i < SCATTER_ELEMS && v[i] == (double)count[i]; i++)
+			;
+		if (i < SCATTER_ELEMS)
+			snprintf(why, whylen, "element %zu holds %.17g, expected %" PRIu64,
+				 i, v[i], count[i]);
+		free(count);
+		return i == SCATTER_ELEMS;
+	case K_DISJOINT:
+		for (r = 0; r < nranks; r++)
+			if (v[r * LINE / 8] != (double)ops[r]) {
+				snprintf(why, whylen, "rank %d's line holds %.17g, expected %"
+					 PRIu64, r, v[r * LINE / 8], ops[r]);
+				return false;
+			}
+		return true;
+	case K_BW_ACC:
+		n = c->bytes / sizeof(double);
+		for (i = 0; i < n; i++)
+			if (v[i] != (double)total) {
+				snprintf(why, whylen, "element %zu holds %.17g, expected %" PRIu64,
+					 i, v[i], total);
+				return false;
+			}
+		return true;
+	case K_BW_PUT:
+		n = c->bytes / sizeof(double);
+		for (r = 0; r < nranks; r++)
+			for (i = 0; i < n; i++)
+				if (v[r * n + i] != (ops[r] ? put_val(r, i) : 0)) {
+					snprintf(why, whylen, "rank %d's range, element %zu holds "
+						 "%.17g", r, i, v[r * n + i]);
+					return false;
+				}
+		return true;
+	}
+	return true;
+mismatch0:
+	snprintf(why, whylen, "target holds %.17g, expected %" PRIu64, v[0], total);
+	return false;
+}
+
+/* Rank 0: its own window memory, as the repetition must find it. */
+static void prepare_target(const struct cell *c, const struct win *wn)
+{
+	if (rank != 0)
+		return;
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wn->w);
+	memset(wn->base, 0, region_bytes(c));
+	if (c->kind == K_GET)
+		*(double *)wn->base = GET_MARK;
+	MPI_Win_unlock(0, wn->w);
+}
+
+/*
+ * One repetition on every rank; rank 0 gets the figure (NAN when the
+ * repetition computed something wrong).
+ */
+static double one_rep(const struct cell *c, const struct win *wn, double *src, double rep_time)
+{
+	bool origin = rank >= c->first && rank < c->first + c->norigins;
+	uint64_t ops = 0, bad = 0, sumbad = 0, *all = NULL;
+	double elapsed = 0, maxel = 0, fig = 0;
+	char why[200] = "";
+	bool ok = true;
+	int r;
+
+	prepare_target(c, wn);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (origin)
+		ops = origin_loop(c, wn, src, rep_time, &elapsed, &bad);
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	if (rank == 0)
+		all = xmalloc(nranks * sizeof(*all));
+	MPI_Gather(&ops, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&elapsed, &maxel, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&bad, &sumbad, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (bad)
+		fprintf(stderr, "%s: rank %d: %s.%s: %" PRIu64 " fetched values were wrong\n",
+			PROG, rank, c->workload, flavor_names[wn->fl], bad);
+	if (rank == 0) {
+		uint64_t total = 0;
+
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, wn->w);
+		ok = check_target(c, wn, all, why, sizeof(why));
+		MPI_Win_unlock(0, wn->w);
+		if (!ok)
+			fprintf(stderr, "%s: %s.%s, %d origins: WRONG: %s\n", PROG,
+				c->workload, flavor_names[wn->fl], c->norigins, why);
+		for (r = 0; r < nranks; r++)
+			total += all[r];
+		if (c->kind >= K_ACC && c->kind <= K_GET)
+			fig = maxel / (double)total * 1e6;		/* us per op */
+		else if (c->kind == K_BW_ACC || c->kind == K_BW_PUT)
+			fig = (double)total * (double)c->bytes / maxel / 1e9;	/* GB/s */
+		else
+			fig = (double)total / maxel;			/* op/s */
+		free(all);
+		if (!ok || sumbad)
+			fig = NAN;
+	}
+	return fig;
+}
+
+/* All repetitions of one cell; rank 0 writes its row. */
+static void run_cell(const struct cell *c, const struct win *wn, double *src)
+{
+	double v[MAX_REPS], rep_time = opt.cell_time / opt.reps;
+	const char *metric, *unit;
+	unsigned int i, n = 0;
+	double t0 = now();
+
+	for (i = 0; i < opt.reps; i++) {
+		double f = one_rep(c, wn, src, rep_time);
+
+		if (rank == 0 && isnan(f))
+			wrong++;
+		else if (rank == 0)
+			v[n++] = f;
+	}
+	if (rank != 0 || n == 0)
+		return;
+	if (c->kind >= K_ACC && c->kind <= K_GET) {
+		metric = "latency";
+		unit = "us";
+	} else if (c->kind == K_BW_ACC || c->kind == K_BW_PUT) {
+		metric = "bandwidth";
+		unit = "GB/s";
+	} else {
+		metric = "throughput";
+		unit = "op/s";
+	}
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	/* a cell with a wrong repetition reports nothing: the run fails */
+	if (n < opt.reps)
+		return;
+	fprintf(csv, "%s.%s,%d,%s,%s,%.6g,%.6g,%.6g,%s\n", c->workload, flavor_names[wn->fl],
+		c->norigins, opt.impl, metric, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,
+		v[0], v[n - 1], unit);
+	fflush(csv);
+	fprintf(stderr, "%s: %-8s %-26s %-8s %2d origins: median %-9.4g %-4s (%.1f s)\n", PROG,
+		opt.impl, c->workload, flavor_names[wn->fl], c->norigins,
+		n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, unit, now() - t0);
+}
+
+/* ------------------------------------------------------------ workloads */
+
+static void run_flavor(enum flavor fl, double *src)
+{
+	static char names[MAX_SIZES * 2 + MAX_BATCHES + 8][64];
+	unsigned int nn = 0, i;
+	struct cell c;
+	struct win wn;
+	int k;
+
+	win_open(&wn, fl);
+	if (opt.wl[W_CONTENDED]) {
+		c = (struct cell){ K_CONTENDED, "contended", 0, nranks, 8, 1 };
+		run_cell(&c, &wn, src);
+	}
+	for (i = 0; opt.wl[W_BATCHED] && i < opt.nbatches; i++) {
+		snprintf(names[nn], sizeof(names[nn]), "batched_%u", opt.batches[i]);
+		c = (struct cell){ K_SCATTER, names[nn++], 0, nranks, 8, opt.batches[i] };
+		run_cell(&c, &wn, src);
+	}
+	for (k = K_ACC; opt.wl[W_LATENCY] && k <= K_GET; k++) {
+		snprintf(names[nn], sizeof(names[nn]), "latency_%s", latency_names[k]);
+		/* rank 1 alone, so that the target is another process */
+		c = (struct cell){ k, names[nn++], nranks > 1 ? 1 : 0, 1, 8, 1 };
+		run_cell(&c, &wn, src);
+	}
+	for (i = 0; opt.wl[W_BANDWIDTH] && i < opt.nsizes; i++) {
+		size_t s = opt.sizes[i];
+		char sz[24];
+
+		if (s % (1 << 20) == 0)
+			snprintf(sz, sizeof(sz), "%zuM", s >> 20);
+		else if (s % (1 << 10) == 0)
+			snprintf(sz, sizeof(sz), "%zuK", s >> 10);
+		else
+			snprintf(sz, sizeof(sz), "%zu", s);
+		snprintf(names[nn], sizeof(names[nn]), "bandwidth_accumulate_%s", sz);
+		c = (struct cell){ K_BW_ACC, names[nn++], 0, nranks, s, 1 };
+		run_cell(&c, &wn, src);
+		snprintf(names[nn], sizeof(names[nn]), "bandwidth_put_%s", sz);
+		c = (struct cell){ K_BW_PUT, names[nn++], 0, nranks, s, 1 };
+		/* each rank's own range: its values, so misplaced data shows */
+		for (size_t e = 0; e < s / sizeof(double); e++)
+			src[e] = put_val(rank, e);
+		run_cell(&c, &wn, src);
+		for (size_t e = 0; e < s / sizeof(double); e++)
+			src[e] = 1.0;
+	}
+	/* origins 1..k; a single rank can only target itself */
+	for (k = 1; opt.wl[W_SCALING] && k <= (nranks > 1 ? nranks - 1 : 1); k++) {
+		c = (struct cell){ K_DISJOINT, "scaling", nranks > 1 ? 1 : 0, k, 8, 1 };
+		run_cell(&c, &wn, src);
+	}
+	win_close(&wn);
+}
+
+int main(int argc, char **argv)
+{
+	char version[MPI_MAX_LIBRARY_VERSION_STRING];
+	unsigned int total_wrong;
+	double start, *src;
+	size_t i, n;
+	int len, f;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	parse_options(argc, argv);
+	MPI_Get_library_version(version, &len);
+	/* the impl column, fixed once */
+	opt.impl = detect_impl(version);
+
+	csv = stdout;
+	if (rank == 0 && opt.csv) {
+		csv = fopen(opt.csv, "a");
+		if (!csv) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, opt.csv, strerror(errno));
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
+	if (rank == 0) {
+		/* the first line of a multi-line version string is enough */
+		version[strcspn(version, "\n")] = 0;
+		fprintf(stderr, "%s: %s (%s), %d ranks, %u x %.3g s per cell\n", PROG,
+			opt.impl, version, nranks, opt.reps, opt.cell_time / opt.reps);
+	}
+
+	n = max_size() / sizeof(double);
+	src = xmalloc((n ? n : 1) * sizeof(double));
+	for (i = 0; i < n; i++)
+		src[i] = 1.0;
+
+	start = now();
+	for (f = 0; f < NR_FLAVORS; f++)
+		if (opt.fl[f])
+			run_flavor(f, src);
+	free(src);
+
+	MPI_Bcast(&wrong, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+	total_wrong = wrong;
+	if (rank == 0) {
+		fprintf(stderr, "%s: %s: %u wrong repetitions, %.1f s\n", PROG, opt.impl,
+			total_wrong, now() - start);
+		if (csv != stdout)
+			fclose(csv);
+	}
+	MPI_Finalize();
+	return total_wrong ? 1 : 0;
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rma_direct.c - the direct path: RMA operations run in user space on the
+ * target's window memory, which every rank of an allocated window has
+ * mapped (lib/win.c, win_map).  No system call, so the cost of a small
+ * operation is that of the memory access itself.
+ *
+ * Puts and gets of contiguous data are memcpy: MPI asks no atomicity of
+ * them (a put conflicting with another access is erroneous), whatever the
+ * window's strategy.
+ *
+ * Accumulate, get_accumulate, fetch_and_op and compare_and_swap must be
+ * atomic per element with respect to every other accumulate-like operation
+ * on the window, including the ones the kernel applies for other callers
+ * (noncontiguous layouts, queued operations, other processes' kernel
+ * calls).  That holds when the kernel serves the window with
+ * MPIRMA_ATOM_NATIVE: for an element of 1, 2, 4 or 8 bytes at its natural
+ * alignment it runs a compare-and-exchange loop around the reduction engine
+ * (kmod/strategy_native.c), and this file runs the very same code
+ * (kmod/native_elem.c and the engine, kmod/reduce.c, are built into this
+ * library) on the same physical word.  Both sides agree on which elements qualify (the mapping
+ * is page aligned, so an element's alignment is the same in the kernel's
+ * view and here); any other element (16 and 32 bytes, misaligned) goes to
+ * the kernel.  Under any other strategy the kernel takes locks this code
+ * cannot see, so accumulate-like operations never come here.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "native_elem.h"
+#include "reduce.h"
+#include "win.h"
+
+/* Where @op's target starts in this process, or NULL when not all inside. */
+static char *target_addr(const struct mpirma_window *w,
+			 const struct mpirma_op *op, uint64_t bytes)
+{
+	const struct mpirma_win_seg *s = &w->segs[op->target_rank];
+	uint64_t off;
+
+	if (__builtin_mul_overflow(op->target_disp, (uint64_t)s->disp_unit,
+				   &off) || off > s->len || bytes > s->len - off)
+		return NULL;
+	return s->base + off;
+}
+
+static bool contiguous(const struct mpirma_layout *l)
+{
+	return !l->nblocks;
+}
+
+bool mpirma_win_direct_ok(const struct mpirma_window *w,
+			  const struct mpirma_op *op)
+{
+	unsigned int size = mpirma_type_info[op->type].size;
+	uint64_t bytes;
+	uintptr_t t;
+
+	if (!w->segs || op->target_rank >= (uint32_t)w->size ||
+	    !contiguous(&op->origin) || !contiguous(&op->target) ||
+	    !contiguous(&op->result) ||
+	    __builtin_mul_overflow(op->target.count, (uint64_t)size, &bytes))
+		return false;
+	t = (uintptr_t)target_addr(w, op, bytes);
+	if (!t)
+		return false;	/* the kernel reports the range error */
+	if (op->kind == MPIRMA_KIND_PUT || op->kind == MPIRMA_KIND_GET)
+		return true;
+	return w->direct_atomics &&
+	       (size == 1 || size == 2 || size == 4 || size == 8) &&
+	       !(t % size);
+}
+
+/* Elements per step of a long accumulate (two stack buffers of 4 KiB). */
+#define DIRECT_STEP	512
+
+/*
+ * An accumulate or get_accumulate of many elements with an arithmetic op:
+ * per step, a snapshot of the targets, the reduction engine over the whole
+ * step at once, then one compare-and-exchange per element that publishes
+ * the result if the element has not changed meanwhile.  An element that
+ * did change takes mpirma_native_element()'s loop.  Same atomicity as element by
+ * element, with the arithmetic's cost per call paid once per step.
+ */
+static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
+		      char *res, uint64_t n, unsigned int size)
+{
+	uint64_t cur[DIRECT_STEP], next[DIRECT_STEP];
+	uint64_t i, k, m;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < DIRECT_STEP ? n - i : DIRECT_STEP;
+		for (k = 0; k < m; k++)
+			cur[k] = mpirma_native_load(t + (i + k) * size, size);
+		/* packed: element k of the step at byte k * size */
+		for (k = 0; k < m; k++)
+			memcpy((char *)next + k * size, &cur[k], size);
+		mpirma_reduce(op->type, op->op, next, src + i * size, NULL, m);
+		for (k = 0; k < m; k++) {
+			char *p = t + (i + k) * size;
+			uint64_t v = 0;
+
+			memcpy(&v, (char *)next + k * size, size);
+			if (v != cur[k] &&
+			    mpirma_native_cmpxchg(p, cur[k], v, size) != cur[k]) {
+				/* raced: this one element, the careful way */
+				mpirma_native_element(op->kind, op->type, op->op,
+						      p, src + (i + k) * size,
+						      NULL, res ? res +
+						      (i + k) * size : NULL,
+						      size);
+				continue;
+			}
+			if (res)
+				memcpy(res + (i + k) * size, &cur[k], size);
+		}
+	}
+}
+
+void mpirma_win_direct(const struct mpirma_window *w,
+		       const struct mpirma_op *op)
+{
+	unsigned int size = mpirma_type_info[op->type].size;
+	uint64_t n = op->target.count, bytes = n * size, i;
+	char *t = target_addr(w, op, bytes);
+	const char *src = mpirma_op_has_origin(op) ?
+			  (const char *)(uintptr_t)op->origin.addr : NULL;
+	char *res = (char *)(uintptr_t)op->result.addr;
+	const void *cmp = (const void *)(uintptr_t)op->compare;
+
+	switch (op->kind) {
+	case MPIRMA_KIND_PUT:
+		memmove(t, src, bytes);
+		return;
+	case MPIRMA_KIND_GET:
+		memmove(res, t, bytes);
+		return;
+	default:
+		/* An accumulate has no result side: its address is 0. */
+		if (n > 1 && src && op->kind != MPIRMA_KIND_CAS &&
+		    op->op != MPIRMA_OP_REPLACE) {
+			acc_steps(op, t, src, res, n, size);
+			return;
+		}
+		for (i = 0; i < n; i++)
+			mpirma_native_element(op->kind, op->type, op->op,
+					      t + i * size,
+					      src ? src + i * size : NULL, cmp,
+					      res ? res + i * size : NULL, size);
+		return;
+	}
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rma_queue.c - the window's operation queue and the one place operations
+ * enter the kernel (MPIRMA_IOC_RMA).
+ *
+ * A system call costs more than the kernel's work for one small operation,
+ * so small operations wait in the window's queue and reach the kernel
+ * together, one batch per synchronization call (flush, unlock, fence,
+ * complete, win_sync...), which all run mpirma_win_drain() first.  The
+ * kernel applies a batch in array order, which is call order, so
+ * accumulate_ordering holds.
+ *
+ * What is queued: operations whose every side is contiguous and whose
+ * origin (and compare) data are at most MPIRMA_QUEUE_INLINE bytes.  Their
+ * origin data is copied into the queue, so a program that reuses an origin
+ * buffer before completing the operation (erroneous, but common, and
+ * harmless with the peers) still sends what it had at the call.  Result
+ * buffers (get, get_accumulate, fetch_and_op, compare_and_swap) are filled
+ * at the drain: the standard defines them only once the operation is
+ * complete.  Noncontiguous operations refer to block lists that a datatype
+ * owns, and large ones gain nothing from waiting: they go at once.
+ *
+ * MPIRMA_BATCH=N (environment, 0..MPIRMA_QUEUE_OPS) sets the queue length;
+ * 0 turns queueing off (every operation is a system call of its own).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "reduce.h"
+#include "win.h"
+
+#define MPIRMA_QUEUE_OPS	1024	/* longest batch */
+#define MPIRMA_QUEUE_DATA	65536	/* bytes of copied origin data */
+#define MPIRMA_QUEUE_INLINE	512	/* largest origin data queued */
+
+int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
+		     uint32_t nops)
+{
+	static const char *const kind_name[] = {
+		[MPIRMA_KIND_PUT] = "put", [MPIRMA_KIND_GET] = "get",
+		[MPIRMA_KIND_ACC] = "accumulate",
+		[MPIRMA_KIND_GET_ACC] = "get_accumulate",
+		[MPIRMA_KIND_CAS] = "compare_and_swap",
+	};
+	struct mpirma_rma r;
+	uint32_t i;
+	int ret;
+
+	if (!nops)
+		return MPI_SUCCESS;
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.win_id = w->id;
+	r.nops = nops;
+	r.ops = (uint64_t)(uintptr_t)ops;
+	r.op_size = sizeof(*ops);
+	ret = mpirma_ioctl(MPIRMA_IOC_RMA, &r);
+	if (ret)
+		return mpirma_err_errno(ret, "MPIRMA_IOC_RMA");
+	if (!r.nfailed)
+		return MPI_SUCCESS;
+	for (i = 0; i < nops; i++) {
+		const struct mpirma_op *op = &ops[i];
+
+		if (!op->status)
+			continue;
+		if (op->status == -ERANGE)
+			return mpirma_err(MPI_ERR_RMA_RANGE,
+					  "the %s's target range (displacement "
+					  "%llu) does not lie inside the window "
+					  "memory of rank %u",
+					  kind_name[op->kind],
+					  (unsigned long long)op->target_disp,
+					  op->target_rank);
+		return mpirma_err_errno(op->status, "%s to rank %u",
+					kind_name[op->kind], op->target_rank);
+	}
+	return MPI_SUCCESS;
+}
+
+/* The queue length: MPIRMA_BATCH, else MPIRMA_QUEUE_OPS. */
+static uint32_t queue_len(void)
+{
+	static int len = -1;
+	const char *v;
+	char *end;
+	long n;
+
+	if (len >= 0)
+		return (uint32_t)len;
+	len = MPIRMA_QUEUE_OPS;
+	v = getenv("MPIRMA_BATCH");
+	if (v && *v) {
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno || *end || n < 0 || n > MPIRMA_QUEUE_OPS)
+			fprintf(stderr, "mpirma: MPIRMA_BATCH=%s is not a queue "
+				"length 0..%d; using %d\n", v,
+				MPIRMA_QUEUE_OPS, MPIRMA_QUEUE_OPS);
+		else
+			len = (int)n;
+	}
+	return (uint32_t)len;
+}
+
+/* Allocates the queue on first use; false when queueing is off or no memory. */
+static bool queue_ready(struct mpirma_rma_queue *q)
+{
+	if (q->ops)
+		return true;
+	q->cap = queue_len();
+	if (!q->cap)
+		return false;
+	q->ops = malloc(q->cap * sizeof(*q->ops));
+	q->data = malloc(MPIRMA_QUEUE_DATA);
+	if (!q->ops || !q->data) {
+		free(q->ops);
+		free(q->data);
+		q->ops = NULL;
+		q->data = NULL;
+		return false;	/* not an error: the operation goes at once */
+	}
+	return true;
+}
+
+int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
+		       bool *queued)
+{
+	struct mpirma_rma_queue *q = &w->queue;
+	unsigned int size = mpirma_type_info[op->type].size;
+	uint64_t obytes = 0, need;
+	struct mpirma_op *e;
+	int ret;
+
+	*queued = false;
+	if (op->origin.nblocks || op->target.nblocks || op->result.nblocks)
+		return MPI_SUCCESS;
+	if (mpirma_op_has_origin(op)) {
+		if (op->origin.count > MPIRMA_QUEUE_INLINE / size)
+			return MPI_SUCCESS;
+		obytes = op->origin.count * size;
+	}
+	need = obytes + (op->compare ? size : 0);
+	if (!queue_ready(q))
+		return MPI_SUCCESS;
+	if (q->nops == q->cap || need > MPIRMA_QUEUE_DATA - q->used) {
+		ret = mpirma_win_drain(w);
+		if (ret)
+			return ret;
+	}
+	e = &q->ops[q->nops++];
+	*e = *op;
+	if (obytes) {
+		memcpy(q->data + q->used, (const void *)(uintptr_t)op->origin.addr,
+		       obytes);
+		e->origin.addr = (uint64_t)(uintptr_t)(q->data + q->used);
+		q->used += obytes;
+	}
+	if (op->compare) {
+		memcpy(q->data + q->used, (const void *)(uintptr_t)op->compare,
+		       size);
+		e->compare = (uint64_t)(uintptr_t)(q->data + q->used);
+		q->used += size;
+	}
+	*queued = true;
+	return MPI_SUCCESS;
+}
+
+int mpirma_win_drain(struct mpirma_window *w)
+{
+	struct mpirma_rma_queue *q = &w->queue;
+	uint32_t n = q->nops;
+
+	/* Direct operations were plain stores too: order them first. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!n)
+		return MPI_SUCCESS;
+	/* Emptied first: a failed batch is over too (its errors reported). */
+	q->nops = 0;
+	q->used = 0;
+	return mpirma_win_issue(w, q->ops, n);
+}
+
+void mpirma_win_queue_free(struct mpirma_window *w)
+{
+	free(w->queue.ops);
+	free(w->queue.data);
+	memset(&w->queue, 0, sizeof(w->queue));
+}
