@@ -204,6 +204,8 @@ help:
 	@echo "make unit         host unit tests, plain and ASan/UBSan"
 	@echo "make vmtest       selftests + MPI tests in one VM ($(VM) $(VM_CHECK_ARGS))"
 	@echo "make bench-strategies  the atomicity strategies side by side, in $(BENCH_DIR)/"
+	@echo "make fuzz         the ioctl fuzzer, FUZZ_CALLS=$(FUZZ_CALLS) [FUZZ_SEED= FUZZ_PROCS=]"
+	@echo "make stress       the stress test, STRESS_SECONDS=$(STRESS_SECONDS) [STRESS_PROCS= STRESS_THREADS=]"
 	@echo "make fault-module the module with test-only fault injection, in $(FAULT_KO)"
 	@echo "make faults       fault injection, random kill -9, reload tests in the VM"
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
@@ -547,6 +549,32 @@ bench-strategies: module $(B)/bin/mpirma-bench
 		--csv $(BENCH_DIR)/strategies.csv --plot $(BENCH_DIR)/strategies.png \
 		| tee $(BENCH_DIR)/strategies.txt
 
+# ------------------------------------------------------------------ long runs
+
+# The ioctl fuzzer and the stress test at length; make check runs both
+# briefly (30000 calls, 20 s).  Both go through selftests/run, so the kernel
+# log is scanned and the module's counters checked afterwards.  For a debug
+# kernel add e.g. FUZZ_VM_ARGS+='--kernel IMAGE' (and build with its KDIR).
+FUZZ_CALLS ?= 1000000
+FUZZ_PROCS ?= 2
+FUZZ_SEED ?=
+FUZZ_VM_ARGS ?= --cpus 2 --numa 2 --timeout 14400
+STRESS_SECONDS ?= 600
+STRESS_PROCS ?=
+STRESS_THREADS ?=
+STRESS_VM_ARGS ?= --cpus 2 --numa 2 --timeout $$(($(STRESS_SECONDS) + 900))
+
+.PHONY: fuzz stress
+fuzz: all
+	$(VM) $(FUZZ_VM_ARGS) -e MPIRMA_FUZZ_CALLS=$(FUZZ_CALLS) \
+		-e MPIRMA_FUZZ_PROCS=$(FUZZ_PROCS) \
+		$(if $(FUZZ_SEED),-e MPIRMA_FUZZ_SEED=$(FUZZ_SEED)) -- $(STDIR)/run -t 86400 fuzz
+
+stress: all
+	$(VM) $(STRESS_VM_ARGS) -e MPIRMA_STRESS_SECONDS=$(STRESS_SECONDS) \
+		$(if $(STRESS_PROCS),-e MPIRMA_STRESS_PROCS=$(STRESS_PROCS)) \
+		$(if $(STRESS_THREADS),-e MPIRMA_STRESS_THREADS=$(STRESS_THREADS)) \
+		-- $(STDIR)/run -t 86400 stress
 # ------------------------------------------------------------------ bench vs MPIs
 
 # mpirma against Debian's Open MPI and MPICH through the standard MPI API

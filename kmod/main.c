@@ -134,12 +134,15 @@ MEMBER_CMD(msg_recv, mpirma_msg_recv, struct mpirma_msg)
  * @fds: the fd kinds it may be issued on
  * @size: sizeof its struct (0: _IO command without argument)
  * @min_size: the smallest size the caller may pass (the first version)
+ * @irrevocable: what it does cannot be undone (an fd installed, a rank
+ *	joined, a window created): the struct must be writable before it runs
  * @handler: does the work on the kernel copy of the struct
  */
 struct mpirma_ioctl_op {
 	unsigned int fds;
 	size_t size;
 	size_t min_size;
+	bool irrevocable;
 	int (*handler)(struct file *f, void *arg);
 };
 
@@ -153,13 +156,20 @@ struct mpirma_ioctl_op {
 	}
 #define IOCTL_OP_NOARG(cmd, kinds, fn)					\
 	[_IOC_NR(cmd)] = { .fds = kinds, .handler = fn }
+#define IOCTL_OP_IRREVOCABLE(cmd, kinds, type, fn)			\
+	[_IOC_NR(cmd)] = {						\
+		.fds = kinds, .size = sizeof(type), .min_size = sizeof(type),	\
+		.irrevocable = true, .handler = fn,			\
+	}
 
 static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 	IOCTL_OP(MPIRMA_IOC_QUERY, FD_ANY, struct mpirma_query, do_query),
-	IOCTL_OP(MPIRMA_IOC_JOB_CREATE, FD_DEV, struct mpirma_job_create, do_job_create),
+	IOCTL_OP_IRREVOCABLE(MPIRMA_IOC_JOB_CREATE, FD_DEV, struct mpirma_job_create,
+			     do_job_create),
 	IOCTL_OP_NOARG(MPIRMA_IOC_NULL, FD_ANY, do_null),
-	IOCTL_OP(MPIRMA_IOC_JOB_JOIN, FD_JOB, struct mpirma_job_join, do_job_join),
-	IOCTL_OP(MPIRMA_IOC_WIN_CREATE, FD_MEMBER, struct mpirma_win_create, do_win_create),
+	IOCTL_OP_IRREVOCABLE(MPIRMA_IOC_JOB_JOIN, FD_JOB, struct mpirma_job_join, do_job_join),
+	IOCTL_OP_IRREVOCABLE(MPIRMA_IOC_WIN_CREATE, FD_MEMBER, struct mpirma_win_create,
+			     do_win_create),
 	IOCTL_OP(MPIRMA_IOC_WIN_FREE, FD_MEMBER, struct mpirma_win_sync, do_win_free),
 	IOCTL_OP_GREW(MPIRMA_IOC_WIN_QUERY, FD_MEMBER, struct mpirma_win_query,
 		      offsetofend(struct mpirma_win_query, my_rank), do_win_query),
@@ -207,6 +217,13 @@ static long mpirma_dispatch(struct file *f, unsigned int cmd, unsigned long uarg
 	ret = copy_struct_from_user(&buf, op->size, up, usize);
 	if (ret)
 		return ret;
+	/*
+	 * Writing the caller's own bytes back proves the answer can be
+	 * delivered; otherwise EFAULT would come after an fd was installed or
+	 * a rank used up, with the caller never told which.
+	 */
+	if (op->irrevocable && copy_to_user(up, &buf, min_t(size_t, usize, op->size)))
+		return -EFAULT;
 	ret = op->handler(f, &buf);
 	if (ret)
 		return ret;

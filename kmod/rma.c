@@ -243,9 +243,10 @@ static int rma_execute(struct rma_ctx *c, struct rma_op *o)
 static int rma_cas(struct rma_ctx *c, struct rma_op *o)
 {
 	const struct mpirma_op *uop = o->uop;
-	struct mpirma_span span = { .addr = (void *)o->tbase, .len = o->esize };
-	struct mpirma_cursor ocur, rcur;
+	struct mpirma_span span = { .len = o->esize };
+	struct mpirma_cursor tcur, ocur, rcur;
 	u8 cmp[sizeof(u64)];
+	s64 off;
 	struct mpirma_update u = {
 		.win = c->win, .kind = MPIRMA_KIND_CAS, .type = uop->type,
 		.spans = &span, .nspans = 1, .src = c->src, .old = c->old, .cmp = cmp,
@@ -254,6 +255,11 @@ static int rma_cas(struct rma_ctx *c, struct rma_op *o)
 
 	if (WARN_ON_ONCE(o->esize > sizeof(cmp)))
 		return -EINVAL;
+	/* The one element where the target layout puts it (a block list may). */
+	mpirma_cursor_init(&tcur, &o->target);
+	if (WARN_ON_ONCE(mpirma_cursor_next(&tcur, o->esize, &off) != o->esize))
+		return -EINVAL;
+	span.addr = (void *)(o->tbase + off);
 	mpirma_cursor_init(&ocur, &o->origin);
 	mpirma_cursor_init(&rcur, &o->result);
 	ret = gather_user(&ocur, c->src, o->esize);
