@@ -89,7 +89,7 @@ UT_SRCS := $(wildcard tests/*.c)
 KUSER_SRCS := $(wildcard kmod/reduce.c kmod/reduce_fp.c kmod/native_elem.c)
 MAN_SRCS := $(wildcard docs/man/*.[1-8])
 KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/mpirma_uapi.h
-SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job \
+SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job tools/mpirma-debug-kernel \
 	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
 	   $(wildcard .ci/run selftests/run)
 
@@ -210,6 +210,8 @@ help:
 	@echo "make faults       fault injection, random kill -9, reload tests in the VM"
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
+	@echo "make debug-kernel the KASAN/lockdep/UBSAN/KFENCE kernel (cached, long build)"
+	@echo "make check-debug  the VM suite on the debug kernel (CHECK_ARGS=selftests...)"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
 	@echo "make uninstall | clean | distclean"
 	@echo "KDIR=$(KDIR)"
@@ -622,6 +624,54 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench
 	$(VM) $(BENCH_MPI_VM_ARGS) -- bench/run -n $(BENCH_RANKS) -o $(BENCH_DIR) \
 		$(BENCH_MPI_ARGS) | tee $(BENCH_DIR)/run.log
 	bench/summary $(BENCH_DIR) | tee $(BENCH_DIR)/results.txt
+
+# ------------------------------------------------------------------ debug kernel
+
+# A kernel with KASAN, lockdep, UBSAN and KFENCE (tools/debug-kernel.config),
+# built once by tools/mpirma-debug-kernel into a cache outside the tree
+# ($$MPIRMA_CACHE, default ~/.cache/mpirma/debug-kernel), and mpirma.ko built
+# against it in $(DEBUG_DIR): 6.1 builds an external module in its source
+# directory, so the module's sources are copied there first and the normal
+# build in kmod/ stays untouched.  check-debug runs the VM part of make check
+# on that kernel with longer timeouts (KASAN and lockdep under TCG are
+# several times slower); CHECK_ARGS="NAME..." runs only those selftests, at
+# 2 nodes.  Not part of check (see README.md, "Debug kernel").
+DEBUG_DIR := $(B)/debug
+DEBUG_KDIR = $(shell tools/mpirma-debug-kernel --print-dir)
+DEBUG_KO := $(DEBUG_DIR)/modules/mpirma.ko
+DEBUG_KBUILD_SRCS := $(sort Kbuild kmod/Kbuild $(KSOURCES) $(wildcard include/*.h))
+# Every report, not only the first KASAN one.  pci=noacpi: the firmware's
+# PCI interrupt routing method (_PRT), run by the KASAN-instrumented ACPI
+# interpreter under TCG, hits ACPI's 30 s loop timeout once per virtio
+# device (90 s of boot, then no legacy IRQ); the routing table is enough.
+DEBUG_VM_ENV := MPIRMA_VM_APPEND="kasan_multi_shot pci=noacpi"
+VM_DEBUG_ARGS = --kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --kmod $(DEBUG_KO)
+VM_DEBUG_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 7200
+VM_DEBUG_NUMA4_ARGS ?= --cpus 2 --numa 4 --timeout 3600
+CHECK_ARGS ?=
+
+.PHONY: debug-kernel debug-module check-debug
+debug-kernel:
+	@tools/mpirma-deps --debug-kernel
+	tools/mpirma-debug-kernel
+
+# Compiler warnings are shown, not fatal: KASAN's stack instrumentation
+# grows frames beyond what the normal build allows.
+debug-module: debug-kernel
+	@mkdir -p $(DEBUG_DIR)/src/kmod $(DEBUG_DIR)/src/include $(DEBUG_DIR)/modules
+	@for f in $(DEBUG_KBUILD_SRCS); do cp -p $$f $(DEBUG_DIR)/src/$$f; done
+	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_DIR)/src modules 2>&1 | \
+		tee $(DEBUG_DIR)/module.log
+	@install -m 644 $(DEBUG_DIR)/src/kmod/mpirma.ko $(DEBUG_KO)
+
+check-debug:
+	@tools/mpirma-deps --debug-kernel
+	$(MAKE) debug-module userspace
+	@test -x $(STDIR)/run || { echo "check-debug: $(STDIR)/run missing" >&2; exit 1; }
+	$(DEBUG_VM_ENV) $(VM) $(VM_DEBUG_ARGS) $(VM_DEBUG_CHECK_ARGS) \
+		--log $(DEBUG_DIR)/numa2.dmesg -- $(CHECK_SCRIPT) $(CHECK_ARGS)
+	$(if $(CHECK_ARGS),,$(DEBUG_VM_ENV) $(VM) $(VM_DEBUG_ARGS) $(VM_DEBUG_NUMA4_ARGS) \
+		--log $(DEBUG_DIR)/numa4.dmesg -- $(CHECK_SCRIPT) $(VM_NUMA4_TESTS))
 
 # ------------------------------------------------------------------ lint
 
