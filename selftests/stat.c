@@ -782,6 +782,28 @@ static void drain(int fd, char **buf, size_t *len, unsigned int ms)
 	}
 }
 
+/*
+ * Reads like drain() until @want has appeared @times times in the output,
+ * or @ms have passed.  The watch tests wait for frames this way, not for a
+ * fixed time: under a debug kernel on a busy host the first frame can take
+ * seconds.
+ */
+static void drain_until(int fd, char **buf, size_t *len, const char *want, int times,
+			unsigned int ms)
+{
+	uint64_t end = mt_now_ms() + ms;
+	const char *p;
+	int seen;
+
+	while (mt_now_ms() < end) {
+		drain(fd, buf, len, 100);
+		for (seen = 0, p = *buf; (p = strstr(p, want)); p++)
+			seen++;
+		if (seen >= times)
+			return;
+	}
+}
+
 /* Wait up to @ms for @pid; its exit status, or -1 (killed or stuck). */
 static int wait_exit(pid_t pid, unsigned int ms)
 {
@@ -827,7 +849,8 @@ TEST_F(stat, watch_on_a_terminal_quits_on_q)
 		execl(self->tool, self->tool, "-w", "0.5", (char *)NULL);
 		_exit(127);
 	}
-	drain(master, &out, &len, 1500);
+	/* the first frame is drawn after the terminal is set up */
+	drain_until(master, &out, &len, "items/s", 1, 30000);
 	ASSERT_EQ(0, tcgetattr(slave, &during));
 	ASSERT_EQ(1, write(master, "q", 1));
 	status = wait_exit(pid, 5000);
@@ -872,7 +895,8 @@ TEST_F(stat, watch_to_a_pipe_until_interrupted)
 		_exit(127);
 	}
 	close(po[1]);
-	drain(po[0], &out, &len, 1500);
+	/* two frames, the second with rates */
+	drain_until(po[0], &out, &len, "    /s        0.0     0.0     0.0", 1, 30000);
 	kill(pid, SIGINT);
 	status = wait_exit(pid, 5000);
 	drain(po[0], &out, &len, 200);
