@@ -75,21 +75,6 @@ static int write_param(const char *path, unsigned int v)
 	return ret;
 }
 
-static long read_param(const char *path)
-{
-	char buf[32] = "";
-	long v = -1;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) > 0)
-		v = strtol(buf, NULL, 10);
-	close(fd);
-	return v;
-}
-
 /* Fail this process's @n-th fault point from now on (0: none). */
 static int arm(unsigned int n)
 {
@@ -434,7 +419,7 @@ static void walk(struct __test_metadata *_metadata, const struct fi_case *c, uin
 		ASSERT_EQ(0, c->setup(s)) TH_LOG("%s: setup", c->name);
 		ASSERT_EQ(0, arm(n));
 		ret = c->op(s);
-		calls = read_param(FAULT_PARAM("fault_calls"));
+		calls = mt_read_long(FAULT_PARAM("fault_calls"));
 		ASSERT_EQ(0, arm(0));
 		if (calls < n) {
 			/* Nothing was injected: the operation must work. */

@@ -1463,21 +1463,6 @@ static int nr_fds(void)
 }
 
 /* VmPin of this process, in kB; -1 if unknown. */
-static long vmpin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static void worker_close_all(struct worker *w)
 {
 	int j, r;
@@ -1638,7 +1623,7 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 	if (st->fds_left)
 		report(w, "%d fds open after closing everything", st->fds_left);
 	/* every charge is given back once every fd is closed */
-	for (j = 0; j < 50 && (pin = vmpin_kb()) > 0; j++)
+	for (j = 0; j < 50 && (pin = mt_vmpin_kb()) > 0; j++)
 		mt_sleep_ms(100);
 	if (pin != 0) {
 		st->vmpin_left = pin;

@@ -46,21 +46,6 @@ static size_t page_size(void)
 }
 
 /* VmPin of this process in kB (the RLIMIT_MEMLOCK charge); -1 if unknown. */
-static long vmpin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static int drop_ipc_lock(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -459,11 +444,11 @@ MT_RANK_FN(memlock_solo)
 
 	ASSERT_EQ(0, drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	ASSERT_EQ(0, vmpin_kb());
+	ASSERT_EQ(0, mt_vmpin_kb());
 
 	/* one page too many: ENOMEM, and nothing stays charged or held */
 	EXPECT_EQ(-ENOMEM, memlock_create(r->mfd, a, LIMIT_PAGES + 1, &me, 1));
-	EXPECT_EQ(0, vmpin_kb());
+	EXPECT_EQ(0, mt_vmpin_kb());
 	EXPECT_EQ(0, mt_counter("windows"));
 	EXPECT_EQ(0, mt_counter("pages_pinned"));
 	EXPECT_EQ(0, mt_counter("pages_allocated"));
@@ -471,16 +456,16 @@ MT_RANK_FN(memlock_solo)
 	/* exactly the limit fits, and is charged page for page */
 	win = memlock_create(r->mfd, a, LIMIT_PAGES, &me, 1);
 	ASSERT_LT(0, win);
-	EXPECT_EQ((long)(LIMIT_PAGES * page_size() / 1024), vmpin_kb());
+	EXPECT_EQ((long)(LIMIT_PAGES * page_size() / 1024), mt_vmpin_kb());
 	EXPECT_EQ(-ENOMEM, memlock_create(r->mfd, a, 1, &me, 1));
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
-	EXPECT_EQ(0, vmpin_kb());
+	EXPECT_EQ(0, mt_vmpin_kb());
 	EXPECT_EQ(0, mt_counter("pages_pinned"));
 	EXPECT_EQ(0, mt_counter("pages_allocated"));
 
 	/* a huge size is refused before anything is pinned or allocated */
 	EXPECT_EQ(-ENOMEM, memlock_create(r->mfd, a, 1UL << 20, &me, 1));
-	EXPECT_EQ(0, vmpin_kb());
+	EXPECT_EQ(0, mt_vmpin_kb());
 }
 
 TEST_F(memlock, over_limit_fails_cleanly)
@@ -509,15 +494,15 @@ MT_RANK_FN(memlock_pair)
 		ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
 	}
 	EXPECT_EQ(-ENOMEM, memlock_create(r->mfd, a, r->rank ? LIMIT_PAGES + 1 : 2, NULL, 2));
-	EXPECT_EQ(0, vmpin_kb());
+	EXPECT_EQ(0, mt_vmpin_kb());
 	/* the same pair within the limit works afterwards */
 	win = memlock_create(r->mfd, a, 2, NULL, 2);
 	ASSERT_LT(0, win);
-	EXPECT_EQ((long)(2 * page_size() / 1024), vmpin_kb());
+	EXPECT_EQ((long)(2 * page_size() / 1024), mt_vmpin_kb());
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 	/* a rank's memory lives until every rank has freed the window */
 	EXPECT_EQ(0, mt_job_barrier(r->mfd));
-	EXPECT_EQ(0, vmpin_kb());
+	EXPECT_EQ(0, mt_vmpin_kb());
 }
 
 TEST_F(memlock, one_rank_over_limit_fails_the_group)

@@ -25,17 +25,7 @@
 
 static long refcnt(void)
 {
-	char buf[32] = "";
-	long v = -1;
-	int fd;
-
-	fd = open(REFCNT, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) > 0)
-		v = strtol(buf, NULL, 10);
-	close(fd);
-	return v;
+	return mt_read_long(REFCNT);
 }
 
 /* delete_module("mpirma"): 0 or -errno. */

@@ -701,13 +701,12 @@ int mt_inc(volatile int *counter)
 
 /* ---- module counters ---- */
 
-long mt_counter(const char *name)
+long mt_read_long(const char *path)
 {
-	char path[128], buf[64];
+	char buf[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), SYSFS_DIR "%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -717,6 +716,29 @@ long mt_counter(const char *name)
 		return -1;
 	buf[n] = 0;
 	return strtol(buf, NULL, 10);
+}
+
+long mt_counter(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SYSFS_DIR "%s", name);
+	return mt_read_long(path);
+}
+
+long mt_vmpin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
 }
 
 bool mt_counters_zero(unsigned int timeout_ms, char *why, size_t len)

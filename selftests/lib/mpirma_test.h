@@ -276,6 +276,10 @@ int mt_inc(volatile int *counter);	/* atomic, returns the new value */
 
 /* /sys/class/misc/mpirma/<name> as a number; -1 if unreadable. */
 long mt_counter(const char *name);
+/* The number a sysfs or proc file holds, or -1. */
+long mt_read_long(const char *path);
+/* This process's VmPin in kB (pages pinned for it), or -1. */
+long mt_vmpin_kb(void);
 /* Wait up to @timeout_ms for every counter to read 0; true if they do.
  * On failure @why (if not NULL) names the first non-zero one.
  */
