@@ -38,7 +38,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1412,18 +1411,6 @@ static int racer_start(struct racer *rc, struct worker *w, pthread_t *tid)
 
 /* ---- a worker ---- */
 
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
-	d[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -1506,7 +1493,7 @@ static int worker_run(int idx, uint64_t seed, uint64_t calls, struct worker_stat
 	w->st = st;
 	rng = seed;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &ml) || setrlimit(RLIMIT_NOFILE, &nf)) {
+	if (mt_drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &ml) || setrlimit(RLIMIT_NOFILE, &nf)) {
 		report(w, "cannot drop CAP_IPC_LOCK or set the limits: %s", strerror(errno));
 		return 1;
 	}

@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -43,19 +42,6 @@
 static size_t page_size(void)
 {
 	return sysconf(_SC_PAGESIZE);
-}
-
-/* VmPin of this process in kB (the RLIMIT_MEMLOCK charge); -1 if unknown. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
-	d[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
 /* Become an unprivileged user: no capabilities, no CAP_IPC_LOCK. */
@@ -442,7 +428,7 @@ MT_RANK_FN(memlock_solo)
 	uint32_t me = 0;
 	int win;
 
-	ASSERT_EQ(0, drop_ipc_lock());
+	ASSERT_EQ(0, mt_drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
 	ASSERT_EQ(0, mt_vmpin_kb());
 
@@ -490,7 +476,7 @@ MT_RANK_FN(memlock_pair)
 	int win;
 
 	if (r->rank == 1) {
-		ASSERT_EQ(0, drop_ipc_lock());
+		ASSERT_EQ(0, mt_drop_ipc_lock());
 		ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
 	}
 	EXPECT_EQ(-ENOMEM, memlock_create(r->mfd, a, r->rank ? LIMIT_PAGES + 1 : 2, NULL, 2));

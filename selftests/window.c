@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -1090,23 +1089,6 @@ TEST_F(win, collective_mismatch)
 
 /* ---- what user memory may be a window ---- */
 
-/* Drop CAP_IPC_LOCK (which lifts RLIMIT_MEMLOCK) from this process. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
-	d[CAP_IPC_LOCK / 32].permitted &= ~(1U << (CAP_IPC_LOCK % 32));
-	if (syscall(SYS_capset, &h, d))
-		return -errno;
-	return 0;
-}
-
 /* Both flavors are charged to RLIMIT_MEMLOCK (without CAP_IPC_LOCK). */
 MT_RANK_FN(memlock_rank)
 {
@@ -1116,7 +1098,7 @@ MT_RANK_FN(memlock_rank)
 	int w1, w2, w3;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, drop_ipc_lock());
+	ASSERT_EQ(0, mt_drop_ipc_lock());
 	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
 
 	EXPECT_EQ(-ENOMEM, mt_win_create_all(r->mfd, 1, MPIRMA_FLAVOR_USER,

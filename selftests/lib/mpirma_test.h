@@ -280,6 +280,11 @@ long mt_counter(const char *name);
 long mt_read_long(const char *path);
 /* This process's VmPin in kB (pages pinned for it), or -1. */
 long mt_vmpin_kb(void);
+/*
+ * Drop CAP_IPC_LOCK (which lifts RLIMIT_MEMLOCK; root has it) from this
+ * process: 0 or -errno.
+ */
+int mt_drop_ipc_lock(void);
 /* Wait up to @timeout_ms for every counter to read 0; true if they do.
  * On failure @why (if not NULL) names the first non-zero one.
  */
