@@ -406,13 +406,15 @@ static int rma_build(struct mpirma_window *w, const struct rma_args *a,
 static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 			bool now)
 {
+	char *t = mpirma_win_direct_target(w, op);
 	bool queued;
 	int ret;
 
-	if (mpirma_win_direct_ok(w, op)) {
-		ret = mpirma_win_drain(w);
+	if (t) {
+		/* the queue first, to keep call order; usually it is empty */
+		ret = w->queue.nops ? mpirma_win_drain(w) : MPI_SUCCESS;
 		if (!ret)
-			mpirma_win_direct(w, op);
+			mpirma_win_direct(op, t);
 		return ret;
 	}
 	if (!now) {

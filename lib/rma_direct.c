@@ -49,26 +49,28 @@ static bool contiguous(const struct mpirma_layout *l)
 	return !l->nblocks;
 }
 
-bool mpirma_win_direct_ok(const struct mpirma_window *w,
-			  const struct mpirma_op *op)
+char *mpirma_win_direct_target(const struct mpirma_window *w,
+			       const struct mpirma_op *op)
 {
 	unsigned int size = mpirma_type_info[op->type].size;
 	uint64_t bytes;
-	uintptr_t t;
+	char *t;
 
 	if (!w->segs || op->target_rank >= (uint32_t)w->size ||
 	    !contiguous(&op->origin) || !contiguous(&op->target) ||
 	    !contiguous(&op->result) ||
 	    __builtin_mul_overflow(op->target.count, (uint64_t)size, &bytes))
-		return false;
-	t = (uintptr_t)target_addr(w, op, bytes);
+		return NULL;
+	t = target_addr(w, op, bytes);
 	if (!t)
-		return false;	/* the kernel reports the range error */
+		return NULL;	/* the kernel reports the range error */
 	if (op->kind == MPIRMA_KIND_PUT || op->kind == MPIRMA_KIND_GET)
-		return true;
-	return w->direct_atomics &&
-	       (size == 1 || size == 2 || size == 4 || size == 8) &&
-	       !(t % size);
+		return t;
+	if (w->direct_atomics &&
+	    (size == 1 || size == 2 || size == 4 || size == 8) &&
+	    !((uintptr_t)t % size))
+		return t;
+	return NULL;
 }
 
 /* Elements per step of a long accumulate (two stack buffers of 4 KiB). */
@@ -117,12 +119,10 @@ static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
 	}
 }
 
-void mpirma_win_direct(const struct mpirma_window *w,
-		       const struct mpirma_op *op)
+void mpirma_win_direct(const struct mpirma_op *op, char *t)
 {
 	unsigned int size = mpirma_type_info[op->type].size;
 	uint64_t n = op->target.count, bytes = n * size, i;
-	char *t = target_addr(w, op, bytes);
 	const char *src = mpirma_op_has_origin(op) ?
 			  (const char *)(uintptr_t)op->origin.addr : NULL;
 	char *res = (char *)(uintptr_t)op->result.addr;

@@ -223,18 +223,18 @@ int mpirma_win_drain(struct mpirma_window *w);
 void mpirma_win_queue_free(struct mpirma_window *w);
 
 /*
- * Can the direct path run @op (lib/rma_direct.c)?  False: the kernel must
- * (or should: it also reports a target range outside the window).
+ * Where the direct path would run @op: its target's first byte in this
+ * process (lib/rma_direct.c).  NULL: the kernel must (or should: it also
+ * reports a target range outside the window).
  */
-bool mpirma_win_direct_ok(const struct mpirma_window *w,
-			  const struct mpirma_op *op);
+char *mpirma_win_direct_target(const struct mpirma_window *w,
+			       const struct mpirma_op *op);
 
 /*
- * Runs @op, which mpirma_win_direct_ok() accepted, on the mapped memory of
- * its target.  The queue must be empty (the caller drains it first, so that
+ * Runs @op on the mapped memory at @t, which mpirma_win_direct_target()
+ * returned.  The queue must be empty (the caller drains it first, so that
  * operations take effect in call order).
  */
-void mpirma_win_direct(const struct mpirma_window *w,
-		       const struct mpirma_op *op);
+void mpirma_win_direct(const struct mpirma_op *op, char *t);
 
 #endif /* MPIRMA_LIB_WIN_H */
