@@ -75,20 +75,25 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 # off their code.
 ST_CFLAGS = -isystem $(KSELFTEST) -Iselftests/lib
 ST_LDLIBS := -lpthread -lnuma
-# kmod/reduce*.c compiled for user space: exact IEEE semantics as in the
+# common/*.c compiled for user space: exact IEEE semantics as in the
 # kernel build (kmod/Kbuild), no FMA contraction.
-KUSER_CFLAGS := -DMPIRMA_USERSPACE -Ikmod -ffp-contract=off
+KUSER_CFLAGS := -DMPIRMA_USERSPACE -Icommon -ffp-contract=off
 
 # ------------------------------------------------------------------ sources
 
-LIB_SRCS := $(wildcard lib/*.c)
+# lib/base: handles, errors, info, attributes; lib/rma: the RMA engine;
+# lib/runtime: the standalone MPI runtime around it.
+LIB_DIRS := lib/base lib/rma lib/runtime
+LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
+LIB_INC := $(addprefix -I,$(LIB_DIRS))
 TOOL_SRCS := $(wildcard tools/*.c)
 ST_SRCS := $(wildcard selftests/*.c)
 ST_LIB_SRCS := $(wildcard selftests/lib/*.c)
 UT_SRCS := $(wildcard tests/*.c)
-KUSER_SRCS := $(wildcard kmod/reduce.c kmod/reduce_fp.c kmod/native_elem.c)
+KUSER_SRCS := $(wildcard common/*.c)
 MAN_SRCS := $(wildcard docs/man/*.[1-8])
-KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) include/mpirma_uapi.h
+KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h common/*.c common/*.h)) \
+	    include/mpirma_uapi.h
 SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job tools/mpirma-debug-kernel \
 	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
 	   $(wildcard .ci/run selftests/run)
@@ -284,9 +289,10 @@ FAULT_KO := $(B)/modules/fault/mpirma.ko
 .PHONY: fault-module
 fault-module: | $(B)/modules
 	$(need_kdir)
-	@mkdir -p $(FAULT_DIR)/kmod $(FAULT_DIR)/include $(B)/modules/fault
+	@mkdir -p $(FAULT_DIR)/kmod $(FAULT_DIR)/common $(FAULT_DIR)/include $(B)/modules/fault
 	@cp -p Kbuild $(FAULT_DIR)/
 	@cp -p kmod/Kbuild $(filter kmod/%,$(KSOURCES)) $(FAULT_DIR)/kmod/
+	@cp -p $(filter common/%,$(KSOURCES)) $(FAULT_DIR)/common/
 	@cp -p include/mpirma_uapi.h $(FAULT_DIR)/include/
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(FAULT_DIR) $(if $(filter 1,$(KWERROR)),KCFLAGS=-Werror) \
 		CONFIG_MPIRMA_FAULT_INJECT=y modules 2>&1 | tee $(B)/fault-module.log
@@ -313,9 +319,9 @@ $(KSRC_STAMP):
 # $(OBJ)/asan/ (sanitizers).
 $(OBJ)/pic/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(KUSER_CFLAGS) -fPIC -c -o $@ $<
 
-$(OBJ)/pic/kmod/%.o: kmod/%.c
+$(OBJ)/pic/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
@@ -327,21 +333,21 @@ $(OBJ)/asan/selftests/%.o: selftests/%.c $(KSRC_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(ST_CFLAGS) -c -o $@ $<
 
-$(OBJ)/kmod/%.o: kmod/%.c
+$(OBJ)/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
 
-$(OBJ)/asan/kmod/%.o: kmod/%.c
+$(OBJ)/asan/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(KUSER_CFLAGS) -c -o $@ $<
 
 $(OBJ)/tests/%.o: tests/%.c $(KSRC_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ST_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(ST_CFLAGS) $(LIB_INC) $(KUSER_CFLAGS) -c -o $@ $<
 
 $(OBJ)/asan/tests/%.o: tests/%.c $(KSRC_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(ST_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(ST_CFLAGS) $(LIB_INC) $(KUSER_CFLAGS) -c -o $@ $<
 
 $(OBJ)/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
@@ -658,7 +664,8 @@ debug-kernel:
 # Compiler warnings are shown, not fatal: KASAN's stack instrumentation
 # grows frames beyond what the normal build allows.
 debug-module: debug-kernel
-	@mkdir -p $(DEBUG_DIR)/src/kmod $(DEBUG_DIR)/src/include $(DEBUG_DIR)/modules
+	@mkdir -p $(DEBUG_DIR)/src/kmod $(DEBUG_DIR)/src/common $(DEBUG_DIR)/src/include \
+		$(DEBUG_DIR)/modules
 	@for f in $(DEBUG_KBUILD_SRCS); do cp -p $$f $(DEBUG_DIR)/src/$$f; done
 	$(MAKE) -C $(DEBUG_KDIR) M=$(CURDIR)/$(DEBUG_DIR)/src modules 2>&1 | \
 		tee $(DEBUG_DIR)/module.log
@@ -694,9 +701,9 @@ sparse: | $(B)
 	$(need_kdir)
 	@command -v sparse >/dev/null || { echo "sparse missing: run make deps" >&2; exit 1; }
 	$(MAKE) $(KBUILD_ARGS) C=2 modules 2>&1 | tee $(B)/sparse.log
-	@if grep -E '^($(CURDIR)/)?(kmod|include)/[^:]+:[0-9]+:[0-9]+: (warning|error):' \
+	@if grep -E '^($(CURDIR)/)?(kmod|common|include)/[^:]+:[0-9]+:[0-9]+: (warning|error):' \
 		$(B)/sparse.log >/dev/null; then \
-		echo "sparse found problems in kmod/ or include/ (see above)" >&2; exit 1; fi
+		echo "sparse found problems in kmod/, common/ or include/ (see above)" >&2; exit 1; fi
 
 shellcheck:
 	@if command -v shellcheck >/dev/null; then \
@@ -746,11 +753,13 @@ install: all $(B)/mpirma.pc
 	install -D -m 644 packaging/99-mpirma.rules $(DESTDIR)$(UDEVRULESDIR)/99-mpirma.rules
 	install -D -m 644 packaging/mpirma.conf $(DESTDIR)$(MODULESLOADDIR)/mpirma.conf
 	rm -rf $(DESTDIR)$(DKMS_SRC)
-	install -d $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include
+	install -d $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/common \
+		$(DESTDIR)$(DKMS_SRC)/include
 	install -m 644 Makefile Kbuild VERSION $(DESTDIR)$(DKMS_SRC)/
 	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf \
 		>$(DESTDIR)$(DKMS_SRC)/dkms.conf
-	install -m 644 kmod/Kbuild $(KSOURCES:include/%=) $(DESTDIR)$(DKMS_SRC)/kmod/
+	install -m 644 kmod/Kbuild $(filter kmod/%,$(KSOURCES)) $(DESTDIR)$(DKMS_SRC)/kmod/
+	install -m 644 $(filter common/%,$(KSOURCES)) $(DESTDIR)$(DKMS_SRC)/common/
 	install -m 644 include/mpirma_uapi.h $(DESTDIR)$(DKMS_SRC)/include/
 ifeq ($(USE_DKMS),1)
 	dkms remove -m mpirma -v $(VERSION) --all >/dev/null 2>&1 || true

@@ -341,7 +341,7 @@ int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
 /* Declares MPI_<name> and its profiling name PMPI_<name>. */
 #define MPIRMA_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
 
-/* Environment (lib/init.c) */
+/* Environment (lib/runtime/init.c) */
 MPIRMA_DECL(int, Init, (int *argc, char ***argv))
 MPIRMA_DECL(int, Init_thread, (int *argc, char ***argv, int required,
 			       int *provided))
@@ -360,7 +360,7 @@ MPIRMA_DECL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 MPIRMA_DECL(int, Free_mem, (void *base))
 MPIRMA_DECL(int, Pcontrol, (const int level, ...))
 
-/* Errors (lib/error.c) */
+/* Errors (lib/base/error.c) */
 MPIRMA_DECL(int, Error_class, (int errorcode, int *errorclass))
 MPIRMA_DECL(int, Error_string, (int errorcode, char *string, int *resultlen))
 MPIRMA_DECL(int, Add_error_class, (int *errorclass))
@@ -378,7 +378,7 @@ MPIRMA_DECL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
 MPIRMA_DECL(int, Win_call_errhandler, (MPI_Win win, int errorcode))
 MPIRMA_DECL(int, Errhandler_free, (MPI_Errhandler *errhandler))
 
-/* Communicators (lib/comm.c) */
+/* Communicators (lib/runtime/comm.c) */
 MPIRMA_DECL(int, Comm_rank, (MPI_Comm comm, int *rank))
 MPIRMA_DECL(int, Comm_size, (MPI_Comm comm, int *size))
 MPIRMA_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
@@ -405,7 +405,7 @@ MPIRMA_DECL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 MPIRMA_DECL(int, Comm_remote_size, (MPI_Comm comm, int *size))
 MPIRMA_DECL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 
-/* Cartesian topologies (lib/topo.c) */
+/* Cartesian topologies (lib/runtime/topo.c) */
 MPIRMA_DECL(int, Dims_create, (int nnodes, int ndims, int dims[]))
 MPIRMA_DECL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[],
 			       const int periods[], int reorder,
@@ -422,7 +422,7 @@ MPIRMA_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[],
 			    MPI_Comm *newcomm))
 MPIRMA_DECL(int, Topo_test, (MPI_Comm comm, int *status))
 
-/* Groups (lib/group.c) */
+/* Groups (lib/runtime/group.c) */
 MPIRMA_DECL(int, Group_size, (MPI_Group group, int *size))
 MPIRMA_DECL(int, Group_rank, (MPI_Group group, int *rank))
 MPIRMA_DECL(int, Group_free, (MPI_Group *group))
@@ -446,7 +446,7 @@ MPIRMA_DECL(int, Group_intersection, (MPI_Group group1, MPI_Group group2,
 MPIRMA_DECL(int, Group_difference, (MPI_Group group1, MPI_Group group2,
 				    MPI_Group *newgroup))
 
-/* Attributes (lib/attr.c) */
+/* Attributes (lib/base/attr.c) */
 MPIRMA_DECL(int, Comm_create_keyval,
 	    (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 	     MPI_Comm_delete_attr_function *comm_delete_attr_fn,
@@ -479,7 +479,7 @@ MPIRMA_DECL(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val,
 			    int *flag))
 MPIRMA_DECL(int, Attr_delete, (MPI_Comm comm, int keyval))
 
-/* Info (lib/info.c) */
+/* Info (lib/base/info.c) */
 MPIRMA_DECL(int, Info_create, (MPI_Info *info))
 MPIRMA_DECL(int, Info_free, (MPI_Info *info))
 MPIRMA_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
@@ -492,7 +492,7 @@ MPIRMA_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key,
 MPIRMA_DECL(int, Info_delete, (MPI_Info info, const char *key))
 MPIRMA_DECL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 
-/* Handle conversion (lib/handle.c): handles are already ints. */
+/* Handle conversion (lib/base/handle.c): handles are already ints. */
 MPIRMA_DECL(MPI_Fint, Comm_c2f, (MPI_Comm comm))
 MPIRMA_DECL(MPI_Comm, Comm_f2c, (MPI_Fint comm))
 MPIRMA_DECL(MPI_Fint, Group_c2f, (MPI_Group group))
@@ -510,7 +510,7 @@ MPIRMA_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 MPIRMA_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
 MPIRMA_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
 
-/* Datatypes (lib/datatype.c) */
+/* Datatypes (lib/rma/datatype.c) */
 MPIRMA_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype,
 				   MPI_Datatype *newtype))
 MPIRMA_DECL(int, Type_vector, (int count, int blocklength, int stride,
@@ -592,7 +592,7 @@ MPIRMA_DECL(int, Unpack, (const void *inbuf, int insize, int *position,
 MPIRMA_DECL(int, Pack_size, (int incount, MPI_Datatype datatype,
 			     MPI_Comm comm, int *size))
 
-/* Ops (lib/op.c) */
+/* Ops (lib/rma/op.c) */
 MPIRMA_DECL(int, Op_create, (MPI_User_function *user_fn, int commute,
 			     MPI_Op *op))
 MPIRMA_DECL(int, Op_free, (MPI_Op *op))
@@ -646,7 +646,7 @@ MPIRMA_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
 MPIRMA_DECL(int, Cancel, (MPI_Request *request))
 MPIRMA_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
 
-/* Requests (lib/request.c) */
+/* Requests (lib/runtime/request.c) */
 MPIRMA_DECL(int, Wait, (MPI_Request *request, MPI_Status *status))
 MPIRMA_DECL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
 MPIRMA_DECL(int, Waitall, (int count, MPI_Request array_of_requests[],
@@ -667,7 +667,7 @@ MPIRMA_DECL(int, Request_free, (MPI_Request *request))
 MPIRMA_DECL(int, Request_get_status, (MPI_Request request, int *flag,
 				      MPI_Status *status))
 
-/* Collectives (lib/coll.c) */
+/* Collectives (lib/runtime/coll.c) */
 MPIRMA_DECL(int, Barrier, (MPI_Comm comm))
 MPIRMA_DECL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
 			 int root, MPI_Comm comm))
@@ -719,7 +719,7 @@ MPIRMA_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count,
 MPIRMA_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count,
 			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
-/* Windows (lib/win.c) */
+/* Windows (lib/rma/win.c) */
 MPIRMA_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
 			      MPI_Info info, MPI_Comm comm, MPI_Win *win))
 MPIRMA_DECL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info,
@@ -738,7 +738,7 @@ MPIRMA_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group))
 MPIRMA_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info))
 MPIRMA_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
 
-/* RMA operations (lib/rma.c) */
+/* RMA operations (lib/rma/rma.c) */
 MPIRMA_DECL(int, Put, (const void *origin_addr, int origin_count,
 		       MPI_Datatype origin_datatype, int target_rank,
 		       MPI_Aint target_disp, int target_count,
@@ -792,7 +792,7 @@ MPIRMA_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count,
 				   MPI_Datatype target_datatype, MPI_Op op,
 				   MPI_Win win, MPI_Request *request))
 
-/* RMA synchronization (lib/win_sync.c) */
+/* RMA synchronization (lib/rma/win_sync.c) */
 MPIRMA_DECL(int, Win_fence, (int assert, MPI_Win win))
 MPIRMA_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
 MPIRMA_DECL(int, Win_unlock, (int rank, MPI_Win win))

@@ -13,7 +13,7 @@
  *    CAS is atomic;
  *  - accumulate ordering: from one origin to one location, REPLACE then
  *    SUMs in one epoch are applied in order;
- *  - the library's paths meeting on one location (lib/win.h): on
+ *  - the library's paths meeting on one location (lib/rma/win.h): on
  *    MPI_Win_allocate memory, fetch_and_op and accumulate of contiguous
  *    data run in user space while the same updates through a derived
  *    datatype go through the kernel; the totals must still be exact;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Host unit test of the library's datatypes and ops (lib/datatype.c,
- * lib/op.c, with lib/handle.c), no kernel and no VM: the library sources are
+ * Host unit test of the library's datatypes and ops (lib/rma/datatype.c,
+ * lib/rma/op.c, with lib/base/handle.c), no kernel and no VM: the library sources are
  * included here and the few process-level functions they call are stubbed.
  *
  * Covers: predefined sizes and bounds, each constructor's block list (type
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/handle.c"
-#include "../lib/datatype.c"
-#include "../lib/op.c"
+#include "../lib/base/handle.c"
+#include "../lib/rma/datatype.c"
+#include "../lib/rma/op.c"
 
 /* ------------------------------------------------------------ stubs */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit test of the reduction engine (kmod/reduce.c, compiled for user
+ * Host unit test of the reduction engine (common/reduce.c, compiled for user
  * space with -DMPIRMA_USERSPACE) against the independent reference in
  * selftests/lib/reference.c.
  *

@@ -3,7 +3,7 @@
  * native_elem.h - one element's lock-free update: the loop of the native
  * strategy (strategy_native.c), built into mpirma.ko and, like the
  * reduction engine, into the MPI library, whose direct path
- * (lib/rma_direct.c) updates the same words from user space.  Sharing the
+ * (lib/rma/rma_direct.c) updates the same words from user space.  Sharing the
  * code is what keeps the two atomic with each other: same instruction,
  * same word, same arithmetic.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * datatype.h - MPI datatypes inside the library (lib/datatype.c).
+ * datatype.h - MPI datatypes inside the library (lib/rma/datatype.c).
  *
  * A datatype is described once, at construction, as a list of runs: "n
  * consecutive instances of a child type, starting at byte displacement d"

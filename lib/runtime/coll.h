@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * coll.h - collectives as internal calls (lib/coll.c), for library code
+ * coll.h - collectives as internal calls (lib/runtime/coll.c), for library code
  * that needs them on a communicator object (window creation, communicator
  * construction).  Arguments are trusted (checked datatypes, valid ranks);
  * each returns MPI_SUCCESS or an MPI class recorded with mpirma_err() and

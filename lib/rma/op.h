@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * op.h - MPI reduction operations inside the library (lib/op.c).
+ * op.h - MPI reduction operations inside the library (lib/rma/op.c).
  *
  * Predefined ops (MPI_MAX .. MPI_NO_OP) are the kernel's MPIRMA_OP_* and
- * compute with the kernel's own engine (kmod/reduce.c, built into the
+ * compute with the kernel's own engine (common/reduce.c, built into the
  * library), so a reduction in the library and an accumulate in the kernel
  * give the same bits.  Which ops a type admits follows the standard's
  * op/type table by type group (enum mpirma_mclass in datatype.h), a little

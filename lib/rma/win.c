@@ -2,7 +2,7 @@
 /*
  * win.c - windows: creation in the four flavors, their memory, dynamic
  * attach/detach, MPI_Win_free, the group, the info keys and the predefined
- * attributes (the name and the other attributes are lib/attr.c's).
+ * attributes (the name and the other attributes are lib/base/attr.c's).
  *
  * Flavors map onto the kernel's (docs/library.md, "Windows and RMA"):
  *
@@ -316,7 +316,7 @@ static void win_discard(struct mpirma_window *w)
 }
 
 /*
- * MPIRMA_DIRECT=0 turns the direct path (lib/rma_direct.c) off: every
+ * MPIRMA_DIRECT=0 turns the direct path (lib/rma/rma_direct.c) off: every
  * operation then goes through the kernel, and allocated windows get the
  * module's default strategy.
  */
@@ -330,7 +330,7 @@ static bool direct_enabled(void)
 /*
  * The strategy asked of the kernel: the hint, else for allocated windows
  * native, the one strategy whose element updates user space can share
- * (lib/rma_direct.c), else the module's default.
+ * (lib/rma/rma_direct.c), else the module's default.
  */
 static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor)
 {

@@ -2,7 +2,7 @@
 /*
  * request.h - helpers around the request object of internal.h
  * (struct mpirma_request, mpirma_request_alloc/destroy/get), all in
- * lib/request.c.
+ * lib/runtime/request.c.
  *
  * A kind of request (a posted receive, an RMA request) embeds struct
  * mpirma_request first, allocates with mpirma_request_alloc() and provides

@@ -142,7 +142,7 @@ struct mpirma_topo;
 /**
  * struct mpirma_objhdr - what communicators and windows have in common
  * @errhandler: the object's error handler (a reference is held)
- * @attrs: the attribute list (lib/attr.c)
+ * @attrs: the attribute list (lib/base/attr.c)
  * @name: MPI_Comm_set_name / MPI_Win_set_name
  */
 struct mpirma_objhdr {
@@ -156,7 +156,7 @@ void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name);
 
 /*
  * The header of a live communicator or window (@kind MPIRMA_HK_COMM or
- * MPIRMA_HK_WIN), or NULL (lib/attr.c).  Records nothing.
+ * MPIRMA_HK_WIN), or NULL (lib/base/attr.c).  Records nothing.
  */
 struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle);
 
@@ -180,7 +180,7 @@ int mpirma_objhdr_destroy(struct mpirma_objhdr *h, enum mpirma_hkind kind,
 /* ------------------------------------------------------------ groups */
 
 /**
- * struct mpirma_group - an ordered set of job ranks (lib/group.c)
+ * struct mpirma_group - an ordered set of job ranks (lib/runtime/group.c)
  * @refs: handles and communicators holding it
  * @size: number of members
  * @rank: the caller's rank in the group, or MPI_UNDEFINED
@@ -204,7 +204,7 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
 /* ------------------------------------------------------------ communicators */
 
 /**
- * struct mpirma_comm - an intra-communicator (lib/comm.c)
+ * struct mpirma_comm - an intra-communicator (lib/runtime/comm.c)
  * @hdr: error handler, attributes, name
  * @handle: its MPI_Comm
  * @refs: 1 for the handle, +1 for each user that must outlive MPI_Comm_free
@@ -215,7 +215,7 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
  * @job2rank: comm rank of each job rank (mpirma_proc.size entries), or -1
  * @ctx: context id; p2p uses mpirma_ctx_p2p(), collectives mpirma_ctx_coll()
  * @info: hints given by MPI_Comm_set_info / dup_with_info (MPI_INFO_NULL)
- * @topo: Cartesian topology (lib/topo.c), or NULL
+ * @topo: Cartesian topology (lib/runtime/topo.c), or NULL
  */
 struct mpirma_comm {
 	struct mpirma_objhdr hdr;
@@ -328,7 +328,7 @@ int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
 /* ------------------------------------------------------------ windows (rma) */
 
 /*
- * Implemented by the window code (lib/win.c): the header of a live window,
+ * Implemented by the window code (lib/rma/win.c): the header of a live window,
  * or NULL for an invalid handle.
  */
 struct mpirma_objhdr *mpirma_win_hdr(MPI_Win win);
@@ -343,7 +343,7 @@ int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
 			       int *flag);
 
 /*
- * Implemented by core (lib/error.c) on top of mpirma_win_hdr(): the window's
+ * Implemented by core (lib/base/error.c) on top of mpirma_win_hdr(): the window's
  * error handler, MPI_ERRORS_ARE_FATAL for an invalid handle.
  */
 MPI_Errhandler mpirma_win_errhandler(MPI_Win win);
@@ -413,7 +413,7 @@ struct mpirma_request_ops {
 };
 
 /**
- * struct mpirma_request - the common head of every request (lib/request.c)
+ * struct mpirma_request - the common head of every request (lib/runtime/request.c)
  * @ops: the kind's operations
  * @handle: its MPI_Request
  * @done: complete; @status is valid
@@ -434,14 +434,14 @@ struct mpirma_request {
 };
 
 /*
- * Implemented in lib/request.c: allocates @size (>= sizeof(struct
+ * Implemented in lib/runtime/request.c: allocates @size (>= sizeof(struct
  * mpirma_request)) zeroed bytes and a handle.  MPI class.
  */
 int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
 			 struct mpirma_request **out);
-/* Implemented in lib/request.c: ops->release, then the handle and memory. */
+/* Implemented in lib/runtime/request.c: ops->release, then the handle and memory. */
 void mpirma_request_destroy(struct mpirma_request *r);
-/* Implemented in lib/request.c: the request of a handle, or NULL. */
+/* Implemented in lib/runtime/request.c: the request of a handle, or NULL. */
 struct mpirma_request *mpirma_request_get(MPI_Request req);
 
 /* ------------------------------------------------------------ core-private */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * win.h - the window object shared by lib/win.c (creation, memory, info,
- * attributes), lib/rma.c (the communication calls) and lib/win_sync.c (the
+ * win.h - the window object shared by lib/rma/win.c (creation, memory, info,
+ * attributes), lib/rma/rma.c (the communication calls) and lib/rma/win_sync.c (the
  * synchronization calls).
  *
  * The kernel applies every operation when it receives it and knows nothing
@@ -10,14 +10,14 @@
  * at all is therefore decided here, from the epoch state below, which
  * win_sync.c maintains and rma.c reads.
  *
- * An operation takes one of three paths (lib/rma.c chooses):
- *  - direct (lib/rma_direct.c): on windows whose memory every rank has
+ * An operation takes one of three paths (lib/rma/rma.c chooses):
+ *  - direct (lib/rma/rma_direct.c): on windows whose memory every rank has
  *    mapped (MPI_Win_allocate, MPI_Win_allocate_shared), puts and gets of
  *    contiguous data are memcpy, and on windows the kernel serves with the
  *    native strategy, accumulate-like operations on 1..8-byte elements are
  *    the same compare-and-exchange loops the kernel runs, so the two stay
  *    atomic with each other.  No system call at all.
- *  - queued (lib/rma_queue.c): small contiguous operations wait in the
+ *  - queued (lib/rma/rma_queue.c): small contiguous operations wait in the
  *    window's queue, their origin data copied into it, and reach the kernel
  *    as one MPIRMA_IOC_RMA batch at mpirma_win_drain(), which every
  *    synchronization call runs before it touches the kernel.
@@ -198,7 +198,7 @@ static inline bool mpirma_op_has_origin(const struct mpirma_op *op)
 
 /*
  * Hands @nops operations on @w to the kernel, which applies them before it
- * returns (lib/rma_queue.c).  Returns MPI_SUCCESS or the class of the first
+ * returns (lib/rma/rma_queue.c).  Returns MPI_SUCCESS or the class of the first
  * failing operation, with its cause recorded (mpirma_err).
  */
 int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
@@ -206,7 +206,7 @@ int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 
 /*
  * Queues @op (built for the kernel, all sides contiguous) when it is small
- * enough, copying its origin and compare data (lib/rma_queue.c).  Returns
+ * enough, copying its origin and compare data (lib/rma/rma_queue.c).  Returns
  * MPI_SUCCESS with *@queued set, or the class of a failed drain that making
  * room needed.  *@queued false: the caller issues @op itself.
  */
@@ -214,7 +214,7 @@ int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
 		       bool *queued);
 
 /*
- * Completes every operation queued on @w so far (lib/rma_queue.c).  Every
+ * Completes every operation queued on @w so far (lib/rma/rma_queue.c).  Every
  * synchronization call runs it first.  MPI class (recorded).
  */
 int mpirma_win_drain(struct mpirma_window *w);
@@ -224,7 +224,7 @@ void mpirma_win_queue_free(struct mpirma_window *w);
 
 /*
  * Where the direct path would run @op: its target's first byte in this
- * process (lib/rma_direct.c).  NULL: the kernel must (or should: it also
+ * process (lib/rma/rma_direct.c).  NULL: the kernel must (or should: it also
  * reports a target range outside the window).
  */
 char *mpirma_win_direct_target(const struct mpirma_window *w,

@@ -8,7 +8,7 @@
  * order the error classes suggest (window, counts, datatypes, op; then
  * MPI_PROC_NULL, which is a no-op in any epoch state; then the target rank
  * and the epoch), each side's datatype is turned into a kernel layout, and
- * the operation takes its path (rma_dispatch(), lib/win.h: direct, queued
+ * the operation takes its path (rma_dispatch(), lib/rma/win.h: direct, queued
  * or at once).  What the kernel checks itself
  * (the target range inside the window, op/type pairs, overlapping
  * accumulate targets) comes back as a per-operation errno and is mapped by
@@ -16,7 +16,7 @@
  *
  * Element types: put and get move bytes, so when the two sides do not share
  * one kernel element type they travel as MPIRMA_TYPE_BYTE, in the datatypes'
- * byte views (lib/datatype.h).  Like a message, a put or get may fill only
+ * byte views (lib/rma/datatype.h).  Like a message, a put or get may fill only
  * the start of a larger receiving side (target of a put, origin of a get);
  * more data than room is MPI_ERR_TRUNCATE.  Accumulate-like operations need
  * the one basic type and the same amount of data on every side
@@ -400,7 +400,7 @@ static int rma_build(struct mpirma_window *w, const struct rma_args *a,
 }
 
 /*
- * Sends @op on its path (lib/win.h): direct, queued (unless @now), or to
+ * Sends @op on its path (lib/rma/win.h): direct, queued (unless @now), or to
  * the kernel at once, after whatever is queued.  MPI class (recorded).
  */
 static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,

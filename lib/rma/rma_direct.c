@@ -2,7 +2,7 @@
 /*
  * rma_direct.c - the direct path: RMA operations run in user space on the
  * target's window memory, which every rank of an allocated window has
- * mapped (lib/win.c, win_map).  No system call, so the cost of a small
+ * mapped (lib/rma/win.c, win_map).  No system call, so the cost of a small
  * operation is that of the memory access itself.
  *
  * Puts and gets of contiguous data are memcpy: MPI asks no atomicity of
@@ -17,7 +17,7 @@
  * MPIRMA_ATOM_NATIVE: for an element of 1, 2, 4 or 8 bytes at its natural
  * alignment it runs a compare-and-exchange loop around the reduction engine
  * (kmod/strategy_native.c), and this file runs the very same code
- * (kmod/native_elem.c and the engine, kmod/reduce.c, are built into this
+ * (common/native_elem.c and the engine, common/reduce.c, are built into this
  * library) on the same physical word.  Both sides agree on which elements qualify (the mapping
  * is page aligned, so an element's alignment is the same in the kernel's
  * view and here); any other element (16 and 32 bytes, misaligned) goes to
