@@ -809,6 +809,22 @@ MPIRMA_DECL(int, Win_complete, (MPI_Win win))
 MPIRMA_DECL(int, Win_wait, (MPI_Win win))
 MPIRMA_DECL(int, Win_test, (MPI_Win win, int *flag))
 
+/* ------------------------------------------------------------ Fortran */
+
+/*
+ * Fortran support (fortran/, lib/base/handle.c).  A Fortran status is
+ * MPI_F_STATUS_SIZE INTEGERs (the `mpi` module's MPI_STATUS_SIZE); the
+ * MPI_F_* indexes are 0-based, Fortran's MPI_SOURCE, MPI_TAG and MPI_ERROR
+ * 1-based.  The handle conversions are with the handle functions above.
+ */
+#define MPI_F_STATUS_SIZE	6
+#define MPI_F_SOURCE		0
+#define MPI_F_TAG		1
+#define MPI_F_ERROR		2
+
+MPIRMA_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+MPIRMA_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+
 #ifdef __cplusplus
 }
 #endif

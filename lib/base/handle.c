@@ -8,7 +8,9 @@
  * free, so a handle used after MPI_X_free is usually still invalid and
  * reported as such instead of silently naming a newer object.
  */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -127,3 +129,34 @@ MPIRMA_C2F(Win, MPI_Win)
 MPIRMA_C2F(Request, MPI_Request)
 MPIRMA_C2F(Errhandler, MPI_Errhandler)
 MPIRMA_C2F(Info, MPI_Info)
+
+/*
+ * Fortran statuses: an MPI_Status is MPI_F_STATUS_SIZE ints with SOURCE,
+ * TAG and ERROR first, so the conversion is a copy (memcpy: a Fortran
+ * INTEGER array is only 4-byte aligned).
+ */
+_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+	       offsetof(MPI_Status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint) &&
+	       offsetof(MPI_Status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
+	       offsetof(MPI_Status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
+	       "MPI_Status is MPI_F_STATUS_SIZE Fortran INTEGERs");
+
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+	if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "a status is NULL or MPI_STATUS_IGNORE");
+	memcpy(c_status, f_status, sizeof(*c_status));
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Status_f2c)
+
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+	if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "a status is NULL or MPI_STATUS_IGNORE");
+	memcpy(f_status, c_status, sizeof(*c_status));
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Status_c2f)
