@@ -680,6 +680,129 @@ check-debug:
 	$(if $(CHECK_ARGS),,$(DEBUG_VM_ENV) $(VM) $(VM_DEBUG_ARGS) $(VM_DEBUG_NUMA4_ARGS) \
 		--log $(DEBUG_DIR)/numa4.dmesg -- $(CHECK_SCRIPT) $(VM_NUMA4_TESTS))
 
+# ------------------------------------------------------------------ fortran
+
+# Fortran bindings (fortran/, docs/library.md "Fortran"): fortran/gen makes
+# the C wrappers, mpif.h and the `mpi` module from fortran/bindings.tab,
+# after checking that the table agrees with include/mpi.h.  The wrappers and
+# libmpirmaf (the module has no code: only constants, interfaces and the
+# sentinels' common blocks, which the wrappers define); mpifort (mpif90, mpif77) is mpicc
+# under another name.  Tests: fortran/tests/*.f90, staged beside the C MPI
+# tests as f_NAME and run by mpitests/run from mpitests/list.
+FC := $(shell command -v gfortran 2>/dev/null)
+FGEN := fortran/gen
+FOBJ := $(OBJ)/fortran
+FORTRAN_HDRS := $(B)/include/mpif.h $(B)/include/mpi.mod
+FLIB_A := $(B)/lib/libmpirmaf.a
+FLIB_SO := $(B)/lib/libmpirmaf.so.$(VERSION)
+FLIB_TARGETS := $(FLIB_A) $(FLIB_SO) $(B)/lib/libmpirmaf.so.$(SOVERSION) $(B)/lib/libmpirmaf.so
+MPIFORT_LINKS := $(B)/bin/mpifort $(B)/bin/mpif90 $(B)/bin/mpif77
+FT_SRCS := $(wildcard fortran/tests/*.f90)
+FT_BINS := $(FT_SRCS:fortran/tests/%.f90=$(MTDIR)/f_%)
+# The standard's examples, verbatim, are INCLUDEd by their test programs.
+FT_SEEDS := $(wildcard fortran/tests/seeds/*.f90 fortran/tests/lib/*)
+FFLAGS ?= -O2 -g
+# The standard's examples leave p unused: no warning for that.
+FT_FFLAGS = $(FFLAGS) -Wall -Werror -Wno-unused-dummy-argument -ffp-contract=off \
+	-Ifortran/tests/seeds -Ifortran/tests/lib
+SCRIPTS += $(FGEN)
+
+.PHONY: fortran fortran-check install-fortran uninstall-fortran
+ifneq ($(and $(FC),$(LIB_TARGETS)),)
+userspace: fortran
+mpitests: fortran
+install: install-fortran
+uninstall: uninstall-fortran
+endif
+
+fortran: $(FORTRAN_HDRS) $(FLIB_TARGETS) $(MPIFORT_LINKS) $(FT_BINS)
+
+# The table and mpi.h must agree before anything is generated.
+$(FOBJ)/check.stamp: $(FGEN) fortran/bindings.tab include/mpi.h
+	@mkdir -p $(@D)
+	python3 $(FGEN) --check --mpi-h include/mpi.h
+	@touch $@
+
+fortran-check: $(FOBJ)/check.stamp
+
+$(FOBJ)/fwrap.c: $(FOBJ)/check.stamp
+	python3 $(FGEN) --c-wrappers >$@.tmp && mv $@.tmp $@
+
+$(FOBJ)/mpi.f90: $(FOBJ)/check.stamp
+	python3 $(FGEN) --module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
+
+$(B)/include/mpif.h: $(FOBJ)/check.stamp
+	@mkdir -p $(@D)
+	python3 $(FGEN) --mpif-h --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
+
+$(FOBJ)/fwrap.o: $(FOBJ)/fwrap.c $(HEADERS)
+	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -fPIC -c -o $@ $<
+
+# gfortran writes mpi.mod beside the object (-J); it is staged from there.
+$(FOBJ)/mpi.o $(FOBJ)/mpi.mod: $(FOBJ)/mpi.f90
+	$(FC) $(FFLAGS) -Wall -Werror -fPIC -J$(FOBJ) -c -o $(FOBJ)/mpi.o $<
+
+$(B)/include/mpi.mod: $(FOBJ)/mpi.mod
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+$(FLIB_A): $(FOBJ)/fwrap.o
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(FLIB_SO): $(FOBJ)/fwrap.o $(LIB_TARGETS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -o $@.tmp $(FOBJ)/fwrap.o \
+		-Wl,-soname,libmpirmaf.so.$(SOVERSION) -Wl,-z,defs $(ALL_LDFLAGS) \
+		-L$(B)/lib -lmpirma '-Wl,-rpath,$$ORIGIN'
+	mv -f $@.tmp $@
+
+$(B)/lib/libmpirmaf.so.$(SOVERSION) $(B)/lib/libmpirmaf.so: $(FLIB_SO)
+	ln -sf $(notdir $<) $@
+
+$(MPIFORT_LINKS): $(B)/bin/mpicc
+	ln -sf mpicc $@
+
+$(MTDIR)/f_%: fortran/tests/%.f90 $(FT_SEEDS) $(MPIFORT_LINKS) $(FORTRAN_HDRS) $(FLIB_TARGETS)
+	@mkdir -p $(@D)
+	MPIFORT_FC="$(FC)" $(B)/bin/mpifort $(FT_FFLAGS) -o $@.tmp $< \
+		'-Wl,-rpath,$$ORIGIN/../../../lib'
+	mv -f $@.tmp $@
+
+# pkg-config mpirma-fortran; mpifort and mpi.mod, mpif.h beside mpi.h.
+$(B)/mpirma-fortran.pc: packaging/mpirma-fortran.pc.in VERSION
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@
+
+.PHONY: $(B)/mpirma-fortran.pc
+
+install-fortran: fortran $(B)/mpirma-fortran.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(FORTRAN_HDRS) $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(FLIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(FLIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(FLIB_SO)) $(DESTDIR)$(LIBDIR)/libmpirmaf.so.$(SOVERSION)
+	ln -sf $(notdir $(FLIB_SO)) $(DESTDIR)$(LIBDIR)/libmpirmaf.so
+	$(foreach l,$(notdir $(MPIFORT_LINKS)),ln -sf mpicc $(DESTDIR)$(BINDIR)/$(l);)
+	install -m 644 $(B)/mpirma-fortran.pc $(DESTDIR)$(PKGCONFIGDIR)/mpirma-fortran.pc
+
+uninstall-fortran:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(FORTRAN_HDRS)))
+	rm -f $(DESTDIR)$(LIBDIR)/libmpirmaf.a $(DESTDIR)$(LIBDIR)/libmpirmaf.so*
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(MPIFORT_LINKS)))
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/mpirma-fortran.pc
+
+# The generator's host style on the RMA subset (what hybrid/ uses) must
+# compile against Open MPI's and MPICH's mpi.h (make fortran-host-check;
+# needs tools/mpirma-deps --bench).
+.PHONY: fortran-host-check
+fortran-host-check: $(FOBJ)/check.stamp
+	python3 $(FGEN) --c-wrappers --style host --only-list fortran/rma.list >$(FOBJ)/host-rma.c
+	mpicc.openmpi $(WARNFLAGS) -std=gnu11 -c -o $(FOBJ)/host-rma-openmpi.o $(FOBJ)/host-rma.c
+	mpicc.mpich $(WARNFLAGS) -std=gnu11 -c -o $(FOBJ)/host-rma-mpich.o $(FOBJ)/host-rma.c
+
 # ------------------------------------------------------------------ lint
 
 # checkpatch.pl false positives for an out-of-tree module, ignored:
