@@ -43,6 +43,8 @@ const struct mpirma_type_info mpirma_type_info[MPIRMA_NR_TYPES] = {
 	[MPIRMA_TYPE_2INT]			= TYPE(8, 4, PAIR),
 	[MPIRMA_TYPE_SHORT_INT]			= TYPE(8, 4, PAIR),
 	[MPIRMA_TYPE_LONG_DOUBLE_INT]		= X87_TYPE(32, PAIR),
+	[MPIRMA_TYPE_2FLOAT]			= FP_TYPE(8, 4, PAIR),
+	[MPIRMA_TYPE_2DOUBLE]			= FP_TYPE(16, 8, PAIR),
 };
 
 /* The classes each op may be applied to. */

@@ -20,7 +20,8 @@
  * the first 10 are the value.  The C_*_COMPLEX types are {re, im} pairs of
  * those.  The pair types are {value, int index}: FLOAT_INT (8, index at 4),
  * DOUBLE_INT (16, at 8), LONG_INT (16, at 8), 2INT (8, at 4), SHORT_INT
- * (8, at 4), LONG_DOUBLE_INT (32, at 16).
+ * (8, at 4), LONG_DOUBLE_INT (32, at 16); the Fortran pairs have an index of
+ * the value's type: 2FLOAT (8, at 4), 2DOUBLE (16, at 8).
  *
  * Padding is never written by arithmetic: a LONG_DOUBLE result stores 10
  * bytes, MAXLOC/MINLOC store only the value and the index fields.  REPLACE
@@ -31,7 +32,7 @@
  * REPLACE and NO_OP: every type.  MAX, MIN: integers, FLOAT, DOUBLE,
  * LONG_DOUBLE.  SUM, PROD: integers, the three reals, the three complexes.
  * LAND, LOR, LXOR: integers and BOOL.  BAND, BOR, BXOR: integers and BYTE.
- * MAXLOC, MINLOC: the six pair types.  Anything else is not allowed.
+ * MAXLOC, MINLOC: the eight pair types.  Anything else is not allowed.
  * compare_and_swap: integers, BOOL and BYTE.
  *
  * DOC: semantics
@@ -54,7 +55,8 @@
  *  - MAXLOC on {v, i}: if s.v > t.v the target becomes s; if s.v == t.v it
  *    keeps t.v and takes min(t.i, s.i); otherwise it is unchanged.  MINLOC
  *    likewise with <.  Values compare in their type (long double for
- *    LONG_DOUBLE_INT), indexes as int.  Only the value and index fields
+ *    LONG_DOUBLE_INT), indexes as int, or in the value's type for 2FLOAT
+ *    and 2DOUBLE.  Only the value and index fields
  *    are written, and only when the result differs from t.
  *  - REPLACE: s.  NO_OP: t.
  *
@@ -214,7 +216,7 @@ do {									\
  * and whose index field i is an int.  @t, @s, @n as for MPIRMA_ELEMWISE().
  * Writes only the value and index fields, only when the result is not t.
  */
-#define MPIRMA_LOC(name, T, P, t, s, n, max)				\
+#define MPIRMA_LOC_IDX(name, T, iname, P, t, s, n, max)			\
 do {									\
 	for (; (n); (n)--, (t) += sizeof(P), (s) += sizeof(P)) {	\
 		u8 *ti = (t) + offsetof(P, i);				\
@@ -224,12 +226,16 @@ do {									\
 									\
 		if ((max) ? b > a : b < a) {				\
 			name##_put((t) + offsetof(P, v), b);		\
-			s32_put(ti, s32_get(si));			\
-		} else if (b == a && s32_get(si) < s32_get(ti)) {	\
-			s32_put(ti, s32_get(si));			\
+			iname##_put(ti, iname##_get(si));		\
+		} else if (b == a && iname##_get(si) < iname##_get(ti)) { \
+			iname##_put(ti, iname##_get(si));		\
 		}							\
 	}								\
 } while (0)
+
+/* The C pairs: an int index. */
+#define MPIRMA_LOC(name, T, P, t, s, n, max) \
+	MPIRMA_LOC_IDX(name, T, s32, P, t, s, n, max)
 
 MPIRMA_DEFINE_ACCESS(s32, s32)
 

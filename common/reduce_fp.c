@@ -127,6 +127,30 @@ DEFINE_REDUCE_LOC(float_int, f32, float, struct float_int)
 DEFINE_REDUCE_LOC(double_int, f64, double, struct double_int)
 DEFINE_REDUCE_LOC(long_double_int, f80, long double, struct long_double_int)
 
+/* The Fortran pairs: the index has the value's type (MPI_2REAL...). */
+struct two_float {
+	float v;
+	float i;
+};
+
+struct two_double {
+	double v;
+	double i;
+};
+
+static_assert(sizeof(struct two_float) == 8 && offsetof(struct two_float, i) == 4, "2FLOAT");
+static_assert(sizeof(struct two_double) == 16 && offsetof(struct two_double, i) == 8, "2DOUBLE");
+
+static void reduce_two_float(unsigned int op, u8 *t, const u8 *s, size_t n)
+{
+	MPIRMA_LOC_IDX(f32, float, f32, struct two_float, t, s, n, op == MPIRMA_OP_MAXLOC);
+}
+
+static void reduce_two_double(unsigned int op, u8 *t, const u8 *s, size_t n)
+{
+	MPIRMA_LOC_IDX(f64, double, f64, struct two_double, t, s, n, op == MPIRMA_OP_MAXLOC);
+}
+
 void mpirma_reduce_fp(unsigned int type, unsigned int op, u8 *t, const u8 *s, size_t n)
 {
 	switch (type) {
@@ -156,6 +180,12 @@ void mpirma_reduce_fp(unsigned int type, unsigned int op, u8 *t, const u8 *s, si
 		break;
 	case MPIRMA_TYPE_LONG_DOUBLE_INT:
 		reduce_long_double_int(op, t, s, n);
+		break;
+	case MPIRMA_TYPE_2FLOAT:
+		reduce_two_float(op, t, s, n);
+		break;
+	case MPIRMA_TYPE_2DOUBLE:
+		reduce_two_double(op, t, s, n);
 		break;
 	}
 }

@@ -377,6 +377,13 @@ enum mpirma_type {
 	MPIRMA_TYPE_2INT,		/* 8:  { int; int } */
 	MPIRMA_TYPE_SHORT_INT,		/* 8:  { short; int } */
 	MPIRMA_TYPE_LONG_DOUBLE_INT,	/* 32: { long double; int } */
+	/*
+	 * Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION: the index has the
+	 * value's type.  A kernel without them reports a smaller nr_types
+	 * (MPIRMA_IOC_QUERY) and rejects them with EINVAL.
+	 */
+	MPIRMA_TYPE_2FLOAT,		/* 8:  { float; float } */
+	MPIRMA_TYPE_2DOUBLE,		/* 16: { double; double } */
 	MPIRMA_NR_TYPES
 };
 

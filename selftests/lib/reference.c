@@ -26,7 +26,7 @@ enum ref_class {
 	RC_INT,		/* C integers */
 	RC_FP,		/* float, double, long double */
 	RC_CPLX,	/* complex */
-	RC_PAIR,	/* {value; int} for MAXLOC/MINLOC */
+	RC_PAIR,	/* {value; index} for MAXLOC/MINLOC */
 };
 
 enum ref_fkind {
@@ -91,6 +91,10 @@ static const struct ref_type ref_types[MPIRMA_NR_TYPES] = {
 				    { I(0, 2, true), I(4, 4, true) } },
 	[MPIRMA_TYPE_LONG_DOUBLE_INT] = { "LONG_DOUBLE_INT", 32, RC_PAIR, 2,
 					  { F(0, FK_F80), I(16, 4, true) } },
+	[MPIRMA_TYPE_2FLOAT]	= { "2FLOAT", 8, RC_PAIR, 2,
+				    { F(0, FK_F32), F(4, FK_F32) } },
+	[MPIRMA_TYPE_2DOUBLE]	= { "2DOUBLE", 16, RC_PAIR, 2,
+				    { F(0, FK_F64), F(8, FK_F64) } },
 };
 
 #undef I
@@ -433,8 +437,10 @@ static void pair_reduce(unsigned int op, uint8_t *t, const uint8_t *s,
 		copy_field(t, s, &f[0]);
 		copy_field(t, s, &f[1]);
 	} else if (c == 0) {
-		/* tie: keep the target's value bits, take the smaller index */
-		if (ld_s(s, &f[1]) < ld_s(t, &f[1]))
+		/* tie: keep the target's value bits, take the smaller index
+		 * (an int, or of the value's type for the Fortran pairs)
+		 */
+		if (cmp_field(t, s, &f[1]) == -1)
 			copy_field(t, s, &f[1]);
 	}
 }
@@ -728,6 +734,15 @@ static void store_fp(uint8_t *p, const struct ref_field *f, long double v)
 	}
 }
 
+/* A pair's index: an int, or a real of the value's type (2FLOAT, 2DOUBLE). */
+static void store_index(uint8_t *p, const struct ref_field *f, int32_t v)
+{
+	if (f->kind == FK_INT)
+		st_u(p, f, (uint32_t)v);
+	else
+		store_fp(p, f, v);
+}
+
 /* A random float field: half moderate values (ties, exact sums), half
  * arbitrary bit patterns with signalling NaNs made quiet.
  */
@@ -834,7 +849,7 @@ void ref_value(unsigned int type, size_t idx, uint64_t *seed, void *dst)
 			p[0] &= 1;
 		else if (rt->cls == RC_PAIR && (ref_rand(seed) & 3) == 0)
 			/* small indices, so ties pick between real candidates */
-			st_u(p, &rt->f[1], ref_rand(seed) % 4);
+			store_index(p, &rt->f[1], ref_rand(seed) % 4);
 		return;
 	}
 
@@ -855,7 +870,7 @@ void ref_value(unsigned int type, size_t idx, uint64_t *seed, void *dst)
 	case RC_PAIR:
 		nv = rt->f[0].kind == FK_INT ? NR_INT_VALUES : NR_FP_VALUES;
 		interesting_field(p, &rt->f[0], idx % nv);
-		st_u(p, &rt->f[1], (uint32_t)index_values[idx / nv]);
+		store_index(p, &rt->f[1], index_values[idx / nv]);
 		break;
 	default:
 		interesting_field(p, &rt->f[0], idx);
