@@ -114,10 +114,13 @@ static const struct predef predefs[NR_PREDEF] = {
 	T(MPI_INTEGER8, 8, 8, INT64, FINT),
 	T(MPI_REAL4, 4, 4, FLOAT, FLOAT),
 	T(MPI_REAL8, 8, 8, DOUBLE, FLOAT),
-	/* The Fortran pairs are two of the same type (index coerced). */
+	/*
+	 * The Fortran pairs are two of the same type (index coerced): 2INTEGER
+	 * is the kernel's 2INT, the real ones its 2FLOAT and 2DOUBLE.
+	 */
 	[MPI_2INTEGER] = { "MPI_2INTEGER", 8, 8, 4, MPIRMA_TYPE_2INT, MPIRMA_MC_PAIR, 2, 8, 0, 0 },
-	[MPI_2REAL] = { "MPI_2REAL", 8, 8, 4, MPIRMA_TYPE_FLOAT, MPIRMA_MC_FPAIR, 2, 8, 0, 0 },
-	[MPI_2DOUBLE_PRECISION] = { "MPI_2DOUBLE_PRECISION", 16, 16, 8, MPIRMA_TYPE_DOUBLE,
+	[MPI_2REAL] = { "MPI_2REAL", 8, 8, 4, MPIRMA_TYPE_2FLOAT, MPIRMA_MC_FPAIR, 2, 8, 0, 0 },
+	[MPI_2DOUBLE_PRECISION] = { "MPI_2DOUBLE_PRECISION", 16, 16, 8, MPIRMA_TYPE_2DOUBLE,
 				    MPIRMA_MC_FPAIR, 2, 16, 0, 0 },
 };
 

@@ -50,7 +50,8 @@ enum mpirma_mclass {
 	MPIRMA_MC_COMPLEX,
 	MPIRMA_MC_BYTE,
 	MPIRMA_MC_PAIR,		/* MAXLOC/MINLOC pairs the kernel has */
-	MPIRMA_MC_FPAIR,	/* MPI_2REAL, MPI_2DOUBLE_PRECISION: library only */
+	MPIRMA_MC_FPAIR,	/* MPI_2REAL, MPI_2DOUBLE_PRECISION: pairs whose
+				 * index is a real; older kernels lack them */
 };
 
 /* enum mpirma_mclass of a predefined type (MPIRMA_MC_NONE for others). */

@@ -129,48 +129,15 @@ int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use)
 	if (!(group_ops[mc] & B(op)))
 		return mpirma_err(MPI_ERR_OP, "%s is not defined on %s",
 				  op_names[op], bt->name);
-	if (use == MPIRMA_OP_USE_RMA &&
-	    (mc == MPIRMA_MC_FPAIR || !mpirma_op_allowed(kernel_op[op], t->ktype)))
+	if (use == MPIRMA_OP_USE_RMA && !mpirma_op_allowed(kernel_op[op], t->ktype))
 		return mpirma_err(MPI_ERR_OP, "%s on %s is not supported in RMA",
 				  op_names[op], bt->name);
+	/* The Fortran real pairs came later than the other kernel types. */
+	if (use == MPIRMA_OP_USE_RMA && mc == MPIRMA_MC_FPAIR &&
+	    (unsigned int)t->ktype >= mpirma_proc.query.nr_types)
+		return mpirma_err(MPI_ERR_OP, "%s on %s needs a newer mpirma module",
+				  op_names[op], bt->name);
 	return MPI_SUCCESS;
-}
-
-/*
- * MAXLOC/MINLOC on the Fortran pairs, whose index has the value's type
- * (MPI_2REAL, MPI_2DOUBLE_PRECISION); the kernel has no such element.
- */
-#define FPAIR_LOC(T, tgt, src, n, max)					\
-do {									\
-	size_t i_;							\
-	for (i_ = 0; i_ < (n); i_++) {					\
-		T a_[2], b_[2];						\
-		char *tp_ = (char *)(tgt) + i_ * sizeof(a_);		\
-		memcpy(a_, tp_, sizeof(a_));				\
-		memcpy(b_, (const char *)(src) + i_ * sizeof(b_),	\
-		       sizeof(b_));					\
-		if ((max) ? b_[0] > a_[0] : b_[0] < a_[0])		\
-			memcpy(tp_, b_, sizeof(b_));			\
-		else if (b_[0] == a_[0] && b_[1] < a_[1])		\
-			memcpy(tp_ + sizeof(T), &b_[1], sizeof(T));	\
-	}								\
-} while (0)
-
-/* @n kernel elements (FLOAT or DOUBLE for the Fortran pairs). */
-static void reduce_elems(unsigned int kt, int op, bool fpair, void *tgt,
-			 const void *src, size_t n)
-{
-	bool max = op == MPI_MAXLOC;
-
-	if (!fpair) {
-		mpirma_reduce(kt, kernel_op[op], tgt, src, NULL, n);
-		return;
-	}
-	/* Two kernel elements make one pair. */
-	if (kt == MPIRMA_TYPE_FLOAT)
-		FPAIR_LOC(float, tgt, src, n / 2, max);
-	else
-		FPAIR_LOC(double, tgt, src, n / 2, max);
 }
 
 int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
@@ -180,7 +147,6 @@ int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
 	const struct mpirma_block *b;
 	MPI_Aint ext;
 	size_t esz, k;
-	bool fpair;
 	int ret, i;
 
 	ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
@@ -200,21 +166,20 @@ int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
 	if (mpirma_dtype_flatten(t))
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	esz = mpirma_type_info[t->ktype].size;
-	fpair = mpirma_dtype_mclass(t->basic) == MPIRMA_MC_FPAIR;
 	b = t->eblocks;
 	ext = mpirma_dtype_extent(t);
 	if (t->neblocks == 1 && (count == 1 || (MPI_Aint)b[0].len == ext)) {
-		reduce_elems(t->ktype, op, fpair, (char *)inout + b[0].disp,
-			     (const char *)in + b[0].disp,
-			     (size_t)count * (b[0].len / esz));
+		mpirma_reduce(t->ktype, kernel_op[op], (char *)inout + b[0].disp,
+			      (const char *)in + b[0].disp, NULL,
+			      (size_t)count * (b[0].len / esz));
 		return MPI_SUCCESS;
 	}
 	for (i = 0; i < count; i++)
 		for (k = 0; k < t->neblocks; k++) {
 			MPI_Aint off = i * ext + b[k].disp;
 
-			reduce_elems(t->ktype, op, fpair, (char *)inout + off,
-				     (const char *)in + off, b[k].len / esz);
+			mpirma_reduce(t->ktype, kernel_op[op], (char *)inout + off,
+				      (const char *)in + off, NULL, b[k].len / esz);
 		}
 	return MPI_SUCCESS;
 }

@@ -34,7 +34,8 @@ bool mpirma_op_commutative(MPI_Op op);
  * May @op be applied to @dt?  MPI class, cause recorded with mpirma_err():
  *  - MPI_ERR_OP: invalid op; a predefined op the type's group does not
  *    admit; REPLACE/NO_OP in a reduction; a user op in RMA; MAXLOC/MINLOC
- *    on MPI_2REAL/MPI_2DOUBLE_PRECISION in RMA (no kernel element type).
+ *    on MPI_2REAL/MPI_2DOUBLE_PRECISION in RMA when the kernel predates
+ *    their element types (MPIRMA_TYPE_2FLOAT, _2DOUBLE).
  *  - MPI_ERR_TYPE: invalid datatype; a predefined op on a datatype whose
  *    basic components are not all one predefined type.
  * A datatype without data admits every valid op.  For RMA, the kernel's
