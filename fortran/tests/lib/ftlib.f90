@@ -36,7 +36,7 @@ SUBROUTINE ft_expect(ok, nbad, what)
   nbad = nbad + 1
   IF (nbad > 10) RETURN
   CALL MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
-  PRINT '("rank ", I0, ": ", A)', rank, what
+  PRINT '("rank ", I0, ": ", A)', rank, TRIM(what)
 END SUBROUTINE ft_expect
 
 ! An MPI call's IERROR must be MPI_SUCCESS.
