@@ -705,7 +705,6 @@ FFLAGS ?= -O2 -g
 # The standard's examples leave p unused: no warning for that.
 FT_FFLAGS = $(FFLAGS) -Wall -Werror -Wno-unused-dummy-argument -ffp-contract=off \
 	-Ifortran/tests/seeds -Ifortran/tests/lib
-SCRIPTS += $(FGEN)
 
 .PHONY: fortran fortran-check install-fortran uninstall-fortran
 ifneq ($(and $(FC),$(LIB_TARGETS)),)

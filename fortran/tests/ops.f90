@@ -309,39 +309,51 @@ CONTAINS
     CASE (8)
       pa = (/ TRANSFER(a(1:4), 0.0), TRANSFER(a(5:8), 0.0) /)
       pb = (/ TRANSFER(b(1:4), 0.0), TRANSFER(b(5:8), 0.0) /)
-      IF (better(op, pb(1) > pa(1), pb(1) < pa(1))) THEN
+      SELECT CASE (locpick(op, pb(1) > pa(1), pb(1) < pa(1), pb(2) < pa(2)))
+      CASE (1)
         pa = pb
-      ELSE IF (pb(1) == pa(1)) THEN
-        pa(2) = MIN(pa(2), pb(2))
-      END IF
+      CASE (2)
+        pa(2) = pb(2)
+      END SELECT
       c = TRANSFER(pa, c)
     CASE (9)
       ja = (/ TRANSFER(a(1:4), 0), TRANSFER(a(5:8), 0) /)
       jb = (/ TRANSFER(b(1:4), 0), TRANSFER(b(5:8), 0) /)
-      IF (better(op, jb(1) > ja(1), jb(1) < ja(1))) THEN
+      SELECT CASE (locpick(op, jb(1) > ja(1), jb(1) < ja(1), jb(2) < ja(2)))
+      CASE (1)
         ja = jb
-      ELSE IF (jb(1) == ja(1)) THEN
-        ja(2) = MIN(ja(2), jb(2))
-      END IF
+      CASE (2)
+        ja(2) = jb(2)
+      END SELECT
       c = TRANSFER(ja, c)
     CASE (10)
       qa = (/ TRANSFER(a(1:8), 0.0D0), TRANSFER(a(9:16), 0.0D0) /)
       qb = (/ TRANSFER(b(1:8), 0.0D0), TRANSFER(b(9:16), 0.0D0) /)
-      IF (better(op, qb(1) > qa(1), qb(1) < qa(1))) THEN
+      SELECT CASE (locpick(op, qb(1) > qa(1), qb(1) < qa(1), qb(2) < qa(2)))
+      CASE (1)
         qa = qb
-      ELSE IF (qb(1) == qa(1)) THEN
-        qa(2) = MIN(qa(2), qb(2))
-      END IF
+      CASE (2)
+        qa(2) = qb(2)
+      END SELECT
       c = TRANSFER(qa, c)
     END SELECT
 
   END SUBROUTINE ref
 
-  LOGICAL FUNCTION better(op, gt, lt)
+  ! MAXLOC/MINLOC, given how the origin's value compares with the target's
+  ! (greater, less, else equal) and whether its index is smaller: 1 take
+  ! the origin's pair, 2 only its index, 0 keep the target.
+  INTEGER FUNCTION locpick(op, gt, lt, ilt)
     INTEGER, INTENT(IN) :: op
-    LOGICAL, INTENT(IN) :: gt, lt
-    better = (op == MPI_MAXLOC .AND. gt) .OR. (op == MPI_MINLOC .AND. lt)
-  END FUNCTION better
+    LOGICAL, INTENT(IN) :: gt, lt, ilt
+    IF ((op == MPI_MAXLOC .AND. gt) .OR. (op == MPI_MINLOC .AND. lt)) THEN
+      locpick = 1
+    ELSE IF (.NOT. gt .AND. .NOT. lt .AND. ilt) THEN
+      locpick = 2
+    ELSE
+      locpick = 0
+    END IF
+  END FUNCTION locpick
 
   REAL FUNCTION rop(op, x, y)
     INTEGER, INTENT(IN) :: op

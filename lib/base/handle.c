@@ -141,22 +141,25 @@ _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
 	       offsetof(MPI_Status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
 	       "MPI_Status is MPI_F_STATUS_SIZE Fortran INTEGERs");
 
+/* Both directions: @c is the C side, which may not be MPI_STATUS_IGNORE. */
+static int status_copy(void *dst, const void *src, const MPI_Status *c,
+		       const char *fn)
+{
+	if (!dst || !src || c == MPI_STATUS_IGNORE)
+		return mpirma_raise(MPI_ERR_ARG, fn,
+				    "a status is NULL or MPI_STATUS_IGNORE");
+	memcpy(dst, src, sizeof(MPI_Status));
+	return MPI_SUCCESS;
+}
+
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
-	if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
-				    "a status is NULL or MPI_STATUS_IGNORE");
-	memcpy(c_status, f_status, sizeof(*c_status));
-	return MPI_SUCCESS;
+	return status_copy(c_status, f_status, c_status, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Status_f2c)
 
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-	if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
-				    "a status is NULL or MPI_STATUS_IGNORE");
-	memcpy(f_status, c_status, sizeof(*c_status));
-	return MPI_SUCCESS;
+	return status_copy(f_status, c_status, c_status, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Status_c2f)
