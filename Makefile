@@ -697,8 +697,10 @@ FLIB_A := $(B)/lib/libmpirmaf.a
 FLIB_SO := $(B)/lib/libmpirmaf.so.$(VERSION)
 FLIB_TARGETS := $(FLIB_A) $(FLIB_SO) $(B)/lib/libmpirmaf.so.$(SOVERSION) $(B)/lib/libmpirmaf.so
 MPIFORT_LINKS := $(B)/bin/mpifort $(B)/bin/mpif90 $(B)/bin/mpif77
+# Free form (.f90), and fixed-form FORTRAN 77 with mpif.h (.f).
 FT_SRCS := $(wildcard fortran/tests/*.f90)
-FT_BINS := $(FT_SRCS:fortran/tests/%.f90=$(MTDIR)/f_%)
+FT_F77_SRCS := $(wildcard fortran/tests/*.f)
+FT_BINS := $(FT_SRCS:fortran/tests/%.f90=$(MTDIR)/f_%) $(FT_F77_SRCS:fortran/tests/%.f=$(MTDIR)/f_%)
 # The standard's examples, verbatim, are INCLUDEd by their test programs.
 FT_SEEDS := $(wildcard fortran/tests/seeds/*.f90 fortran/tests/lib/*)
 FFLAGS ?= -O2 -g
@@ -764,11 +766,15 @@ $(B)/lib/libmpirmaf.so.$(SOVERSION) $(B)/lib/libmpirmaf.so: $(FLIB_SO)
 $(MPIFORT_LINKS): $(B)/bin/mpicc
 	ln -sf mpicc $@
 
-$(MTDIR)/f_%: fortran/tests/%.f90 $(FT_SEEDS) $(MPIFORT_LINKS) $(FORTRAN_HDRS) $(FLIB_TARGETS)
-	@mkdir -p $(@D)
-	MPIFORT_FC="$(FC)" $(B)/bin/mpifort $(FT_FFLAGS) -o $@.tmp $< \
-		'-Wl,-rpath,$$ORIGIN/../../../lib'
-	mv -f $@.tmp $@
+define ft_rule
+$(MTDIR)/f_%: fortran/tests/%.$(1) $(FT_SEEDS) $(MPIFORT_LINKS) $(FORTRAN_HDRS) $(FLIB_TARGETS)
+	@mkdir -p $$(@D)
+	MPIFORT_FC="$(FC)" $(B)/bin/mpifort $(FT_FFLAGS) -o $$@.tmp $$< \
+		'-Wl,-rpath,$$$$ORIGIN/../../../lib'
+	mv -f $$@.tmp $$@
+endef
+$(eval $(call ft_rule,f90))
+$(eval $(call ft_rule,f))
 
 # pkg-config mpirma-fortran; mpifort and mpi.mod, mpif.h beside mpi.h.
 $(B)/mpirma-fortran.pc: packaging/mpirma-fortran.pc.in VERSION

@@ -1,0 +1,164 @@
+! conventions: the Fortran conventions, from fixed-form FORTRAN 77 with
+! INCLUDE 'mpif.h' (the `mpi` module shares its constants and common
+! blocks): MPI_BOTTOM (a put from absolute addresses), MPI_IN_PLACE,
+! statuses of MPI_STATUS_SIZE with MPI_SOURCE/MPI_TAG and
+! MPI_STATUS_IGNORE/MPI_STATUSES_IGNORE, 1-based MPI_WAITANY and
+! MPI_WAITSOME indexes, CHARACTER arguments both ways, LOGICAL results,
+! handles freed to the null handle, and the functions MPI_WTIME and
+! MPI_AINT_ADD.
+      PROGRAM CONV
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NP, RIGHT, LEFT, WIN, NBAD, I, N
+      INTEGER TYP, IDX, NOUT, INFO, VLEN
+      INTEGER ST(MPI_STATUS_SIZE), STS(MPI_STATUS_SIZE, 2)
+      INTEGER REQS(2), IDXS(2), BUF(4), SRC, DST, SUM
+      INTEGER(KIND=MPI_ADDRESS_KIND) SZ, ADDR, DISP0
+      INTEGER BLENS(1)
+      INTEGER(KIND=MPI_ADDRESS_KIND) DISPS(1)
+      CHARACTER*(MPI_MAX_PROCESSOR_NAME) PNAME
+      CHARACTER*32 VAL
+      LOGICAL FLAG
+      DOUBLE PRECISION T0
+
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      RIGHT = MOD(RANK + 1, NP)
+      LEFT = MOD(RANK - 1 + NP, NP)
+      NBAD = 0
+      T0 = MPI_WTIME()
+
+! MPI_BOTTOM: put SRC, named by its absolute address, into the window
+      SRC = 1000 + RANK
+      CALL MPI_GET_ADDRESS(SRC, ADDR, IERR)
+      BLENS(1) = 1
+      DISPS(1) = ADDR
+      CALL MPI_TYPE_CREATE_HINDEXED(1, BLENS, DISPS, MPI_INTEGER, TYP,
+     &     IERR)
+      CALL MPI_TYPE_COMMIT(TYP, IERR)
+      SZ = 16
+      DISP0 = 0
+      BUF = -1
+      CALL MPI_WIN_CREATE(BUF, SZ, 4, MPI_INFO_NULL, MPI_COMM_WORLD,
+     &     WIN, IERR)
+      CALL MPI_WIN_FENCE(0, WIN, IERR)
+      CALL MPI_PUT(MPI_BOTTOM, 1, TYP, RIGHT, DISP0, 1, MPI_INTEGER,
+     &     WIN, IERR)
+      CALL MPI_WIN_FENCE(0, WIN, IERR)
+      CALL MPI_WIN_FREE(WIN, IERR)
+      CALL FTEXPECT(IERR .EQ. MPI_SUCCESS .AND. BUF(1) .EQ. 1000+LEFT
+     &     .AND. WIN .EQ. MPI_WIN_NULL, NBAD, 'MPI_BOTTOM in MPI_PUT')
+      CALL MPI_TYPE_FREE(TYP, IERR)
+      CALL FTEXPECT(TYP .EQ. MPI_DATATYPE_NULL, NBAD,
+     &     'MPI_TYPE_FREE leaves MPI_DATATYPE_NULL')
+
+! MPI_IN_PLACE
+      SUM = RANK + 1
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, SUM, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL FTEXPECT(SUM .EQ. NP * (NP + 1) / 2, NBAD,
+     &     'MPI_IN_PLACE in MPI_ALLREDUCE')
+
+! statuses: from the left neighbour, tag 7, one INTEGER
+      SRC = RANK
+      CALL MPI_SENDRECV(SRC, 1, MPI_INTEGER, RIGHT, 7, DST, 1,
+     &     MPI_INTEGER, LEFT, 7, MPI_COMM_WORLD, ST, IERR)
+      CALL MPI_GET_COUNT(ST, MPI_INTEGER, N, IERR)
+      CALL FTEXPECT(DST .EQ. LEFT .AND. ST(MPI_SOURCE) .EQ. LEFT .AND.
+     &     ST(MPI_TAG) .EQ. 7 .AND. ST(MPI_ERROR) .EQ. MPI_SUCCESS
+     &     .AND. N .EQ. 1, NBAD, 'MPI_SENDRECV status, MPI_GET_COUNT')
+      CALL MPI_SENDRECV(SRC, 1, MPI_INTEGER, RIGHT, 8, DST, 1,
+     &     MPI_INTEGER, LEFT, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE,
+     &     IERR)
+      CALL FTEXPECT(IERR .EQ. MPI_SUCCESS .AND. DST .EQ. LEFT, NBAD,
+     &     'MPI_STATUS_IGNORE')
+
+! 1-based indexes; a null request completes at once
+      CALL MPI_IRECV(DST, 1, MPI_INTEGER, LEFT, 9, MPI_COMM_WORLD,
+     &     REQS(2), IERR)
+      REQS(1) = MPI_REQUEST_NULL
+      CALL MPI_SEND(SRC, 1, MPI_INTEGER, RIGHT, 9, MPI_COMM_WORLD, IERR)
+      CALL MPI_WAITANY(2, REQS, IDX, ST, IERR)
+      CALL FTEXPECT(IDX .EQ. 2 .AND. REQS(2) .EQ. MPI_REQUEST_NULL
+     &     .AND. ST(MPI_SOURCE) .EQ. LEFT, NBAD, 'MPI_WAITANY index')
+      CALL MPI_IRECV(DST, 1, MPI_INTEGER, LEFT, 10, MPI_COMM_WORLD,
+     &     REQS(1), IERR)
+      CALL MPI_ISEND(SRC, 1, MPI_INTEGER, RIGHT, 10, MPI_COMM_WORLD,
+     &     REQS(2), IERR)
+      N = 0
+      DO WHILE (N .LT. 2)
+         CALL MPI_WAITSOME(2, REQS, NOUT, IDXS, STS, IERR)
+         DO I = 1, NOUT
+            IF (IDXS(I) .LT. 1 .OR. IDXS(I) .GT. 2) N = 99
+         END DO
+         N = N + NOUT
+      END DO
+      CALL FTEXPECT(N .EQ. 2 .AND. DST .EQ. LEFT, NBAD,
+     &     'MPI_WAITSOME indexes')
+      CALL MPI_IRECV(DST, 1, MPI_INTEGER, LEFT, 11, MPI_COMM_WORLD,
+     &     REQS(1), IERR)
+      CALL MPI_ISEND(SRC, 1, MPI_INTEGER, RIGHT, 11, MPI_COMM_WORLD,
+     &     REQS(2), IERR)
+      CALL MPI_WAITALL(2, REQS, MPI_STATUSES_IGNORE, IERR)
+      CALL FTEXPECT(IERR .EQ. MPI_SUCCESS .AND. DST .EQ. LEFT, NBAD,
+     &     'MPI_STATUSES_IGNORE')
+
+! strings and LOGICAL
+      CALL MPI_GET_PROCESSOR_NAME(PNAME, N, IERR)
+      CALL FTEXPECT(N .GT. 0 .AND. PNAME(N+1:) .EQ. ' ', NBAD,
+     &     'MPI_GET_PROCESSOR_NAME')
+      CALL MPI_INFO_CREATE(INFO, IERR)
+! (an info key or value loses its leading and trailing blanks)
+      CALL MPI_INFO_SET(INFO, ' mpirma_numa_node  ', '  1 ', IERR)
+      CALL MPI_INFO_GET_VALUELEN(INFO, 'mpirma_numa_node', VLEN, FLAG,
+     &     IERR)
+      CALL FTEXPECT(FLAG .AND. VLEN .EQ. 1, NBAD,
+     &     'MPI_INFO_GET_VALUELEN')
+      VAL = 'x'
+      CALL MPI_INFO_GET(INFO, 'mpirma_numa_node', 32, VAL, FLAG, IERR)
+      CALL FTEXPECT(FLAG .AND. VAL .EQ. '1', NBAD, 'MPI_INFO_GET')
+      CALL MPI_INFO_GET(INFO, 'nokey', 32, VAL, FLAG, IERR)
+      CALL FTEXPECT(.NOT. FLAG .AND. IERR .EQ. MPI_SUCCESS, NBAD,
+     &     'MPI_INFO_GET of a missing key')
+      CALL MPI_INFO_FREE(INFO, IERR)
+      CALL FTEXPECT(INFO .EQ. MPI_INFO_NULL, NBAD,
+     &     'MPI_INFO_FREE leaves MPI_INFO_NULL')
+      CALL MPI_INITIALIZED(FLAG, IERR)
+      CALL FTEXPECT(FLAG, NBAD, 'MPI_INITIALIZED')
+
+! the functions
+      ADDR = MPI_AINT_ADD(ADDR, 8_MPI_ADDRESS_KIND)
+      CALL FTEXPECT(MPI_AINT_DIFF(ADDR, DISPS(1)) .EQ. 8, NBAD,
+     &     'MPI_AINT_ADD, MPI_AINT_DIFF')
+      CALL FTEXPECT(MPI_WTIME() .GE. T0 .AND. MPI_WTICK() .GT. 0, NBAD,
+     &     'MPI_WTIME, MPI_WTICK')
+
+      CALL FTFINISH(NBAD, 'Fortran conventions (mpif.h, fixed form)')
+      END
+
+! The fixed-form twins of ftlib.f90's ft_expect and ft_finish.
+      SUBROUTINE FTEXPECT(OK, NBAD, WHAT)
+      LOGICAL OK
+      INTEGER NBAD, RANK, IERR
+      CHARACTER*(*) WHAT
+      INCLUDE 'mpif.h'
+      IF (OK) RETURN
+      NBAD = NBAD + 1
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      PRINT '("rank ", I0, ": ", A)', RANK, WHAT
+      END
+
+      SUBROUTINE FTFINISH(NBAD, WHAT)
+      INTEGER NBAD, TOTAL, RANK, NP, IERR
+      CHARACTER*(*) WHAT
+      INCLUDE 'mpif.h'
+      CALL MPI_ALLREDUCE(NBAD, TOTAL, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      IF (RANK .EQ. 0) PRINT '(A, " at ", I0, " ranks, wrong: ", I0)',
+     &     WHAT, NP, TOTAL
+      CALL MPI_FINALIZE(IERR)
+      IF (TOTAL .NE. 0) STOP 1
+      END
