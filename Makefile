@@ -494,6 +494,10 @@ $(VMDIR)/%: tools/vm/%
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
+# ------------------------------------------------------------------ hybrid
+
+include hybrid/hybrid.mk
+
 # ------------------------------------------------------------------ tests
 
 # Every unit test, plain then sanitized; a summary line at the end.
@@ -596,7 +600,7 @@ RMA_BENCH_PEERS := $(BENCH_DIR)/rma_bench-openmpi $(BENCH_DIR)/rma_bench-mpich
 BENCH_MPI_VM_ARGS ?= --cpus 4 --numa 2 --timeout 1800
 BENCH_RANKS ?= 4
 BENCH_MPI_ARGS ?=
-SCRIPTS += bench/run bench/summary
+SCRIPTS += bench/run bench/summary bench/hybrid-summary
 
 userspace: $(RMA_BENCH)
 
@@ -625,11 +629,12 @@ bench: bench-deps
 bench-deps:
 	@tools/mpirma-deps --bench
 
-bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench
+bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIBS)
 	@rm -f $(BENCH_DIR)/raw.csv $(BENCH_DIR)/floors.csv
 	$(VM) $(BENCH_MPI_VM_ARGS) -- bench/run -n $(BENCH_RANKS) -o $(BENCH_DIR) \
 		$(BENCH_MPI_ARGS) | tee $(BENCH_DIR)/run.log
 	bench/summary $(BENCH_DIR) | tee $(BENCH_DIR)/results.txt
+	bench/hybrid-summary $(BENCH_DIR)
 
 # ------------------------------------------------------------------ debug kernel
 
