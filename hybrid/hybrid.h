@@ -96,6 +96,13 @@ struct hy_win {
 	struct hy_win *next;
 };
 
+/*
+ * hybrid/node.c: after the host's MPI_Init (C or Fortran): the node jobs;
+ * before the host's MPI_Finalize: the engine leaves them.
+ */
+int hy_start(void);
+void hy_stop(void);
+
 /* hybrid/win.c: the window table.  Call with hy.lock held. */
 struct hy_win *hy_win_find(MPI_Win win);
 

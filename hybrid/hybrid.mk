@@ -19,6 +19,9 @@ HY_CC_openmpi := mpicc.openmpi
 HY_CC_mpich := mpicc.mpich
 HY_NAME_openmpi := Open MPI
 HY_NAME_mpich := MPICH
+# The Fortran entry points, generated from the binding table of fortran/
+# (once it exists) for the calls in hybrid/fortran.list.
+HY_FORTRAN := $(if $(wildcard fortran/gen),$(HY_DIR)/fortran.c)
 HY_HOSTS := $(foreach h,openmpi mpich,$(if $(shell command -v $(HY_CC_$(h)) 2>/dev/null),$(h)))
 HY_LIBS := $(HY_HOSTS:%=$(B)/lib/libmpirma-%.so)
 
@@ -30,6 +33,11 @@ $(HY_MPII): include/mpi.h include/mpirma.h hybrid/mpii.sed
 	@mkdir -p $(@D)
 	{ echo '/* Generated from include/mpi.h and include/mpirma.h by hybrid/mpii.sed. */'; \
 	  sed -E -f hybrid/mpii.sed include/mpi.h include/mpirma.h; } >$@.tmp
+	mv -f $@.tmp $@
+
+$(HY_DIR)/fortran.c: fortran/gen fortran/bindings.tab hybrid/fortran.list
+	@mkdir -p $(@D)
+	fortran/gen --c-wrappers --style host --only-list hybrid/fortran.list >$@.tmp
 	mv -f $@.tmp $@
 
 # The engine: every library object in one relocatable object, its public
@@ -47,15 +55,22 @@ HY_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -fPIC -MMD -MP \
 	    -iquote $(HY_DIR) -iquote include
 
 define hybrid_host
+HY_OBJS_$(1) := $(HY_SRCS:hybrid/%.c=$(OBJ)/hybrid/$(1)/%.o) \
+		$(if $(HY_FORTRAN),$(OBJ)/hybrid/$(1)/gen/fortran.o)
+
 $(OBJ)/hybrid/$(1)/%.o: hybrid/%.c $(HY_HDRS)
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_CFLAGS) \
 		-DHY_HOST_NAME='"$(HY_NAME_$(1))"' -c -o $$@ $$<
 
-$(B)/lib/libmpirma-$(1).so: $(HY_SRCS:hybrid/%.c=$(OBJ)/hybrid/$(1)/%.o) $(HY_INNER) hybrid/hybrid.map
+$(OBJ)/hybrid/$(1)/gen/fortran.o: $(HY_FORTRAN)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_CFLAGS) -c -o $$@ $$<
+
+$(B)/lib/libmpirma-$(1).so: $$(HY_OBJS_$(1)) $(HY_INNER) hybrid/hybrid.map
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $(CFLAGS) -shared -o $$@.tmp \
-		$(HY_SRCS:hybrid/%.c=$(OBJ)/hybrid/$(1)/%.o) $(HY_INNER) \
+		$$(HY_OBJS_$(1)) $(HY_INNER) \
 		-Wl,-z,defs -Wl,--version-script=hybrid/hybrid.map \
 		$(ALL_LDFLAGS) -lnuma -lpthread
 	mv -f $$@.tmp $$@
@@ -90,6 +105,7 @@ endef
 $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 
 hybrid: $(HY_STAGED)
+SCRIPTS += hybrid/run hybrid/launch
 
 $(HY_STAGE)/run $(HY_STAGE)/launch: $(HY_STAGE)/%: hybrid/%
 	@mkdir -p $(@D)

@@ -282,7 +282,7 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 		why(s, "another rank of this node could not join");
 }
 
-static int start(void)
+int hy_start(void)
 {
 	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
 	int require = env_int("MPIRMA_REQUIRE", 0, 0, 1);
@@ -358,17 +358,17 @@ int MPI_Init(int *argc, char ***argv)
 {
 	int ret = PMPI_Init(argc, argv);
 
-	return ret ? ret : start();
+	return ret ? ret : hy_start();
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int ret = PMPI_Init_thread(argc, argv, required, provided);
 
-	return ret ? ret : start();
+	return ret ? ret : hy_start();
 }
 
-int MPI_Finalize(void)
+void hy_stop(void)
 {
 	if (hy.active) {
 		hy_lock();
@@ -382,6 +382,11 @@ int MPI_Finalize(void)
 	free(hy.node_of);
 	free(hy.inner_of);
 	hy.node_of = hy.inner_of = NULL;
+}
+
+int MPI_Finalize(void)
+{
+	hy_stop();
 	return PMPI_Finalize();
 }
 

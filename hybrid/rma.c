@@ -53,95 +53,83 @@ static int two_types(MPI_Datatype a, MPII_Datatype *ia, MPI_Datatype b,
 	return ret ? ret : hy_type(b, ib);
 }
 
-int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target,
-	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
+/* The engine's request of an R-call, waited for; host class. */
+static int inner_wait(int code, MPII_Request *ireq)
 {
-	MPII_Datatype iot, itt;
-	struct hy_win *w;
-	int ret;
+	int ret = hy_inner(code);
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Put(oaddr, ocount, otype, target, tdisp, tcount,
-				ttype, win);
-	}
-	ret = two_types(otype, &iot, ttype, &itt);
 	if (!ret)
-		ret = hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(target),
-					tdisp, tcount, itt, w->inner));
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Put");
+		ret = hy_inner(MPII_Wait(ireq, MPII_STATUS_IGNORE));
+	return ret;
 }
 
-int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target,
-	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
+/*
+ * The four operations that have R-forms, on an engine window with hy.lock
+ * held: @req NULL for the plain call, else the R-call, waited for (the
+ * engine completes it locally at once).  Host class.
+ */
+static int put(struct hy_win *w, const void *oaddr, int ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+	       MPI_Datatype ttype, MPII_Request *req)
 {
 	MPII_Datatype iot, itt;
-	struct hy_win *w;
-	int ret;
+	int ret = two_types(otype, &iot, ttype, &itt);
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Get(oaddr, ocount, otype, target, tdisp, tcount,
-				ttype, win);
-	}
-	ret = two_types(otype, &iot, ttype, &itt);
-	if (!ret)
-		ret = hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(target),
-					tdisp, tcount, itt, w->inner));
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Get");
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(target),
+					 tdisp, tcount, itt, w->inner));
+	return inner_wait(MPII_Rput(oaddr, ocount, iot, hy_rank(target), tdisp,
+				    tcount, itt, w->inner, req), req);
 }
 
-int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-		   int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-		   MPI_Op op, MPI_Win win)
+static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
+	       int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+	       MPII_Request *req)
+{
+	MPII_Datatype iot, itt;
+	int ret = two_types(otype, &iot, ttype, &itt);
+
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(target),
+					 tdisp, tcount, itt, w->inner));
+	return inner_wait(MPII_Rget(oaddr, ocount, iot, hy_rank(target), tdisp,
+				    tcount, itt, w->inner, req), req);
+}
+
+static int acc(struct hy_win *w, const void *oaddr, int ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+	       MPI_Datatype ttype, MPI_Op op, MPII_Request *req)
 {
 	MPII_Datatype iot, itt;
 	MPII_Op iop;
-	struct hy_win *w;
-	int ret;
+	int ret = two_types(otype, &iot, ttype, &itt);
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Accumulate(oaddr, ocount, otype, target, tdisp,
-				       tcount, ttype, op, win);
-	}
-	ret = two_types(otype, &iot, ttype, &itt);
 	if (!ret)
 		ret = hy_op(op, &iop);
-	if (!ret)
-		ret = hy_inner(MPII_Accumulate(oaddr, ocount, iot,
-					       hy_rank(target), tdisp, tcount,
-					       itt, iop, w->inner));
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Accumulate");
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Accumulate(oaddr, ocount, iot,
+						hy_rank(target), tdisp, tcount,
+						itt, iop, w->inner));
+	return inner_wait(MPII_Raccumulate(oaddr, ocount, iot, hy_rank(target),
+					   tdisp, tcount, itt, iop, w->inner,
+					   req), req);
 }
 
-int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-		       void *raddr, int rcount, MPI_Datatype rtype, int target,
-		       MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-		       MPI_Op op, MPI_Win win)
+static int get_acc(struct hy_win *w, const void *oaddr, int ocount,
+		   MPI_Datatype otype, void *raddr, int rcount,
+		   MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
+		   MPI_Datatype ttype, MPI_Op op, MPII_Request *req)
 {
 	MPII_Datatype iot = MPII_DATATYPE_NULL, irt, itt;
 	MPII_Op iop;
-	struct hy_win *w;
 	int ret = MPI_SUCCESS;
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount,
-					   rtype, target, tdisp, tcount, ttype,
-					   op, win);
-	}
 	/* With MPI_NO_OP the origin type may be anything, even null. */
 	if (op != MPI_NO_OP || otype != MPI_DATATYPE_NULL)
 		ret = hy_type(otype, &iot);
@@ -149,30 +137,172 @@ int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 		ret = two_types(rtype, &irt, ttype, &itt);
 	if (!ret)
 		ret = hy_op(op, &iop);
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Get_accumulate(oaddr, ocount, iot, raddr,
+						    rcount, irt,
+						    hy_rank(target), tdisp,
+						    tcount, itt, iop,
+						    w->inner));
+	return inner_wait(MPII_Rget_accumulate(oaddr, ocount, iot, raddr,
+					       rcount, irt, hy_rank(target),
+					       tdisp, tcount, itt, iop,
+					       w->inner, req), req);
+}
+
+/* The end of an R-call on an engine window: the program's request. */
+static int r_done(struct hy_win *w, int ret, MPI_Request *req, const char *fn)
+{
 	if (!ret)
-		ret = hy_inner(MPII_Get_accumulate(oaddr, ocount, iot, raddr,
-						   rcount, irt, hy_rank(target),
-						   tdisp, tcount, itt, iop,
-						   w->inner));
+		ret = hy_request_done(req);
+	else
+		*req = MPI_REQUEST_NULL;
+	return hy_done(w, ret, fn);
+}
+
+int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target,
+	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Put(oaddr, ocount, otype, target, tdisp, tcount,
+				ttype, win);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Put");
+}
+
+int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
+	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
+	     MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rput(oaddr, ocount, otype, target, tdisp, tcount,
+				 ttype, win, req);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rput");
+}
+
+int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target,
+	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Get(oaddr, ocount, otype, target, tdisp, tcount,
+				ttype, win);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Get");
+}
+
+int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target,
+	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
+	     MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rget(oaddr, ocount, otype, target, tdisp, tcount,
+				 ttype, win, req);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rget");
+}
+
+int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+		   int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+		   MPI_Op op, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Accumulate(oaddr, ocount, otype, target, tdisp,
+				       tcount, ttype, op, win);
+	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
+		  NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Accumulate");
+}
+
+int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+		    int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+		    MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Raccumulate(oaddr, ocount, otype, target, tdisp,
+					tcount, ttype, op, win, req);
+	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
+		  &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Raccumulate");
+}
+
+int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+		       void *raddr, int rcount, MPI_Datatype rtype, int target,
+		       MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+		       MPI_Op op, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount,
+					   rtype, target, tdisp, tcount, ttype,
+					   op, win);
+	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
+		      tdisp, tcount, ttype, op, NULL);
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Get_accumulate");
+}
+
+int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+			void *raddr, int rcount, MPI_Datatype rtype,
+			int target, MPI_Aint tdisp, int tcount,
+			MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+			MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rget_accumulate(oaddr, ocount, otype, raddr,
+					    rcount, rtype, target, tdisp,
+					    tcount, ttype, op, win, req);
+	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
+		      tdisp, tcount, ttype, op, &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rget_accumulate");
 }
 
 int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 		     int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win)
 {
+	struct hy_win *w = hy_enter(win);
 	MPII_Datatype it;
 	MPII_Op iop;
-	struct hy_win *w;
 	int ret;
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
+	if (!w)
 		return PMPI_Fetch_and_op(oaddr, raddr, type, target, tdisp, op,
 					 win);
-	}
 	ret = hy_type(type, &it);
 	if (!ret)
 		ret = hy_op(op, &iop);
@@ -188,17 +318,13 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 			 MPI_Datatype type, int target, MPI_Aint tdisp,
 			 MPI_Win win)
 {
+	struct hy_win *w = hy_enter(win);
 	MPII_Datatype it;
-	struct hy_win *w;
 	int ret;
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
+	if (!w)
 		return PMPI_Compare_and_swap(oaddr, caddr, raddr, type, target,
 					     tdisp, win);
-	}
 	ret = hy_type(type, &it);
 	if (!ret)
 		ret = hy_inner(MPII_Compare_and_swap(oaddr, caddr, raddr, it,
@@ -206,139 +332,4 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 						     w->inner));
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Compare_and_swap");
-}
-
-/* The engine's request of an R-call, waited for; host class. */
-static int inner_wait(int code, MPII_Request *ireq)
-{
-	int ret = hy_inner(code);
-
-	if (!ret)
-		ret = hy_inner(MPII_Wait(ireq, MPII_STATUS_IGNORE));
-	return ret;
-}
-
-/* The end of an R-call on an engine window: the program's request. */
-static int r_done(struct hy_win *w, int ret, MPI_Request *req, const char *fn)
-{
-	if (!ret)
-		ret = hy_request_done(req);
-	else
-		*req = MPI_REQUEST_NULL;
-	return hy_done(w, ret, fn);
-}
-
-int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
-	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
-	     MPI_Request *req)
-{
-	MPII_Datatype iot, itt;
-	MPII_Request ireq;
-	struct hy_win *w;
-	int ret;
-
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Rput(oaddr, ocount, otype, target, tdisp, tcount,
-				 ttype, win, req);
-	}
-	ret = two_types(otype, &iot, ttype, &itt);
-	if (!ret)
-		ret = inner_wait(MPII_Rput(oaddr, ocount, iot, hy_rank(target),
-					   tdisp, tcount, itt, w->inner, &ireq),
-				 &ireq);
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rput");
-}
-
-int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target,
-	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
-	     MPI_Request *req)
-{
-	MPII_Datatype iot, itt;
-	MPII_Request ireq;
-	struct hy_win *w;
-	int ret;
-
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Rget(oaddr, ocount, otype, target, tdisp, tcount,
-				 ttype, win, req);
-	}
-	ret = two_types(otype, &iot, ttype, &itt);
-	if (!ret)
-		ret = inner_wait(MPII_Rget(oaddr, ocount, iot, hy_rank(target),
-					   tdisp, tcount, itt, w->inner, &ireq),
-				 &ireq);
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rget");
-}
-
-int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-		    int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-		    MPI_Op op, MPI_Win win, MPI_Request *req)
-{
-	MPII_Datatype iot, itt;
-	MPII_Request ireq;
-	MPII_Op iop;
-	struct hy_win *w;
-	int ret;
-
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Raccumulate(oaddr, ocount, otype, target, tdisp,
-					tcount, ttype, op, win, req);
-	}
-	ret = two_types(otype, &iot, ttype, &itt);
-	if (!ret)
-		ret = hy_op(op, &iop);
-	if (!ret)
-		ret = inner_wait(MPII_Raccumulate(oaddr, ocount, iot,
-						  hy_rank(target), tdisp,
-						  tcount, itt, iop, w->inner,
-						  &ireq), &ireq);
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Raccumulate");
-}
-
-int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-			void *raddr, int rcount, MPI_Datatype rtype,
-			int target, MPI_Aint tdisp, int tcount,
-			MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-			MPI_Request *req)
-{
-	MPII_Datatype iot = MPII_DATATYPE_NULL, irt, itt;
-	MPII_Request ireq;
-	MPII_Op iop;
-	struct hy_win *w;
-	int ret = MPI_SUCCESS;
-
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
-		return PMPI_Rget_accumulate(oaddr, ocount, otype, raddr,
-					    rcount, rtype, target, tdisp,
-					    tcount, ttype, op, win, req);
-	}
-	if (op != MPI_NO_OP || otype != MPI_DATATYPE_NULL)
-		ret = hy_type(otype, &iot);
-	if (!ret)
-		ret = two_types(rtype, &irt, ttype, &itt);
-	if (!ret)
-		ret = hy_op(op, &iop);
-	if (!ret)
-		ret = inner_wait(MPII_Rget_accumulate(oaddr, ocount, iot,
-						      raddr, rcount, irt,
-						      hy_rank(target), tdisp,
-						      tcount, itt, iop,
-						      w->inner, &ireq), &ireq);
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rget_accumulate");
 }
