@@ -715,27 +715,29 @@ int PMPI_Win_free(MPI_Win *win)
 					w->started ? "MPI_Win_start without "
 					"MPI_Win_complete" : "MPI_Win_post "
 					"without MPI_Win_wait");
-	ret = mpirma_win_drain(w);
-	if (ret)
-		return mpirma_raise_win(h, ret, MPIRMA_FUNC, NULL);
+	/*
+	 * Freeing is collective: neither a failed queued operation nor a
+	 * failing delete callback may keep this rank from the kernel's free,
+	 * where the others wait.  The first error is returned afterwards.
+	 */
+	cls = mpirma_win_drain(w);
 	/* Delete callbacks see the window still alive, as the standard says. */
 	ret = mpirma_attrs_delete_all(&w->hdr, MPIRMA_HK_WIN, h);
-	if (ret)
-		return mpirma_raise_win(h, ret, MPIRMA_FUNC,
-					"an attribute delete callback failed");
+	if (ret && !cls)
+		cls = mpirma_err(ret, "an attribute delete callback failed");
 
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.win_id = w->id;
 	ret = mpirma_ioctl(MPIRMA_IOC_WIN_FREE, &s);
+	if (ret && !cls)
+		cls = mpirma_err_errno(ret, "MPIRMA_IOC_WIN_FREE");
 	/*
 	 * The kernel lets the caller leave even when a member is gone
 	 * (EOWNERDEAD), so the window is torn down here in every case;
 	 * the error is raised first, while the handler is still set.
 	 */
-	cls = ret ? mpirma_raise_win(h, mpirma_err_errno(ret,
-				     "MPIRMA_IOC_WIN_FREE"), MPIRMA_FUNC,
-				     NULL) : MPI_SUCCESS;
+	cls = mpirma_raise_win(h, cls, MPIRMA_FUNC, NULL);
 	mpirma_objhdr_destroy(&w->hdr, MPIRMA_HK_WIN, h);
 	mpirma_handle_free(MPIRMA_HK_WIN, h);
 	win_destroy(w);
