@@ -39,12 +39,6 @@
 int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 		     uint32_t nops)
 {
-	static const char *const kind_name[] = {
-		[MPIRMA_KIND_PUT] = "put", [MPIRMA_KIND_GET] = "get",
-		[MPIRMA_KIND_ACC] = "accumulate",
-		[MPIRMA_KIND_GET_ACC] = "get_accumulate",
-		[MPIRMA_KIND_CAS] = "compare_and_swap",
-	};
 	struct mpirma_rma r;
 	uint32_t i;
 	int ret;
@@ -72,11 +66,11 @@ int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 					  "the %s's target range (displacement "
 					  "%llu) does not lie inside the window "
 					  "memory of rank %u",
-					  kind_name[op->kind],
+					  mpirma_kind_name(op->kind),
 					  (unsigned long long)op->target_disp,
 					  op->target_rank);
 		return mpirma_err_errno(op->status, "%s to rank %u",
-					kind_name[op->kind], op->target_rank);
+					mpirma_kind_name(op->kind), op->target_rank);
 	}
 	return MPI_SUCCESS;
 }

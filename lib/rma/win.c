@@ -258,6 +258,7 @@ static int win_query(const struct mpirma_window *w, int rank,
 static void win_destroy(struct mpirma_window *w)
 {
 	mpirma_win_queue_free(w);
+	free(w->extent);
 	free(w->segs);
 	if (w->map)
 		munmap(w->map, w->map_len);
@@ -371,6 +372,30 @@ static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
 					"(MPIRMA_IOC_WIN_CREATE)");
 	w->id = wc.win_id;
 	return MPI_SUCCESS;
+}
+
+/*
+ * Every rank's memory size and displacement unit, which the RMA calls check
+ * target ranges against (lib/rma/rma.c).  Without it (no memory for the
+ * array, a failed query) the kernel's own check is the only one.
+ */
+static void win_get_extents(struct mpirma_window *w)
+{
+	struct mpirma_win_query q;
+	int r;
+
+	w->extent = calloc(w->size, sizeof(*w->extent));
+	if (!w->extent)
+		return;
+	for (r = 0; r < w->size; r++) {
+		if (win_query(w, r, &q)) {
+			free(w->extent);
+			w->extent = NULL;
+			return;
+		}
+		w->extent[r].len = q.length;
+		w->extent[r].disp_unit = q.disp_unit;
+	}
 }
 
 /*
@@ -492,6 +517,8 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 	w->wsize = size;
 	w->disp_unit = disp_unit;
 	w->base = flavor == MPI_WIN_FLAVOR_CREATE ? base : NULL;
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		win_get_extents(w);
 	if (kflavor == MPIRMA_FLAVOR_ALLOC) {
 		/*
 		 * The kernel window exists on every rank now; failing here

@@ -81,6 +81,16 @@ struct mpirma_win_seg {
 };
 
 /**
+ * struct mpirma_win_extent - a target's window memory, as RMA calls check it
+ * @len: its size in bytes
+ * @disp_unit: its displacement unit
+ */
+struct mpirma_win_extent {
+	uint64_t len;
+	uint32_t disp_unit;
+};
+
+/**
  * struct mpirma_rma_queue - operations waiting for the next drain
  * @ops: @cap entries, @nops in use, in call order
  * @data: the origin (and compare) bytes of the queued operations, which
@@ -127,6 +137,9 @@ struct mpirma_rma_queue {
  * @started: inside an access epoch of MPI_Win_start
  * @in_start: per target, member of the started group
  * @posted: inside an exposure epoch of MPI_Win_post
+ * @extent: per window rank, its memory's size and displacement unit, which
+ *	the RMA calls check target ranges against; NULL for dynamic windows
+ *	(and if asking the kernel failed: the kernel still checks)
  * @segs: allocated windows: per window rank, its mapped memory; NULL
  *	otherwise (the direct path needs it)
  * @direct_atomics: the kernel serves the window with MPIRMA_ATOM_NATIVE, so
@@ -163,6 +176,7 @@ struct mpirma_window {
 	uint8_t *in_start;
 	bool posted;
 
+	struct mpirma_win_extent *extent;
 	struct mpirma_win_seg *segs;
 	bool direct_atomics;
 	struct mpirma_rma_queue queue;
@@ -187,6 +201,9 @@ static inline bool mpirma_win_passive(const struct mpirma_window *w)
 {
 	return w->lock_all || w->nlocks > 0;
 }
+
+/* "put", "get", "accumulate"...: the name of an MPIRMA_KIND_* for messages. */
+const char *mpirma_kind_name(unsigned int kind);
 
 /* Does @op read origin data?  (Not get, not get_accumulate with NO_OP.) */
 static inline bool mpirma_op_has_origin(const struct mpirma_op *op)
