@@ -456,6 +456,8 @@ static int check_create(struct mpirma_comm *c, MPI_Comm comm, MPI_Aint size,
 {
 	if (!c)
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	if (c->inter)
+		return mpirma_comm_intra_only(c, "window creation");
 	if (!win)
 		return mpirma_err(MPI_ERR_ARG, "the window argument is NULL");
 	if (size < 0)

@@ -151,10 +151,14 @@ static int crecv(struct mpirma_comm *c, int peer, int tag, void *buf,
 
 /* ------------------------------------------------------------ internal API */
 
+static int inter_barrier(struct mpirma_comm *c);
+
 int mpirma_coll_barrier(struct mpirma_comm *c)
 {
 	int k, ret;
 
+	if (c->inter)
+		return inter_barrier(c);
 	if (c->size == 1)
 		return MPI_SUCCESS;
 	if (c->handle == MPI_COMM_WORLD) {
@@ -224,13 +228,19 @@ static int bcast(struct mpirma_comm *c, void *buf, int count,
 	return ret;
 }
 
+static int inter_bcast(struct mpirma_comm *c, void *buf, int count,
+		       struct mpirma_dtype *t, int root);
+
 int mpirma_coll_bcast(struct mpirma_comm *c, void *buf, int count,
 		      MPI_Datatype dt, int root)
 {
 	struct mpirma_dtype *t;
 	int ret = mpirma_dtype_check(dt, true, &t);
 
-	return ret ? ret : bcast(c, buf, count, t, root);
+	if (ret)
+		return ret;
+	return c->inter ? inter_bcast(c, buf, count, t, root) :
+	       bcast(c, buf, count, t, root);
 }
 
 /*
@@ -319,6 +329,89 @@ static int allreduce(struct mpirma_comm *c, const void *sendbuf,
 	return ret;
 }
 
+/* ------------------------------------------------------------ inter */
+
+/*
+ * Inter-communicators (lib/runtime/intercomm.c): the local steps on
+ * c->local, the leaders (local rank 0 of each group) swap the rest.  A
+ * failed step still lets the later ones run, so that nobody is left
+ * waiting; the first error is returned.
+ */
+
+/* Everyone of the local group is in, then the leaders swap, then release. */
+static int inter_barrier(struct mpirma_comm *c)
+{
+	int ret = mpirma_coll_barrier(c->local), r2;
+
+	if (c->rank == 0) {
+		r2 = csend_bytes(c, 0, TAG_BARRIER, NULL, 0);
+		if (!r2)
+			r2 = crecv_bytes(c, 0, TAG_BARRIER, NULL, 0, NULL);
+		ret = ret ? ret : r2;
+	}
+	r2 = mpirma_coll_barrier(c->local);
+	return ret ? ret : r2;
+}
+
+/*
+ * @root: MPI_ROOT at the root, MPI_PROC_NULL at the rest of its group, the
+ * root's rank in the other group.  The root sends to the receiving group's
+ * leader, which broadcasts in its group.
+ */
+static int inter_bcast(struct mpirma_comm *c, void *buf, int count,
+		       struct mpirma_dtype *t, int root)
+{
+	int ret = MPI_SUCCESS, r2;
+
+	if (root == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	if (root == MPI_ROOT)
+		return csend(c, 0, TAG_BCAST, buf, count, t);
+	if (c->rank == 0)
+		ret = crecv(c, root, TAG_BCAST, buf, count, t);
+	r2 = bcast(c->local, buf, count, t, 0);
+	return ret ? ret : r2;
+}
+
+/* Each group gets the reduction of the other group's data. */
+static int inter_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			   void *recvbuf, int count, struct mpirma_dtype *t,
+			   MPI_Datatype dt, MPI_Op op)
+{
+	void *alloc = NULL, *mine = NULL;
+	int ret = MPI_SUCCESS, r2;
+
+	if (sendbuf == MPI_IN_PLACE)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				  "on an inter-communicator");
+	if (!count)
+		return MPI_SUCCESS;
+	if (c->rank == 0) {
+		mine = mpirma_dtype_scratch(t, count, &alloc);
+		if (!mine)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	if (!ret)
+		ret = reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
+	if (!ret && c->rank == 0) {
+		ret = csend(c, 0, TAG_REDUCE, mine, count, t);
+		if (!ret)
+			ret = crecv(c, 0, TAG_REDUCE, recvbuf, count, t);
+	}
+	r2 = bcast(c->local, recvbuf, count, t, 0);
+	free(alloc);
+	return ret ? ret : r2;
+}
+
+static int any_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			 void *recvbuf, int count, struct mpirma_dtype *t,
+			 MPI_Datatype dt, MPI_Op op)
+{
+	if (c->inter)
+		return inter_allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+	return allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+}
+
 int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
 			  void *recvbuf, int count, MPI_Datatype dt, MPI_Op op)
 {
@@ -327,7 +420,8 @@ int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
 
 	if (!ret)
 		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
-	return ret ? ret : allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+	return ret ? ret : any_allreduce(c, sendbuf, recvbuf, count, t, dt,
+					 op);
 }
 
 /*
@@ -438,6 +532,28 @@ static int pair_check(const void *sendbuf, int sendcount,
 	return ret;
 }
 
+/* The communicator of a collective that inter-communicators do not have. */
+static int intra_comm_check(MPI_Comm comm, struct mpirma_comm **c)
+{
+	int ret = mpirma_comm_check(comm, c);
+
+	return ret ? ret : mpirma_comm_intra_only(*c, "this collective");
+}
+
+/* Bcast's root: on an inter-communicator MPI_ROOT, MPI_PROC_NULL or remote. */
+static int bcast_root_check(const struct mpirma_comm *c, int root)
+{
+	int n = mpirma_comm_peer_size(c);
+
+	if (c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL))
+		return MPI_SUCCESS;
+	if (root < 0 || root >= n)
+		return mpirma_err(MPI_ERR_ROOT, "root %d not in 0..%d%s", root,
+				  n - 1, c->inter ? " (nor MPI_ROOT, "
+				  "MPI_PROC_NULL)" : "");
+	return MPI_SUCCESS;
+}
+
 static int root_check(const struct mpirma_comm *c, int root)
 {
 	if (root < 0 || root >= c->size)
@@ -512,9 +628,10 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 	if (!ret)
 		ret = mpirma_buf_check(count, datatype, &t);
 	if (!ret)
-		ret = root_check(c, root);
+		ret = bcast_root_check(c, root);
 	if (!ret)
-		ret = bcast(c, buffer, count, t, root);
+		ret = c->inter ? inter_bcast(c, buffer, count, t, root) :
+		      bcast(c, buffer, count, t, root);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Bcast)
@@ -561,7 +678,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf,
 			      recvcount, NULL, NULL, recvtype, root);
@@ -577,7 +694,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = root_counts_check(c, root, recvcounts, "recvcounts");
 	if (!ret)
@@ -629,7 +746,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = scatterv(c, sendbuf, sendcount, NULL, NULL, sendtype,
 			       recvbuf, recvcount, recvtype, root);
@@ -645,7 +762,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = root_counts_check(c, root, sendcounts, "sendcounts");
 	if (!ret)
@@ -665,7 +782,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
 				 recvtype, &st, &rt);
@@ -685,7 +802,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = vbuf_check(c, recvcounts, displs, recvtype, &rt);
 	if (!ret && sendbuf != MPI_IN_PLACE)
@@ -749,7 +866,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
 				 recvtype, &st, &rt);
@@ -770,7 +887,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = vbuf_check(c, recvcounts, rdispls, recvtype, &rt);
 	if (!ret && sendbuf != MPI_IN_PLACE)
@@ -790,7 +907,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
@@ -815,7 +932,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
-		ret = allreduce(c, sendbuf, recvbuf, count, t, datatype, op);
+		ret = any_allreduce(c, sendbuf, recvbuf, count, t, datatype,
+				    op);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Allreduce)
@@ -872,7 +990,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(recvcount, datatype, op, &t);
 	if (!ret)
@@ -891,7 +1009,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
 	int i, ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(0, datatype, op, &t);
 	if (!ret && !recvcounts)
@@ -977,7 +1095,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
@@ -994,7 +1112,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
