@@ -13,6 +13,9 @@
  *
  *  - the bad call, or else the call that closes the epoch, returns the
  *    right class, and only one of them does;
+ *  - a good operation after the bad one in the same epoch (an MPI_Rget,
+ *    which completes at once and so drains what is queued before it)
+ *    succeeds and reads the right value: the earlier error is not its own;
  *  - no rank hangs (mpitests/run runs this under a timeout);
  *  - the target's memory is untouched, inside the window and around it
  *    (guard words before and after the window of created and dynamic
@@ -344,6 +347,15 @@ static void one_case(struct twin *t, enum mode m, enum kind k, long tag)
 		CHECK(c_call == want, "the bad call returned %s, want %s",
 		      mtest_class_name(c_call), mtest_class_name(want));
 		CHECK_EQ(raised - before, 1, "error handler calls at the call");
+	}
+	{
+		MPI_Request req;
+		long x = -1;
+
+		CHECK_MPI(MPI_Rget(&x, 1, MPI_LONG, right, disp_of(t, right, 2),
+				   1, MPI_LONG, t->win, &req));
+		CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+		CHECK_EQ(x, PATTERN(2), "a good MPI_Rget after the bad call");
 	}
 	rc_sync = epoch_close(t, m);
 	c_sync = mtest_class(rc_sync);

@@ -556,20 +556,23 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 	bool queued;
 	int ret;
 
+	/*
+	 * The queue goes first, to keep call order (usually it is empty);
+	 * its errors belong to the sync call that completes it.
+	 */
 	if (t) {
-		/* the queue first, to keep call order; usually it is empty */
-		ret = w->queue.nops ? mpirma_win_drain(w) : MPI_SUCCESS;
-		if (!ret)
-			mpirma_win_direct(op, t);
-		return ret;
+		if (w->queue.nops)
+			mpirma_win_drain_early(w);
+		mpirma_win_direct(op, t);
+		return MPI_SUCCESS;
 	}
 	if (!now) {
 		ret = mpirma_win_enqueue(w, op, &queued);
 		if (ret || queued)
 			return ret;
 	}
-	ret = mpirma_win_drain(w);
-	return ret ? ret : mpirma_win_issue(w, op, 1);
+	mpirma_win_drain_early(w);
+	return mpirma_win_issue(w, op, 1);
 }
 
 /*
