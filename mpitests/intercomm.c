@@ -10,12 +10,15 @@
  *  - point-to-point across: ranks name the remote group, MPI_SOURCE too;
  *  - MPI_Barrier, MPI_Bcast (MPI_ROOT / MPI_PROC_NULL / remote root, both
  *    directions) and MPI_Allreduce (each group gets the other's sum);
+ *  - MPI_Reduce, MPI_Gather(v), MPI_Scatter(v) rooted in either group,
+ *    MPI_Allgather(v) and MPI_Alltoall(v): the other group's data;
  *  - MPI_Comm_dup of the inter-communicator, which is one too and works;
  *  - MPI_Intercomm_merge with high = 0/1 (the low group first) and with
  *    the same value on both sides (one order everywhere);
  *  - windows over the merged intra-communicator: fence and lock epochs;
- *  - what inter-communicators do not take (window creation, MPI_Gather,
- *    MPI_Comm_split) fails with MPI_ERR_COMM instead of misbehaving.
+ *  - what inter-communicators do not take (window creation, MPI_Scan,
+ *    MPI_Reduce_scatter, MPI_Comm_split) fails with MPI_ERR_COMM instead
+ *    of misbehaving.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +116,115 @@ static void test_coll(MPI_Comm inter)
 		want += world_of(!color, i);
 	CHECK_EQ(sum, want, "allreduce: the other group's sum");
 	CHECK_MPI(MPI_Barrier(inter));
+}
+
+/* The root argument of a rooted collective from group @from's rank 0. */
+static int root_arg(int from, int lr)
+{
+	if (color == from)
+		return lr == 0 ? MPI_ROOT : MPI_PROC_NULL;
+	return 0;
+}
+
+static void test_rooted(MPI_Comm inter)
+{
+	int lr, from, i, v, sum, want, *buf, *counts, *displs;
+
+	mtest_section("rooted collectives");
+	MPI_Comm_rank(inter, &lr);
+	buf = malloc(2 * mtest_size * sizeof(int));
+	counts = malloc(mtest_size * sizeof(int));
+	displs = malloc(mtest_size * sizeof(int));
+	for (from = 0; from < 2; from++) {
+		int root = root_arg(from, lr), am_root = root == MPI_ROOT;
+
+		/* reduce: the root gets the other group's sum */
+		v = mtest_rank;
+		sum = -1;
+		CHECK_MPI(MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, root,
+				     inter));
+		for (want = 0, i = 0; i < rsize; i++)
+			want += world_of(!color, i);
+		if (am_root)
+			CHECK_EQ(sum, want, "reduce at the root");
+		/* gather: remote rank i's world rank in block i */
+		for (i = 0; i < 2 * mtest_size; i++)
+			buf[i] = -1;
+		CHECK_MPI(MPI_Gather(&v, 1, MPI_INT, buf, 1, MPI_INT, root,
+				     inter));
+		for (i = 0; am_root && i < rsize; i++)
+			CHECK_EQ(buf[i], world_of(!color, i), "gathered block");
+		/* gatherv: reversed, with gaps */
+		for (i = 0; i < rsize; i++) {
+			counts[i] = 1;
+			displs[i] = 2 * (rsize - 1 - i);
+		}
+		CHECK_MPI(MPI_Gatherv(&v, 1, MPI_INT, buf, counts, displs,
+				      MPI_INT, root, inter));
+		for (i = 0; am_root && i < rsize; i++)
+			CHECK_EQ(buf[displs[i]], world_of(!color, i),
+				 "gatherv block");
+		/* scatter: remote rank i gets 500 + i */
+		for (i = 0; i < rsize; i++)
+			buf[i] = 500 + i;
+		v = -1;
+		CHECK_MPI(MPI_Scatter(buf, 1, MPI_INT, &v, 1, MPI_INT, root,
+				      inter));
+		if (color != from)
+			CHECK_EQ(v, 500 + lr, "scattered block");
+		for (i = 0; i < rsize; i++)
+			buf[displs[i]] = 500 + i;
+		v = -1;
+		CHECK_MPI(MPI_Scatterv(buf, counts, displs, MPI_INT, &v, 1,
+				       MPI_INT, root, inter));
+		if (color != from)
+			CHECK_EQ(v, 500 + lr, "scatterv block");
+	}
+	free(buf);
+	free(counts);
+	free(displs);
+}
+
+static void test_exchange(MPI_Comm inter)
+{
+	int lr, i, *in, *out, *counts, *displs;
+
+	mtest_section("allgather and alltoall");
+	MPI_Comm_rank(inter, &lr);
+	in = malloc(mtest_size * sizeof(int));
+	out = malloc(mtest_size * sizeof(int));
+	counts = malloc(mtest_size * sizeof(int));
+	displs = malloc(mtest_size * sizeof(int));
+	CHECK_MPI(MPI_Allgather(&mtest_rank, 1, MPI_INT, in, 1, MPI_INT,
+				inter));
+	for (i = 0; i < rsize; i++)
+		CHECK_EQ(in[i], world_of(!color, i), "allgather block");
+	for (i = 0; i < rsize; i++) {
+		counts[i] = 1;
+		displs[i] = rsize - 1 - i;
+	}
+	CHECK_MPI(MPI_Allgatherv(&mtest_rank, 1, MPI_INT, in, counts, displs,
+				 MPI_INT, inter));
+	for (i = 0; i < rsize; i++)
+		CHECK_EQ(in[displs[i]], world_of(!color, i), "allgatherv block");
+	/* alltoall: to remote rank i, 1000 * my world rank + i */
+	for (i = 0; i < rsize; i++)
+		out[i] = 1000 * mtest_rank + i;
+	CHECK_MPI(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, inter));
+	for (i = 0; i < rsize; i++)
+		CHECK_EQ(in[i], 1000 * world_of(!color, i) + lr,
+			 "alltoall block");
+	for (i = 0; i < rsize; i++)
+		in[i] = -1;
+	CHECK_MPI(MPI_Alltoallv(out, counts, (int[]){ 0, 1, 2, 3, 4, 5, 6, 7 },
+				MPI_INT, in, counts, displs, MPI_INT, inter));
+	for (i = 0; i < rsize; i++)
+		CHECK_EQ(in[displs[i]], 1000 * world_of(!color, i) + lr,
+			 "alltoallv block");
+	free(in);
+	free(out);
+	free(counts);
+	free(displs);
 }
 
 static void test_dup(MPI_Comm inter)
@@ -213,8 +325,10 @@ static void test_refused(MPI_Comm inter)
 	MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
 	CHECK_CLASS(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL,
 				     inter, &mem, &win), MPI_ERR_COMM);
-	CHECK_CLASS(MPI_Gather(&v, 1, MPI_INT, buf, 1, MPI_INT, 0, inter),
+	CHECK_CLASS(MPI_Scan(&v, buf, 1, MPI_INT, MPI_SUM, inter),
 		    MPI_ERR_COMM);
+	CHECK_CLASS(MPI_Reduce_scatter_block(&v, buf, 1, MPI_INT, MPI_SUM,
+					     inter), MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Comm_split(inter, 0, 0, &c), MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM,
 				  inter), MPI_ERR_BUFFER);
@@ -237,6 +351,8 @@ int main(int argc, char **argv)
 	test_create(&inter);
 	test_p2p(inter);
 	test_coll(inter);
+	test_rooted(inter);
+	test_exchange(inter);
 	test_dup(inter);
 	test_merge(inter);
 	test_refused(inter);
