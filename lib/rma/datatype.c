@@ -920,7 +920,7 @@ static int ctor_blocks(int combiner, int count, const int *bl, int blconst,
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -936,7 +936,7 @@ MPIRMA_ALIAS(Type_contiguous)
 int PMPI_Type_vector(int count, int blocklength, int stride,
 		     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -956,7 +956,7 @@ MPIRMA_ALIAS(Type_vector)
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 			     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -982,7 +982,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1004,7 +1004,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1036,7 +1036,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1058,7 +1058,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[],
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1161,7 +1161,7 @@ static struct mpirma_dtype *dtype_resized(struct mpirma_dtype *old,
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 			     MPI_Aint extent, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1176,7 +1176,7 @@ MPIRMA_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old, *t;
+	struct mpirma_dtype *old = NULL, *t;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1206,7 +1206,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 			      const int array_of_starts[], int order,
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old, *t, *prev;
+	struct mpirma_dtype *old = NULL, *t, *prev;
 	struct mpirma_dtype_run *runs;
 	MPI_Aint ext, stride, offset = 0, total;
 	int i, d, ret;
