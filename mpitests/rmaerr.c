@@ -25,6 +25,12 @@
  *  - after lock/unlock, every rank can take every other's lock exclusively
  *    (the lock was released).
  *
+ * MPI_Win_free is collective too: a failed operation still queued when it
+ * is called (dynamic windows), or a failing attribute delete callback on
+ * one rank, makes it return the error on that rank, and every rank's free
+ * completes (the window is gone: the module's counters are back at 0 when
+ * the job ends, which mpitests/run checks).
+ *
  * The library reports all of these at the RMA call itself except range
  * errors on dynamic windows, which only the kernel can see: there the
  * closing synchronization reports them (unless operations go to the kernel
@@ -376,6 +382,59 @@ static void one_case(struct twin *t, enum mode m, enum kind k, long tag)
 		every_lock(t);
 }
 
+static int delete_fails(MPI_Win win, int keyval, void *val, void *extra)
+{
+	(void)win;
+	(void)keyval;
+	(void)val;
+	(void)extra;
+	return MPI_ERR_OTHER;
+}
+
+static void test_free(void)
+{
+	static long v[2] = { 1, 2 };
+	struct twin t;
+	int rc, c, key;
+
+	/* a failed put still queued when the window is freed */
+	twin_open(&t, F_DYNAMIC);
+	mtest_section("MPI_Win_free after a failed queued put");
+	CHECK_MPI(MPI_Win_set_errhandler(t.win, MPI_ERRORS_RETURN));
+	CHECK_MPI(MPI_Win_fence(0, t.win));
+	rc = MPI_Put(v, 2, MPI_LONG, right, disp_of(&t, right, N - 1), 2,
+		     MPI_LONG, t.win);
+	CHECK_MPI(MPI_Win_detach(t.win, t.mem));
+	c = mtest_class(MPI_Win_free(&t.win));
+	CHECK(mtest_class(rc) == MPI_ERR_RMA_RANGE ?
+	      c == MPI_SUCCESS : c == MPI_ERR_RMA_RANGE,
+	      "the put returned %s and MPI_Win_free %s",
+	      mtest_class_name(mtest_class(rc)), mtest_class_name(c));
+	CHECK(t.win == MPI_WIN_NULL, "the window handle is MPI_WIN_NULL");
+	check_untouched(&t, "MPI_Win_free");
+	MPI_Group_free(&t.gleft);
+	MPI_Group_free(&t.gright);
+	free(t.buf);
+	free(t.base);
+
+	/* a delete callback that fails on rank 0 only */
+	twin_open(&t, F_ALLOCATE);
+	mtest_section("MPI_Win_free with a failing delete callback");
+	CHECK_MPI(MPI_Win_set_errhandler(t.win, MPI_ERRORS_RETURN));
+	CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, delete_fails,
+					&key, NULL));
+	if (mtest_rank == 0)
+		CHECK_MPI(MPI_Win_set_attr(t.win, key, &key));
+	c = mtest_class(MPI_Win_free(&t.win));
+	CHECK_EQ(c, mtest_rank == 0 ? MPI_ERR_OTHER : MPI_SUCCESS,
+		 "MPI_Win_free's class");
+	CHECK(t.win == MPI_WIN_NULL, "the window handle is MPI_WIN_NULL");
+	CHECK_MPI(MPI_Win_free_keyval(&key));
+	MPI_Group_free(&t.gleft);
+	MPI_Group_free(&t.gright);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv)
 {
 	struct twin t;
@@ -392,5 +451,6 @@ int main(int argc, char **argv)
 				one_case(&t, m, k, tag++);
 		twin_close(&t);
 	}
+	test_free();
 	return mtest_finish();
 }
