@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xnode: RMA between every pair of ranks, with exact checks: the program
+ * of the two-VM check (tools/vm-2node), where half the ranks are on the
+ * other machine, and of the MPI-level suite.  Standard MPI only, so the
+ * same source builds with mpirma's, Open MPI's and MPICH's mpicc.
+ *
+ * For each window flavor (MPI_Win_create on user memory, MPI_Win_allocate):
+ *   put       fence epoch: every rank puts its stamp into its slot of every
+ *             rank; each checks all slots
+ *   get       fence epoch: every rank gets every rank's slots back
+ *   acc       passive target (lock_all, flush): every rank adds 1..ITERS
+ *             to one counter on every rank; the totals are exact
+ *   fop       fetch_and_op(+1) on rank 0: the fetched values of all ranks
+ *             are a permutation of 0..size*ITERS-1
+ *   excl      read-modify-write (get, flush, put) under MPI_LOCK_EXCLUSIVE:
+ *             no increment is lost only if the lock excludes
+ *
+ * Usage: xnode [-i ITERS] [-k RANK]
+ *   -i ITERS  operations per rank and target in acc, fop and excl (default 20)
+ *   -k RANK   that rank kills itself with SIGKILL in the middle of the
+ *             first fence epoch, after its puts: the job must end (the
+ *             launcher's doing) instead of hanging
+ * Prints one "ok" line per check and, from rank 0, the nodes the ranks
+ * run on; exits 1 after the first wrong value.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#define SLOT_INTS	4	/* ints each rank owns in every window */
+
+enum {
+	W_COUNT,		/* acc: sum of the increments */
+	W_FOP,			/* fop: next ticket */
+	W_EXCL,			/* excl: incremented under the lock */
+	W_HDR
+};
+
+static int rank, size, iters = 20, kill_rank = -1;
+
+static void fail(const char *what, int at, long got, long want)
+{
+	fprintf(stderr, "xnode: rank %d: %s: element %d is %ld, expected %ld\n",
+		rank, what, at, got, want);
+	MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void ok(const char *flavor, const char *what)
+{
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("ok %s %s\n", flavor, what);
+	fflush(stdout);
+}
+
+static int stamp(int origin, int i)
+{
+	return origin * 1000 + i + 1;
+}
+
+/* put and get: every rank's SLOT_INTS stamps in every rank's window. */
+static void put_get(MPI_Win win, int *base, const char *flavor)
+{
+	int src[SLOT_INTS], *back, t, i;
+
+	for (i = 0; i < SLOT_INTS; i++)
+		src[i] = stamp(rank, i);
+	MPI_Win_fence(0, win);
+	for (t = 0; t < size; t++)
+		MPI_Put(src, SLOT_INTS, MPI_INT, t, W_HDR + rank * SLOT_INTS, SLOT_INTS,
+			MPI_INT, win);
+	if (rank == kill_rank) {
+		printf("xnode: rank %d kills itself\n", rank);
+		fflush(stdout);
+		/* Let the others block in the fence first. */
+		usleep(300000);
+		raise(SIGKILL);
+	}
+	MPI_Win_fence(0, win);
+	for (t = 0; t < size; t++)
+		for (i = 0; i < SLOT_INTS; i++)
+			if (base[W_HDR + t * SLOT_INTS + i] != stamp(t, i))
+				fail("put", W_HDR + t * SLOT_INTS + i,
+				     base[W_HDR + t * SLOT_INTS + i], stamp(t, i));
+	ok(flavor, "put");
+
+	back = calloc((size_t)size * size * SLOT_INTS, sizeof(int));
+	if (!back)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	MPI_Win_fence(0, win);
+	for (t = 0; t < size; t++)
+		MPI_Get(back + t * size * SLOT_INTS, size * SLOT_INTS, MPI_INT, t, W_HDR,
+			size * SLOT_INTS, MPI_INT, win);
+	MPI_Win_fence(0, win);
+	for (t = 0; t < size; t++)
+		for (i = 0; i < size * SLOT_INTS; i++)
+			if (back[t * size * SLOT_INTS + i] != stamp(i / SLOT_INTS, i % SLOT_INTS))
+				fail("get", i, back[t * size * SLOT_INTS + i],
+				     stamp(i / SLOT_INTS, i % SLOT_INTS));
+	free(back);
+	ok(flavor, "get");
+}
+
+/* acc, fop, excl: passive target, exact totals. */
+static void atomics(MPI_Win win, int *base, const char *flavor)
+{
+	int one = 1, fetched, *all, *seen, t, i, v, want;
+
+	MPI_Win_lock_all(0, win);
+	for (i = 1; i <= iters; i++)
+		for (t = 0; t < size; t++)
+			MPI_Accumulate(&i, 1, MPI_INT, t, W_COUNT, 1, MPI_INT, MPI_SUM, win);
+	MPI_Win_flush_all(win);
+	MPI_Win_unlock_all(win);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+	want = size * iters * (iters + 1) / 2;
+	if (base[W_COUNT] != want)
+		fail("acc", W_COUNT, base[W_COUNT], want);
+	MPI_Win_unlock(rank, win);
+	ok(flavor, "acc");
+
+	all = malloc(sizeof(int) * size * iters);
+	seen = calloc((size_t)size * iters, 1);
+	if (!all || !seen)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	for (i = 0; i < iters; i++) {
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		MPI_Fetch_and_op(&one, &fetched, MPI_INT, 0, W_FOP, MPI_SUM, win);
+		MPI_Win_unlock(0, win);
+		all[i] = fetched;
+	}
+	MPI_Gather(rank ? all : MPI_IN_PLACE, iters, MPI_INT, all, iters, MPI_INT, 0,
+		   MPI_COMM_WORLD);
+	if (rank == 0) {
+		for (i = 0; i < size * iters; i++) {
+			v = all[i];
+			if (v < 0 || v >= size * iters || ((char *)seen)[v])
+				fail("fop (ticket twice or out of range)", i, v, -1);
+			((char *)seen)[v] = 1;
+		}
+	}
+	free(all);
+	free(seen);
+	ok(flavor, "fop");
+
+	for (i = 0; i < iters; i++) {
+		t = (rank + i) % size;
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win);
+		MPI_Get(&v, 1, MPI_INT, t, W_EXCL, 1, MPI_INT, win);
+		MPI_Win_flush(t, win);
+		v++;
+		MPI_Put(&v, 1, MPI_INT, t, W_EXCL, 1, MPI_INT, win);
+		MPI_Win_unlock(t, win);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+	/* Target t gets one increment from each rank per round that reaches it. */
+	want = 0;
+	for (t = 0; t < size; t++)
+		for (i = 0; i < iters; i++)
+			want += (t + i) % size == rank;
+	if (base[W_EXCL] != want)
+		fail("excl", W_EXCL, base[W_EXCL], want);
+	MPI_Win_unlock(rank, win);
+	ok(flavor, "excl");
+}
+
+static void one_flavor(int allocate)
+{
+	const char *flavor = allocate ? "allocate" : "create";
+	MPI_Aint bytes = (MPI_Aint)(W_HDR + size * SLOT_INTS) * sizeof(int);
+	int *base = NULL;
+	MPI_Win win;
+
+	if (allocate) {
+		MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+				 &win);
+	} else {
+		MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base);
+		MPI_Win_create(base, bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+			       &win);
+	}
+	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+	memset(base, 0, bytes);
+	MPI_Win_unlock(rank, win);
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	put_get(win, base, flavor);
+	atomics(win, base, flavor);
+
+	MPI_Win_free(&win);
+	if (!allocate)
+		MPI_Free_mem(base);
+}
+
+/* Rank 0 prints the distinct processor names, in rank order. */
+static void show_nodes(void)
+{
+	char name[MPI_MAX_PROCESSOR_NAME] = "", *all = NULL;
+	int len, i, j, dup, nodes = 0;
+
+	MPI_Get_processor_name(name, &len);
+	if (rank == 0)
+		all = calloc(size, MPI_MAX_PROCESSOR_NAME);
+	MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME,
+		   MPI_CHAR, 0, MPI_COMM_WORLD);
+	if (rank != 0)
+		return;
+	printf("xnode: %d ranks on", size);
+	for (i = 0; i < size; i++) {
+		for (dup = 0, j = 0; j < i; j++)
+			dup |= !strcmp(all + i * MPI_MAX_PROCESSOR_NAME,
+				       all + j * MPI_MAX_PROCESSOR_NAME);
+		if (!dup) {
+			printf(" %s", all + i * MPI_MAX_PROCESSOR_NAME);
+			nodes++;
+		}
+	}
+	printf(" (%d node%s)\n", nodes, nodes == 1 ? "" : "s");
+	fflush(stdout);
+	free(all);
+}
+
+int main(int argc, char **argv)
+{
+	int opt;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	while ((opt = getopt(argc, argv, "i:k:")) != -1) {
+		switch (opt) {
+		case 'i':
+			iters = atoi(optarg);
+			break;
+		case 'k':
+			kill_rank = atoi(optarg);
+			break;
+		default:
+			if (rank == 0)
+				fprintf(stderr, "usage: xnode [-i ITERS] [-k RANK]\n");
+			MPI_Finalize();
+			return 2;
+		}
+	}
+	if (iters < 1 || iters > 100000) {
+		if (rank == 0)
+			fprintf(stderr, "xnode: -i wants 1..100000\n");
+		MPI_Finalize();
+		return 2;
+	}
+	show_nodes();
+	one_flavor(0);
+	one_flavor(1);
+	MPI_Finalize();
+	return 0;
+}
