@@ -641,24 +641,15 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIB
 
 # ------------------------------------------------------------------ two VMs
 
-# One Open MPI job across two VMs on a private link (tools/vm-2node): the
-# remote shell its mpirun starts the other VM's daemon with (tools/vm/rsh.c,
-# test equipment, not installed), then the job, then a rank killed with
-# SIGKILL; each VM must end with its counters at 0 and rmmod working.  Not
-# part of check: two boots side by side on the 2-core machine (README.md,
-# "Two VMs").
-VM_RSH := $(VMDIR)/rsh
+# One Open MPI job across two VMs on a private link (tools/vm-2node): its
+# mpirun starts the other VM's daemon through Debian's dropbear, then the
+# job runs, then a rank kills itself with SIGKILL; each VM must end with
+# its counters at 0 and rmmod working.  Not part of check: two boots side
+# by side on the 2-core machine (README.md, "Two VMs").
 TWONODE_DIR := $(B)/2node
 TWONODE_PROGS := $(TWONODE_DIR)/xnode-openmpi $(TWONODE_DIR)/xnode-mpich
 TWONODE_ARGS ?=
 SCRIPTS += tools/vm-2node
-
-userspace: $(VM_RSH)
-
-$(VM_RSH): tools/vm/rsh.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -o $@.tmp $< $(ALL_LDFLAGS)
-	mv -f $@.tmp $@
 
 # The job's program, built with each host MPI's own wrapper.
 $(TWONODE_DIR)/xnode-openmpi: mpitests/xnode.c
@@ -673,7 +664,7 @@ $(TWONODE_DIR)/xnode-mpich: mpitests/xnode.c
 
 .PHONY: check-2node
 check-2node: deps
-	@tools/mpirma-deps --bench
+	@tools/mpirma-deps --two-vms
 	$(MAKE) all $(TWONODE_PROGS)
 	tools/vm-2node $(TWONODE_ARGS)
 

@@ -5,7 +5,9 @@
  * other machine, and of the MPI-level suite.  Standard MPI only, so the
  * same source builds with mpirma's, Open MPI's and MPICH's mpicc.
  *
- * For each window flavor (MPI_Win_create on user memory, MPI_Win_allocate):
+ * For each window flavor (MPI_Win_create on user memory, MPI_Win_allocate),
+ * first on windows of the whole job, then on windows of each node's ranks
+ * (MPI_COMM_TYPE_SHARED):
  *   put       fence epoch: every rank puts its stamp into its slot of every
  *             rank; each checks all slots
  *   get       fence epoch: every rank gets every rank's slots back
@@ -16,11 +18,13 @@
  *   excl      read-modify-write (get, flush, put) under MPI_LOCK_EXCLUSIVE:
  *             no increment is lost only if the lock excludes
  *
- * Usage: xnode [-i ITERS] [-k RANK]
+ * Usage: xnode [-i ITERS] [-k RANK] [-m]
  *   -i ITERS  operations per rank and target in acc, fop and excl (default 20)
  *   -k RANK   that rank kills itself with SIGKILL in the middle of the
  *             first fence epoch, after its puts: the job must end (the
  *             launcher's doing) instead of hanging
+ *   -m        the node windows must be mpirma's (the hybrid layer preloaded:
+ *             their info has the mpirma_atomicity key); fail otherwise
  * Prints one "ok" line per check and, from rank 0, the nodes the ranks
  * run on; exits 1 after the first wrong value.
  */
@@ -42,18 +46,21 @@ enum {
 	W_HDR			/* then the slots: 16-byte aligned */
 };
 
-static int rank, size, iters = 20, kill_rank = -1;
+/* The communicator of the windows being tested (the job, then one node's
+ * ranks), this rank in it, its size; wrank: the rank in comm. */
+static MPI_Comm comm;
+static int rank, size, wrank, iters = 20, kill_rank = -1, want_mpirma;
 
 static void fail(const char *what, int at, long got, long want)
 {
 	fprintf(stderr, "xnode: rank %d: %s: element %d is %ld, expected %ld\n",
-		rank, what, at, got, want);
+		wrank, what, at, got, want);
 	MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 static void ok(const char *flavor, const char *what)
 {
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(comm);
 	if (rank == 0)
 		printf("ok %s %s\n", flavor, what);
 	fflush(stdout);
@@ -75,13 +82,13 @@ static void put_get(MPI_Win win, int *base, const char *flavor)
 	for (t = 0; t < size; t++)
 		MPI_Put(src, SLOT_INTS, MPI_INT, t, W_HDR + rank * SLOT_INTS, SLOT_INTS,
 			MPI_INT, win);
-	if (rank == kill_rank) {
+	if (wrank == kill_rank && comm == MPI_COMM_WORLD) {
 		const char *mark = getenv("XNODE_KILL_MARK");
 
 		/* A launcher may drop the victim's last output: leave a mark. */
 		if (mark)
 			fclose(fopen(mark, "w"));
-		printf("xnode: rank %d kills itself\n", rank);
+		printf("xnode: rank %d kills itself\n", wrank);
 		fflush(stdout);
 		/* Let the others block in the fence first. */
 		usleep(300000);
@@ -132,7 +139,7 @@ static void atomics(MPI_Win win, int *base, const char *flavor)
 	MPI_Win_flush_all(win);
 	MPI_Win_unlock_all(win);
 	free(vals);
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(comm);
 	MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
 	want = size * iters * (iters + 1) / 2;
 	if (base[W_COUNT] != want)
@@ -151,7 +158,7 @@ static void atomics(MPI_Win win, int *base, const char *flavor)
 		all[i] = fetched;
 	}
 	MPI_Gather(rank ? all : MPI_IN_PLACE, iters, MPI_INT, all, iters, MPI_INT, 0,
-		   MPI_COMM_WORLD);
+		   comm);
 	if (rank == 0) {
 		for (i = 0; i < size * iters; i++) {
 			v = all[i];
@@ -173,7 +180,7 @@ static void atomics(MPI_Win win, int *base, const char *flavor)
 		MPI_Put(&v, 1, MPI_INT, t, W_EXCL, 1, MPI_INT, win);
 		MPI_Win_unlock(t, win);
 	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(comm);
 	MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
 	/* Target t gets one increment from each rank per round that reaches it. */
 	want = 0;
@@ -186,27 +193,49 @@ static void atomics(MPI_Win win, int *base, const char *flavor)
 	ok(flavor, "excl");
 }
 
-static void one_flavor(int allocate)
+/* -m: the hybrid layer says through the window's info who serves it. */
+static void check_mpirma(MPI_Win win, const char *flavor)
 {
-	const char *flavor = allocate ? "allocate" : "create";
+	char v[MPI_MAX_INFO_VAL + 1] = "";
+	MPI_Info info;
+	int flag = 0;
+
+	MPI_Win_get_info(win, &info);
+	MPI_Info_get(info, "mpirma_atomicity", MPI_MAX_INFO_VAL, v, &flag);
+	MPI_Info_free(&info);
+	if (!flag) {
+		fprintf(stderr, "xnode: rank %d: %s: window not served by mpirma\n", wrank,
+			flavor);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (rank == 0)
+		printf("xnode: %s window served by mpirma (atomicity %s)\n", flavor, v);
+}
+
+static void one_flavor(int allocate, const char *scope)
+{
+	char flavor[32];
 	/* A multiple of 16 bytes: MPICH 4.0.2 puts RMA to rank k at the wrong
 	 * offset in windows of other sizes (docs: semantics notes). */
 	MPI_Aint bytes = (MPI_Aint)(W_HDR + size * SLOT_INTS) * sizeof(int);
 	int *base = NULL;
 	MPI_Win win;
 
+	snprintf(flavor, sizeof(flavor), "%s %s", scope, allocate ? "allocate" : "create");
 	if (allocate) {
-		MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+		MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, comm, &base,
 				 &win);
 	} else {
 		MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base);
-		MPI_Win_create(base, bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+		MPI_Win_create(base, bytes, sizeof(int), MPI_INFO_NULL, comm,
 			       &win);
 	}
+	if (want_mpirma && comm != MPI_COMM_WORLD)
+		check_mpirma(win, flavor);
 	MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
 	memset(base, 0, bytes);
 	MPI_Win_unlock(rank, win);
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(comm);
 
 	put_get(win, base, flavor);
 	atomics(win, base, flavor);
@@ -249,9 +278,10 @@ int main(int argc, char **argv)
 	int opt;
 
 	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+	rank = wrank;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	while ((opt = getopt(argc, argv, "i:k:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:k:m")) != -1) {
 		switch (opt) {
 		case 'i':
 			iters = atoi(optarg);
@@ -259,9 +289,12 @@ int main(int argc, char **argv)
 		case 'k':
 			kill_rank = atoi(optarg);
 			break;
+		case 'm':
+			want_mpirma = 1;
+			break;
 		default:
 			if (rank == 0)
-				fprintf(stderr, "usage: xnode [-i ITERS] [-k RANK]\n");
+				fprintf(stderr, "usage: xnode [-i ITERS] [-k RANK] [-m]\n");
 			MPI_Finalize();
 			return 2;
 		}
@@ -273,8 +306,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	show_nodes();
-	one_flavor(0);
-	one_flavor(1);
+	comm = MPI_COMM_WORLD;
+	one_flavor(0, "job");
+	one_flavor(1, "job");
+	/* Windows of one node's ranks: what a hybrid program keeps on a node,
+	 * and what the hybrid layer serves through the module there. */
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &comm);
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	one_flavor(0, "node");
+	one_flavor(1, "node");
+	MPI_Comm_free(&comm);
 	MPI_Finalize();
 	return 0;
 }
