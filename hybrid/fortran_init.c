@@ -2,23 +2,53 @@
 /*
  * fortran_init.c - MPI_INIT, MPI_INIT_THREAD and MPI_FINALIZE from Fortran.
  *
- * Both host MPIs' Fortran bindings call PMPI_ C functions, so a Fortran
- * program never reaches the layer's C MPI_Init.  These entry points call
- * the host's own Fortran ones (pmpi_init_ ..., which also set up the host's
- * Fortran sentinels) and then start or stop the node jobs as the C calls
- * do.  The host's Fortran library is loaded only by Fortran programs: the
- * symbols are weak, and only such programs call these.  The other Fortran
- * entry points are generated (fortran/gen --style host, hybrid/fortran.list).
+ * Open MPI's Fortran bindings call the PMPI_ C functions, so a Fortran
+ * program never reaches the layer's C MPI_Init there; MPICH's call the C
+ * MPI_ names, so there it does.  These entry points call the host's own
+ * Fortran ones (which also set up the host's Fortran sentinels) and then
+ * start the node jobs unless the C MPI_Init already did; MPI_FINALIZE stops
+ * them first (hy_stop() is idempotent).  The pmpi_ names are the same
+ * functions, so a Fortran tool's PMPI_INIT starts mpirma too; the host's
+ * own are therefore looked up past this library (RTLD_NEXT).  Only Fortran
+ * programs call these, and only they load the host's Fortran library.  The
+ * other Fortran entry points are generated (fortran/gen --style host,
+ * hybrid/fortran.list).
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
 #include "hybrid.h"
 
-void pmpi_init_(MPI_Fint *ierror) __attribute__((weak));
-void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
-		       MPI_Fint *ierror) __attribute__((weak));
-void pmpi_finalize_(MPI_Fint *ierror) __attribute__((weak));
+typedef void f_init_fn(MPI_Fint *ierror);
+typedef void f_init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
+			      MPI_Fint *ierror);
+typedef void f_finalize_fn(MPI_Fint *ierror);
 
 #define F_ALIAS(name, target) \
 	extern __typeof__(target) name __attribute__((alias(#target)));
+
+/* Every name a Fortran compiler may call, MPI_ and PMPI_. */
+#define F_ALIASES(lower, upper)				\
+	F_ALIAS(lower##__, lower##_)			\
+	F_ALIAS(lower, lower##_)			\
+	F_ALIAS(upper, lower##_)			\
+	F_ALIAS(p##lower##_, lower##_)			\
+	F_ALIAS(p##lower##__, lower##_)			\
+	F_ALIAS(p##lower, lower##_)			\
+	F_ALIAS(P##upper, lower##_)
+
+/* The host's Fortran routine @name, or NULL (not a Fortran program). */
+static void *host_fortran(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* After the host's init: the node jobs, unless its init ran MPI_Init. */
+static void started(MPI_Fint *ierror)
+{
+	if (*ierror == MPI_SUCCESS && !hy.node_of)
+		*ierror = hy_start();
+}
 
 void mpi_init_(MPI_Fint *ierror);
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
@@ -27,42 +57,41 @@ void mpi_finalize_(MPI_Fint *ierror);
 
 void mpi_init_(MPI_Fint *ierror)
 {
-	if (!pmpi_init_) {
+	f_init_fn *host = (f_init_fn *)host_fortran("pmpi_init_");
+
+	if (!host) {
 		*ierror = MPI_ERR_INTERN;
 		return;
 	}
-	pmpi_init_(ierror);
-	if (*ierror == MPI_SUCCESS)
-		*ierror = hy_start();
+	host(ierror);
+	started(ierror);
 }
-F_ALIAS(mpi_init__, mpi_init_)
-F_ALIAS(mpi_init, mpi_init_)
-F_ALIAS(MPI_INIT, mpi_init_)
+F_ALIASES(mpi_init, MPI_INIT)
 
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
 		      MPI_Fint *ierror)
 {
-	if (!pmpi_init_thread_) {
+	f_init_thread_fn *host =
+		(f_init_thread_fn *)host_fortran("pmpi_init_thread_");
+
+	if (!host) {
 		*ierror = MPI_ERR_INTERN;
 		return;
 	}
-	pmpi_init_thread_(required, provided, ierror);
-	if (*ierror == MPI_SUCCESS)
-		*ierror = hy_start();
+	host(required, provided, ierror);
+	started(ierror);
 }
-F_ALIAS(mpi_init_thread__, mpi_init_thread_)
-F_ALIAS(mpi_init_thread, mpi_init_thread_)
-F_ALIAS(MPI_INIT_THREAD, mpi_init_thread_)
+F_ALIASES(mpi_init_thread, MPI_INIT_THREAD)
 
 void mpi_finalize_(MPI_Fint *ierror)
 {
+	f_finalize_fn *host = (f_finalize_fn *)host_fortran("pmpi_finalize_");
+
 	hy_stop();
-	if (!pmpi_finalize_) {
+	if (!host) {
 		*ierror = MPI_ERR_INTERN;
 		return;
 	}
-	pmpi_finalize_(ierror);
+	host(ierror);
 }
-F_ALIAS(mpi_finalize__, mpi_finalize_)
-F_ALIAS(mpi_finalize, mpi_finalize_)
-F_ALIAS(MPI_FINALIZE, mpi_finalize_)
+F_ALIASES(mpi_finalize, MPI_FINALIZE)

@@ -53,3 +53,62 @@ SUBROUTINE ft_ok(ierr, nbad, what)
   CALL MPI_ERROR_STRING(ierr, msg, len, e)
   CALL ft_expect(.FALSE., nbad, what // ': ' // msg(1:len))
 END SUBROUTINE ft_ok
+
+! Is mpirma serving this job's windows, and do the program's Fortran calls
+! reach it?  A window mpirma serves reports the info key mpirma_atomicity.
+! mpirma's own library serves every window.  The hybrid layer (hybrid/: a
+! host MPI's job with libmpirma-HOST.so preloaded) serves a window whose
+! ranks share a (logical) node: one on MPI_COMM_SPLIT_TYPE's shared-memory
+! communicator always, one on MPI_COMM_WORLD when the job is one logical
+! node (MPIRMA_LOGICAL_NODES unset or 1).  A window spanning logical nodes
+! may be either's, and is not checked.  Without the layer's Fortran entry
+! points these calls would go to the host's Fortran library and the host
+! alone: the windows would not be mpirma's.
+SUBROUTINE ft_served(nbad)
+  USE MPI
+  IMPLICIT NONE
+  INTEGER, INTENT(INOUT) :: nbad
+  INTEGER :: node, rank, ierr, st, k
+  CHARACTER(LEN=16) :: env
+  LOGICAL :: served
+
+  CALL MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  CALL MPI_COMM_SPLIT_TYPE(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, &
+                           MPI_INFO_NULL, node, ierr)
+  CALL ft_ok(ierr, nbad, 'MPI_COMM_SPLIT_TYPE')
+  CALL ft_expect(ft_win_served(node, nbad), nbad, &
+                 'a window on the node''s ranks is not served by mpirma')
+  CALL MPI_COMM_FREE(node, ierr)
+
+  CALL GET_ENVIRONMENT_VARIABLE('MPIRMA_LOGICAL_NODES', env, status=st)
+  k = 1
+  IF (st == 0 .AND. LEN_TRIM(env) > 0) READ (env, *, iostat=st) k
+  IF (k <= 1) THEN
+    served = ft_win_served(MPI_COMM_WORLD, nbad)
+    CALL ft_expect(served, nbad, 'a window on MPI_COMM_WORLD is not served by mpirma')
+  END IF
+
+CONTAINS
+
+  ! Does a window over @comm report mpirma_atomicity?
+  LOGICAL FUNCTION ft_win_served(comm, nbad)
+    INTEGER, INTENT(IN) :: comm
+    INTEGER, INTENT(INOUT) :: nbad
+    INTEGER :: win, info, ierr
+    REAL :: buf(4)
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sz
+    CHARACTER(LEN=MPI_MAX_INFO_VAL) :: val
+
+    sz = 16
+    ft_win_served = .FALSE.
+    CALL MPI_WIN_CREATE(buf, sz, 4, MPI_INFO_NULL, comm, win, ierr)
+    CALL ft_ok(ierr, nbad, 'MPI_WIN_CREATE')
+    IF (ierr /= MPI_SUCCESS) RETURN
+    CALL MPI_WIN_GET_INFO(win, info, ierr)
+    CALL ft_ok(ierr, nbad, 'MPI_WIN_GET_INFO')
+    CALL MPI_INFO_GET(info, 'mpirma_atomicity', MPI_MAX_INFO_VAL, val, &
+                      ft_win_served, ierr)
+    CALL MPI_INFO_FREE(info, ierr)
+    CALL MPI_WIN_FREE(win, ierr)
+  END FUNCTION ft_win_served
+END SUBROUTINE ft_served
