@@ -107,21 +107,31 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 # Fortran: the MPI standard's SUM and MAPVALS examples (fortran/tests/,
 # the same programs as mpirma's own suite) built with each host's mpifort.
 # Open MPI's `use mpi` rejects the printed text over two argument-kind
-# slips, so its build INCLUDEs the corrected copies in
-# hybrid/fortran_openmpi/ ahead of the printed ones; MPICH's takes the text
-# as printed.  MPICH's module has no interfaces for routines with choice
-# buffers, so gfortran compares the calls of one file with each other and
-# warns about the printed text's mixed kinds: no -Werror there.
+# slips, so its build INCLUDEs copies with those corrected
+# (hybrid/fortran_openmpi.sed; exactly two lines must change) ahead of the
+# printed ones; MPICH's takes the text as printed.  MPICH's module has no
+# interfaces for routines with choice buffers, so gfortran compares the
+# calls of one file with each other and warns about the printed text's
+# mixed kinds: no -Werror there.
 HY_FC_openmpi := mpifort.openmpi
 HY_FC_mpich := mpifort.mpich
-HY_FFLAGS_openmpi := -Werror -Ihybrid/fortran_openmpi
+HY_FSEEDS := $(HY_DIR)/fortran_openmpi/sum.f90 $(HY_DIR)/fortran_openmpi/mapvals.f90
+HY_FFLAGS_openmpi := -Werror -I$(HY_DIR)/fortran_openmpi
 HY_FFLAGS_mpich :=
+HY_FDEPS_openmpi := $(HY_FSEEDS)
 HY_FTESTS := f_seed_sum f_seed_mapvals
 HY_FHOSTS := $(foreach h,$(HY_HOSTS),$(if $(shell command -v $(HY_FC_$(h)) 2>/dev/null),$(h)))
-HY_FT_DEPS := $(wildcard fortran/tests/lib/* fortran/tests/seeds/* hybrid/fortran_openmpi/*)
+HY_FT_DEPS := $(wildcard fortran/tests/lib/* fortran/tests/seeds/*)
+
+$(HY_FSEEDS): $(HY_DIR)/fortran_openmpi/%.f90: fortran/tests/seeds/%.f90 hybrid/fortran_openmpi.sed
+	@mkdir -p $(@D)
+	sed -f hybrid/fortran_openmpi.sed $< >$@.tmp
+	test "$$(diff $< $@.tmp | grep -c '^>')" = 2 || \
+		{ echo "$@: the seed text changed, fortran_openmpi.sed no longer applies" >&2; exit 1; }
+	mv -f $@.tmp $@
 
 define hybrid_ftests
-$(addprefix $(HY_STAGE)/$(1)/,$(HY_FTESTS)): $(HY_STAGE)/$(1)/f_%: fortran/tests/%.f90 $(HY_FT_DEPS)
+$(addprefix $(HY_STAGE)/$(1)/,$(HY_FTESTS)): $(HY_STAGE)/$(1)/f_%: fortran/tests/%.f90 $(HY_FT_DEPS) $(HY_FDEPS_$(1))
 	@mkdir -p $$(@D)
 	OMPI_FC="$$(FC)" MPICH_FC="$$(FC)" $(HY_FC_$(1)) $$(FFLAGS) -Wall \
 		-Wno-unused-dummy-argument $(HY_FFLAGS_$(1)) \
