@@ -4,8 +4,8 @@
 ! statuses of MPI_STATUS_SIZE with MPI_SOURCE/MPI_TAG and
 ! MPI_STATUS_IGNORE/MPI_STATUSES_IGNORE, 1-based MPI_WAITANY and
 ! MPI_WAITSOME indexes, CHARACTER arguments both ways, LOGICAL results,
-! handles freed to the null handle, and the functions MPI_WTIME and
-! MPI_AINT_ADD.
+! handles freed to the null handle, the functions MPI_WTIME and
+! MPI_AINT_ADD, MPI_F_SYNC_REG and the LOGICAL constants.
       PROGRAM CONV
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -46,12 +46,18 @@
       CALL MPI_PUT(MPI_BOTTOM, 1, TYP, RIGHT, DISP0, 1, MPI_INTEGER,
      &     WIN, IERR)
       CALL MPI_WIN_FENCE(0, WIN, IERR)
+! the standard's guard against register reuse of a window buffer
+      CALL MPI_F_SYNC_REG(BUF)
       CALL MPI_WIN_FREE(WIN, IERR)
       CALL FTEXPECT(IERR .EQ. MPI_SUCCESS .AND. BUF(1) .EQ. 1000+LEFT
      &     .AND. WIN .EQ. MPI_WIN_NULL, NBAD, 'MPI_BOTTOM in MPI_PUT')
       CALL MPI_TYPE_FREE(TYP, IERR)
       CALL FTEXPECT(TYP .EQ. MPI_DATATYPE_NULL, NBAD,
      &     'MPI_TYPE_FREE leaves MPI_DATATYPE_NULL')
+
+      CALL FTEXPECT(.NOT. MPI_SUBARRAYS_SUPPORTED .AND. .NOT.
+     &     MPI_ASYNC_PROTECTS_NONBLOCKING, NBAD,
+     &     'MPI_SUBARRAYS_SUPPORTED, MPI_ASYNC_PROTECTS_NONBLOCKING')
 
 ! MPI_IN_PLACE
       SUM = RANK + 1

@@ -90,20 +90,28 @@ SUBROUTINE ft_served(nbad)
 
 CONTAINS
 
-  ! Does a window over @comm report mpirma_atomicity?
+  ! Does a window over @comm report mpirma_atomicity?  (And its size and
+  ! displacement unit, Fortran's predefined attributes, by value.)
   LOGICAL FUNCTION ft_win_served(comm, nbad)
     INTEGER, INTENT(IN) :: comm
     INTEGER, INTENT(INOUT) :: nbad
     INTEGER :: win, info, ierr
     REAL :: buf(4)
-    INTEGER(KIND=MPI_ADDRESS_KIND) :: sz
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: sz, attr
     CHARACTER(LEN=MPI_MAX_INFO_VAL) :: val
+    LOGICAL :: flag
 
     sz = 16
     ft_win_served = .FALSE.
     CALL MPI_WIN_CREATE(buf, sz, 4, MPI_INFO_NULL, comm, win, ierr)
     CALL ft_ok(ierr, nbad, 'MPI_WIN_CREATE')
     IF (ierr /= MPI_SUCCESS) RETURN
+    CALL MPI_WIN_GET_ATTR(win, MPI_WIN_SIZE, attr, flag, ierr)
+    CALL ft_expect(ierr == MPI_SUCCESS .AND. flag .AND. attr == sz, nbad, &
+                   'MPI_WIN_GET_ATTR(MPI_WIN_SIZE) is not 16')
+    CALL MPI_WIN_GET_ATTR(win, MPI_WIN_DISP_UNIT, attr, flag, ierr)
+    CALL ft_expect(ierr == MPI_SUCCESS .AND. flag .AND. attr == 4, nbad, &
+                   'MPI_WIN_GET_ATTR(MPI_WIN_DISP_UNIT) is not 4')
     CALL MPI_WIN_GET_INFO(win, info, ierr)
     CALL ft_ok(ierr, nbad, 'MPI_WIN_GET_INFO')
     CALL MPI_INFO_GET(info, 'mpirma_atomicity', MPI_MAX_INFO_VAL, val, &
