@@ -6,8 +6,31 @@
  *
  * The engine's blocking calls run with hy.lock held: other threads of this
  * process that call into the engine meanwhile wait for them.
+ *
+ * On a window that spans nodes every synchronization is the host's, on the
+ * host window; the calls that complete operations first complete what the
+ * engine and the agents carry (hy_span_settle), span.c.
  */
 #include "hybrid.h"
+
+/*
+ * The end of a synchronization on a window that spans nodes: @settled,
+ * the engine's and agents' part, goes to the window's handler; @host, the
+ * host's call, has been through it already.
+ */
+static int span_end(struct hy_win *w, int settled, int host, const char *fn)
+{
+	return settled ? hy_done(w, settled, fn) : host;
+}
+
+/* A synchronization only the host's window takes part in. */
+static inline bool host_only(struct hy_win *w)
+{
+	if (!w->span)
+		return false;
+	hy_unlock();
+	return true;
+}
 
 int MPI_Win_fence(int assert, MPI_Win win)
 {
@@ -15,6 +38,12 @@ int MPI_Win_fence(int assert, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_fence(assert, win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_fence(assert, win),
+				"MPI_Win_fence");
+	}
 	return hy_leave(w, MPII_Win_fence(hy_assert(assert), w->inner),
 			"MPI_Win_fence");
 }
@@ -24,14 +53,14 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 	int type, ret;
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_lock(lock_type, rank, assert, win);
 	ret = hy_lock_type(lock_type, &type);
 	if (ret) {
 		hy_unlock();
 		return hy_done(w, ret, "MPI_Win_lock");
 	}
-	return hy_leave(w, MPII_Win_lock(type, hy_rank(rank), hy_assert(assert),
+	return hy_leave(w, MPII_Win_lock(type, hy_rank(w, rank), hy_assert(assert),
 					 w->inner), "MPI_Win_lock");
 }
 
@@ -41,7 +70,13 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_unlock(rank, win);
-	return hy_leave(w, MPII_Win_unlock(hy_rank(rank), w->inner),
+	if (w->span) {
+		int ret = hy_span_settle(w, rank);
+
+		return span_end(w, ret, PMPI_Win_unlock(rank, win),
+				"MPI_Win_unlock");
+	}
+	return hy_leave(w, MPII_Win_unlock(hy_rank(w, rank), w->inner),
 			"MPI_Win_unlock");
 }
 
@@ -49,7 +84,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_lock_all(assert, win);
 	return hy_leave(w, MPII_Win_lock_all(hy_assert(assert), w->inner),
 			"MPI_Win_lock_all");
@@ -61,6 +96,12 @@ int MPI_Win_unlock_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_unlock_all(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_unlock_all(win),
+				"MPI_Win_unlock_all");
+	}
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
 }
 
@@ -70,7 +111,15 @@ int MPI_Win_flush(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush(rank, win);
-	return hy_leave(w, MPII_Win_flush(hy_rank(rank), w->inner),
+	if (w->span) {
+		bool remote = !hy_rank_local(w, rank);
+		int ret = hy_span_settle(w, rank);
+
+		/* A node-local target has nothing in the host's window. */
+		return span_end(w, ret, remote ? PMPI_Win_flush(rank, win) :
+				MPI_SUCCESS, "MPI_Win_flush");
+	}
+	return hy_leave(w, MPII_Win_flush(hy_rank(w, rank), w->inner),
 			"MPI_Win_flush");
 }
 
@@ -80,6 +129,12 @@ int MPI_Win_flush_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_all(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_flush_all(win),
+				"MPI_Win_flush_all");
+	}
 	return hy_leave(w, MPII_Win_flush_all(w->inner), "MPI_Win_flush_all");
 }
 
@@ -89,7 +144,15 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_local(rank, win);
-	return hy_leave(w, MPII_Win_flush_local(hy_rank(rank), w->inner),
+	if (w->span) {
+		bool remote = !hy_rank_local(w, rank);
+		int ret = hy_span_settle(w, rank);
+
+		return span_end(w, ret, remote ?
+				PMPI_Win_flush_local(rank, win) : MPI_SUCCESS,
+				"MPI_Win_flush_local");
+	}
+	return hy_leave(w, MPII_Win_flush_local(hy_rank(w, rank), w->inner),
 			"MPI_Win_flush_local");
 }
 
@@ -99,6 +162,12 @@ int MPI_Win_flush_local_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_local_all(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_flush_local_all(win),
+				"MPI_Win_flush_local_all");
+	}
 	return hy_leave(w, MPII_Win_flush_local_all(w->inner),
 			"MPI_Win_flush_local_all");
 }
@@ -109,6 +178,12 @@ int MPI_Win_sync(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_sync(win);
+	if (w->span) {
+		int ret = hy_inner(MPII_Win_sync(w->inner));
+
+		hy_unlock();
+		return span_end(w, ret, PMPI_Win_sync(win), "MPI_Win_sync");
+	}
 	return hy_leave(w, MPII_Win_sync(w->inner), "MPI_Win_sync");
 }
 
@@ -131,7 +206,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_post(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_post, "MPI_Win_post");
 }
@@ -140,7 +215,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_start(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_start, "MPI_Win_start");
 }
@@ -151,6 +226,12 @@ int MPI_Win_complete(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_complete(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_complete(win),
+				"MPI_Win_complete");
+	}
 	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
 }
 
@@ -158,7 +239,7 @@ int MPI_Win_wait(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_wait(win);
 	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
 }
@@ -167,7 +248,7 @@ int MPI_Win_test(MPI_Win win, int *flag)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_test(win, flag);
 	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");
 }
