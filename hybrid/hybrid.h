@@ -104,6 +104,10 @@ struct hy_pending;
  * @win_id: the engine window's id in the kernel (for the agent)
  * @locked: the engine window's permanent MPI_Win_lock_all epoch is open
  * @comm: a duplicate of the window's communicator (the barrier of free)
+ * @fence, @lock_all, @started: access epochs the host's synchronization
+ *	opened, and @lock_of, @in_start per window rank: what the operations the
+ *	host never sees (node-local and shipped ones) are checked against,
+ *	since the engine's part is always in its lock_all epoch (hy.lock)
  * @lock: protects the pending list (RMA calls of several threads)
  * @pend: shipped accumulates not yet acknowledged, @npend of @cap
  */
@@ -117,6 +121,11 @@ struct hy_span {
 	uint32_t win_id;
 	bool locked;
 	MPI_Comm comm;
+	bool fence;
+	bool lock_all;
+	bool started;
+	unsigned char *lock_of;
+	unsigned char *in_start;
 	pthread_mutex_t lock;
 	struct hy_pending *pend;
 	int npend;
@@ -247,6 +256,16 @@ int hy_span_open(struct hy_win *w, struct create_args *a);
 int hy_span_quiesce(struct hy_win *w);
 void hy_span_release(struct hy_win *w);
 int hy_span_settle(struct hy_win *w, int rank);
+
+/*
+ * The access epochs of a window that spans nodes, as the host's
+ * synchronization leaves them (call after it, with hy.lock held):
+ * hy_span_access() is MPI_SUCCESS when an operation to window rank @rank
+ * may be issued (always on a window that does not span nodes), else
+ * MPI_ERR_RMA_SYNC (hy_fail).  hy_span_start() records @group's ranks.
+ */
+int hy_span_access(const struct hy_win *w, int rank);
+void hy_span_start(struct hy_win *w, MPI_Group group);
 
 /* Is window rank @rank of @w on another node (served by span.c)? */
 static inline bool hy_remote(const struct hy_win *w, int rank)

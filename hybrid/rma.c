@@ -81,6 +81,8 @@ static int put(struct hy_win *w, const void *oaddr, int ocount,
 	MPII_Datatype iot, itt;
 	int ret = two_types(otype, &iot, ttype, &itt);
 
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
 	if (!req)
@@ -97,6 +99,8 @@ static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
 	MPII_Datatype iot, itt;
 	int ret = two_types(otype, &iot, ttype, &itt);
 
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
 	if (!req)
@@ -116,6 +120,8 @@ static int acc(struct hy_win *w, const void *oaddr, int ocount,
 
 	if (!ret)
 		ret = hy_op(op, &iop);
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
 	if (hy_remote(w, target)) {
@@ -154,6 +160,8 @@ static int get_acc(struct hy_win *w, const void *oaddr, int ocount,
 		ret = two_types(rtype, &irt, ttype, &itt);
 	if (!ret)
 		ret = hy_op(op, &iop);
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
 	if (hy_remote(w, target)) {
@@ -335,6 +343,8 @@ int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 	ret = hy_type(type, &it);
 	if (!ret)
 		ret = hy_op(op, &iop);
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (!ret && hy_remote(w, target)) {
 		struct mpirma_rma_args a = {
 			.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr,
@@ -365,6 +375,8 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 		return PMPI_Compare_and_swap(oaddr, caddr, raddr, type, target,
 					     tdisp, win);
 	ret = hy_type(type, &it);
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (!ret && hy_remote(w, target)) {
 		struct mpirma_rma_args a = {
 			.kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1,

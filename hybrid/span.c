@@ -25,6 +25,7 @@
  * engine and the agents first (hy_span_settle), then makes the host's call.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hybrid.h"
 #include "ship.h"
@@ -60,8 +61,11 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		sp->erank = malloc(sizeof(int) * (size_t)size);
 		sp->world = malloc(sizeof(int) * (size_t)size);
 		sp->slot = malloc(sizeof(int) * (size_t)size);
+		sp->lock_of = calloc((size_t)size, 1);
+		sp->in_start = calloc((size_t)size, 1);
 		w->span = sp;
-		ok = sp->erank && sp->world && sp->slot;
+		ok = sp->erank && sp->world && sp->slot && sp->lock_of &&
+		     sp->in_start;
 	}
 	if (ok) {
 		PMPI_Comm_group(a->comm, &g);
@@ -126,6 +130,8 @@ void hy_span_release(struct hy_win *w)
 	free(sp->erank);
 	free(sp->world);
 	free(sp->slot);
+	free(sp->lock_of);
+	free(sp->in_start);
 	free(sp->pend);
 	free(sp);
 	w->span = NULL;
@@ -146,4 +152,44 @@ int hy_span_settle(struct hy_win *w, int rank)
 		ret = ret ? ret : r;
 	}
 	return ret;
+}
+
+int hy_span_access(const struct hy_win *w, int rank)
+{
+	const struct hy_span *sp = w->span;
+
+	/* Ranks outside the window: the engine's or the host's error. */
+	if (!sp || rank < 0 || rank >= sp->size)
+		return MPI_SUCCESS;
+	if (sp->fence || sp->lock_all || sp->lock_of[rank] ||
+	    (sp->started && sp->in_start[rank]))
+		return MPI_SUCCESS;
+	return hy_fail(MPI_ERR_RMA_SYNC, "no access epoch is open to rank %d "
+		       "(call MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or "
+		       "MPI_Win_start first)", rank);
+}
+
+void hy_span_start(struct hy_win *w, MPI_Group group)
+{
+	struct hy_span *sp = w->span;
+	int n = 0, *from, *to;
+
+	PMPI_Group_size(group, &n);
+	from = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	to = malloc(sizeof(int) * (size_t)(n ? n : 1));
+	memset(sp->in_start, 0, (size_t)sp->size);
+	if (from && to) {
+		for (int k = 0; k < n; k++)
+			from[k] = k;
+		PMPI_Group_translate_ranks(group, n, from, w->hgroup, to);
+		for (int k = 0; k < n; k++)
+			if (to[k] >= 0 && to[k] < sp->size)
+				sp->in_start[to[k]] = 1;
+	} else {
+		/* Out of memory: no check rather than a false error. */
+		memset(sp->in_start, 1, (size_t)sp->size);
+	}
+	sp->started = true;
+	free(from);
+	free(to);
 }

@@ -23,10 +23,42 @@ static int span_end(struct hy_win *w, int settled, int host, const char *fn)
 	return settled ? hy_done(w, settled, fn) : host;
 }
 
+/*
+ * Records an access epoch the host's synchronization opened or closed on a
+ * window that spans nodes (hy_span_access checks against it): @flag, of
+ * w->span, becomes @on.
+ */
+static void span_epoch(unsigned char *flag, bool on)
+{
+	hy_lock();
+	*flag = on;
+	hy_unlock();
+}
+
+static void span_epoch_bool(bool *flag, bool on)
+{
+	hy_lock();
+	*flag = on;
+	hy_unlock();
+}
+
 /* A synchronization only the host's window takes part in. */
 static inline bool host_only(struct hy_win *w)
 {
 	if (!w->span)
+		return false;
+	hy_unlock();
+	return true;
+}
+
+/*
+ * MPI_PROC_NULL as the target of lock, unlock or flush on a window that
+ * spans nodes: a no-op, as the standard says and the engine does (Open MPI
+ * 4.1's own lock rejects it).  Releases hy.lock when it is one.
+ */
+static bool span_proc_null(struct hy_win *w, int rank)
+{
+	if (!w->span || rank != MPI_PROC_NULL)
 		return false;
 	hy_unlock();
 	return true;
@@ -40,9 +72,11 @@ int MPI_Win_fence(int assert, MPI_Win win)
 		return PMPI_Win_fence(assert, win);
 	if (w->span) {
 		int ret = hy_span_settle(w, -1);
+		int host = PMPI_Win_fence(assert, win);
 
-		return span_end(w, ret, PMPI_Win_fence(assert, win),
-				"MPI_Win_fence");
+		/* Errors never break sync: the epoch is what was asked. */
+		span_epoch_bool(&w->span->fence, !(assert & MPI_MODE_NOSUCCEED));
+		return span_end(w, ret, host, "MPI_Win_fence");
 	}
 	return hy_leave(w, MPII_Win_fence(hy_assert(assert), w->inner),
 			"MPI_Win_fence");
@@ -53,7 +87,15 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 	int type, ret;
 
-	if (!w || host_only(w))
+	if (w && span_proc_null(w, rank))
+		return MPI_SUCCESS;
+	if (w && host_only(w)) {
+		ret = PMPI_Win_lock(lock_type, rank, assert, win);
+		if (!ret && rank >= 0 && rank < w->span->size)
+			span_epoch(&w->span->lock_of[rank], true);
+		return ret;
+	}
+	if (!w)
 		return PMPI_Win_lock(lock_type, rank, assert, win);
 	ret = hy_lock_type(lock_type, &type);
 	if (ret) {
@@ -70,11 +112,15 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_unlock(rank, win);
+	if (span_proc_null(w, rank))
+		return MPI_SUCCESS;
 	if (w->span) {
 		int ret = hy_span_settle(w, rank);
+		int host = PMPI_Win_unlock(rank, win);
 
-		return span_end(w, ret, PMPI_Win_unlock(rank, win),
-				"MPI_Win_unlock");
+		if (rank >= 0 && rank < w->span->size)
+			span_epoch(&w->span->lock_of[rank], false);
+		return span_end(w, ret, host, "MPI_Win_unlock");
 	}
 	return hy_leave(w, MPII_Win_unlock(hy_rank(w, rank), w->inner),
 			"MPI_Win_unlock");
@@ -84,7 +130,14 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w || host_only(w))
+	if (w && host_only(w)) {
+		int ret = PMPI_Win_lock_all(assert, win);
+
+		if (!ret)
+			span_epoch_bool(&w->span->lock_all, true);
+		return ret;
+	}
+	if (!w)
 		return PMPI_Win_lock_all(assert, win);
 	return hy_leave(w, MPII_Win_lock_all(hy_assert(assert), w->inner),
 			"MPI_Win_lock_all");
@@ -98,9 +151,10 @@ int MPI_Win_unlock_all(MPI_Win win)
 		return PMPI_Win_unlock_all(win);
 	if (w->span) {
 		int ret = hy_span_settle(w, -1);
+		int host = PMPI_Win_unlock_all(win);
 
-		return span_end(w, ret, PMPI_Win_unlock_all(win),
-				"MPI_Win_unlock_all");
+		span_epoch_bool(&w->span->lock_all, false);
+		return span_end(w, ret, host, "MPI_Win_unlock_all");
 	}
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
 }
@@ -111,6 +165,8 @@ int MPI_Win_flush(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush(rank, win);
+	if (span_proc_null(w, rank))
+		return MPI_SUCCESS;
 	if (w->span) {
 		bool remote = !hy_rank_local(w, rank);
 		int ret = hy_span_settle(w, rank);
@@ -144,6 +200,8 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_local(rank, win);
+	if (span_proc_null(w, rank))
+		return MPI_SUCCESS;
 	if (w->span) {
 		bool remote = !hy_rank_local(w, rank);
 		int ret = hy_span_settle(w, rank);
@@ -215,7 +273,17 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w || host_only(w))
+	if (w && host_only(w)) {
+		int ret = PMPI_Win_start(group, assert, win);
+
+		if (!ret) {
+			hy_lock();
+			hy_span_start(w, group);
+			hy_unlock();
+		}
+		return ret;
+	}
+	if (!w)
 		return PMPI_Win_start(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_start, "MPI_Win_start");
 }
@@ -228,9 +296,10 @@ int MPI_Win_complete(MPI_Win win)
 		return PMPI_Win_complete(win);
 	if (w->span) {
 		int ret = hy_span_settle(w, -1);
+		int host = PMPI_Win_complete(win);
 
-		return span_end(w, ret, PMPI_Win_complete(win),
-				"MPI_Win_complete");
+		span_epoch_bool(&w->span->started, false);
+		return span_end(w, ret, host, "MPI_Win_complete");
 	}
 	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
 }

@@ -19,10 +19,11 @@
  *    origin, unflushed, must apply in that order;
  *  - completion: flush (a message after it finds the data at the target),
  *    fence, and post/start/complete/wait;
- *  - errors: an accumulate and a fetch_and_op past the end of the target's
- *    memory fail (at the call or at the flush or fence that completes
- *    them) with MPI_ERR_RMA_RANGE, and the epoch, the next operations and
- *    the synchronization go on as if nothing happened.
+ *  - errors: accumulate-like operations outside any epoch fail with
+ *    MPI_ERR_RMA_SYNC; an accumulate and a fetch_and_op past the end of
+ *    the target's memory fail (at the call or at the flush or fence that
+ *    completes them) with MPI_ERR_RMA_RANGE, and the epoch, the next
+ *    operations and the synchronization go on as if nothing happened.
  * In the three flavors with memory (allocate, create, dynamic).
  *
  * Args: span=1: the window must report mpirma_span "true" (the layer
@@ -428,6 +429,20 @@ static void test_errors(struct span *w)
 
 	mtest_section("errors across nodes");
 	CHECK_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
+	/* Outside any epoch, whichever path would serve the target. */
+	for (int side = 0; side < 2; side++) {
+		int t = target(side);
+
+		CHECK_CLASS(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
+					   MPI_LONG, MPI_SUM, w->win),
+			    MPI_ERR_RMA_SYNC);
+		CHECK_CLASS(MPI_Fetch_and_op(&one, &got, MPI_LONG, t, S_ERR,
+					     MPI_SUM, w->win),
+			    MPI_ERR_RMA_SYNC);
+		CHECK_CLASS(MPI_Compare_and_swap(&one, &got, &got, MPI_LONG,
+						 t, S_ERR, w->win),
+			    MPI_ERR_RMA_SYNC);
+	}
 	CHECK_MPI(MPI_Win_lock_all(0, w->win));
 	for (int side = 0; side < 2; side++) {
 		int t = target(side);
