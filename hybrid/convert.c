@@ -5,6 +5,7 @@
  * until MPI_Type_free), ops, info objects, assertions, lock types, ranks and
  * groups.  Call with hy.lock held.  Errors are host classes (hy_fail).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -461,10 +462,21 @@ int hy_lock_type(int lock_type, int *out)
 	return MPI_SUCCESS;
 }
 
-/* A window rank: the engine's window has the host's ranks in their order. */
-int hy_rank(int rank)
+/*
+ * A window rank as the engine's: a node window has the host's ranks in
+ * their order; the engine part of a window that spans nodes has this
+ * node's ranks in that order (a rank elsewhere, or no rank of the window,
+ * becomes one the engine rejects with MPI_ERR_RANK).
+ */
+int hy_rank(const struct hy_win *w, int rank)
 {
-	return rank == MPI_PROC_NULL ? MPII_PROC_NULL : rank;
+	if (rank == MPI_PROC_NULL)
+		return MPII_PROC_NULL;
+	if (!w->span)
+		return rank;
+	if (rank < 0 || rank >= w->span->size || w->span->erank[rank] < 0)
+		return INT_MAX;
+	return w->span->erank[rank];
 }
 
 /* A PSCW group (host) as the engine's group of the same window ranks. */

@@ -13,19 +13,29 @@
  *
  * Routing (docs/design.md, "The hybrid layer"): a window whose
  * communicator lies within one node is served by the engine, through the
- * module, for every operation and synchronization; a window that spans
- * nodes is served by the host MPI alone, so each window has exactly one
- * atomicity domain and MPI's guarantees (accumulate atomicity, lock
- * exclusion, ordering, completion) are the domain's own.
+ * module, for every operation and synchronization.  A window that spans
+ * nodes (span.c) has two parts over the same memory: an engine window over
+ * this node's ranks, which serves node-local targets, and a host window,
+ * which serves puts and gets to other nodes and every synchronization.
+ * Accumulate-like operations for other nodes are shipped to an agent
+ * thread of the target (ship.c), which applies them through the module, so
+ * every accumulate on a target runs in its node's atomicity domain.  When
+ * the host cannot grant MPI_THREAD_MULTIPLE (the agent needs it), a window
+ * that spans nodes is the host's alone.
  *
  * The engine grants MPI_THREAD_SERIALIZED; the layer keeps whatever the
  * host grants true by taking hy.lock around every call into the engine.
+ * The agent never takes hy.lock (it applies operations with one ioctl that
+ * touches no engine state), so a process blocked in an engine call that
+ * holds it (a node window's fence, a contended lock) still serves its
+ * remote origins.
  */
 #ifndef MPIRMA_HYBRID_H
 #define MPIRMA_HYBRID_H
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <mpi.h>
 #include "mpii.h"
@@ -45,6 +55,13 @@
  * @logical: MPIRMA_LOGICAL_NODES split real nodes (MPI_COMM_TYPE_SHARED
  *	then means the logical node)
  * @world_group: the host's group of MPI_COMM_WORLD (rank translation)
+ * @span: windows that span nodes get engine parts (every rank is served,
+ *	the host granted MPI_THREAD_MULTIPLE everywhere, there are several
+ *	nodes); false: such windows are the host's alone
+ * @thread_level: what MPI_Query_thread answers (the level the program
+ *	was given), or -1: the host's own answer
+ * @ship_comm: the host communicator shipped operations travel on (a
+ *	duplicate of MPI_COMM_WORLD), MPI_COMM_NULL without @span
  * @lock: serializes every call into the engine and the window table
  */
 struct hy_state {
@@ -55,6 +72,9 @@ struct hy_state {
 	int node;
 	bool logical;
 	MPI_Group world_group;
+	bool span;
+	int thread_level;
+	MPI_Comm ship_comm;
 	pthread_mutex_t lock;
 };
 
@@ -70,16 +90,60 @@ static inline void hy_unlock(void)
 	pthread_mutex_unlock(&hy.lock);
 }
 
+struct hy_pending;
+
 /**
- * struct hy_win - a window the engine serves
+ * struct hy_span - the remote side of a window that spans nodes (span.c)
+ * @size: ranks in the window
+ * @me: this process's window rank
+ * @erank: per window rank, its rank in the engine window, or -1 when it
+ *	lies on another node
+ * @world: per window rank, its rank in hy.ship_comm
+ * @slot: per window rank, the agent's slot of this window there
+ * @myslot: this process's slot (ship.c)
+ * @win_id: the engine window's id in the kernel (for the agent)
+ * @locked: the engine window's permanent MPI_Win_lock_all epoch is open
+ * @comm: a duplicate of the window's communicator (the barrier of free)
+ * @fence, @lock_all, @started: access epochs the host's synchronization
+ *	opened, and @lock_of, @in_start per window rank: what the operations the
+ *	host never sees (node-local and shipped ones) are checked against,
+ *	since the engine's part is always in its lock_all epoch (hy.lock)
+ * @lock: protects the pending list (RMA calls of several threads)
+ * @pend: shipped accumulates not yet acknowledged, @npend of @cap
+ */
+struct hy_span {
+	int size;
+	int me;
+	int *erank;
+	int *world;
+	int *slot;
+	int myslot;
+	uint32_t win_id;
+	bool locked;
+	MPI_Comm comm;
+	bool fence;
+	bool lock_all;
+	bool started;
+	unsigned char *lock_of;
+	unsigned char *in_start;
+	pthread_mutex_t lock;
+	struct hy_pending *pend;
+	int npend;
+	int cap;
+};
+
+/**
+ * struct hy_win - a window the engine serves, alone or with the host
  * @host: the handle the program holds: a host window over no memory, which
- *	carries the program's attributes, name, error handler and group
+ *	carries the program's attributes, name, error handler and group;
+ *	for a window that spans nodes, the host window over the memory
  * @inner: the engine's window
  * @icomm: the engine's communicator of the same ranks, in the same order
  * @igroup: the engine's group of @icomm (PSCW groups are translated to it)
  * @hgroup: the host's group of the window (the same ranks)
  * @flavor, @model, @base, @size, @disp_unit: the values MPI_Win_get_attr
  *	reports (the host window's own would describe an empty window)
+ * @span: the remote side when the window spans nodes, else NULL
  * @next: the table's list
  */
 struct hy_win {
@@ -93,6 +157,7 @@ struct hy_win {
 	void *base;
 	MPI_Aint size;
 	int disp_unit;
+	struct hy_span *span;
 	struct hy_win *next;
 };
 
@@ -113,7 +178,7 @@ int hy_op(MPI_Op op, MPII_Op *out);
 int hy_info(MPI_Info info, MPII_Info *out);
 int hy_assert(int assert);
 int hy_lock_type(int lock_type, int *out);
-int hy_rank(int rank);
+int hy_rank(const struct hy_win *w, int rank);
 int hy_group(struct hy_win *w, MPI_Group group, MPII_Group *out);
 
 /*
@@ -137,6 +202,86 @@ int hy_done(struct hy_win *w, int host_class, const char *fn);
 int hy_request_done(MPI_Request *req);
 
 /*
+ * hybrid/ship.c: the agent and the shipped operations.  hy_ship_start()
+ * and hy_ship_stop() are collective over MPI_COMM_WORLD (at hy_start and
+ * hy_stop).  hy_ship_open() gives a new window its slot in the agent,
+ * hy_ship_close() takes it back.
+ */
+int hy_ship_start(void);
+void hy_ship_stop(void);
+int hy_ship_open(struct hy_win *w);
+void hy_ship_close(struct hy_win *w);
+
+struct mpirma_rma_args;
+
+/*
+ * Ships the accumulate-like operation @a (engine handles, its trank the
+ * target's window rank) to the target's agent.  Called with hy.lock held,
+ * which it drops while it waits on the host; returns with it held.  An
+ * accumulate returns once it is sent (its acknowledgement is waited for by
+ * hy_ship_complete); an operation with a result returns with the result
+ * in place.  Host class.
+ */
+int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
+	    const char *fn);
+
+/*
+ * Waits for the acknowledgements of the accumulates shipped on @w to window
+ * rank @rank (-1: to every rank).  Call without hy.lock.  Host class: the
+ * first shipped operation that failed.
+ */
+int hy_ship_complete(struct hy_win *w, int rank);
+
+/* A window creation's arguments (win.c, span.c). */
+struct create_args {
+	int flavor;
+	MPI_Aint size;
+	int disp_unit;
+	MPI_Info info;
+	MPI_Comm comm;
+	void *base;		/* in: create; out: allocate */
+};
+
+/*
+ * hybrid/span.c: a window that spans nodes.  hy_span_open(), collective
+ * over @a->comm once every member has its engine part, adds the remote
+ * side and creates the host window over the memory (@w->host).
+ * hy_span_quiesce(), collective at MPI_Win_free, completes everything in
+ * flight and ends the engine's epoch; hy_span_release() frees the rest.
+ * hy_span_settle() completes what this process issued to window rank
+ * @rank (-1: every rank) through the engine and the agents: called with
+ * hy.lock held, returns with it released.  Host classes.
+ */
+int hy_span_open(struct hy_win *w, struct create_args *a);
+int hy_span_quiesce(struct hy_win *w);
+void hy_span_release(struct hy_win *w);
+int hy_span_settle(struct hy_win *w, int rank);
+
+/*
+ * The access epochs of a window that spans nodes, as the host's
+ * synchronization leaves them (call after it, with hy.lock held):
+ * hy_span_access() is MPI_SUCCESS when an operation to window rank @rank
+ * may be issued (always on a window that does not span nodes), else
+ * MPI_ERR_RMA_SYNC (hy_fail).  hy_span_start() records @group's ranks.
+ */
+int hy_span_access(const struct hy_win *w, int rank);
+void hy_span_start(struct hy_win *w, MPI_Group group);
+
+/* Is window rank @rank of @w on another node (served by span.c)? */
+static inline bool hy_remote(const struct hy_win *w, int rank)
+{
+	return w->span && rank >= 0 && rank < w->span->size &&
+	       w->span->erank[rank] < 0;
+}
+
+/* Is window rank @rank of @w served by the engine's part of it? */
+static inline bool hy_rank_local(const struct hy_win *w, int rank)
+{
+	return !w->span || (rank >= 0 && rank < w->span->size &&
+			    w->span->erank[rank] >= 0);
+}
+
+/*
  * The start of a call on a window: the engine's window of @win with hy.lock
  * taken, or NULL (lock not taken) when the host serves @win.
  */
@@ -148,6 +293,21 @@ static inline struct hy_win *hy_enter(MPI_Win win)
 	w = hy_win_find(win);
 	if (!w)
 		hy_unlock();
+	return w;
+}
+
+/*
+ * hy_enter() for a put or get to window rank @target: NULL (lock not taken)
+ * also when @target is on another node, where the host's window serves it.
+ */
+static inline struct hy_win *hy_enter_to(MPI_Win win, int target)
+{
+	struct hy_win *w = hy_enter(win);
+
+	if (w && hy_remote(w, target)) {
+		hy_unlock();
+		return NULL;
+	}
 	return w;
 }
 

@@ -12,7 +12,7 @@ HY_DIR := $(B)/hybrid
 HY_MPII := $(HY_DIR)/mpii.h
 HY_INNER := $(HY_DIR)/engine.o
 HY_SRCS := $(wildcard hybrid/*.c)
-HY_HDRS := $(wildcard hybrid/*.h) $(HY_MPII) include/mpirma_uapi.h
+HY_HDRS := $(wildcard hybrid/*.h) $(HY_MPII) include/mpirma_uapi.h lib/rma/ship.h
 
 # Host MPIs: name and compiler wrapper (Debian's alternatives-free names).
 HY_CC_openmpi := mpicc.openmpi
@@ -50,9 +50,10 @@ $(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
 	objcopy --redefine-syms=$(HY_DIR)/rename.txt $@.r $@.tmp
 	rm -f $@.r && mv -f $@.tmp $@
 
-# -iquote: "mpii.h" and "mpirma_uapi.h" come from us, <mpi.h> from the host.
+# -iquote: "mpii.h", "mpirma_uapi.h" and the engine's "ship.h" (which uses
+# no MPI types) come from us, <mpi.h> from the host.
 HY_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -fPIC -MMD -MP \
-	    -iquote $(HY_DIR) -iquote include
+	    -iquote $(HY_DIR) -iquote include -iquote lib/rma
 
 define hybrid_host
 HY_OBJS_$(1) := $(HY_SRCS:hybrid/%.c=$(OBJ)/hybrid/$(1)/%.o) \
@@ -81,7 +82,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
 # with each host's compiler wrapper, staged with the runner, the launcher
 # shim and the list in libexec/mpirma/hybrid/.
 HY_STAGE := $(B)/libexec/mpirma/hybrid
-HY_TESTS := win sync ops datatype errors concurrency nodes threads killpoint
+HY_TESTS := win sync ops datatype errors concurrency nodes span threads killpoint
 HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
 HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \

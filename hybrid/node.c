@@ -15,6 +15,13 @@
  * a single machine can test traffic between nodes.  MPIRMA_REQUIRE=1 makes
  * MPI_Init fail when mpirma cannot serve a node; otherwise that node says
  * why once on stderr and runs on the host MPI alone.
+ *
+ * Windows that span nodes need an agent thread in every process (ship.c),
+ * so MPI_Init asks the host for MPI_THREAD_MULTIPLE and gives the program
+ * the level it asked for (never more than the host granted), which
+ * MPI_Query_thread then reports.  MPIRMA_SPANNING=0, or a host that does
+ * not grant it, leaves such windows to the host alone (MPIRMA_VERBOSE
+ * says which).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +40,10 @@
 #include "hybrid.h"
 #include "mpirma_uapi.h"
 
-struct hy_state hy = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct hy_state hy = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.thread_level = -1,
+};
 
 /* How long the node's first rank waits for its peers to fetch the job fd. */
 #define HY_ACCEPT_MS	60000
@@ -282,6 +292,44 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 		why(s, "another rank of this node could not join");
 }
 
+/*
+ * Windows that span nodes get engine parts when every rank is served and
+ * the host granted MPI_THREAD_MULTIPLE everywhere (the agent runs beside
+ * the program's threads).  Collective over MPI_COMM_WORLD.
+ */
+static void span_start(int ok, bool say)
+{
+	int want = env_int("MPIRMA_SPANNING", 1, 0, 1);
+	int level = MPI_THREAD_SINGLE, mine[2], all[2];
+	bool nodes = false;
+	const char *why = NULL;
+
+	for (int i = 1; i < hy.world_size; i++)
+		nodes = nodes || hy.node_of[i] != hy.node_of[0];
+	PMPI_Query_thread(&level);
+	mine[0] = ok;
+	mine[1] = level == MPI_THREAD_MULTIPLE;
+	PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!nodes)
+		return;		/* no window can span nodes */
+	if (!want)
+		why = "MPIRMA_SPANNING=0";
+	else if (!all[0])
+		why = "mpirma does not serve every node";
+	else if (!all[1])
+		why = HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
+		      "which the layer's agent thread needs";
+	hy.span = !why;
+	hy_ship_start();
+	if (say && hy.span)
+		fprintf(stderr, "mpirma: windows that span nodes: node-local "
+			"targets through the module, accumulates to other "
+			"nodes shipped to the target's agent\n");
+	else if (say)
+		fprintf(stderr, "mpirma: windows that span nodes are "
+			HY_HOST_NAME "'s alone (%s)\n", why);
+}
+
 int hy_start(void)
 {
 	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
@@ -351,25 +399,58 @@ int hy_start(void)
 		fprintf(stderr, "mpirma: active on " HY_HOST_NAME ": logical "
 			"node %d, %d ranks from world rank %d\n", hy.node, lsize,
 			wrank);
+	span_start(s.ok, verbose && wrank == 0);
 	return MPI_SUCCESS;
+}
+
+/* Ask the host for MPI_THREAD_MULTIPLE (for the agent)? */
+static bool want_threads(void)
+{
+	return env_int("MPIRMA_SPANNING", 1, 0, 1) &&
+	       access(MPIRMA_DEVICE, F_OK) == 0;
 }
 
 int MPI_Init(int *argc, char ***argv)
 {
-	int ret = PMPI_Init(argc, argv);
+	int ret, host;
 
-	return ret ? ret : hy_start();
+	if (!want_threads()) {
+		ret = PMPI_Init(argc, argv);
+		return ret ? ret : hy_start();
+	}
+	ret = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &host);
+	if (ret)
+		return ret;
+	hy.thread_level = MPI_THREAD_SINGLE;
+	return hy_start();
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	int ret = PMPI_Init_thread(argc, argv, required, provided);
+	int ret, host;
 
-	return ret ? ret : hy_start();
+	ret = PMPI_Init_thread(argc, argv, want_threads() ?
+			       MPI_THREAD_MULTIPLE : required, &host);
+	if (ret)
+		return ret;
+	/* What it asked for, never more than the host gives. */
+	*provided = required < host ? required : host;
+	hy.thread_level = *provided;
+	return hy_start();
+}
+
+int MPI_Query_thread(int *provided)
+{
+	if (hy.thread_level < 0)
+		return PMPI_Query_thread(provided);
+	*provided = hy.thread_level;
+	return MPI_SUCCESS;
 }
 
 void hy_stop(void)
 {
+	/* Every window is freed: nobody ships to this agent any more. */
+	hy_ship_stop();
 	if (hy.active) {
 		hy_lock();
 		/* The node's ranks leave the module job together. */

@@ -6,11 +6,17 @@
  * through the module) as in standalone mpirma.  On every other window the
  * host's own call runs.
  *
+ * On a window that spans nodes, an operation to a node-local target is the
+ * engine's (on its part of the window), a put or get to another node the
+ * host's, and an accumulate-like operation to another node is shipped to
+ * the target's agent (ship.c).
+ *
  * The request-based forms return a host generalized request that is
  * already complete: the engine completes an R-operation locally before it
  * returns, so MPI_Wait and MPI_Test of the host see a finished request.
  */
 #include "hybrid.h"
+#include "ship.h"
 
 static int grq_query(void *state, MPI_Status *status)
 {
@@ -75,12 +81,14 @@ static int put(struct hy_win *w, const void *oaddr, int ocount,
 	MPII_Datatype iot, itt;
 	int ret = two_types(otype, &iot, ttype, &itt);
 
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
 	if (!req)
-		return hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(target),
+		return hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(w, target),
 					 tdisp, tcount, itt, w->inner));
-	return inner_wait(MPII_Rput(oaddr, ocount, iot, hy_rank(target), tdisp,
+	return inner_wait(MPII_Rput(oaddr, ocount, iot, hy_rank(w, target), tdisp,
 				    tcount, itt, w->inner, req), req);
 }
 
@@ -91,12 +99,14 @@ static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
 	MPII_Datatype iot, itt;
 	int ret = two_types(otype, &iot, ttype, &itt);
 
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
 	if (!req)
-		return hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(target),
+		return hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(w, target),
 					 tdisp, tcount, itt, w->inner));
-	return inner_wait(MPII_Rget(oaddr, ocount, iot, hy_rank(target), tdisp,
+	return inner_wait(MPII_Rget(oaddr, ocount, iot, hy_rank(w, target), tdisp,
 				    tcount, itt, w->inner, req), req);
 }
 
@@ -110,13 +120,26 @@ static int acc(struct hy_win *w, const void *oaddr, int ocount,
 
 	if (!ret)
 		ret = hy_op(op, &iop);
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
+	if (hy_remote(w, target)) {
+		struct mpirma_rma_args a = {
+			.kind = MPIRMA_KIND_ACC, .oaddr = oaddr,
+			.ocount = ocount, .otype = iot, .trank = target,
+			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
+			.op = iop,
+		};
+
+		return hy_ship(w, &a, req ? "MPI_Raccumulate" :
+			       "MPI_Accumulate");
+	}
 	if (!req)
 		return hy_inner(MPII_Accumulate(oaddr, ocount, iot,
-						hy_rank(target), tdisp, tcount,
+						hy_rank(w, target), tdisp, tcount,
 						itt, iop, w->inner));
-	return inner_wait(MPII_Raccumulate(oaddr, ocount, iot, hy_rank(target),
+	return inner_wait(MPII_Raccumulate(oaddr, ocount, iot, hy_rank(w, target),
 					   tdisp, tcount, itt, iop, w->inner,
 					   req), req);
 }
@@ -137,16 +160,30 @@ static int get_acc(struct hy_win *w, const void *oaddr, int ocount,
 		ret = two_types(rtype, &irt, ttype, &itt);
 	if (!ret)
 		ret = hy_op(op, &iop);
+	if (!ret)
+		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
+	if (hy_remote(w, target)) {
+		struct mpirma_rma_args a = {
+			.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr,
+			.ocount = ocount, .otype = iot, .raddr = raddr,
+			.rcount = rcount, .rtype = irt, .trank = target,
+			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
+			.op = iop,
+		};
+
+		return hy_ship(w, &a, req ? "MPI_Rget_accumulate" :
+			       "MPI_Get_accumulate");
+	}
 	if (!req)
 		return hy_inner(MPII_Get_accumulate(oaddr, ocount, iot, raddr,
 						    rcount, irt,
-						    hy_rank(target), tdisp,
+						    hy_rank(w, target), tdisp,
 						    tcount, itt, iop,
 						    w->inner));
 	return inner_wait(MPII_Rget_accumulate(oaddr, ocount, iot, raddr,
-					       rcount, irt, hy_rank(target),
+					       rcount, irt, hy_rank(w, target),
 					       tdisp, tcount, itt, iop,
 					       w->inner, req), req);
 }
@@ -164,7 +201,7 @@ static int r_done(struct hy_win *w, int ret, MPI_Request *req, const char *fn)
 int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target,
 	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
-	struct hy_win *w = hy_enter(win);
+	struct hy_win *w = hy_enter_to(win, target);
 	int ret;
 
 	if (!w)
@@ -179,7 +216,7 @@ int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
 	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
 	     MPI_Request *req)
 {
-	struct hy_win *w = hy_enter(win);
+	struct hy_win *w = hy_enter_to(win, target);
 	MPII_Request ireq;
 	int ret;
 
@@ -194,7 +231,7 @@ int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
 int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target,
 	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
 {
-	struct hy_win *w = hy_enter(win);
+	struct hy_win *w = hy_enter_to(win, target);
 	int ret;
 
 	if (!w)
@@ -209,7 +246,7 @@ int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target,
 	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
 	     MPI_Request *req)
 {
-	struct hy_win *w = hy_enter(win);
+	struct hy_win *w = hy_enter_to(win, target);
 	MPII_Request ireq;
 	int ret;
 
@@ -307,9 +344,21 @@ int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 	if (!ret)
 		ret = hy_op(op, &iop);
 	if (!ret)
+		ret = hy_span_access(w, target);
+	if (!ret && hy_remote(w, target)) {
+		struct mpirma_rma_args a = {
+			.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr,
+			.ocount = 1, .otype = it, .raddr = raddr, .rcount = 1,
+			.rtype = it, .trank = target, .tdisp = tdisp,
+			.tcount = 1, .ttype = it, .op = iop, .single = true,
+		};
+
+		ret = hy_ship(w, &a, "MPI_Fetch_and_op");
+	} else if (!ret) {
 		ret = hy_inner(MPII_Fetch_and_op(oaddr, raddr, it,
-						 hy_rank(target), tdisp, iop,
+						 hy_rank(w, target), tdisp, iop,
 						 w->inner));
+	}
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Fetch_and_op");
 }
@@ -327,9 +376,21 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 					     tdisp, win);
 	ret = hy_type(type, &it);
 	if (!ret)
+		ret = hy_span_access(w, target);
+	if (!ret && hy_remote(w, target)) {
+		struct mpirma_rma_args a = {
+			.kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1,
+			.otype = it, .raddr = raddr, .rcount = 1, .rtype = it,
+			.caddr = caddr, .trank = target, .tdisp = tdisp,
+			.tcount = 1, .ttype = it, .single = true,
+		};
+
+		ret = hy_ship(w, &a, "MPI_Compare_and_swap");
+	} else if (!ret) {
 		ret = hy_inner(MPII_Compare_and_swap(oaddr, caddr, raddr, it,
-						     hy_rank(target), tdisp,
+						     hy_rank(w, target), tdisp,
 						     w->inner));
+	}
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Compare_and_swap");
 }

@@ -6,8 +6,63 @@
  *
  * The engine's blocking calls run with hy.lock held: other threads of this
  * process that call into the engine meanwhile wait for them.
+ *
+ * On a window that spans nodes every synchronization is the host's, on the
+ * host window; the calls that complete operations first complete what the
+ * engine and the agents carry (hy_span_settle), span.c.
  */
 #include "hybrid.h"
+
+/*
+ * The end of a synchronization on a window that spans nodes: @settled,
+ * the engine's and agents' part, goes to the window's handler; @host, the
+ * host's call, has been through it already.
+ */
+static int span_end(struct hy_win *w, int settled, int host, const char *fn)
+{
+	return settled ? hy_done(w, settled, fn) : host;
+}
+
+/*
+ * Records an access epoch the host's synchronization opened or closed on a
+ * window that spans nodes (hy_span_access checks against it): @flag, of
+ * w->span, becomes @on.
+ */
+static void span_epoch(unsigned char *flag, bool on)
+{
+	hy_lock();
+	*flag = on;
+	hy_unlock();
+}
+
+static void span_epoch_bool(bool *flag, bool on)
+{
+	hy_lock();
+	*flag = on;
+	hy_unlock();
+}
+
+/* A synchronization only the host's window takes part in. */
+static inline bool host_only(struct hy_win *w)
+{
+	if (!w->span)
+		return false;
+	hy_unlock();
+	return true;
+}
+
+/*
+ * MPI_PROC_NULL as the target of lock, unlock or flush on a window that
+ * spans nodes: a no-op, as the standard says and the engine does (Open MPI
+ * 4.1's own lock rejects it).  Releases hy.lock when it is one.
+ */
+static bool span_proc_null(struct hy_win *w, int rank)
+{
+	if (!w->span || rank != MPI_PROC_NULL)
+		return false;
+	hy_unlock();
+	return true;
+}
 
 int MPI_Win_fence(int assert, MPI_Win win)
 {
@@ -15,6 +70,14 @@ int MPI_Win_fence(int assert, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_fence(assert, win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+		int host = PMPI_Win_fence(assert, win);
+
+		/* Errors never break sync: the epoch is what was asked. */
+		span_epoch_bool(&w->span->fence, !(assert & MPI_MODE_NOSUCCEED));
+		return span_end(w, ret, host, "MPI_Win_fence");
+	}
 	return hy_leave(w, MPII_Win_fence(hy_assert(assert), w->inner),
 			"MPI_Win_fence");
 }
@@ -24,6 +87,14 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 	int type, ret;
 
+	if (w && span_proc_null(w, rank))
+		return MPI_SUCCESS;
+	if (w && host_only(w)) {
+		ret = PMPI_Win_lock(lock_type, rank, assert, win);
+		if (!ret && rank >= 0 && rank < w->span->size)
+			span_epoch(&w->span->lock_of[rank], true);
+		return ret;
+	}
 	if (!w)
 		return PMPI_Win_lock(lock_type, rank, assert, win);
 	ret = hy_lock_type(lock_type, &type);
@@ -31,7 +102,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 		hy_unlock();
 		return hy_done(w, ret, "MPI_Win_lock");
 	}
-	return hy_leave(w, MPII_Win_lock(type, hy_rank(rank), hy_assert(assert),
+	return hy_leave(w, MPII_Win_lock(type, hy_rank(w, rank), hy_assert(assert),
 					 w->inner), "MPI_Win_lock");
 }
 
@@ -41,7 +112,17 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_unlock(rank, win);
-	return hy_leave(w, MPII_Win_unlock(hy_rank(rank), w->inner),
+	if (span_proc_null(w, rank))
+		return MPI_SUCCESS;
+	if (w->span) {
+		int ret = hy_span_settle(w, rank);
+		int host = PMPI_Win_unlock(rank, win);
+
+		if (rank >= 0 && rank < w->span->size)
+			span_epoch(&w->span->lock_of[rank], false);
+		return span_end(w, ret, host, "MPI_Win_unlock");
+	}
+	return hy_leave(w, MPII_Win_unlock(hy_rank(w, rank), w->inner),
 			"MPI_Win_unlock");
 }
 
@@ -49,6 +130,13 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
+	if (w && host_only(w)) {
+		int ret = PMPI_Win_lock_all(assert, win);
+
+		if (!ret)
+			span_epoch_bool(&w->span->lock_all, true);
+		return ret;
+	}
 	if (!w)
 		return PMPI_Win_lock_all(assert, win);
 	return hy_leave(w, MPII_Win_lock_all(hy_assert(assert), w->inner),
@@ -61,6 +149,13 @@ int MPI_Win_unlock_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_unlock_all(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+		int host = PMPI_Win_unlock_all(win);
+
+		span_epoch_bool(&w->span->lock_all, false);
+		return span_end(w, ret, host, "MPI_Win_unlock_all");
+	}
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
 }
 
@@ -70,7 +165,17 @@ int MPI_Win_flush(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush(rank, win);
-	return hy_leave(w, MPII_Win_flush(hy_rank(rank), w->inner),
+	if (span_proc_null(w, rank))
+		return MPI_SUCCESS;
+	if (w->span) {
+		bool remote = !hy_rank_local(w, rank);
+		int ret = hy_span_settle(w, rank);
+
+		/* A node-local target has nothing in the host's window. */
+		return span_end(w, ret, remote ? PMPI_Win_flush(rank, win) :
+				MPI_SUCCESS, "MPI_Win_flush");
+	}
+	return hy_leave(w, MPII_Win_flush(hy_rank(w, rank), w->inner),
 			"MPI_Win_flush");
 }
 
@@ -80,6 +185,12 @@ int MPI_Win_flush_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_all(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_flush_all(win),
+				"MPI_Win_flush_all");
+	}
 	return hy_leave(w, MPII_Win_flush_all(w->inner), "MPI_Win_flush_all");
 }
 
@@ -89,7 +200,17 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_local(rank, win);
-	return hy_leave(w, MPII_Win_flush_local(hy_rank(rank), w->inner),
+	if (span_proc_null(w, rank))
+		return MPI_SUCCESS;
+	if (w->span) {
+		bool remote = !hy_rank_local(w, rank);
+		int ret = hy_span_settle(w, rank);
+
+		return span_end(w, ret, remote ?
+				PMPI_Win_flush_local(rank, win) : MPI_SUCCESS,
+				"MPI_Win_flush_local");
+	}
+	return hy_leave(w, MPII_Win_flush_local(hy_rank(w, rank), w->inner),
 			"MPI_Win_flush_local");
 }
 
@@ -99,6 +220,12 @@ int MPI_Win_flush_local_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_local_all(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+
+		return span_end(w, ret, PMPI_Win_flush_local_all(win),
+				"MPI_Win_flush_local_all");
+	}
 	return hy_leave(w, MPII_Win_flush_local_all(w->inner),
 			"MPI_Win_flush_local_all");
 }
@@ -109,6 +236,12 @@ int MPI_Win_sync(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_sync(win);
+	if (w->span) {
+		int ret = hy_inner(MPII_Win_sync(w->inner));
+
+		hy_unlock();
+		return span_end(w, ret, PMPI_Win_sync(win), "MPI_Win_sync");
+	}
 	return hy_leave(w, MPII_Win_sync(w->inner), "MPI_Win_sync");
 }
 
@@ -131,7 +264,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_post(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_post, "MPI_Win_post");
 }
@@ -140,6 +273,16 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
+	if (w && host_only(w)) {
+		int ret = PMPI_Win_start(group, assert, win);
+
+		if (!ret) {
+			hy_lock();
+			hy_span_start(w, group);
+			hy_unlock();
+		}
+		return ret;
+	}
 	if (!w)
 		return PMPI_Win_start(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_start, "MPI_Win_start");
@@ -151,6 +294,13 @@ int MPI_Win_complete(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_complete(win);
+	if (w->span) {
+		int ret = hy_span_settle(w, -1);
+		int host = PMPI_Win_complete(win);
+
+		span_epoch_bool(&w->span->started, false);
+		return span_end(w, ret, host, "MPI_Win_complete");
+	}
 	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
 }
 
@@ -158,7 +308,7 @@ int MPI_Win_wait(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_wait(win);
 	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
 }
@@ -167,7 +317,7 @@ int MPI_Win_test(MPI_Win win, int *flag)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
+	if (!w || host_only(w))
 		return PMPI_Win_test(win, flag);
 	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");
 }

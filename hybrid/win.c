@@ -8,8 +8,10 @@
  * the engine's: it is created in the engine over a communicator of the same
  * ranks in the same order, and the program gets the handle of a host window
  * over no memory, which keeps everything the host knows about windows
- * (attributes, name, error handler, group, Fortran handle) working.  Every
- * other window is the host's alone.
+ * (attributes, name, error handler, group, Fortran handle) working.  A
+ * window that spans nodes gets an engine window over this node's ranks of
+ * it and a host window over the same memory (span.c); without hy.span, and
+ * for MPI_Win_allocate_shared, it is the host's alone.
  */
 #include <stdlib.h>
 
@@ -31,41 +33,50 @@ struct hy_win *hy_win_find(MPI_Win win)
 }
 
 /*
- * The engine ranks of @comm's members, in @comm's order, when all of them
- * are on this process's node and mpirma serves it; NULL otherwise (every
- * member decides the same from the same table).
+ * The engine ranks of @comm's members on this process's node, in @comm's
+ * order (*@n of them); *@spans: some member is on another node.  NULL when
+ * the engine serves no part of @comm: mpirma off, an inter-communicator, or
+ * @comm spans nodes and such windows are the host's (every member decides
+ * the same from the same tables).
  */
-static int *node_ranks(MPI_Comm comm, int *n)
+static int *node_ranks(MPI_Comm comm, int *n, bool *spans)
 {
 	MPI_Group g;
-	int *from, *world, inter = 0;
+	int *from, *world, inter = 0, size, m = 0;
 
+	*spans = false;
 	if (!hy.active || comm == MPI_COMM_NULL ||
 	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return NULL;
-	PMPI_Comm_size(comm, n);
+	PMPI_Comm_size(comm, &size);
 	PMPI_Comm_group(comm, &g);
-	from = malloc(sizeof(int) * (size_t)*n);
-	world = malloc(sizeof(int) * (size_t)*n);
+	from = malloc(sizeof(int) * (size_t)size);
+	world = malloc(sizeof(int) * (size_t)size);
 	if (from && world) {
-		for (int k = 0; k < *n; k++)
+		for (int k = 0; k < size; k++)
 			from[k] = k;
-		PMPI_Group_translate_ranks(g, *n, from, hy.world_group, world);
-		for (int k = 0; k < *n && world; k++) {
-			if (world[k] == MPI_UNDEFINED ||
-			    hy.node_of[world[k]] != hy.node) {
+		PMPI_Group_translate_ranks(g, size, from, hy.world_group, world);
+		for (int k = 0; k < size && world; k++) {
+			if (world[k] == MPI_UNDEFINED) {
 				free(world);
 				world = NULL;
+			} else if (hy.node_of[world[k]] != hy.node) {
+				*spans = true;
 			} else {
-				world[k] = hy.inner_of[world[k]];
+				world[m++] = hy.inner_of[world[k]];
 			}
 		}
 	} else {
 		free(world);
 		world = NULL;
 	}
+	if (world && *spans && !hy.span) {
+		free(world);
+		world = NULL;
+	}
 	free(from);
 	PMPI_Group_free(&g);
+	*n = m;
 	return world;
 }
 
@@ -90,17 +101,10 @@ static int inner_comm(const int *iranks, int n, MPII_Comm *out)
 	return hy_inner(ret);
 }
 
-struct create_args {
-	int flavor;
-	MPI_Aint size;
-	int disp_unit;
-	MPI_Info info;
-	MPI_Comm comm;
-	void *base;		/* in: create; out: allocate */
-};
-
 static void win_release(struct hy_win *w)
 {
+	if (w->span)
+		hy_span_release(w);
 	if (w->inner != MPII_WIN_NULL)
 		MPII_Win_free(&w->inner);
 	if (w->igroup != MPII_GROUP_NULL)
@@ -159,8 +163,14 @@ static int create(struct create_args *a, MPI_Win *win)
 {
 	struct hy_win *w;
 	int *iranks, n, ret, ok, all_ok;
+	bool spans;
 
-	iranks = node_ranks(a->comm, &n);
+	iranks = node_ranks(a->comm, &n, &spans);
+	if (iranks && spans && a->flavor == MPI_WIN_FLAVOR_SHARED) {
+		/* The host's own (it needs one shared-memory node). */
+		free(iranks);
+		iranks = NULL;
+	}
 	if (!iranks)
 		return -1;
 	w = calloc(1, sizeof(*w));
@@ -182,7 +192,8 @@ out_agree:
 	ok = ret == MPI_SUCCESS;
 	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
 	if (ok && all_ok)
-		ret = PMPI_Win_create(NULL, 0, 1, a->info, a->comm, &w->host);
+		ret = spans ? hy_span_open(w, a) :
+		      PMPI_Win_create(NULL, 0, 1, a->info, a->comm, &w->host);
 	if (!ok || !all_ok || ret) {
 		if (ok && !ret)
 			ret = hy_fail(MPI_ERR_OTHER, "another rank could not "
@@ -259,9 +270,47 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 	return ret != -1 ? ret : PMPI_Win_create_dynamic(info, comm, win);
 }
 
+/* Unlinks @w from the table and frees it with its engine window.  hy.lock. */
+static int win_drop(struct hy_win *w)
+{
+	struct hy_win **p;
+	int ret;
+
+	/* The engine's free completes the window's operations first. */
+	ret = hy_inner(MPII_Win_free(&w->inner));
+	if (ret)
+		return ret;
+	for (p = &wins; *p != w; p = &(*p)->next)
+		;
+	*p = w->next;
+	win_release(w);
+	return MPI_SUCCESS;
+}
+
+/*
+ * A window that spans nodes: nothing in flight to or from other nodes any
+ * more, then the host's window (which may still touch the memory), then
+ * the engine's, which owns MPI_Win_allocate's memory.  An error of a
+ * shipped operation still lets the free finish.
+ */
+static int span_free(struct hy_win *w, MPI_Win *win)
+{
+	int quiet, ret;
+
+	quiet = hy_span_quiesce(w);
+	if (quiet)
+		PMPI_Win_call_errhandler(*win, quiet);
+	ret = PMPI_Win_free(win);
+	hy_lock();
+	if (!ret)
+		ret = win_drop(w);
+	hy_unlock();
+	return quiet ? quiet : ret;
+}
+
 int MPI_Win_free(MPI_Win *win)
 {
-	struct hy_win *w, **p;
+	struct hy_win *w;
 	int ret;
 
 	hy_lock();
@@ -270,17 +319,14 @@ int MPI_Win_free(MPI_Win *win)
 		hy_unlock();
 		return PMPI_Win_free(win);
 	}
-	/* The engine's free completes the window's operations first. */
-	ret = hy_inner(MPII_Win_free(&w->inner));
-	if (ret) {
+	if (w->span) {
 		hy_unlock();
-		return hy_done(w, ret, "MPI_Win_free");
+		return span_free(w, win);
 	}
-	for (p = &wins; *p != w; p = &(*p)->next)
-		;
-	*p = w->next;
-	win_release(w);
+	ret = win_drop(w);
 	hy_unlock();
+	if (ret)
+		return hy_done(w, ret, "MPI_Win_free");
 	return PMPI_Win_free(win);
 }
 
@@ -318,12 +364,12 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 
 	hy_lock();
 	w = hy_win_find(win);
-	if (!w) {
+	if (!w || w->span) {
 		hy_unlock();
 		return PMPI_Win_shared_query(win, rank, size, disp_unit,
 					     baseptr);
 	}
-	ret = hy_inner(MPII_Win_shared_query(w->inner, hy_rank(rank), size,
+	ret = hy_inner(MPII_Win_shared_query(w->inner, hy_rank(w, rank), size,
 					     disp_unit, baseptr));
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Win_shared_query");
@@ -342,6 +388,16 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 	}
 	ret = hy_inner(MPII_Win_attach(w->inner, base, size));
 	hy_unlock();
+	if (!ret && w->span) {
+		/* Other nodes reach it through the host's window. */
+		ret = PMPI_Win_attach(win, base, size);
+		if (ret) {
+			hy_lock();
+			MPII_Win_detach(w->inner, base);
+			hy_unlock();
+		}
+		return ret;
+	}
 	return hy_done(w, ret, "MPI_Win_attach");
 }
 
@@ -358,6 +414,8 @@ int MPI_Win_detach(MPI_Win win, const void *base)
 	}
 	ret = hy_inner(MPII_Win_detach(w->inner, base));
 	hy_unlock();
+	if (!ret && w->span)
+		return PMPI_Win_detach(win, base);
 	return hy_done(w, ret, "MPI_Win_detach");
 }
 
@@ -384,7 +442,11 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 	return PMPI_Win_set_info(win, info);
 }
 
-/* The host's keys, and the engine's (mpirma_atomicity says who serves). */
+/*
+ * The host's keys, and the engine's (mpirma_atomicity says mpirma serves
+ * the window); mpirma_span says whether it spans nodes ("true": its
+ * node-local targets are the engine's, its accumulates shipped).
+ */
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
 	char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
@@ -407,6 +469,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 				PMPI_Info_set(*info_used, key, val);
 		}
 		MPII_Info_free(&ii);
+		PMPI_Info_set(*info_used, "mpirma_span",
+			      w->span ? "true" : "false");
 	}
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Win_get_info");

@@ -4,8 +4,9 @@
  * the same time.  The same source runs on mpirma's own library (one node)
  * and, with the hybrid layer, under Open MPI and MPICH at 1 and 2 logical
  * nodes (hybrid/run), where a window on the node's communicator is
- * mpirma's and a window on MPI_COMM_WORLD is mpirma's only when the job
- * fits one node.
+ * mpirma's alone and a window on MPI_COMM_WORLD spans the nodes (mpirma
+ * serves its node-local targets and ships its accumulates; span.c tests
+ * that window's guarantees in depth).
  *
  *  - which windows mpirma serves: a window it serves reports the
  *    mpirma_atomicity info key (args: world=0|1 local=0|1, what to expect);

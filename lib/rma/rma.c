@@ -42,6 +42,7 @@
 #include "op.h"
 #include "reduce.h"
 #include "request.h"
+#include "ship.h"
 #include "win.h"
 
 /* ------------------------------------------------------------ datatypes */
@@ -309,26 +310,8 @@ out_range:
 
 /* ------------------------------------------------------------ the calls */
 
-/* The arguments of any RMA call; unused sides have count 0. */
-struct rma_args {
-	int kind;			/* MPIRMA_KIND_* */
-	const void *oaddr;
-	int ocount;
-	MPI_Datatype otype;
-	void *raddr;
-	int rcount;
-	MPI_Datatype rtype;
-	const void *caddr;		/* compare_and_swap */
-	int trank;
-	MPI_Aint tdisp;
-	int tcount;
-	MPI_Datatype ttype;
-	MPI_Op op;
-	bool single;			/* fetch_and_op, compare_and_swap */
-};
-
 /* The op for accumulate kinds; MPI class (recorded). */
-static int check_op(const struct rma_args *a, int *kop)
+static int check_op(const struct mpirma_rma_args *a, int *kop)
 {
 	*kop = mpirma_op_kernel(a->op);
 	if (*kop < 0)
@@ -348,8 +331,9 @@ static int check_op(const struct rma_args *a, int *kop)
  * the full checks of rma_build() (which then also report the error); the
  * epoch and rank checks are the caller's.
  */
-static bool rma_build_basic(const struct rma_args *a, struct mpirma_op *op,
-			    bool has_origin, bool has_result, int kop)
+static bool rma_build_basic(const struct mpirma_rma_args *a,
+			    struct mpirma_op *op, bool has_origin,
+			    bool has_result, int kop)
 {
 	struct mpirma_dtype *t = mpirma_dtype_get(a->ttype);
 	int kt;
@@ -388,7 +372,7 @@ static bool rma_build_basic(const struct rma_args *a, struct mpirma_op *op,
  * Builds the kernel operation for @a.  *skip is set when there is nothing
  * to do (MPI_PROC_NULL, no data).  MPI class (recorded).
  */
-static int rma_build(struct mpirma_window *w, const struct rma_args *a,
+static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 		     struct mpirma_op *op, bool *skip,
 		     struct mpirma_block **scratch)
 {
@@ -579,7 +563,7 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
  * Runs one RMA call on @win; @now: complete before returning (request-based
  * calls).  MPI class (recorded, not raised).
  */
-static int rma_call(MPI_Win win, const struct rma_args *a, bool now)
+static int rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *scratch = NULL;
@@ -598,6 +582,37 @@ static int rma_call(MPI_Win win, const struct rma_args *a, bool now)
 	return ret;
 }
 
+/* ------------------------------------------------------------ shipping */
+
+/* lib/rma/ship.h: the operation rma_call() would issue, for another node. */
+int mpirma_rma_prepare(int win, const struct mpirma_rma_args *a,
+		       struct mpirma_op *op, bool *skip, void **scratch,
+		       const char *fn)
+{
+	struct mpirma_window *w = mpirma_window_check(win);
+	struct mpirma_block *s = NULL;
+	int ret;
+
+	*scratch = NULL;
+	if (!w)
+		return mpirma_raise_win(win, MPI_ERR_WIN, fn, NULL);
+	ret = rma_build(w, a, op, skip, &s);
+	*scratch = s;
+	return mpirma_raise_win(win, ret, fn, NULL);
+}
+
+int64_t mpirma_rma_win_id(int win)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+
+	return w ? (int64_t)w->id : -1;
+}
+
+unsigned int mpirma_rma_elem_size(unsigned int ktype)
+{
+	return ktype < MPIRMA_NR_TYPES ? mpirma_type_info[ktype].size : 0;
+}
+
 /* ------------------------------------------------------------ requests */
 
 /*
@@ -605,7 +620,7 @@ static int rma_call(MPI_Win win, const struct rma_args *a, bool now)
  * (it is never queued), so its request is born complete.  MPI class
  * (recorded).
  */
-static int rma_call_req(MPI_Win win, const struct rma_args *a,
+static int rma_call_req(MPI_Win win, const struct mpirma_rma_args *a,
 			MPI_Request *request)
 {
 	int ret;
@@ -626,14 +641,14 @@ static int rma_call_req(MPI_Win win, const struct rma_args *a,
  * The arguments of the calls that have a request-based form, built once for
  * both forms.  Put and Accumulate (@kind; @op is not used by a put):
  */
-static struct rma_args origin_args(int kind, const void *origin_addr,
+static struct mpirma_rma_args origin_args(int kind, const void *origin_addr,
 				   int origin_count,
 				   MPI_Datatype origin_datatype,
 				   int target_rank, MPI_Aint target_disp,
 				   int target_count,
 				   MPI_Datatype target_datatype, MPI_Op op)
 {
-	return (struct rma_args){
+	return (struct mpirma_rma_args){
 		.kind = kind, .oaddr = origin_addr,
 		.ocount = origin_count, .otype = origin_datatype,
 		.trank = target_rank, .tdisp = target_disp,
@@ -642,12 +657,12 @@ static struct rma_args origin_args(int kind, const void *origin_addr,
 }
 
 /* Get: the origin buffer of a get is the kernel's result side. */
-static struct rma_args get_args(void *origin_addr, int origin_count,
+static struct mpirma_rma_args get_args(void *origin_addr, int origin_count,
 				MPI_Datatype origin_datatype, int target_rank,
 				MPI_Aint target_disp, int target_count,
 				MPI_Datatype target_datatype)
 {
-	return (struct rma_args){
+	return (struct mpirma_rma_args){
 		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
 		.rcount = origin_count, .rtype = origin_datatype,
 		.trank = target_rank, .tdisp = target_disp,
@@ -656,7 +671,7 @@ static struct rma_args get_args(void *origin_addr, int origin_count,
 }
 
 /* Get_accumulate: an accumulate with a result side. */
-static struct rma_args get_acc_args(const void *origin_addr, int origin_count,
+static struct mpirma_rma_args get_acc_args(const void *origin_addr, int origin_count,
 				    MPI_Datatype origin_datatype,
 				    void *result_addr, int result_count,
 				    MPI_Datatype result_datatype,
@@ -664,7 +679,7 @@ static struct rma_args get_acc_args(const void *origin_addr, int origin_count,
 				    int target_count,
 				    MPI_Datatype target_datatype, MPI_Op op)
 {
-	struct rma_args a = origin_args(MPIRMA_KIND_GET_ACC, origin_addr,
+	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_GET_ACC, origin_addr,
 					origin_count, origin_datatype,
 					target_rank, target_disp,
 					target_count, target_datatype, op);
@@ -680,7 +695,7 @@ int PMPI_Put(const void *origin_addr, int origin_count,
 	     MPI_Aint target_disp, int target_count,
 	     MPI_Datatype target_datatype, MPI_Win win)
 {
-	struct rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
+	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
 					origin_count, origin_datatype,
 					target_rank, target_disp,
 					target_count, target_datatype,
@@ -696,7 +711,7 @@ int PMPI_Get(void *origin_addr, int origin_count,
 	     MPI_Aint target_disp, int target_count,
 	     MPI_Datatype target_datatype, MPI_Win win)
 {
-	struct rma_args a = get_args(origin_addr, origin_count,
+	struct mpirma_rma_args a = get_args(origin_addr, origin_count,
 				     origin_datatype, target_rank,
 				     target_disp, target_count,
 				     target_datatype);
@@ -711,7 +726,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count,
 		    MPI_Aint target_disp, int target_count,
 		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-	struct rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
+	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
 					origin_count, origin_datatype,
 					target_rank, target_disp,
 					target_count, target_datatype, op);
@@ -728,7 +743,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
 			int target_count, MPI_Datatype target_datatype,
 			MPI_Op op, MPI_Win win)
 {
-	struct rma_args a = get_acc_args(origin_addr, origin_count,
+	struct mpirma_rma_args a = get_acc_args(origin_addr, origin_count,
 					 origin_datatype, result_addr,
 					 result_count, result_datatype,
 					 target_rank, target_disp,
@@ -743,7 +758,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 		      MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-	struct rma_args a = {
+	struct mpirma_rma_args a = {
 		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
 		.ocount = 1, .otype = datatype, .raddr = result_addr,
 		.rcount = 1, .rtype = datatype, .trank = target_rank,
@@ -760,7 +775,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 			  void *result_addr, MPI_Datatype datatype,
 			  int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-	struct rma_args a = {
+	struct mpirma_rma_args a = {
 		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
 		.otype = datatype, .raddr = result_addr, .rcount = 1,
 		.rtype = datatype, .caddr = compare_addr,
@@ -779,7 +794,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count,
 	      MPI_Datatype target_datatype, MPI_Win win,
 	      MPI_Request *request)
 {
-	struct rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
+	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
 					origin_count, origin_datatype,
 					target_rank, target_disp,
 					target_count, target_datatype,
@@ -797,7 +812,7 @@ int PMPI_Rget(void *origin_addr, int origin_count,
 	      MPI_Datatype target_datatype, MPI_Win win,
 	      MPI_Request *request)
 {
-	struct rma_args a = get_args(origin_addr, origin_count,
+	struct mpirma_rma_args a = get_args(origin_addr, origin_count,
 				     origin_datatype, target_rank,
 				     target_disp, target_count,
 				     target_datatype);
@@ -814,7 +829,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count,
 		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
 		     MPI_Request *request)
 {
-	struct rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
+	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
 					origin_count, origin_datatype,
 					target_rank, target_disp,
 					target_count, target_datatype, op);
@@ -832,7 +847,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
 			 int target_count, MPI_Datatype target_datatype,
 			 MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-	struct rma_args a = get_acc_args(origin_addr, origin_count,
+	struct mpirma_rma_args a = get_acc_args(origin_addr, origin_count,
 					 origin_datatype, result_addr,
 					 result_count, result_datatype,
 					 target_rank, target_disp,

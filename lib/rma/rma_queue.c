@@ -30,48 +30,65 @@
 
 #include "internal.h"
 #include "reduce.h"
+#include "ship.h"
 #include "win.h"
 
 #define MPIRMA_QUEUE_OPS	1024	/* longest batch */
 #define MPIRMA_QUEUE_DATA	65536	/* bytes of copied origin data */
 #define MPIRMA_QUEUE_INLINE	512	/* largest origin data queued */
 
-int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
-		     uint32_t nops)
+int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
+		     uint32_t *nfailed)
 {
 	struct mpirma_rma r;
-	uint32_t i;
 	int ret;
 
-	if (!nops)
-		return MPI_SUCCESS;
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
-	r.win_id = w->id;
+	r.win_id = win_id;
 	r.nops = nops;
 	r.ops = (uint64_t)(uintptr_t)ops;
 	r.op_size = sizeof(*ops);
 	ret = mpirma_ioctl(MPIRMA_IOC_RMA, &r);
+	*nfailed = r.nfailed;
+	return ret;
+}
+
+/* The class of a failed operation, its cause recorded (mpirma_err). */
+static int op_failed(const struct mpirma_op *op)
+{
+	if (op->status == -ERANGE)
+		return mpirma_err(MPI_ERR_RMA_RANGE, "the %s's target range "
+				  "(displacement %llu) does not lie inside the "
+				  "window memory of rank %u",
+				  mpirma_kind_name(op->kind),
+				  (unsigned long long)op->target_disp,
+				  op->target_rank);
+	return mpirma_err_errno(op->status, "%s to rank %u",
+				mpirma_kind_name(op->kind), op->target_rank);
+}
+
+int mpirma_rma_failed(int win, const struct mpirma_op *op, const char *fn)
+{
+	return mpirma_raise_win(win, op_failed(op), fn, NULL);
+}
+
+int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
+		     uint32_t nops)
+{
+	uint32_t i, nfailed;
+	int ret;
+
+	if (!nops)
+		return MPI_SUCCESS;
+	ret = mpirma_rma_apply(w->id, ops, nops, &nfailed);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_RMA");
-	if (!r.nfailed)
+	if (!nfailed)
 		return MPI_SUCCESS;
-	for (i = 0; i < nops; i++) {
-		const struct mpirma_op *op = &ops[i];
-
-		if (!op->status)
-			continue;
-		if (op->status == -ERANGE)
-			return mpirma_err(MPI_ERR_RMA_RANGE,
-					  "the %s's target range (displacement "
-					  "%llu) does not lie inside the window "
-					  "memory of rank %u",
-					  mpirma_kind_name(op->kind),
-					  (unsigned long long)op->target_disp,
-					  op->target_rank);
-		return mpirma_err_errno(op->status, "%s to rank %u",
-					mpirma_kind_name(op->kind), op->target_rank);
-	}
+	for (i = 0; i < nops; i++)
+		if (ops[i].status)
+			return op_failed(&ops[i]);
 	return MPI_SUCCESS;
 }
 

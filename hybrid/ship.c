@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ship.c - accumulate-like operations for targets on other nodes: shipped
+ * over the host MPI to an agent thread of the target process, which applies
+ * them through the module, so that every accumulate, get_accumulate,
+ * fetch_and_op and compare_and_swap on a target runs in that target node's
+ * atomicity domain, atomic per element with the node's own origins (the
+ * kernel, or the direct path's compare-and-exchange loops, which the
+ * kernel's native strategy shares).
+ *
+ * The origin builds the kernel operation with the engine's own code
+ * (mpirma_rma_prepare: the MPI call's checks and datatype layouts), packs
+ * the origin data, and sends header, target block list and data to the
+ * target's world rank on hy.ship_comm.  The agent receives any origin's
+ * operations in the order each origin sent them (one ordered channel per
+ * origin: same source, tag and communicator), applies each with one
+ * MPIRMA_IOC_RMA on the member fd (mpirma_rma_apply, which touches no
+ * engine state and takes no lock of the layer's), and replies with the
+ * status and, for get_accumulate, fetch_and_op and compare_and_swap, the
+ * previous target contents.  So accumulate_ordering holds, and an agent
+ * never waits for its own process: a rank blocked in an engine fence or
+ * lock (holding hy.lock) still serves the other nodes.  The kernel checks
+ * every operation again at the target (range, type, op).
+ *
+ * An accumulate returns once sent; its acknowledgement is collected by the
+ * call that completes it (hy_ship_complete: flush, unlock, fence, complete,
+ * free).  An operation with a result waits for the reply before it
+ * returns (the standard lets an operation complete early).  The origin's
+ * receive of a reply is posted before the operation is sent, both under
+ * one lock, so replies, which come back in sending order, match them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hybrid.h"
+#include "ship.h"
+
+#define HY_TAG_OP	0x5348	/* origin -> agent: an operation */
+#define HY_TAG_REPLY	0x5349	/* agent -> origin: status (and result) */
+#define HY_QUIT		UINT32_MAX	/* slot of the message that stops the agent */
+#define HY_PENDING_MAX	1024	/* acknowledgements kept before waiting */
+#define HY_IDLE_SPINS	64	/* polls with only a yield between them */
+#define HY_IDLE_MIN_NS	2000	/* then sleeps from 2 us ... */
+#define HY_IDLE_MAX_NS	500000	/* ... doubling up to 0.5 ms */
+
+/* What travels: header, target blocks, origin data, compare value. */
+struct ship_hdr {
+	uint32_t slot;
+	uint16_t kind;
+	uint16_t type;
+	uint16_t op;
+	uint16_t pad;
+	uint32_t nblocks;
+	uint64_t disp;
+	uint64_t count;
+	int64_t extent;
+	uint64_t nelem;
+};
+
+/* What comes back, followed by the result data. */
+struct ship_reply {
+	int32_t status;
+	uint32_t pad;
+};
+
+/**
+ * struct hy_pending - a shipped accumulate waiting for its acknowledgement
+ * @req: the reply's receive and the operation's send
+ * @msg: the operation as sent
+ * @reply: the acknowledgement
+ * @target: window rank of the target
+ * @disp: target displacement (for the message of a failure)
+ */
+struct hy_pending {
+	MPI_Request req[2];
+	struct ship_hdr *msg;
+	struct ship_reply *reply;
+	int target;
+	uint64_t disp;
+};
+
+/* The agent's windows: per slot, the kernel id and this process's rank. */
+struct agent_slot {
+	bool used;
+	uint32_t win_id;
+	uint32_t erank;
+};
+
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER; /* slots */
+static struct agent_slot *slots;
+static int nslots;
+
+/* Keeps each reply's receive and its operation's send together. */
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static pthread_t agent_thread;
+
+static bool has_origin(unsigned int kind, unsigned int op)
+{
+	return !(kind == MPIRMA_KIND_GET_ACC && op == MPIRMA_OP_NO_OP);
+}
+
+static bool has_result(unsigned int kind)
+{
+	return kind != MPIRMA_KIND_ACC;
+}
+
+/* The elements a layout covers (the kernel checks the sides agree). */
+static uint64_t layout_elems(const struct mpirma_layout *l, unsigned int size)
+{
+	const struct mpirma_block *b =
+		(const struct mpirma_block *)(uintptr_t)l->blocks;
+	uint64_t per = 0;
+
+	if (!l->nblocks)
+		return l->count;
+	for (uint32_t i = 0; i < l->nblocks; i++)
+		per += b[i].len;
+	return l->count * (per / size);
+}
+
+/* Copies the data of layout @l to or from the packed buffer @buf. */
+static void layout_copy(const struct mpirma_layout *l, unsigned int size,
+			char *buf, bool pack)
+{
+	const struct mpirma_block *b =
+		(const struct mpirma_block *)(uintptr_t)l->blocks;
+	char *base = (char *)(uintptr_t)l->addr;
+
+	if (!l->nblocks) {
+		if (pack)
+			memcpy(buf, base, l->count * size);
+		else
+			memcpy(base, buf, l->count * size);
+		return;
+	}
+	for (uint64_t i = 0; i < l->count; i++)
+		for (uint32_t j = 0; j < l->nblocks; j++) {
+			char *p = base + (int64_t)i * l->extent + b[j].disp;
+
+			if (pack)
+				memcpy(buf, p, b[j].len);
+			else
+				memcpy(p, buf, b[j].len);
+			buf += b[j].len;
+		}
+}
+
+/* ------------------------------------------------------------ the agent */
+
+/* Bytes a message with header @h must have; 0 when it cannot be valid. */
+static size_t msg_len(const struct ship_hdr *h, unsigned int size)
+{
+	uint64_t data = 0, len;
+
+	if (h->nblocks > MPIRMA_MAX_BLOCKS || h->nelem > INT_MAX / size)
+		return 0;
+	if (has_origin(h->kind, h->op))
+		data += h->nelem * size;
+	if (h->kind == MPIRMA_KIND_CAS)
+		data += size;
+	len = sizeof(*h) + (uint64_t)h->nblocks * sizeof(struct mpirma_block) +
+	      data;
+	return len > INT_MAX ? 0 : (size_t)len;
+}
+
+/*
+ * Applies one received operation of @n bytes; its reply goes to *@r (of
+ * *@cap bytes, grown as needed), *@rlen bytes of it.  Returns the status.
+ */
+static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
+		 size_t *cap, int *rlen)
+{
+	unsigned int size = mpirma_rma_elem_size(h->type);
+	const char *p = (const char *)(h + 1);
+	struct agent_slot s = { 0 };
+	struct mpirma_op op;
+	uint32_t nfailed;
+	size_t need;
+	int ret;
+
+	*rlen = sizeof(**r);
+	if (n < sizeof(*h))
+		return -EINVAL;
+	pthread_mutex_lock(&slots_lock);
+	if (h->slot < (uint32_t)nslots)
+		s = slots[h->slot];
+	pthread_mutex_unlock(&slots_lock);
+	if (!s.used)
+		return -EBADF;
+	if (!size || (h->kind != MPIRMA_KIND_ACC &&
+		      h->kind != MPIRMA_KIND_GET_ACC &&
+		      h->kind != MPIRMA_KIND_CAS) || msg_len(h, size) != n)
+		return -EINVAL;
+	need = sizeof(**r) + (has_result(h->kind) ? h->nelem * size : 0);
+	if (need > *cap) {
+		struct ship_reply *q = realloc(*r, need);
+
+		if (!q)
+			return -ENOMEM;
+		*r = q;
+		*cap = need;
+	}
+	memset(&op, 0, sizeof(op));
+	op.kind = h->kind;
+	op.type = h->type;
+	op.op = h->op;
+	op.target_rank = s.erank;
+	op.target_disp = h->disp;
+	op.target.nblocks = h->nblocks;
+	op.target.count = h->count;
+	op.target.extent = h->extent;
+	if (h->nblocks)
+		op.target.blocks = (uint64_t)(uintptr_t)p;
+	p += h->nblocks * sizeof(struct mpirma_block);
+	if (has_origin(h->kind, h->op)) {
+		op.origin.addr = (uint64_t)(uintptr_t)p;
+		op.origin.count = h->nelem;
+		p += h->nelem * size;
+	}
+	if (has_result(h->kind)) {
+		op.result.addr = (uint64_t)(uintptr_t)(*r + 1);
+		op.result.count = h->nelem;
+	}
+	if (h->kind == MPIRMA_KIND_CAS)
+		op.compare = (uint64_t)(uintptr_t)p;
+	ret = mpirma_rma_apply(s.win_id, &op, 1, &nfailed);
+	if (!ret && !op.status)
+		*rlen = (int)need;
+	return ret ? ret : op.status;
+}
+
+/*
+ * Waits for the next operation.  A blocking probe would keep a CPU busy in
+ * the host's progress loop (and its lock) for the agent's whole life, taken
+ * from the program's threads: the agent polls, and sleeps longer and longer
+ * (up to HY_IDLE_MAX_NS) while nothing comes.
+ */
+static bool probe(MPI_Message *m, MPI_Status *st)
+{
+	struct timespec ts = { 0, 0 };
+	int flag = 0;
+
+	for (int polls = 0;; polls++) {
+		if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag,
+				 m, st) != MPI_SUCCESS)
+			return false;
+		if (flag)
+			return true;
+		if (polls < HY_IDLE_SPINS) {
+			sched_yield();
+			continue;
+		}
+		ts.tv_nsec = ts.tv_nsec ? ts.tv_nsec * 2 : HY_IDLE_MIN_NS;
+		if (ts.tv_nsec > HY_IDLE_MAX_NS)
+			ts.tv_nsec = HY_IDLE_MAX_NS;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * The agent: receives operations from every origin and applies them, until
+ * its own process sends HY_QUIT (hy_ship_stop).  Out of memory it ends the
+ * job: an origin would otherwise wait for its reply forever.
+ */
+static void *agent(void *unused)
+{
+	size_t cap = sizeof(struct ship_reply);
+	struct ship_reply *r = malloc(cap);
+
+	(void)unused;
+	for (;;) {
+		struct ship_hdr *h;
+		MPI_Message m;
+		MPI_Status st;
+		int n = 0, rlen, status;
+
+		if (!probe(&m, &st))
+			break;
+		PMPI_Get_count(&st, MPI_BYTE, &n);
+		h = malloc(n > (int)sizeof(*h) ? (size_t)n : sizeof(*h));
+		if (!h || !r)
+			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+		PMPI_Mrecv(h, n, MPI_BYTE, &m, &st);
+		if (n >= (int)sizeof(*h) && h->slot == HY_QUIT) {
+			free(h);
+			break;
+		}
+		status = serve(h, (size_t)n, &r, &cap, &rlen);
+		r->status = status;
+		r->pad = 0;
+		PMPI_Send(r, rlen, MPI_BYTE, st.MPI_SOURCE, HY_TAG_REPLY,
+			  hy.ship_comm);
+		free(h);
+	}
+	free(r);
+	return NULL;
+}
+
+int hy_ship_start(void)
+{
+	int ok, all;
+
+	if (!hy.span)
+		return MPI_SUCCESS;
+	PMPI_Comm_dup(MPI_COMM_WORLD, &hy.ship_comm);
+	ok = pthread_create(&agent_thread, NULL, agent, NULL) == 0;
+	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!all) {
+		if (ok)
+			hy_ship_stop();
+		hy.span = false;
+	}
+	return MPI_SUCCESS;
+}
+
+void hy_ship_stop(void)
+{
+	struct ship_hdr quit = { .slot = HY_QUIT };
+	int me;
+
+	if (!hy.span)
+		return;
+	PMPI_Comm_rank(hy.ship_comm, &me);
+	PMPI_Send(&quit, sizeof(quit), MPI_BYTE, me, HY_TAG_OP, hy.ship_comm);
+	pthread_join(agent_thread, NULL);
+	PMPI_Comm_free(&hy.ship_comm);
+	hy.span = false;
+	free(slots);
+	slots = NULL;
+	nslots = 0;
+}
+
+/* ------------------------------------------------------------ windows */
+
+int hy_ship_open(struct hy_win *w)
+{
+	struct hy_span *sp = w->span;
+	int k;
+
+	pthread_mutex_lock(&slots_lock);
+	for (k = 0; k < nslots && slots[k].used; k++)
+		;
+	if (k == nslots) {
+		struct agent_slot *s = realloc(slots, sizeof(*s) *
+					       (size_t)(nslots + 8));
+
+		if (!s) {
+			pthread_mutex_unlock(&slots_lock);
+			return -1;
+		}
+		memset(s + nslots, 0, sizeof(*s) * 8);
+		slots = s;
+		nslots += 8;
+	}
+	slots[k].used = true;
+	slots[k].win_id = sp->win_id;
+	slots[k].erank = (uint32_t)sp->erank[sp->me];
+	pthread_mutex_unlock(&slots_lock);
+	sp->myslot = k;
+	return k;
+}
+
+void hy_ship_close(struct hy_win *w)
+{
+	if (w->span->myslot < 0)
+		return;
+	pthread_mutex_lock(&slots_lock);
+	slots[w->span->myslot].used = false;
+	pthread_mutex_unlock(&slots_lock);
+	w->span->myslot = -1;
+}
+
+/* ------------------------------------------------------------ origins */
+
+/* A reply's receive and its operation's send, completed. */
+static void wait2(MPI_Request *req)
+{
+	MPI_Status st[2];
+
+	PMPI_Waitall(2, req, st);
+}
+
+/* A failed shipped operation as the host's class (takes hy.lock). */
+static int failed(struct hy_win *w, unsigned int kind, int target,
+		  uint64_t disp, int status, const char *fn, bool locked)
+{
+	struct mpirma_op op = { .kind = (uint16_t)kind,
+				.target_rank = (uint32_t)target,
+				.target_disp = disp, .status = status };
+	int ret;
+
+	if (!locked)
+		hy_lock();
+	ret = hy_inner(mpirma_rma_failed(w->inner, &op, fn));
+	if (!locked)
+		hy_unlock();
+	return ret;
+}
+
+/* Waits for pending entry @k of @sp and drops it; host class. */
+static int settle(struct hy_win *w, int k)
+{
+	struct hy_span *sp = w->span;
+	struct hy_pending *p = &sp->pend[k];
+	int ret = MPI_SUCCESS;
+
+	wait2(p->req);
+	if (p->reply->status)
+		ret = failed(w, p->msg->kind, p->target, p->disp,
+			     p->reply->status, "MPI_Win_flush", false);
+	free(p->msg);
+	free(p->reply);
+	*p = sp->pend[--sp->npend];
+	return ret;
+}
+
+int hy_ship_complete(struct hy_win *w, int rank)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS, r;
+
+	pthread_mutex_lock(&sp->lock);
+	for (int k = 0; k < sp->npend;) {
+		if (rank >= 0 && sp->pend[k].target != rank) {
+			k++;
+			continue;
+		}
+		r = settle(w, k);
+		ret = ret ? ret : r;
+	}
+	pthread_mutex_unlock(&sp->lock);
+	return ret;
+}
+
+/* Keeps an accumulate's acknowledgement for hy_ship_complete. */
+static int keep(struct hy_win *w, const struct hy_pending *p)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS;
+
+	pthread_mutex_lock(&sp->lock);
+	if (sp->npend == HY_PENDING_MAX) {
+		/* Too many in flight: collect them (errors come now). */
+		while (sp->npend) {
+			int r = settle(w, 0);
+
+			ret = ret ? ret : r;
+		}
+	}
+	if (sp->npend == sp->cap) {
+		int cap = sp->cap ? 2 * sp->cap : 16;
+		struct hy_pending *q = realloc(sp->pend, sizeof(*q) *
+					       (size_t)cap);
+
+		if (!q) {
+			/* Wait for this one now instead. */
+			pthread_mutex_unlock(&sp->lock);
+			wait2((MPI_Request *)p->req);
+			if (!ret && p->reply->status)
+				ret = failed(w, p->msg->kind, p->target,
+					     p->disp, p->reply->status,
+					     "MPI_Accumulate", false);
+			free(p->msg);
+			free(p->reply);
+			return ret;
+		}
+		sp->pend = q;
+		sp->cap = cap;
+	}
+	sp->pend[sp->npend++] = *p;
+	pthread_mutex_unlock(&sp->lock);
+	return ret;
+}
+
+int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
+	    const char *fn)
+{
+	struct hy_span *sp = w->span;
+	struct mpirma_rma_args mine = *a;
+	struct mpirma_block *rblocks = NULL;
+	struct ship_reply *reply = NULL;
+	struct ship_hdr *h = NULL;
+	struct hy_pending p;
+	struct mpirma_op op;
+	uint64_t nelem, rbytes;
+	unsigned int size;
+	void *scratch;
+	size_t len = 0;
+	char *d;
+	bool skip;
+	int ret, rlen, peer = sp->world[a->trank];
+
+	/* Built and checked as for this process's own engine rank. */
+	mine.trank = sp->erank[sp->me];
+	ret = hy_inner(mpirma_rma_prepare(w->inner, &mine, &op, &skip,
+					  &scratch, fn));
+	if (ret || skip) {
+		free(scratch);
+		return ret;
+	}
+	size = mpirma_rma_elem_size(op.type);
+	nelem = layout_elems(&op.target, size);
+	rbytes = has_result(op.kind) ? nelem * size : 0;
+	h = calloc(1, sizeof(*h));
+	if (h) {
+		h->nblocks = op.target.nblocks;
+		h->nelem = nelem;
+		h->kind = op.kind;
+		h->op = op.op;
+		len = msg_len(h, size);
+		free(h);
+		h = len && rbytes <= INT_MAX - sizeof(*reply) ?
+		    malloc(len) : NULL;
+	}
+	if (rbytes && op.result.nblocks) {
+		rblocks = malloc(op.result.nblocks * sizeof(*rblocks));
+		if (rblocks)
+			memcpy(rblocks, (void *)(uintptr_t)op.result.blocks,
+			       op.result.nblocks * sizeof(*rblocks));
+	}
+	rlen = (int)(sizeof(*reply) + rbytes);
+	reply = malloc((size_t)rlen);
+	if (!h || !reply || (op.result.nblocks && rbytes && !rblocks)) {
+		free(scratch);
+		free(h);
+		free(reply);
+		free(rblocks);
+		return hy_fail(MPI_ERR_NO_MEM, "out of memory (or an operation "
+			       "too large to ship)");
+	}
+	*h = (struct ship_hdr){
+		.slot = (uint32_t)sp->slot[a->trank], .kind = op.kind,
+		.type = op.type, .op = op.op, .nblocks = op.target.nblocks,
+		.disp = op.target_disp, .count = op.target.count,
+		.extent = op.target.extent, .nelem = nelem,
+	};
+	d = (char *)(h + 1);
+	if (op.target.nblocks) {
+		memcpy(d, (void *)(uintptr_t)op.target.blocks,
+		       op.target.nblocks * sizeof(struct mpirma_block));
+		d += op.target.nblocks * sizeof(struct mpirma_block);
+	}
+	if (has_origin(op.kind, op.op)) {
+		layout_copy(&op.origin, size, d, true);
+		d += nelem * size;
+	}
+	if (op.kind == MPIRMA_KIND_CAS)
+		memcpy(d, (void *)(uintptr_t)op.compare, size);
+	if (rblocks)
+		op.result.blocks = (uint64_t)(uintptr_t)rblocks;
+	free(scratch);
+
+	/* The host's part, without the engine's lock. */
+	hy_unlock();
+	p = (struct hy_pending){ .msg = h, .reply = reply, .target = a->trank,
+				 .disp = op.target_disp };
+	pthread_mutex_lock(&order_lock);
+	PMPI_Irecv(reply, rlen, MPI_BYTE, peer, HY_TAG_REPLY, hy.ship_comm,
+		   &p.req[0]);
+	PMPI_Isend(h, (int)len, MPI_BYTE, peer, HY_TAG_OP, hy.ship_comm,
+		   &p.req[1]);
+	pthread_mutex_unlock(&order_lock);
+	if (!rbytes) {
+		ret = keep(w, &p);
+		hy_lock();
+		return ret;
+	}
+	wait2(p.req);
+	if (!reply->status)
+		layout_copy(&op.result, size, (char *)(reply + 1), false);
+	hy_lock();
+	if (reply->status)
+		ret = failed(w, op.kind, a->trank, op.target_disp,
+			     reply->status, fn, true);
+	free(h);
+	free(reply);
+	free(rblocks);
+	return ret;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ship.h - what the hybrid layer's remote path uses of the RMA engine
+ * besides its MPI calls (hybrid/ship.c; docs/design.md, "The hybrid
+ * layer").  An accumulate-like operation for a target on another node is
+ * built and checked at the origin by the engine's own code (rma_build, as
+ * the MPI call would), shipped over the host MPI, and applied at the target
+ * by the agent thread through one MPIRMA_IOC_RMA on the process's member
+ * fd, which touches no engine state (no epoch, no queue, no error record),
+ * so the agent needs no lock the engine's callers hold.
+ *
+ * The layer is compiled against the host MPI's mpi.h, so this header uses
+ * no MPI types: handles are the engine's ints, displacements longs (as
+ * MPI_Win, MPI_Datatype, MPI_Op and MPI_Aint are in include/mpi.h).
+ */
+#ifndef MPIRMA_LIB_SHIP_H
+#define MPIRMA_LIB_SHIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpirma_uapi.h"
+
+/* The arguments of any RMA call (lib/rma/rma.c); unused sides count 0. */
+struct mpirma_rma_args {
+	int kind;			/* MPIRMA_KIND_* */
+	const void *oaddr;
+	int ocount;
+	int otype;
+	void *raddr;
+	int rcount;
+	int rtype;
+	const void *caddr;		/* compare_and_swap */
+	int trank;
+	long tdisp;
+	int tcount;
+	int ttype;
+	int op;
+	bool single;			/* fetch_and_op, compare_and_swap */
+};
+
+/*
+ * The kernel operation the RMA call @a on engine window @win would issue,
+ * with every check of the call (counts, datatypes, op/type table,
+ * signatures, rank, epoch) except the target range, which the target's
+ * kernel checks.  @a->trank must be a rank of @win (the layer passes the
+ * caller's own and ships the operation to the real target).  *@skip: there
+ * is nothing to do.  *@scratch: a block list to free after the operation
+ * has been copied, or NULL.  Returns 0 or the engine's error class, raised
+ * on @win in the name of @fn as the call would.  Not thread-safe (the engine's rule).
+ */
+int mpirma_rma_prepare(int win, const struct mpirma_rma_args *a,
+		       struct mpirma_op *op, bool *skip, void **scratch,
+		       const char *fn);
+
+/*
+ * The kernel's id of engine window @win, or -1.  Not thread-safe; the id
+ * itself may be used from any thread while the window lives.
+ */
+int64_t mpirma_rma_win_id(int win);
+
+/*
+ * Applies @nops operations on kernel window @win_id (one MPIRMA_IOC_RMA on
+ * the member fd): 0, each operation's status written back, or a negative
+ * errno for the batch.  Thread-safe: touches no engine state.
+ */
+int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
+		     uint32_t *nfailed);
+
+/* Bytes of one element of kernel type @ktype; 0 when there is no such type. */
+unsigned int mpirma_rma_elem_size(unsigned int ktype);
+
+/*
+ * A failed operation's status (a negative errno the kernel wrote) as the
+ * engine's class, raised on @win with the cause ("the accumulate's target
+ * range ..."), as the call completing a local operation reports it.
+ */
+int mpirma_rma_failed(int win, const struct mpirma_op *op, const char *fn);
+
+#endif /* MPIRMA_LIB_SHIP_H */

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * span: MPI's guarantees on one window whose ranks span nodes, where (under
+ * the hybrid layer at 2 or more logical nodes) node-local targets are
+ * served by the module and the others by the host MPI, accumulates to them
+ * shipped to the target's agent (docs/design.md, "The hybrid layer").
+ * Every target below has origins on its own node and on the other at once,
+ * so each check holds across the two paths, not only within one:
+ *
+ *  - accumulate (SUM) from every rank on one element, and on a strided
+ *    vector (a derived datatype), with exact totals;
+ *  - fetch_and_op and get_accumulate tickets that form a permutation;
+ *  - get_accumulate REPLACE swaps of unique tokens: the values fetched and
+ *    the one left form a permutation (nothing lost, nothing seen twice);
+ *  - MPI_NO_OP reads of the sum, which only grows, never going back;
+ *  - a compare_and_swap spinlock guarding a get + put increment;
+ *  - MPI_LOCK_EXCLUSIVE guarding a get + put increment;
+ *  - accumulate_ordering: REPLACE, then SUM, then a fetch (NO_OP) from one
+ *    origin, unflushed, must apply in that order;
+ *  - completion: flush (a message after it finds the data at the target),
+ *    fence, and post/start/complete/wait;
+ *  - errors: accumulate-like operations outside any epoch fail with
+ *    MPI_ERR_RMA_SYNC; an accumulate and a fetch_and_op past the end of
+ *    the target's memory fail (at the call or at the flush or fence that
+ *    completes them) with MPI_ERR_RMA_RANGE, and the epoch, the next
+ *    operations and the synchronization go on as if nothing happened.
+ * In the three flavors with memory (allocate, create, dynamic).
+ *
+ * Args: span=1: the window must report mpirma_span "true" (the layer
+ * serves it in two parts; a layer that left it to the host fails);
+ * span=0: it must not.  Absent: only "served by mpirma" is checked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define OPS	12	/* per rank and check */
+#define VEC	4	/* elements of the strided vector */
+
+enum {
+	S_SUM, S_TICKET, S_GACC, S_LOCK, S_GUARDED, S_EXCL, S_FLUSH,
+	S_SWAP, S_ERR,
+	S_VEC,				/* VEC elements, stride 2 */
+	S_ORDER = S_VEC + 2 * VEC,	/* one per origin rank */
+};
+
+static int nslots;		/* S_ORDER + 2 * size: order, then fence */
+
+/* The window under test: its memory and its targets. */
+struct span {
+	MPI_Win win;
+	long *mem;
+	MPI_Aint disp0;		/* displacement of slot 0 (dynamic: address) */
+	MPI_Aint *disp;		/* per rank, for dynamic windows */
+	int flavor;
+};
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Where slot @s of rank @t's memory is. */
+static MPI_Aint at(const struct span *w, int t, int s)
+{
+	if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		return w->disp[t] + (MPI_Aint)(s * sizeof(long));
+	return s;
+}
+
+static void info_check(MPI_Win win, const char *key, int expect)
+{
+	char v[MPI_MAX_INFO_VAL + 1];
+	MPI_Info info;
+	int flag = 0;
+
+	CHECK_MPI(MPI_Win_get_info(win, &info));
+	MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
+	MPI_Info_free(&info);
+	if (!strcmp(key, "mpirma_atomicity"))
+		CHECK(flag, "the window is not served by mpirma");
+	else if (expect >= 0)
+		CHECK(flag && !strcmp(v, expect ? "true" : "false"),
+		      "%s is %s, want %s", key, flag ? v : "(unset)",
+		      expect ? "true" : "false");
+}
+
+static void open_span(struct span *w, int flavor, int expect_span)
+{
+	MPI_Aint bytes = (MPI_Aint)nslots * sizeof(long);
+
+	memset(w, 0, sizeof(*w));
+	w->flavor = flavor;
+	switch (flavor) {
+	case MPI_WIN_FLAVOR_ALLOCATE:
+		CHECK_MPI(MPI_Win_allocate(bytes, sizeof(long), MPI_INFO_NULL,
+					   MPI_COMM_WORLD, &w->mem, &w->win));
+		break;
+	case MPI_WIN_FLAVOR_CREATE:
+		w->mem = malloc((size_t)bytes);
+		CHECK_MPI(MPI_Win_create(w->mem, bytes, sizeof(long),
+					 MPI_INFO_NULL, MPI_COMM_WORLD,
+					 &w->win));
+		break;
+	default:
+		w->mem = malloc((size_t)bytes);
+		w->disp = malloc(sizeof(MPI_Aint) * (size_t)mtest_size);
+		CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD,
+						 &w->win));
+		CHECK_MPI(MPI_Win_attach(w->win, w->mem, bytes));
+		MPI_Get_address(w->mem, &w->disp0);
+		MPI_Allgather(&w->disp0, 1, MPI_AINT, w->disp, 1, MPI_AINT,
+			      MPI_COMM_WORLD);
+		break;
+	}
+	memset(w->mem, 0, (size_t)bytes);
+	info_check(w->win, "mpirma_atomicity", 1);
+	info_check(w->win, "mpirma_span", expect_span);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void close_span(struct span *w)
+{
+	if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		CHECK_MPI(MPI_Win_detach(w->win, w->mem));
+	CHECK_MPI(MPI_Win_free(&w->win));
+	if (w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
+		free(w->mem);
+	free(w->disp);
+}
+
+/* The targets: the first and the last rank (one per node at K = 2). */
+static int target(int i)
+{
+	return i % 2 ? mtest_size - 1 : 0;
+}
+
+/*
+ * Values fetched from one target, gathered at it, with @last (the target's
+ * final value, or -1: none) added: a permutation of 0, 1, ...
+ */
+static void check_perm(long *mine, int n, int t, long last, const char *what)
+{
+	long *all = NULL;
+	int total = n * mtest_size + (last >= 0);
+
+	if (mtest_rank == t)
+		all = malloc(sizeof(long) * (size_t)total);
+	MPI_Gather(mine, n, MPI_LONG, all, n, MPI_LONG, t, MPI_COMM_WORLD);
+	if (mtest_rank != t || !all)
+		return;
+	if (last >= 0)
+		all[total - 1] = last;
+	qsort(all, (size_t)total, sizeof(long), cmp_long);
+	for (int k = 0; k < total; k++)
+		if (all[k] != k) {
+			CHECK(0, "%s at rank %d: ticket %d is %ld", what, t, k,
+			      all[k]);
+			break;
+		}
+	free(all);
+}
+
+/* The non-atomic read-modify-write the locks guard: get, add 1, put. */
+static void increment(const struct span *w, int t, int slot)
+{
+	long v;
+
+	CHECK_MPI(MPI_Get(&v, 1, MPI_LONG, t, at(w, t, slot), 1, MPI_LONG,
+			  w->win));
+	CHECK_MPI(MPI_Win_flush(t, w->win));
+	v++;
+	CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t, at(w, t, slot), 1, MPI_LONG,
+			  w->win));
+}
+
+/*
+ * Slot @s of this process's memory when it is target @t (-1 otherwise),
+ * read in an epoch on itself after the others' epochs are over.
+ */
+static long own(const struct span *w, int t, int s)
+{
+	long v;
+
+	if (mtest_rank != t)
+		return -1;
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, w->win));
+	CHECK_MPI(MPI_Win_sync(w->win));
+	v = w->mem[s];
+	CHECK_MPI(MPI_Win_unlock(t, w->win));
+	return v;
+}
+
+/* Tickets from one target: a permutation of 0 .. n * size - 1. */
+static void check_tickets(long *mine, int n, int t, const char *what)
+{
+	check_perm(mine, n, t, -1, what);
+}
+
+/* Accumulates, tickets, swaps, CAS lock and exclusive lock, all in one go. */
+static void test_atomic(struct span *w)
+{
+	long one = 1, zero = 0, me = 1, got, vec[VEC], seen[2] = { 0, 0 };
+	long fop[2][OPS], gacc[2][OPS], swap[2][OPS];
+	int nf[2] = { 0, 0 }, ng[2] = { 0, 0 }, ns[2] = { 0, 0 };
+	MPI_Datatype strided;
+
+	mtest_section("atomicity across nodes");
+	MPI_Type_vector(VEC, 1, 2, MPI_LONG, &strided);
+	MPI_Type_commit(&strided);
+	for (int k = 0; k < VEC; k++)
+		vec[k] = k + 1;
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	for (int i = 0; i < 2 * OPS; i++) {
+		int t = target(i), side = i % 2;
+
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, at(w, t, S_SUM),
+					 1, MPI_LONG, MPI_SUM, w->win));
+		CHECK_MPI(MPI_Accumulate(vec, VEC, MPI_LONG, t,
+					 at(w, t, S_VEC), 1, strided, MPI_SUM,
+					 w->win));
+		CHECK_MPI(MPI_Fetch_and_op(&one, &fop[side][nf[side]++],
+					   MPI_LONG, t, at(w, t, S_TICKET),
+					   MPI_SUM, w->win));
+		CHECK_MPI(MPI_Get_accumulate(&one, 1, MPI_LONG,
+					     &gacc[side][ng[side]++], 1,
+					     MPI_LONG, t, at(w, t, S_GACC),
+					     1, MPI_LONG, MPI_SUM, w->win));
+		/* A unique token (1 ...) swapped in: the old one comes out. */
+		got = 1 + (long)mtest_rank * OPS + ns[side];
+		CHECK_MPI(MPI_Get_accumulate(&got, 1, MPI_LONG,
+					     &swap[side][ns[side]++], 1,
+					     MPI_LONG, t, at(w, t, S_SWAP),
+					     1, MPI_LONG, MPI_REPLACE, w->win));
+		/* The sum seen through MPI_NO_OP only grows. */
+		CHECK_MPI(MPI_Fetch_and_op(&one, &got, MPI_LONG, t,
+					   at(w, t, S_SUM), MPI_NO_OP,
+					   w->win));
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		CHECK(got >= seen[side] && got <= (long)mtest_size * OPS,
+		      "sum read %ld after %ld (at most %ld)", got, seen[side],
+		      (long)mtest_size * OPS);
+		seen[side] = got;
+		/* The spinlock: CAS 0 -> 1, get + put, CAS 1 -> 0. */
+		do {
+			CHECK_MPI(MPI_Compare_and_swap(&me, &zero, &got,
+						       MPI_LONG, t,
+						       at(w, t, S_LOCK),
+						       w->win));
+			CHECK_MPI(MPI_Win_flush(t, w->win));
+		} while (got != 0);
+		increment(w, t, S_GUARDED);
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		CHECK_MPI(MPI_Compare_and_swap(&zero, &me, &got, MPI_LONG, t,
+					       at(w, t, S_LOCK), w->win));
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		CHECK_EQ(got, 1, "lock word at release");
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+
+	/* The host's exclusive lock, taken by local and remote origins. */
+	for (int i = 0; i < 2 * OPS; i++) {
+		int t = target(i);
+
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w->win));
+		increment(w, t, S_EXCL);
+		CHECK_MPI(MPI_Win_unlock(t, w->win));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Type_free(&strided);
+
+	for (int side = 0; side < 2; side++) {
+		int t = side ? mtest_size - 1 : 0;
+		long want = (long)mtest_size * OPS;
+
+		check_tickets(fop[side], OPS, t, "fetch_and_op");
+		check_tickets(gacc[side], OPS, t, "get_accumulate");
+		check_perm(swap[side], OPS, t, own(w, t, S_SWAP),
+			   "REPLACE swap");
+		if (mtest_rank != t)
+			continue;
+		/* Our own memory: the epochs are over, a sync makes it ours. */
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, w->win));
+		CHECK_MPI(MPI_Win_sync(w->win));
+		CHECK(w->mem[S_SUM] == want, "sum %ld, want %ld",
+		      w->mem[S_SUM], want);
+		CHECK(w->mem[S_GUARDED] == want, "CAS-guarded %ld, want %ld",
+		      w->mem[S_GUARDED], want);
+		CHECK(w->mem[S_EXCL] == want, "lock-guarded %ld, want %ld",
+		      w->mem[S_EXCL], want);
+		for (int k = 0; k < VEC; k++)
+			CHECK(w->mem[S_VEC + 2 * k] == want * (k + 1) &&
+			      w->mem[S_VEC + 2 * k + 1] == 0,
+			      "vector element %d: %ld (gap %ld), want %ld", k,
+			      w->mem[S_VEC + 2 * k], w->mem[S_VEC + 2 * k + 1],
+			      want * (k + 1));
+		CHECK_MPI(MPI_Win_unlock(t, w->win));
+	}
+}
+
+/*
+ * accumulate_ordering (default rar,raw,war,waw): REPLACE, SUM and a fetch
+ * from one origin, none flushed in between, apply in that order.
+ */
+static void test_ordering(struct span *w)
+{
+	long v, one = 1, dummy = 0, seen;
+
+	mtest_section("accumulate ordering");
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	for (int i = 0; i < 2 * OPS; i++) {
+		int t = target(i);
+		MPI_Aint d = at(w, t, S_ORDER + mtest_rank);
+
+		v = 1000L * (i + 1);
+		CHECK_MPI(MPI_Accumulate(&v, 1, MPI_LONG, t, d, 1, MPI_LONG,
+					 MPI_REPLACE, w->win));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, d, 1, MPI_LONG,
+					 MPI_SUM, w->win));
+		CHECK_MPI(MPI_Fetch_and_op(&dummy, &seen, MPI_LONG, t, d,
+					   MPI_NO_OP, w->win));
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		CHECK_EQ(seen, v + 1, "REPLACE, SUM, fetch");
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/*
+ * Completion: after MPI_Win_flush the data is at the target (a message
+ * sent after it finds it there); after a fence, and after wait, every
+ * origin's puts and accumulates are.
+ */
+static void test_completion(struct span *w)
+{
+	int right = (mtest_rank + 1) % mtest_size;
+	int left = (mtest_rank + mtest_size - 1) % mtest_size;
+	int fence = S_ORDER + mtest_size;
+	long v = mtest_rank + 1, one = 1, got;
+	MPI_Group world, others;
+
+	mtest_section("flush completion");
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	CHECK_MPI(MPI_Accumulate(&v, 1, MPI_LONG, right,
+				 at(w, right, S_FLUSH), 1, MPI_LONG, MPI_SUM,
+				 w->win));
+	CHECK_MPI(MPI_Win_flush(right, w->win));
+	MPI_Sendrecv(&v, 1, MPI_LONG, right, 7, &got, 1, MPI_LONG, left, 7,
+		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	CHECK_MPI(MPI_Win_sync(w->win));
+	CHECK_EQ(w->mem[S_FLUSH], left + 1, "accumulated before the message");
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	mtest_section("fence completion");
+	CHECK_MPI(MPI_Win_fence(0, w->win));
+	for (int t = 0; t < mtest_size; t++) {
+		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t,
+				  at(w, t, fence + mtest_rank), 1, MPI_LONG,
+				  w->win));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t,
+					 at(w, t, S_FLUSH), 1, MPI_LONG,
+					 MPI_SUM, w->win));
+	}
+	CHECK_MPI(MPI_Win_fence(0, w->win));
+	for (int k = 0; k < mtest_size; k++)
+		CHECK_EQ(w->mem[fence + k], k + 1, "put before the fence");
+	CHECK_EQ(w->mem[S_FLUSH], left + 1 + mtest_size,
+		 "accumulated before the fence");
+	CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win));
+
+	mtest_section("PSCW completion");
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	if (mtest_rank == 0) {
+		int zero = 0;
+
+		MPI_Group_excl(world, 1, &zero, &others);
+		CHECK_MPI(MPI_Win_post(others, 0, w->win));
+		CHECK_MPI(MPI_Win_wait(w->win));
+		for (int k = 1; k < mtest_size; k++)
+			CHECK_EQ(w->mem[fence + k], -k, "put before complete");
+		CHECK_EQ(w->mem[S_FLUSH], left + 1 + 2L * mtest_size - 1,
+			 "accumulated before complete");
+	} else {
+		int zero = 0;
+
+		MPI_Group_incl(world, 1, &zero, &others);
+		v = -mtest_rank;
+		CHECK_MPI(MPI_Win_start(others, 0, w->win));
+		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 0,
+				  at(w, 0, fence + mtest_rank), 1, MPI_LONG,
+				  w->win));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0,
+					 at(w, 0, S_FLUSH), 1, MPI_LONG,
+					 MPI_SUM, w->win));
+		CHECK_MPI(MPI_Win_complete(w->win));
+	}
+	MPI_Group_free(&others);
+	MPI_Group_free(&world);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* MPI_ERR_RMA_RANGE from @call or from @sync that completes it, no other. */
+static void range_error(int call, int sync, const char *what)
+{
+	int c = mtest_class(call), s = mtest_class(sync);
+
+	CHECK((c == MPI_ERR_RMA_RANGE && s == MPI_SUCCESS) ||
+	      (c == MPI_SUCCESS && s == MPI_ERR_RMA_RANGE),
+	      "%s past the end: %s at the call, %s at its completion, want "
+	      "MPI_ERR_RMA_RANGE at one of them", what, mtest_class_name(c),
+	      mtest_class_name(s));
+}
+
+/*
+ * Errors never break synchronization: operations past the end of a local
+ * and of a remote target fail, and the epoch, the other operations and
+ * the fence around them complete as usual.
+ */
+static void test_errors(struct span *w)
+{
+	int right = (mtest_rank + 1) % mtest_size;
+	long one = 1, got = 0;
+	int rc;
+
+	mtest_section("errors across nodes");
+	CHECK_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
+	/* Outside any epoch, whichever path would serve the target. */
+	for (int side = 0; side < 2; side++) {
+		int t = target(side);
+
+		CHECK_CLASS(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
+					   MPI_LONG, MPI_SUM, w->win),
+			    MPI_ERR_RMA_SYNC);
+		CHECK_CLASS(MPI_Fetch_and_op(&one, &got, MPI_LONG, t, S_ERR,
+					     MPI_SUM, w->win),
+			    MPI_ERR_RMA_SYNC);
+		CHECK_CLASS(MPI_Compare_and_swap(&one, &got, &got, MPI_LONG,
+						 t, S_ERR, w->win),
+			    MPI_ERR_RMA_SYNC);
+	}
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	for (int side = 0; side < 2; side++) {
+		int t = target(side);
+
+		rc = MPI_Accumulate(&one, 1, MPI_LONG, t, nslots + 8, 1,
+				    MPI_LONG, MPI_SUM, w->win);
+		range_error(rc, MPI_Win_flush(t, w->win), "accumulate");
+		rc = MPI_Fetch_and_op(&one, &got, MPI_LONG, t, nslots + 8,
+				      MPI_SUM, w->win);
+		range_error(rc, MPI_Win_flush(t, w->win), "fetch_and_op");
+		/* The window goes on: this one counts. */
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
+					 MPI_LONG, MPI_SUM, w->win));
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+
+	CHECK_MPI(MPI_Win_fence(0, w->win));
+	rc = MPI_Accumulate(&one, 1, MPI_LONG, right, nslots + 8, 1, MPI_LONG,
+			    MPI_SUM, w->win);
+	range_error(rc, MPI_Win_fence(0, w->win), "accumulate in a fence");
+	CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, right, S_ERR, 1, MPI_LONG,
+				 MPI_SUM, w->win));
+	CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win));
+	CHECK_EQ(w->mem[S_ERR], (mtest_rank == target(0)) * mtest_size +
+		 (mtest_rank == target(1)) * mtest_size + 1,
+		 "accumulated around the failures");
+	CHECK_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_ARE_FATAL));
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static int arg(int argc, char **argv, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], key, n) && argv[i][n] == '=')
+			return atoi(argv[i] + n + 1);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const int flavors[] = { MPI_WIN_FLAVOR_ALLOCATE,
+				       MPI_WIN_FLAVOR_CREATE,
+				       MPI_WIN_FLAVOR_DYNAMIC };
+	int expect = -1;
+	struct span w;
+
+	mtest_init(&argc, &argv, "span");
+	expect = arg(argc, argv, "span");
+	nslots = S_ORDER + 2 * mtest_size;
+	for (size_t f = 0; f < sizeof(flavors) / sizeof(flavors[0]); f++) {
+		open_span(&w, flavors[f], expect);
+		if (f == 0) {
+			test_atomic(&w);
+			test_ordering(&w);
+			test_errors(&w);
+		} else {
+			/* The other flavors: the shipped path's addressing. */
+			test_ordering(&w);
+		}
+		test_completion(&w);
+		close_span(&w);
+	}
+	return mtest_finish();
+}
