@@ -242,6 +242,7 @@ help:
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
 	@echo "make debug-kernel the KASAN/lockdep/UBSAN/KFENCE kernel (cached, long build)"
+	@echo "                  DEBUG_KSRC=6.1|6.12 (source version) DEBUG_RT=1 (PREEMPT_RT, 6.12)"
 	@echo "make check-debug  the VM suite on the debug kernel (CHECK_ARGS=selftests...)"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
 	@echo "make uninstall | clean | distclean"
@@ -751,8 +752,14 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIB
 # on that kernel with longer timeouts (KASAN and lockdep under TCG are
 # several times slower); CHECK_ARGS="NAME..." runs only those selftests, at
 # 2 nodes.  Not part of check (see README.md, "Debug kernel").
-DEBUG_DIR := $(B)/debug
-DEBUG_KDIR = $(shell tools/mpirma-debug-kernel --print-dir)
+# DEBUG_KSRC=6.12 builds it from linux-source-6.12 instead of 6.1, and
+# DEBUG_RT=1 (6.12 on) as PREEMPT_RT; each is cached beside the others.
+DEBUG_KSRC ?= 6.1
+DEBUG_RT ?= 0
+DEBUG_KERNEL_ARGS := --source $(DEBUG_KSRC) $(if $(filter 1,$(DEBUG_RT)),--rt)
+DEBUG_FLAVOR := $(DEBUG_KSRC)$(if $(filter 1,$(DEBUG_RT)),-rt)
+DEBUG_DIR := $(B)/debug$(if $(filter 6.1,$(DEBUG_FLAVOR)),,-$(DEBUG_FLAVOR))
+DEBUG_KDIR = $(shell tools/mpirma-debug-kernel $(DEBUG_KERNEL_ARGS) --print-dir)
 DEBUG_KO := $(DEBUG_DIR)/modules/mpirma.ko
 DEBUG_KBUILD_SRCS := $(sort Kbuild kmod/Kbuild $(KSOURCES) $(wildcard include/*.h))
 # Every report, not only the first KASAN one.  pci=noacpi: the firmware's
@@ -768,7 +775,7 @@ CHECK_ARGS ?=
 .PHONY: debug-kernel debug-module check-debug
 debug-kernel:
 	@tools/mpirma-deps --debug-kernel
-	tools/mpirma-debug-kernel
+	tools/mpirma-debug-kernel $(DEBUG_KERNEL_ARGS)
 
 # Compiler warnings are shown, not fatal: KASAN's stack instrumentation
 # grows frames beyond what the normal build allows.
