@@ -196,7 +196,12 @@ DKMS_SRC := /usr/src/mpirma-$(VERSION)
 # DKMS builds and installs the module for each kernel; skipped for package
 # builds (DESTDIR) and with NO_DKMS=1, which install the built .ko instead.
 NO_DKMS ?= 0
-USE_DKMS := $(if $(filter 0,$(NO_DKMS)),$(if $(DESTDIR),0,1),0)
+# DKMS_ROOT (with DESTDIR the same directory): DKMS's trees there instead of
+# the system's, for make check-dkms; it never signs into /var/lib/dkms.
+DKMS_ROOT ?=
+USE_DKMS := $(if $(filter 0,$(NO_DKMS)),$(if $(DESTDIR),$(if $(DKMS_ROOT),1,0),1),0)
+DKMS_FLAGS := $(if $(DKMS_ROOT),--sourcetree $(DKMS_ROOT)/usr/src \
+	--dkmstree $(DKMS_ROOT)/var/lib/dkms --installtree $(DKMS_ROOT)/lib/modules --no-depmod)
 
 # ------------------------------------------------------------------ VM
 
@@ -224,7 +229,7 @@ help:
 	@echo "make [all]        module (kmod/mpirma.ko) + user space, staged in build/"
 	@echo "make deps         install missing Debian packages (apt-get)"
 	@echo "make check        deps, all, lint, unit, the VM suite on $(KREL) and"
-	@echo "                  the kernel-facing part of it on $(CHECK_SECOND) (README.md, Kernels)"
+	@echo "                  the kernel-facing part of it on $(CHECK_SECOND), a locking smoke on $(CHECK_RT)"
 	@echo "make check-6.1 | check-6.12 | check-rt   the whole VM suite on that kernel"
 	@echo "make module KVER=6.12   the module for another installed kernel, in build/kmod/"
 	@echo "make module-all   the module (and fault build) for every installed kernel"
@@ -245,6 +250,7 @@ help:
 	@echo "                  DEBUG_KSRC=6.1|6.12 (source version) DEBUG_RT=1 (PREEMPT_RT, 6.12)"
 	@echo "make check-debug  the VM suite on the debug kernel (CHECK_ARGS=selftests...)"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
+	@echo "make check-dkms   make install through DKMS in a scratch root, a smoke run per kernel"
 	@echo "make uninstall | clean | distclean"
 	@echo "KDIR=$(KDIR)"
 	@echo "kernels: $$(tools/mpirma-kernels --builds | tr '\n' ' ')"
@@ -576,11 +582,17 @@ unit: unit-build
 # in a second, short boot at 4 NUMA nodes; then the kernel-facing suites
 # (CHECK_SECOND_SUITES: every selftest, fault injection and reloads) on
 # CHECK_SECOND, in one more boot.  The rest of the suite on that kernel is
-# make check-6.12; the RT kernel is make check-rt (README.md, "Kernels").
+# make check-6.12; the whole suite on the RT kernel is make check-rt
+# (README.md, "Kernels").
 # tools/check-tally adds up each boot's "check: N passed, M failed" and
 # ends with one line per kernel and the total over all.
 CHECK_SECOND ?= 6.12
 CHECK_SECOND_SUITES ?= selftests,faults
+# And a short boot of the RT kernel with the selftests of the paths RT
+# changes: the strategies' raw locks around the FPU, contention on them,
+# and the synchronization calls' sleeping locks (make check-rt: all of it).
+CHECK_RT ?= rt
+CHECK_RT_TESTS ?= ops contention sync
 CHECK_TALLY := $(B)/check-tally
 TALLY = tools/check-tally $(CHECK_TALLY)
 # The release of a kernel spec (6.12 -> 6.12.117+deb12-amd64), for the
@@ -602,6 +614,8 @@ vmtest: all fault-module module-all
 	$(if $(CHECK_SECOND),$(TALLY) $(call kernel_release,$(CHECK_SECOND)) -- \
 		$(VM) --kernel $(CHECK_SECOND) $(VM_CHECK_ARGS) -- \
 		$(CHECK_SCRIPT) -s $(CHECK_SECOND_SUITES))
+	$(if $(CHECK_RT),$(TALLY) $(call kernel_release,$(CHECK_RT)) -- \
+		$(VM) --kernel $(CHECK_RT) $(VM_CHECK_ARGS) -- $(CHECK_SCRIPT) $(CHECK_RT_TESTS))
 	@tools/check-tally --summary $(CHECK_TALLY)
 
 # The whole VM suite (both boots of vmtest) on KVER (6.1, 6.12, 6.12-rt,
@@ -927,15 +941,15 @@ install: all $(B)/mpirma.pc
 	install -m 644 $(filter common/%,$(KSOURCES)) $(DESTDIR)$(DKMS_SRC)/common/
 	install -m 644 include/mpirma_uapi.h $(DESTDIR)$(DKMS_SRC)/include/
 ifeq ($(USE_DKMS),1)
-	dkms remove -m mpirma -v $(VERSION) --all >/dev/null 2>&1 || true
-	dkms add -m mpirma -v $(VERSION)
+	dkms remove -m mpirma -v $(VERSION) --all $(DKMS_FLAGS) >/dev/null 2>&1 || true
+	dkms add -m mpirma -v $(VERSION) $(DKMS_FLAGS)
 	@for r in $(INSTALL_KERNELS); do \
 		echo "dkms: mpirma $(VERSION) for $$r"; \
-		dkms build -m mpirma -v $(VERSION) -k $$r && \
-		dkms install -m mpirma -v $(VERSION) -k $$r --force && \
-		depmod -a $$r || exit 1; \
+		dkms build -m mpirma -v $(VERSION) -k $$r $(DKMS_FLAGS) && \
+		dkms install -m mpirma -v $(VERSION) -k $$r --force $(DKMS_FLAGS) && \
+		$(if $(DKMS_ROOT),true,depmod -a $$r) || exit 1; \
 	done
-	udevadm control --reload-rules 2>/dev/null || true
+	$(if $(DKMS_ROOT),,udevadm control --reload-rules 2>/dev/null || true)
 else
 	install -D -m 644 kmod/mpirma.ko $(DESTDIR)/lib/modules/$(KREL)/extra/mpirma.ko
 	$(if $(DESTDIR),,depmod -a $(KREL))
@@ -947,6 +961,31 @@ else
 		$(if $(DESTDIR),true,depmod -a $$r); \
 	done
 endif
+
+# make install through DKMS for every installed kernel, into a scratch root
+# (build/dkms-root: DKMS's source, build and install trees, the module
+# signed with a key made there; Debian's DKMS installs into updates/dkms/,
+# compressed like the kernel's own modules), then one VM boot per kernel
+# loading the module DKMS installed for it and running the smoke selftests.
+DKMS_CHECK_ROOT := $(CURDIR)/$(B)/dkms-root
+DKMS_SMOKE ?= abi window ops
+.PHONY: check-dkms
+check-dkms: deps all
+	$(need_check_script)
+	rm -rf $(DKMS_CHECK_ROOT)
+	mkdir -p $(DKMS_CHECK_ROOT)/var/lib/dkms
+	@for r in $(INSTALL_KERNELS); do mkdir -p $(DKMS_CHECK_ROOT)/lib/modules/$$r; done
+	mok_signing_key=$(DKMS_CHECK_ROOT)/mok.key mok_certificate=$(DKMS_CHECK_ROOT)/mok.pub \
+		$(MAKE) install DESTDIR=$(DKMS_CHECK_ROOT) DKMS_ROOT=$(DKMS_CHECK_ROOT)
+	@rm -f $(CHECK_TALLY)
+	@for r in $(INSTALL_KERNELS); do \
+		ko=$$(find $(DKMS_CHECK_ROOT)/lib/modules/$$r -name 'mpirma.ko*' | head -n 1); \
+		[ -n "$$ko" ] || { echo "check-dkms: DKMS installed nothing for $$r" >&2; exit 1; }; \
+		echo "check-dkms: $$ko"; \
+		$(TALLY) $$r -- $(VM) --kernel $$r --kmod $$ko $(VM_CHECK_ARGS) -- \
+			$(CHECK_SCRIPT) $(DKMS_SMOKE) || exit 1; \
+	done
+	@tools/check-tally --summary $(CHECK_TALLY)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm mpirma-kernels \
