@@ -595,7 +595,9 @@ CHECK_SECOND_SUITES ?= selftests,faults
 # and the synchronization calls' sleeping locks (make check-rt: all of it).
 CHECK_RT ?= rt
 CHECK_RT_TESTS ?= ops contention sync
-CHECK_TALLY := $(B)/check-tally
+# One tally per target and kernel: runs of check-rt and check in one tree
+# at once must not add up each other's boots.
+CHECK_TALLY = $(B)/check-tally.$@$(if $(KVER),-$(KVER))
 TALLY = tools/check-tally $(CHECK_TALLY)
 # The release of a kernel spec (6.12 -> 6.12.117+deb12-amd64), for the
 # tally of a boot that died before the guest said.
