@@ -26,6 +26,22 @@ SOVERSION := 0
 # installs) depends on: the kernel linux-image-amd64 boots, in the VM too.
 # Never simply the newest: a node with 6.12 headers installed but 6.1
 # running would build a module nothing loads.
+#
+# KVER=6.12 (or 6.1, 6.12-rt, rt, a full release): build for that installed
+# kernel instead (tools/mpirma-kernels --resolve), in a copy of the sources
+# under build/kmod/<release>/ (kbuild writes an external module's objects
+# beside its sources), staged as build/modules/<release>/mpirma.ko.  The
+# default build in kmod/ is left alone, so builds for several kernels live
+# side by side (make module-all builds one for every installed kernel).
+ifneq ($(KVER),)
+KREL := $(shell $(CURDIR)/tools/mpirma-kernels --resolve '$(KVER)')
+ifeq ($(KREL),)
+$(error KVER=$(KVER) names no installed kernel (tools/mpirma-kernels lists them))
+endif
+KDIR := /lib/modules/$(KREL)/build
+KOBJ := build/kmod/$(KREL)
+KSTAGE := build/modules/$(KREL)
+endif
 ifneq ($(KERNELDIR),)
 KDIR ?= $(KERNELDIR)
 endif
@@ -36,9 +52,12 @@ else
 KDIR := $(shell $(CURDIR)/tools/mpirma-kernels --default-build-dir 2>/dev/null)
 endif
 endif
-# The kernel version KDIR builds for (install puts the module there).
-KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+# The release KDIR builds for (install puts the module there).
+KREL ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	 $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# Without KVER: the module in kmod/, staged in build/modules/.
+KOBJ ?= .
+KSTAGE ?= build/modules
 
 # KWERROR=1: any compiler warning in kmod/ is an error (KCFLAGS=-Werror).
 # dkms.conf sets 0: a user's newer compiler must not break the install.
@@ -97,7 +116,7 @@ KUSER_SRCS := $(wildcard common/*.c)
 MAN_SRCS := $(wildcard docs/man/*.[1-8])
 KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h common/*.c common/*.h)) \
 	    include/mpirma_uapi.h
-SCRIPTS := tools/mpirma-vm tools/mpirma-kernels tools/mpirma-deps tools/vm/run-job tools/mpirma-debug-kernel \
+SCRIPTS := tools/mpirma-vm tools/mpirma-kernels tools/mpirma-deps tools/check-tally tools/vm/run-job tools/mpirma-debug-kernel \
 	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
 	   $(wildcard .ci/run selftests/run)
 
@@ -177,13 +196,20 @@ DKMS_SRC := /usr/src/mpirma-$(VERSION)
 # DKMS builds and installs the module for each kernel; skipped for package
 # builds (DESTDIR) and with NO_DKMS=1, which install the built .ko instead.
 NO_DKMS ?= 0
-USE_DKMS := $(if $(filter 0,$(NO_DKMS)),$(if $(DESTDIR),0,1),0)
+# DKMS_ROOT (with DESTDIR the same directory): DKMS's trees there instead of
+# the system's, for make check-dkms; it never signs into /var/lib/dkms.
+DKMS_ROOT ?=
+USE_DKMS := $(if $(filter 0,$(NO_DKMS)),$(if $(DESTDIR),$(if $(DKMS_ROOT),1,0),1),0)
+DKMS_FLAGS := $(if $(DKMS_ROOT),--sourcetree $(DKMS_ROOT)/usr/src \
+	--dkmstree $(DKMS_ROOT)/var/lib/dkms --installtree $(DKMS_ROOT)/lib/modules --no-depmod)
 
 # ------------------------------------------------------------------ VM
 
 VM := tools/mpirma-vm
 # The selftest suite: 2 vCPUs (the machine has 2 cores), 2 NUMA nodes.
-VM_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 1200
+# The timeout only catches a hung guest: the whole suite in one boot took
+# 1040 to 1140 s here at load 8 to 13, with 1200 s too close.
+VM_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 1800
 # Then the selftests that depend on the topology again at 4 nodes, two of
 # them without CPUs (their memory is served by another node's workers).
 VM_NUMA4_ARGS ?= --cpus 2 --numa 4 --timeout 600
@@ -204,11 +230,15 @@ userspace: lib tools selftests unit-build man $(HEADERS) $(STAGED_SCRIPTS) \
 help:
 	@echo "make [all]        module (kmod/mpirma.ko) + user space, staged in build/"
 	@echo "make deps         install missing Debian packages (apt-get)"
-	@echo "make check        deps, all, lint, unit, selftests + MPI tests in the VM"
+	@echo "make check        deps, all, lint, unit, the VM suite on $(KREL) and"
+	@echo "                  the kernel-facing part of it on $(CHECK_SECOND), a locking smoke on $(CHECK_RT)"
+	@echo "make check-6.1 | check-6.12 | check-rt   the whole VM suite on that kernel"
+	@echo "make module KVER=6.12   the module for another installed kernel, in build/kmod/"
+	@echo "make module-all   the module (and fault build) for every installed kernel"
 	@echo "make run          deps, all, an MPI example with 4 ranks in the VM"
 	@echo "make examples     the MPI examples, in $(EXDIR)"
 	@echo "make mpitests     the MPI-level tests, in $(MTDIR)"
-	@echo "make lint         checkpatch + sparse (+ shellcheck if installed)"
+	@echo "make lint         checkpatch + sparse on every kernel (+ shellcheck if installed)"
 	@echo "make unit         host unit tests, plain and ASan/UBSan"
 	@echo "make vmtest       selftests + MPI tests in one VM ($(VM) $(VM_CHECK_ARGS))"
 	@echo "make bench-strategies  the atomicity strategies side by side, in $(BENCH_DIR)/"
@@ -219,10 +249,13 @@ help:
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
 	@echo "make debug-kernel the KASAN/lockdep/UBSAN/KFENCE kernel (cached, long build)"
+	@echo "                  DEBUG_KSRC=6.1|6.12 (source version) DEBUG_RT=1 (PREEMPT_RT, 6.12)"
 	@echo "make check-debug  the VM suite on the debug kernel (CHECK_ARGS=selftests...)"
 	@echo "make install      PREFIX=$(PREFIX) DESTDIR= NO_DKMS=0"
+	@echo "make check-dkms   make install through DKMS in a scratch root, a smoke run per kernel"
 	@echo "make uninstall | clean | distclean"
 	@echo "KDIR=$(KDIR)"
+	@echo "kernels: $$(tools/mpirma-kernels --builds | tr '\n' ' ')"
 
 deps:
 	@tools/mpirma-deps
@@ -256,7 +289,7 @@ run: deps
 
 # ------------------------------------------------------------------ module
 
-$(B) $(B)/modules:
+$(B):
 	@mkdir -p $@
 
 define need_kdir
@@ -266,42 +299,72 @@ define need_kdir
 	fi
 endef
 
+# Copy the module's sources to $(1) (cp -p: kbuild still rebuilds only what
+# changed) and run kbuild there against $(2) with the arguments $(3),
+# logging to $(4).  kbuild puts an external module's objects beside its
+# sources: every build but the default one in kmod/ works on such a copy.
+define kbuild_copy
+	@mkdir -p $(1)/kmod $(1)/common $(1)/include $(dir $(4))
+	@cp -p Kbuild $(1)/
+	@cp -p kmod/Kbuild $(filter kmod/%,$(KSOURCES)) $(1)/kmod/
+	@cp -p $(filter common/%,$(KSOURCES)) $(1)/common/
+	@cp -p include/mpirma_uapi.h $(1)/include/
+	$(MAKE) -C $(2) M=$(CURDIR)/$(1) $(3) modules 2>&1 | tee $(4)
+endef
+
+# A build log with a compiler or modpost warning fails the build.
+define no_warnings
+	@if grep -E 'warning:|WARNING:' $(1) >/dev/null; then \
+		echo "$(1): the module build printed warnings (see above)" >&2; exit 1; fi
+endef
+
+KLOG := $(if $(filter .,$(KOBJ)),$(B)/module.log,$(KOBJ).log)
+KWERROR_ARG = $(if $(filter 1,$(KWERROR)),KCFLAGS=-Werror)
+
 # kbuild decides what to rebuild.  Compiler warnings are errors
 # (KWERROR); modpost warnings are caught in the log.
-module: | $(B)/modules
+module:
 	$(need_kdir)
 	@echo "  KDIR    $(KDIR)"
-	$(MAKE) $(KBUILD_ARGS) modules 2>&1 | tee $(B)/module.log
-	@if grep -E 'warning:|WARNING:' $(B)/module.log >/dev/null; then \
-		echo "module build printed warnings (see above)" >&2; exit 1; fi
-	@install -m 644 kmod/mpirma.ko $(B)/modules/mpirma.ko
+ifeq ($(KOBJ),.)
+	@mkdir -p $(KSTAGE)
+	$(MAKE) $(KBUILD_ARGS) modules 2>&1 | tee $(KLOG)
+else
+	$(call kbuild_copy,$(KOBJ),$(KDIR),$(KWERROR_ARG),$(KLOG))
+endif
+	$(call no_warnings,$(KLOG))
+	@install -D -m 644 $(KOBJ)/kmod/mpirma.ko $(KSTAGE)/mpirma.ko
 
 module-clean:
 	$(need_kdir)
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(KOBJ) clean
+
+# The module and its fault-injecting build for every installed kernel
+# (tools/mpirma-kernels --builds): KDIR's in kmod/ and build/fault/ as
+# always, every other one in its copy under build/kmod/, staged in
+# build/modules/<release>/.
+.PHONY: module-all
+module-all: module fault-module
+	@for r in $$(tools/mpirma-kernels --builds); do \
+		[ "$$r" != "$(KREL)" ] || continue; \
+		echo "  MODULE  $$r"; \
+		$(MAKE) module fault-module KVER=$$r || exit 1; \
+	done
 
 # ------------------------------------------------------------------ fault module
 
 # The same module built with test-only fault injection (kmod/fault.h), for
-# the fault selftests: kbuild puts external modules' objects beside their
-# sources, so the sources are copied to $(FAULT_DIR) and built there.  Staged
-# as $(FAULT_KO), never installed.
-FAULT_DIR := $(B)/fault
-FAULT_KO := $(B)/modules/fault/mpirma.ko
+# the fault selftests, in a copy of the sources (kbuild_copy).  Staged as
+# $(FAULT_KO), never installed.
+FAULT_DIR := $(if $(filter .,$(KOBJ)),$(B)/fault,$(KOBJ)-fault)
+FAULT_KO := $(KSTAGE)/fault/mpirma.ko
 
 .PHONY: fault-module
-fault-module: | $(B)/modules
+fault-module:
 	$(need_kdir)
-	@mkdir -p $(FAULT_DIR)/kmod $(FAULT_DIR)/common $(FAULT_DIR)/include $(B)/modules/fault
-	@cp -p Kbuild $(FAULT_DIR)/
-	@cp -p kmod/Kbuild $(filter kmod/%,$(KSOURCES)) $(FAULT_DIR)/kmod/
-	@cp -p $(filter common/%,$(KSOURCES)) $(FAULT_DIR)/common/
-	@cp -p include/mpirma_uapi.h $(FAULT_DIR)/include/
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(FAULT_DIR) $(if $(filter 1,$(KWERROR)),KCFLAGS=-Werror) \
-		CONFIG_MPIRMA_FAULT_INJECT=y modules 2>&1 | tee $(B)/fault-module.log
-	@if grep -E 'warning:|WARNING:' $(B)/fault-module.log >/dev/null; then \
-		echo "fault module build printed warnings (see above)" >&2; exit 1; fi
-	@install -m 644 $(FAULT_DIR)/kmod/mpirma.ko $(FAULT_KO)
+	$(call kbuild_copy,$(FAULT_DIR),$(KDIR),$(KWERROR_ARG) CONFIG_MPIRMA_FAULT_INJECT=y,$(FAULT_DIR).log)
+	$(call no_warnings,$(FAULT_DIR).log)
+	@install -D -m 644 $(FAULT_DIR)/kmod/mpirma.ko $(FAULT_KO)
 
 # ------------------------------------------------------------------ ksrc
 
@@ -499,7 +562,8 @@ $(VMDIR)/%: tools/vm/%
 
 # ------------------------------------------------------------------ hybrid
 
-include hybrid/hybrid.mk
+# (absent from the module-only tree DKMS builds in, /usr/src/mpirma-VERSION)
+include $(wildcard hybrid/hybrid.mk)
 
 # ------------------------------------------------------------------ tests
 
@@ -515,15 +579,71 @@ unit: unit-build
 	echo "unit: $$pass passed, $$fail failed"; \
 	[ $$fail -eq 0 ]
 
-# One VM boot for both suites: the selftests, then the MPI-level tests
-# (libexec/mpirma/check runs each and sums up); a second, short boot runs
-# VM_NUMA4_TESTS at 4 NUMA nodes.
-vmtest: all fault-module
-	@test -x $(STDIR)/run || { \
-		echo "vmtest: $(STDIR)/run missing: selftests/run (the suite's driver) is not written yet" >&2; \
+# The VM suite (libexec/mpirma/check: selftests, MPI tests, hybrid, faults,
+# benchmark smoke) on the default kernel in one boot, then VM_NUMA4_TESTS
+# in a second, short boot at 4 NUMA nodes; then the kernel-facing suites
+# (CHECK_SECOND_SUITES: every selftest, fault injection and reloads) on
+# CHECK_SECOND, in one more boot.  The rest of the suite on that kernel is
+# make check-6.12; the whole suite on the RT kernel is make check-rt
+# (README.md, "Kernels").
+# tools/check-tally adds up each boot's "check: N passed, M failed" and
+# ends with one line per kernel and the total over all.
+CHECK_SECOND ?= 6.12
+CHECK_SECOND_SUITES ?= selftests,faults
+# And a short boot of the RT kernel with the selftests of the paths RT
+# changes: the strategies' raw locks around the FPU, contention on them,
+# and the synchronization calls' sleeping locks (make check-rt: all of it).
+CHECK_RT ?= rt
+CHECK_RT_TESTS ?= ops contention sync
+# One tally per target and kernel: runs of check-rt and check in one tree
+# at once must not add up each other's boots.
+CHECK_TALLY = $(B)/check-tally.$@$(if $(KVER),-$(KVER))
+TALLY = tools/check-tally $(CHECK_TALLY)
+# The release of a kernel spec (6.12 -> 6.12.117+deb12-amd64), for the
+# tally of a boot that died before the guest said.
+kernel_release = $(shell tools/mpirma-kernels --resolve $(1) 2>/dev/null || echo $(1))
+
+define need_check_script
+	@test -x $(CHECK_SCRIPT) || { \
+		echo "$@: $(CHECK_SCRIPT) missing (tools/vm-check is staged by make all)" >&2; \
 		exit 1; }
-	$(VM) $(VM_CHECK_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run)
-	$(VM) $(VM_NUMA4_ARGS) -- $(if $(CHECK_SCRIPT),$(CHECK_SCRIPT),$(STDIR)/run) $(VM_NUMA4_TESTS)
+endef
+
+.PHONY: vmtest vmtest-kernel check-kernel check-6.1 check-6.12 check-rt
+vmtest: all fault-module module-all
+	$(need_check_script)
+	@rm -f $(CHECK_TALLY)
+	$(TALLY) $(KREL) -- $(VM) $(VM_CHECK_ARGS) -- $(CHECK_SCRIPT)
+	$(TALLY) $(KREL) -- $(VM) $(VM_NUMA4_ARGS) -- $(CHECK_SCRIPT) $(VM_NUMA4_TESTS)
+	$(if $(CHECK_SECOND),$(TALLY) $(call kernel_release,$(CHECK_SECOND)) -- \
+		$(VM) --kernel $(CHECK_SECOND) $(VM_CHECK_ARGS) -- \
+		$(CHECK_SCRIPT) -s $(CHECK_SECOND_SUITES))
+	$(if $(CHECK_RT),$(TALLY) $(call kernel_release,$(CHECK_RT)) -- \
+		$(VM) --kernel $(CHECK_RT) $(VM_CHECK_ARGS) -- $(CHECK_SCRIPT) $(CHECK_RT_TESTS))
+	@tools/check-tally --summary $(CHECK_TALLY)
+
+# The whole VM suite (both boots of vmtest) on KVER (6.1, 6.12, 6.12-rt,
+# rt, a release), with the module and its fault build for it; one summary
+# line for the kernel, then the total.  check-6.1, check-6.12 and check-rt
+# name the kernels of README.md's table.
+check-kernel: deps
+	@test -n "$(KVER)" || { echo "check-kernel: name the kernel: KVER=6.12" >&2; exit 1; }
+	$(MAKE) all fault-module KVER=$(KVER)
+	$(MAKE) vmtest-kernel KVER=$(KVER)
+
+vmtest-kernel:
+	$(need_check_script)
+	@rm -f $(CHECK_TALLY)
+	$(TALLY) $(KREL) -- $(VM) --kernel $(KREL) $(VM_CHECK_ARGS) -- $(CHECK_SCRIPT)
+	$(TALLY) $(KREL) -- $(VM) --kernel $(KREL) $(VM_NUMA4_ARGS) -- \
+		$(CHECK_SCRIPT) $(VM_NUMA4_TESTS)
+	@tools/check-tally --summary $(CHECK_TALLY)
+
+check-6.1 check-6.12:
+	$(MAKE) check-kernel KVER=$(@:check-%=%)
+
+check-rt:
+	$(MAKE) check-kernel KVER=rt
 
 # ------------------------------------------------------------------ faults
 
@@ -679,8 +799,14 @@ check-2node: deps
 # on that kernel with longer timeouts (KASAN and lockdep under TCG are
 # several times slower); CHECK_ARGS="NAME..." runs only those selftests, at
 # 2 nodes.  Not part of check (see README.md, "Debug kernel").
-DEBUG_DIR := $(B)/debug
-DEBUG_KDIR = $(shell tools/mpirma-debug-kernel --print-dir)
+# DEBUG_KSRC=6.12 builds it from linux-source-6.12 instead of 6.1, and
+# DEBUG_RT=1 (6.12 on) as PREEMPT_RT; each is cached beside the others.
+DEBUG_KSRC ?= 6.1
+DEBUG_RT ?= 0
+DEBUG_KERNEL_ARGS := --source $(DEBUG_KSRC) $(if $(filter 1,$(DEBUG_RT)),--rt)
+DEBUG_FLAVOR := $(DEBUG_KSRC)$(if $(filter 1,$(DEBUG_RT)),-rt)
+DEBUG_DIR := $(B)/debug$(if $(filter 6.1,$(DEBUG_FLAVOR)),,-$(DEBUG_FLAVOR))
+DEBUG_KDIR = $(shell tools/mpirma-debug-kernel $(DEBUG_KERNEL_ARGS) --print-dir)
 DEBUG_KO := $(DEBUG_DIR)/modules/mpirma.ko
 DEBUG_KBUILD_SRCS := $(sort Kbuild kmod/Kbuild $(KSOURCES) $(wildcard include/*.h))
 # Every report, not only the first KASAN one.  pci=noacpi: the firmware's
@@ -696,7 +822,7 @@ CHECK_ARGS ?=
 .PHONY: debug-kernel debug-module check-debug
 debug-kernel:
 	@tools/mpirma-deps --debug-kernel
-	tools/mpirma-debug-kernel
+	tools/mpirma-debug-kernel $(DEBUG_KERNEL_ARGS)
 
 # Compiler warnings are shown, not fatal: KASAN's stack instrumentation
 # grows frames beyond what the normal build allows.
@@ -860,20 +986,35 @@ CHECKPATCH_IGNORE := LINUX_VERSION_CODE
 CHECKPATCH_FLAGS := --no-tree --show-types -q \
 	$(if $(CHECKPATCH_IGNORE),--ignore $(subst $(space),$(comma),$(strip $(CHECKPATCH_IGNORE))))
 
-lint: checkpatch sparse shellcheck
+# sparse against every installed kernel: each has its own headers.
+lint: checkpatch sparse-all shellcheck
 
 checkpatch: $(KSRC_STAMP)
 	perl $(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(KSOURCES)
 
 # Rebuild with sparse on every file (C=2); warnings from kmod/ or include/
-# fail, warnings from the kernel's own headers are not ours.
+# fail, warnings from the kernel's own headers are not ours.  KVER=: against
+# that kernel (in its copy); sparse-all: against every installed kernel.
+SPARSE_LOG := $(if $(filter .,$(KOBJ)),$(B)/sparse.log,$(KOBJ)-sparse.log)
+SPARSE_SRC := $(CURDIR)$(if $(filter .,$(KOBJ)),,/$(KOBJ))
 sparse: | $(B)
 	$(need_kdir)
 	@command -v sparse >/dev/null || { echo "sparse missing: run make deps" >&2; exit 1; }
-	$(MAKE) $(KBUILD_ARGS) C=2 modules 2>&1 | tee $(B)/sparse.log
-	@if grep -E '^($(CURDIR)/)?(kmod|common|include)/[^:]+:[0-9]+:[0-9]+: (warning|error):' \
-		$(B)/sparse.log >/dev/null; then \
+ifeq ($(KOBJ),.)
+	$(MAKE) $(KBUILD_ARGS) C=2 modules 2>&1 | tee $(SPARSE_LOG)
+else
+	$(call kbuild_copy,$(KOBJ),$(KDIR),$(KWERROR_ARG) C=2,$(SPARSE_LOG))
+endif
+	@if grep -E '^($(SPARSE_SRC)/)?(kmod/\.\./)?(kmod|common|include)/[^:]+:[0-9]+:[0-9]+: (warning|error):' \
+		$(SPARSE_LOG) >/dev/null; then \
 		echo "sparse found problems in kmod/, common/ or include/ (see above)" >&2; exit 1; fi
+
+.PHONY: sparse-all
+sparse-all:
+	@for r in $$(tools/mpirma-kernels --builds); do \
+		echo "  SPARSE  $$r"; \
+		$(MAKE) sparse KVER=$$r || exit 1; \
+	done
 
 shellcheck:
 	@if command -v shellcheck >/dev/null; then \
@@ -892,7 +1033,11 @@ $(B)/mpirma.pc: packaging/mpirma.pc.in VERSION
 .PHONY: $(B)/mpirma.pc
 
 # The module's sources go to /usr/src/mpirma-VERSION (what kbuild needs, for
-# DKMS); then DKMS, or the built .ko, see USE_DKMS.
+# DKMS); then DKMS builds and installs the module for every kernel with a
+# build tree (INSTALL_KERNELS), and for each one installed later
+# (AUTOINSTALL), or, without DKMS, the built modules are installed: KDIR's,
+# and those make module-all (or KVER=) built for the other kernels.
+INSTALL_KERNELS ?= $(shell tools/mpirma-kernels --builds 2>/dev/null)
 install: all $(B)/mpirma.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/mpirma/selftests $(DESTDIR)$(LIBEXECDIR)/mpirma/vm \
@@ -926,22 +1071,58 @@ install: all $(B)/mpirma.pc
 	install -d $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/common \
 		$(DESTDIR)$(DKMS_SRC)/include
 	install -m 644 Makefile Kbuild VERSION $(DESTDIR)$(DKMS_SRC)/
+	install -D -m 755 tools/mpirma-kernels $(DESTDIR)$(DKMS_SRC)/tools/mpirma-kernels
 	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf \
 		>$(DESTDIR)$(DKMS_SRC)/dkms.conf
 	install -m 644 kmod/Kbuild $(filter kmod/%,$(KSOURCES)) $(DESTDIR)$(DKMS_SRC)/kmod/
 	install -m 644 $(filter common/%,$(KSOURCES)) $(DESTDIR)$(DKMS_SRC)/common/
 	install -m 644 include/mpirma_uapi.h $(DESTDIR)$(DKMS_SRC)/include/
 ifeq ($(USE_DKMS),1)
-	dkms remove -m mpirma -v $(VERSION) --all >/dev/null 2>&1 || true
-	dkms add -m mpirma -v $(VERSION)
-	dkms build -m mpirma -v $(VERSION) -k $(KVER)
-	dkms install -m mpirma -v $(VERSION) -k $(KVER) --force
-	depmod -a $(KVER)
-	udevadm control --reload-rules 2>/dev/null || true
+	dkms remove -m mpirma -v $(VERSION) --all $(DKMS_FLAGS) >/dev/null 2>&1 || true
+	dkms add -m mpirma -v $(VERSION) $(DKMS_FLAGS)
+	@for r in $(INSTALL_KERNELS); do \
+		echo "dkms: mpirma $(VERSION) for $$r"; \
+		dkms build -m mpirma -v $(VERSION) -k $$r $(DKMS_FLAGS) && \
+		dkms install -m mpirma -v $(VERSION) -k $$r --force $(DKMS_FLAGS) && \
+		$(if $(DKMS_ROOT),true,depmod -a $$r) || exit 1; \
+	done
+	$(if $(DKMS_ROOT),,udevadm control --reload-rules 2>/dev/null || true)
 else
-	install -D -m 644 kmod/mpirma.ko $(DESTDIR)/lib/modules/$(KVER)/extra/mpirma.ko
-	$(if $(DESTDIR),,depmod -a $(KVER))
+	install -D -m 644 kmod/mpirma.ko $(DESTDIR)/lib/modules/$(KREL)/extra/mpirma.ko
+	$(if $(DESTDIR),,depmod -a $(KREL))
+	@for r in $(filter-out $(KREL),$(INSTALL_KERNELS)); do \
+		[ -f $(B)/modules/$$r/mpirma.ko ] || continue; \
+		echo "install $(B)/modules/$$r/mpirma.ko"; \
+		install -D -m 644 $(B)/modules/$$r/mpirma.ko \
+			$(DESTDIR)/lib/modules/$$r/extra/mpirma.ko; \
+		$(if $(DESTDIR),true,depmod -a $$r); \
+	done
 endif
+
+# make install through DKMS for every installed kernel, into a scratch root
+# (build/dkms-root: DKMS's source, build and install trees, the module
+# signed with a key made there; Debian's DKMS installs into updates/dkms/,
+# compressed like the kernel's own modules), then one VM boot per kernel
+# loading the module DKMS installed for it and running the smoke selftests.
+DKMS_CHECK_ROOT := $(CURDIR)/$(B)/dkms-root
+DKMS_SMOKE ?= abi window ops
+.PHONY: check-dkms
+check-dkms: deps all
+	$(need_check_script)
+	rm -rf $(DKMS_CHECK_ROOT)
+	mkdir -p $(DKMS_CHECK_ROOT)/var/lib/dkms
+	@for r in $(INSTALL_KERNELS); do mkdir -p $(DKMS_CHECK_ROOT)/lib/modules/$$r; done
+	mok_signing_key=$(DKMS_CHECK_ROOT)/mok.key mok_certificate=$(DKMS_CHECK_ROOT)/mok.pub \
+		$(MAKE) install DESTDIR=$(DKMS_CHECK_ROOT) DKMS_ROOT=$(DKMS_CHECK_ROOT)
+	@rm -f $(CHECK_TALLY)
+	@for r in $(INSTALL_KERNELS); do \
+		ko=$$(find $(DKMS_CHECK_ROOT)/lib/modules/$$r -name 'mpirma.ko*' | head -n 1); \
+		[ -n "$$ko" ] || { echo "check-dkms: DKMS installed nothing for $$r" >&2; exit 1; }; \
+		echo "check-dkms: $$ko"; \
+		$(TALLY) $$r -- $(VM) --kernel $$r --kmod $$ko $(VM_CHECK_ARGS) -- \
+			$(CHECK_SCRIPT) $(DKMS_SMOKE) || exit 1; \
+	done
+	@tools/check-tally --summary $(CHECK_TALLY)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm mpirma-kernels \
@@ -954,10 +1135,12 @@ uninstall:
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/99-mpirma.rules $(DESTDIR)$(MODULESLOADDIR)/mpirma.conf
 ifeq ($(USE_DKMS),1)
 	dkms remove -m mpirma -v $(VERSION) --all || true
-	depmod -a $(KVER)
+	for r in $(INSTALL_KERNELS); do depmod -a $$r; done
 else
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/mpirma.ko
-	$(if $(DESTDIR),,depmod -a $(KVER))
+	for r in $(KREL) $(filter-out $(KREL),$(INSTALL_KERNELS)); do \
+		rm -f $(DESTDIR)/lib/modules/$$r/extra/mpirma.ko; \
+		$(if $(DESTDIR),true,depmod -a $$r); \
+	done
 endif
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 

@@ -144,9 +144,10 @@ u64 mpirma_op_type_mask(unsigned int op);
  * alignment and must not overlap.  The caller provides the atomicity (holds
  * the lock) and bounds @n so that one call touches a few KiB at most: for
  * the floating point types this function runs with preemption disabled
- * (kernel_fpu_begin()), which is fine under a spinlock but not from hard
- * interrupt context nor inside another kernel FPU section.  A disallowed
- * (@op, @type) warns once and leaves @tgt alone.
+ * (kernel_fpu_begin()), which is fine under a raw spinlock but not from hard
+ * interrupt context nor inside another kernel FPU section; the kernel's
+ * callers hold no spinlock_t around it (a sleeping lock on PREEMPT_RT).
+ * A disallowed (@op, @type) warns once and leaves @tgt alone.
  */
 void mpirma_reduce(unsigned int type, unsigned int op, void *tgt, const void *src, void *old,
 		   size_t n);

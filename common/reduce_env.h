@@ -92,7 +92,8 @@ static inline void mpirma_fpu_end(void)
  * KFPU_387, or they compute with whatever control word (precision, rounding)
  * the interrupted task left behind.  Both give the user-space defaults:
  * round to nearest, 64-bit x87 mantissa, all exceptions masked.
- * Disables preemption until mpirma_fpu_end(); legal under a spinlock.
+ * Disables preemption until mpirma_fpu_end(), also on PREEMPT_RT: legal
+ * under a raw spinlock, and nothing in between may take a spinlock_t.
  */
 static inline void mpirma_fpu_begin(bool x87)
 {

@@ -229,8 +229,10 @@ struct mpirma_win {
 	/*
 	 * MPIRMA_ATOM_LOCK: serialises every element update of the window;
 	 * the other strategies' fallback for what they cannot do themselves.
+	 * Raw: held across the reduction's FPU section (no sleeping lock may
+	 * be, on PREEMPT_RT), for at most MPIRMA_RAW_SECTION bytes.
 	 */
-	spinlock_t update_lock;
+	raw_spinlock_t update_lock;
 
 	struct rw_semaphore regions_rwsem;	/* DYNAMIC: ranks[].regions */
 

@@ -7,7 +7,10 @@
  * pieces, with the origin data already copied into the kernel.  A strategy's
  * apply() must perform the whole update so that each element is updated
  * atomically with respect to every other update of the same window; it runs
- * in process context, must not sleep and must not touch user memory.  Whether
+ * in process context, must not sleep and must not touch user memory.
+ * Floating point reductions run with preemption disabled (kernel FPU), so
+ * whatever lock a strategy holds around them is a raw_spinlock_t: a
+ * spinlock_t sleeps on PREEMPT_RT.  Whether
  * it serialises on one lock, on stripes, uses native atomics or hands the
  * update to a worker is its own business.
  */
@@ -23,6 +26,13 @@ struct mpirma_win;
 
 #define MPIRMA_CHUNK		4096	/* target bytes per atomic section */
 #define MPIRMA_MAX_SPANS	64	/* target pieces per atomic section */
+/*
+ * Target bytes per hold of a raw spinlock (lock and striped strategies):
+ * the element-update locks are raw_spinlock_t because the reduction's FPU
+ * section runs under them, and a raw lock's hold time must stay short on
+ * PREEMPT_RT, where it is a non-preemptible stretch like any other.
+ */
+#define MPIRMA_RAW_SECTION	512
 
 /* One contiguous piece of target memory, as a kernel address. */
 struct mpirma_span {

@@ -23,8 +23,12 @@
 #define MPIRMA_STRIPES		1024
 
 struct striped {
-	/* locks[i] serialises updates of elements touching stripe i. */
-	spinlock_t locks[MPIRMA_STRIPES];
+	/*
+	 * locks[i] serialises updates of elements touching stripe i.  Raw:
+	 * held across a reduction's FPU section (strategy.h), one cache line
+	 * of elements at a time.
+	 */
+	raw_spinlock_t locks[MPIRMA_STRIPES];
 };
 
 static unsigned int stripe_of(const u8 *addr)
@@ -41,7 +45,7 @@ static int striped_init(struct mpirma_win *win)
 	if (!s)
 		return -ENOMEM;
 	for (i = 0; i < MPIRMA_STRIPES; i++)
-		spin_lock_init(&s->locks[i]);
+		raw_spin_lock_init(&s->locks[i]);
 	win->strategy_data = s;
 	return 0;
 }
@@ -52,12 +56,12 @@ static void striped_fini(struct mpirma_win *win)
 	win->strategy_data = NULL;
 }
 
-static void stripe_lock(struct mpirma_win *win, spinlock_t *lock, int subclass)
+static void stripe_lock(struct mpirma_win *win, raw_spinlock_t *lock, int subclass)
 	__acquires(lock)
 {
-	if (!spin_trylock(lock)) {
+	if (!raw_spin_trylock(lock)) {
 		atomic64_inc(&win->stats.atomic_contended);
-		spin_lock_nested(lock, subclass);
+		raw_spin_lock_nested(lock, subclass);
 	}
 }
 
@@ -80,10 +84,10 @@ static void striped_section(const struct mpirma_update *u, struct striped *s, u8
 		__acquire(&s->locks[b]);	/* keep sparse's count balanced */
 	mpirma_update_apply(&part);
 	if (b != a)
-		spin_unlock(&s->locks[b]);
+		raw_spin_unlock(&s->locks[b]);
 	else
 		__release(&s->locks[b]);
-	spin_unlock(&s->locks[a]);
+	raw_spin_unlock(&s->locks[a]);
 }
 
 static void striped_apply(const struct mpirma_update *u)

@@ -258,7 +258,7 @@ static struct mpirma_win *win_alloc(struct mpirma_job *job, const struct mpirma_
 			win->create_err = -EOWNERDEAD;
 		}
 	}
-	spin_lock_init(&win->update_lock);
+	raw_spin_lock_init(&win->update_lock);
 	spin_lock_init(&win->sync_lock);
 	init_rwsem(&win->regions_rwsem);
 	mpirma_barrier_init(&win->fence);
