@@ -17,10 +17,15 @@
  *    MPI_Win_allocate memory, fetch_and_op and accumulate of contiguous
  *    data run in user space while the same updates through a derived
  *    datatype go through the kernel; the totals must still be exact;
+ *  - one-instruction integer ops (SUM, BAND, BOR, BXOR) on neighbouring
+ *    1-, 2-, 4- and 8-byte elements of one word, through both paths;
  *  - an origin buffer changed right after MPI_Accumulate returns (before
  *    the flush; erroneous, but the queue copies it): the values at the
  *    calls are what count.
  */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +277,127 @@ static void mixed_arrays(void)
 	MPI_Win_free(&win);
 }
 
+/*
+ * Integer SUM, BAND, BOR and BXOR are one locked instruction each on
+ * allocated windows (common/native_elem.c); a 1- or 2-byte bitwise op acts
+ * on the whole 4-byte word around its element.  Every rank hits neighbours
+ * in one word with different ops at once, half the time in user space
+ * (contiguous) and half through the kernel (a block list), and fetches
+ * from a 1-byte counter between them: every byte must come out exact.
+ */
+struct word_ops {
+	uint8_t b[4];		/* BOR, BAND, BXOR, SUM: one 4-byte word */
+	uint16_t h[2];		/* SUM, BXOR */
+	uint32_t w;		/* BOR */
+	uint8_t fetch[4];	/* fetch_and_op SUM; the rest of the word BXOR */
+	int64_t d;		/* SUM */
+};
+
+static void word_op(MPI_Win win, const void *v, MPI_Datatype type,
+		    MPI_Datatype blocks, MPI_Aint disp, MPI_Op op, bool kernel)
+{
+	CHECK_MPI(MPI_Accumulate(v, 1, type, 0, disp, 1,
+				 kernel ? blocks : type, op, win));
+}
+
+static void mixed_words(void)
+{
+	MPI_Win win;
+	enum { T_U8, T_U16, T_U32, T_I64, NT };
+	static const MPI_Datatype base[NT] = {
+		MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_INT64_T,
+	};
+	MPI_Datatype blk[NT];
+	struct word_ops *m, want;
+	unsigned int bits = 0;
+	uint8_t fetched, x8, seen[256] = { 0 };
+	uint16_t x16;
+	int i, r, t, dups = 0;
+
+	MPI_Win_allocate(mtest_rank ? 0 : sizeof(*m), 1, MPI_INFO_NULL,
+			 MPI_COMM_WORLD, &m, &win);
+	for (t = 0; t < NT; t++) {
+		MPI_Type_create_indexed_block(1, 1, (int[]){ 0 }, base[t], &blk[t]);
+		MPI_Type_commit(&blk[t]);
+	}
+	if (mtest_rank == 0) {
+		memset(m, 0, sizeof(*m));
+		m->b[1] = 0xff;
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < OPS; i++) {
+		bool k = i & 1;
+		uint8_t bor = (uint8_t)(1u << (mtest_rank % 8));
+		uint8_t band = (uint8_t)~bor, one8 = 1, one8f = 1;
+		uint16_t sum16 = (uint16_t)(mtest_rank + 1);
+		uint32_t bor32 = 1u << ((mtest_rank * 5 + i) % 32);
+		int64_t sum64 = (int64_t)mtest_rank << 33 | 1;
+
+		x8 = (uint8_t)(mtest_rank * 31 + i);
+		x16 = (uint16_t)(mtest_rank * 977 + i * 13);
+		word_op(win, &bor, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[0]), MPI_BOR, k);
+		word_op(win, &band, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[1]), MPI_BAND, !k);
+		word_op(win, &x8, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[2]), MPI_BXOR, k);
+		word_op(win, &one8, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[3]), MPI_SUM, !k);
+		word_op(win, &sum16, MPI_UINT16_T, blk[T_U16],
+			offsetof(struct word_ops, h[0]), MPI_SUM, k);
+		word_op(win, &x16, MPI_UINT16_T, blk[T_U16],
+			offsetof(struct word_ops, h[1]), MPI_BXOR, !k);
+		word_op(win, &bor32, MPI_UINT32_T, blk[T_U32],
+			offsetof(struct word_ops, w), MPI_BOR, k);
+		word_op(win, &sum64, MPI_INT64_T, blk[T_I64],
+			offsetof(struct word_ops, d), MPI_SUM, !k);
+		word_op(win, &x8, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, fetch[1 + i % 3]), MPI_BXOR, k);
+		CHECK_MPI(MPI_Fetch_and_op(&one8f, &fetched, MPI_UINT8_T, 0,
+					   offsetof(struct word_ops, fetch[0]),
+					   MPI_SUM, win));
+		CHECK_MPI(MPI_Win_flush(0, win));
+		/* tickets of one rank: distinct (fewer than 256 in all) */
+		dups += seen[fetched]++ != 0;
+	}
+	MPI_Win_unlock_all(win);
+	if (OPS * mtest_size <= 256)
+		CHECK_EQ(dups, 0, "fetch_and_op on a byte: repeated tickets");
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank == 0) {
+		memset(&want, 0, sizeof(want));
+		want.b[1] = 0xff;
+		for (r = 0; r < mtest_size; r++) {
+			bits |= 1u << (r % 8);
+			for (i = 0; i < OPS; i++) {
+				x8 = (uint8_t)(r * 31 + i);
+				want.b[2] ^= x8;
+				want.fetch[1 + i % 3] ^= x8;
+				want.h[1] ^= (uint16_t)(r * 977 + i * 13);
+				want.w |= 1u << ((r * 5 + i) % 32);
+			}
+			want.h[0] = (uint16_t)(want.h[0] + OPS * (r + 1));
+			want.d += (int64_t)OPS * ((int64_t)r << 33 | 1);
+		}
+		want.b[0] = (uint8_t)bits;
+		want.b[1] = (uint8_t)~bits;
+		want.b[3] = (uint8_t)(OPS * mtest_size);
+		want.fetch[0] = (uint8_t)(OPS * mtest_size);
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		CHECK_MPI(MPI_Win_sync(win));
+		CHECK(!memcmp(m, &want, sizeof(want)), "word ops: b %02x %02x "
+		      "%02x %02x h %04x %04x w %08x fetch %02x %02x %02x %02x "
+		      "d %lld", m->b[0], m->b[1], m->b[2], m->b[3], m->h[0],
+		      m->h[1], m->w, m->fetch[0], m->fetch[1], m->fetch[2],
+		      m->fetch[3], (long long)m->d);
+		MPI_Win_unlock(0, win);
+	}
+	for (t = 0; t < NT; t++)
+		MPI_Type_free(&blk[t]);
+	MPI_Win_free(&win);
+}
+
 /* The origin buffer changes after each call, before the flush. */
 static void origin_reuse(MPI_Win win)
 {
@@ -364,6 +490,7 @@ int main(int argc, char **argv)
 	mtest_section("mixed paths");
 	mixed_paths();
 	mixed_arrays();
+	mixed_words();
 	mtest_section("max/min");
 	max_min();
 	return mtest_finish();

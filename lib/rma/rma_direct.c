@@ -136,9 +136,15 @@ void mpirma_win_direct(const struct mpirma_op *op, char *t)
 		memmove(res, t, bytes);
 		return;
 	default:
-		/* An accumulate has no result side: its address is 0. */
+		/*
+		 * An accumulate has no result side: its address is 0.  An op
+		 * that is one locked instruction per element gains nothing
+		 * from a snapshot.
+		 */
 		if (n > 1 && src && op->kind != MPIRMA_KIND_CAS &&
-		    op->op != MPIRMA_OP_REPLACE) {
+		    op->op != MPIRMA_OP_REPLACE &&
+		    !mpirma_native_one_instr(op->kind, op->type, op->op,
+					     res != NULL)) {
 			acc_steps(op, t, src, res, n, size);
 			return;
 		}
