@@ -374,6 +374,85 @@ static int rma_load(struct rma_ctx *c, struct rma_op *o)
 	return 0;
 }
 
+/* A side of one contiguous element: what mpirma_layout_load() would accept. */
+static bool one_element(const struct mpirma_layout *ul)
+{
+	return !ul->nblocks && !ul->blocks && !ul->reserved && ul->count == 1;
+}
+
+/*
+ * The common case: one element of at most 8 bytes, every side contiguous,
+ * on a window whose memory does not move (not DYNAMIC).  Its layouts are
+ * known without loading them, there is nothing to walk and no chunk to
+ * bounce: the element travels in registers, with get_user()/put_user().
+ * Returns 1 when @o is not that case (rma_one() takes the general path),
+ * else the operation's status, the same the general path would give.
+ */
+static int rma_element(struct rma_ctx *c, struct rma_op *o)
+{
+	const struct mpirma_op *uop = o->uop;
+	u64 src = 0, cmp = 0, old = 0;
+	void __user *p;
+	struct mpirma_span span;
+	struct mpirma_update u = {
+		.win = c->win, .kind = uop->kind, .type = uop->type, .op = uop->op,
+		.spans = &span, .nspans = 1,
+		.src = o->has_origin ? &src : NULL,
+		.old = o->has_result ? &old : NULL,
+		.cmp = &cmp,
+		.inflight = uop->kind == MPIRMA_KIND_ACC ? &c->inflight : NULL,
+	};
+	int ret;
+
+	if (o->esize > sizeof(u64) || c->win->flavor == MPIRMA_FLAVOR_DYNAMIC ||
+	    !one_element(&uop->target) ||
+	    (o->has_origin && !one_element(&uop->origin)) ||
+	    (o->has_result && !one_element(&uop->result)))
+		return 1;
+	o->target.lo = 0;
+	o->target.hi = o->esize;
+	o->target.bytes = o->esize;
+	ret = rma_resolve_target(c, o);
+	if (ret)
+		return ret;
+	span.addr = (void *)o->tbase;
+	span.len = o->esize;
+	if (o->has_origin) {
+		if (!user_addr(uop->origin.addr, 0, o->esize, &p) ||
+		    copy_element(p, (u8 *)&src, o->esize, true))
+			return -EFAULT;
+	}
+	if (uop->kind == MPIRMA_KIND_CAS &&
+	    copy_element(u64_to_user_ptr(uop->compare), (u8 *)&cmp, o->esize, true))
+		return -EFAULT;
+	/* Everything but an accumulate must see the accumulates before it. */
+	if (uop->kind != MPIRMA_KIND_ACC)
+		mpirma_inflight_wait(&c->inflight);
+	switch (uop->kind) {
+	case MPIRMA_KIND_PUT:
+		memcpy(span.addr, &src, o->esize);
+		break;
+	case MPIRMA_KIND_GET:
+		memcpy(&old, span.addr, o->esize);
+		break;
+	default:
+		c->win->strategy->apply(&u);
+		break;
+	}
+	if (o->has_result) {
+		if (!user_addr(uop->result.addr, 0, o->esize, &p) ||
+		    copy_element(p, (u8 *)&old, o->esize, false))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static void rma_count(struct mpirma_win *win, unsigned int kind, u64 bytes)
+{
+	atomic64_inc(&win->stats.ops[kind]);
+	atomic64_add(bytes, &win->stats.bytes);
+}
+
 static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 {
 	struct mpirma_win *win = c->win;
@@ -387,6 +466,12 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 	if (uop->target_rank >= win->nranks)
 		return -ENXIO;
 	o.esize = mpirma_type_info[uop->type].size;
+	ret = rma_element(c, &o);
+	if (ret <= 0) {
+		if (!ret)
+			rma_count(win, uop->kind, o.esize);
+		return ret;
+	}
 	ret = rma_load(c, &o);
 	if (ret)
 		goto out_free_layouts;
@@ -407,10 +492,8 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 		mpirma_inflight_wait(&c->inflight);
 		up_read(&win->regions_rwsem);
 	}
-	if (!ret) {
-		atomic64_inc(&win->stats.ops[uop->kind]);
-		atomic64_add(o.target.bytes, &win->stats.bytes);
-	}
+	if (!ret)
+		rma_count(win, uop->kind, o.target.bytes);
 out_free_layouts:
 	mpirma_layout_free(&o.target);
 	mpirma_layout_free(&o.origin);
