@@ -311,6 +311,10 @@ void mpirma_mboxes_wake(struct mpirma_job *job);
 int mpirma_msg_send(struct mpirma_member *m, struct mpirma_msg *arg);
 int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg);
 
+/* main.c */
+int mpirma_copy_words_in(void *dst, const void __user *src, size_t size);
+int mpirma_copy_words_out(void __user *dst, const void *src, size_t size);
+
 /* rma.c */
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg);
 void mpirma_rma_ctx_free(struct mpirma_member *m);

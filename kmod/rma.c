@@ -28,15 +28,6 @@
 #include "reduce.h"
 #include "strategy.h"
 
-struct rma_ctx {
-	struct mpirma_win *win;
-	u8 src[MPIRMA_CHUNK];		/* origin data of a chunk */
-	u8 old[MPIRMA_CHUNK];		/* target data of a chunk */
-	struct mpirma_span spans[MPIRMA_MAX_SPANS];
-	unsigned int nspans;
-	struct mpirma_inflight inflight;	/* accumulates the strategy deferred */
-};
-
 /* One operation, loaded and validated. */
 struct rma_op {
 	const struct mpirma_op *uop;
@@ -44,6 +35,23 @@ struct rma_op {
 	struct mpirma_klayout origin, target, result;
 	unsigned long tbase;		/* kernel address of target offset 0 */
 	bool has_origin, has_result;
+};
+
+/*
+ * The engine's state for one batch.  The operation and its layouts live
+ * here rather than on the stack: Debian's kernels zero every stack
+ * variable on entry (INIT_STACK_ALL_ZERO), several hundred bytes per
+ * operation that the single-element path never reads.
+ */
+struct rma_ctx {
+	struct mpirma_win *win;
+	struct mpirma_op uop;		/* the operation, copied in */
+	struct rma_op op;		/* ... and loaded */
+	u8 src[MPIRMA_CHUNK];		/* origin data of a chunk */
+	u8 old[MPIRMA_CHUNK];		/* target data of a chunk */
+	struct mpirma_span spans[MPIRMA_MAX_SPANS];
+	unsigned int nspans;
+	struct mpirma_inflight inflight;	/* accumulates the strategy deferred */
 };
 
 /* User address of byte @off of a layout based at @addr; false if it wraps. */
@@ -95,29 +103,13 @@ static unsigned long copy_element(void __user *p, u8 *buf, u64 len, bool to_kern
 	}
 }
 
-/*
- * An operation struct of exactly the kernel's size, a word at a time (see
- * copy_element()); other sizes take copy_struct_from_user().
- */
+/* An operation struct of exactly the kernel's size a word at a time. */
 static int copy_op(struct mpirma_op *op, const void __user *uop, u32 op_size)
 {
-	u64 *d = (u64 *)op;
-	const u64 __user *s = uop;
-	size_t i;
-
 	BUILD_BUG_ON(sizeof(*op) % sizeof(u64));
 	if (op_size != sizeof(*op))
 		return copy_struct_from_user(op, sizeof(*op), uop, op_size);
-	if (!user_access_begin(uop, sizeof(*op)))
-		return -EFAULT;
-	for (i = 0; i < sizeof(*op) / sizeof(u64); i++)
-		unsafe_get_user(d[i], &s[i], out_fault);
-	user_access_end();
-	return 0;
-
-out_fault:
-	user_access_end();
-	return -EFAULT;
+	return mpirma_copy_words_in(op, uop, sizeof(*op));
 }
 
 /*
@@ -457,22 +449,28 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 {
 	struct mpirma_win *win = c->win;
 	bool dynamic = win->flavor == MPIRMA_FLAVOR_DYNAMIC;
-	struct rma_op o = { .uop = uop };
+	struct rma_op *o = &c->op;
 	int ret;
 
-	ret = rma_check_kind(uop, &o);
+	o->uop = uop;
+	o->tbase = 0;
+	ret = rma_check_kind(uop, o);
 	if (ret)
 		return ret;
 	if (uop->target_rank >= win->nranks)
 		return -ENXIO;
-	o.esize = mpirma_type_info[uop->type].size;
-	ret = rma_element(c, &o);
+	o->esize = mpirma_type_info[uop->type].size;
+	ret = rma_element(c, o);
 	if (ret <= 0) {
 		if (!ret)
-			rma_count(win, uop->kind, o.esize);
+			rma_count(win, uop->kind, o->esize);
 		return ret;
 	}
-	ret = rma_load(c, &o);
+	/* The general path: layouts loaded or empty, freed at the end. */
+	memset(&o->origin, 0, sizeof(o->origin));
+	memset(&o->target, 0, sizeof(o->target));
+	memset(&o->result, 0, sizeof(o->result));
+	ret = rma_load(c, o);
 	if (ret)
 		goto out_free_layouts;
 	/* Everything but an accumulate must see the accumulates before it. */
@@ -480,12 +478,12 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 		mpirma_inflight_wait(&c->inflight);
 	if (dynamic)
 		down_read(&win->regions_rwsem);
-	ret = rma_resolve_target(c, &o);
-	if (!ret && o.target.bytes) {
+	ret = rma_resolve_target(c, o);
+	if (!ret && o->target.bytes) {
 		if (uop->kind == MPIRMA_KIND_CAS)
-			ret = rma_cas(c, &o);
+			ret = rma_cas(c, o);
 		else
-			ret = rma_execute(c, &o);
+			ret = rma_execute(c, o);
 	}
 	if (dynamic) {
 		/* A region may be detached as soon as the lock is dropped. */
@@ -493,11 +491,11 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 		up_read(&win->regions_rwsem);
 	}
 	if (!ret)
-		rma_count(win, uop->kind, o.target.bytes);
+		rma_count(win, uop->kind, o->target.bytes);
 out_free_layouts:
-	mpirma_layout_free(&o.target);
-	mpirma_layout_free(&o.origin);
-	mpirma_layout_free(&o.result);
+	mpirma_layout_free(&o->target);
+	mpirma_layout_free(&o->origin);
+	mpirma_layout_free(&o->result);
 	return ret;
 }
 
@@ -554,14 +552,13 @@ void mpirma_rma_ctx_free(struct mpirma_member *m)
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 {
 	struct mpirma_op __user *uop;
-	struct mpirma_op op;
 	struct rma_ctx *c;
 	u32 i, wr;
 	int ret = 0, status;
 
 	if (arg->flags)
 		return -EINVAL;
-	if (arg->nops > MPIRMA_MAX_BATCH || arg->op_size < sizeof(op))
+	if (arg->nops > MPIRMA_MAX_BATCH || arg->op_size < sizeof(c->uop))
 		return -EINVAL;
 	if (arg->op_size > PAGE_SIZE)
 		return -E2BIG;
@@ -578,13 +575,13 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 	arg->nfailed = 0;
 	for (i = 0; i < arg->nops; i++) {
 		uop = u64_to_user_ptr(arg->ops + (u64)i * arg->op_size);
-		status = copy_op(&op, uop, arg->op_size);
+		status = copy_op(&c->uop, uop, arg->op_size);
 		if (status == -EFAULT) {
 			ret = -EFAULT;
 			break;
 		}
 		if (!status)
-			status = rma_one(c, &op);
+			status = rma_one(c, &c->uop);
 		if (put_user(status, &uop->status)) {
 			ret = -EFAULT;
 			break;
