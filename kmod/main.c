@@ -52,6 +52,7 @@ union mpirma_ioctl_buf {
 	struct mpirma_win_sync win_sync;
 	struct mpirma_win_group win_group;
 	struct mpirma_win_stats win_stats;
+	struct mpirma_win_stats_add win_stats_add;
 	struct mpirma_win_placement win_placement;
 	struct mpirma_rma rma;
 	struct mpirma_msg msg;
@@ -66,7 +67,7 @@ static int do_query(struct file *f, void *arg)
 		return -EINVAL;
 	q->features = MPIRMA_FEAT_WIN_USER | MPIRMA_FEAT_WIN_ALLOC | MPIRMA_FEAT_WIN_DYNAMIC |
 		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS |
-		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT;
+		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT | MPIRMA_FEAT_STATS_ADD;
 	q->max_ranks = MPIRMA_MAX_RANKS;
 	q->max_batch = MPIRMA_MAX_BATCH;
 	q->nr_types = MPIRMA_NR_TYPES;
@@ -117,6 +118,7 @@ MEMBER_CMD(win_query, mpirma_win_query, struct mpirma_win_query)
 MEMBER_CMD(win_attach, mpirma_win_attach, struct mpirma_win_attach)
 MEMBER_CMD(win_detach, mpirma_win_detach, struct mpirma_win_attach)
 MEMBER_CMD(win_stats, mpirma_win_stats, struct mpirma_win_stats)
+MEMBER_CMD(win_stats_add, mpirma_win_stats_add, struct mpirma_win_stats_add)
 MEMBER_CMD(win_placement, mpirma_win_placement, struct mpirma_win_placement)
 MEMBER_CMD(rma, mpirma_rma, struct mpirma_rma)
 MEMBER_CMD(win_fence, mpirma_win_fence, struct mpirma_win_sync)
@@ -175,7 +177,10 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 		      offsetofend(struct mpirma_win_query, my_rank), do_win_query),
 	IOCTL_OP(MPIRMA_IOC_WIN_ATTACH, FD_MEMBER, struct mpirma_win_attach, do_win_attach),
 	IOCTL_OP(MPIRMA_IOC_WIN_DETACH, FD_MEMBER, struct mpirma_win_attach, do_win_detach),
-	IOCTL_OP(MPIRMA_IOC_WIN_STATS, FD_MEMBER, struct mpirma_win_stats, do_win_stats),
+	IOCTL_OP_GREW(MPIRMA_IOC_WIN_STATS, FD_MEMBER, struct mpirma_win_stats,
+		      offsetofend(struct mpirma_win_stats, pages), do_win_stats),
+	IOCTL_OP(MPIRMA_IOC_WIN_STATS_ADD, FD_MEMBER, struct mpirma_win_stats_add,
+		 do_win_stats_add),
 	IOCTL_OP(MPIRMA_IOC_WIN_PLACEMENT, FD_MEMBER, struct mpirma_win_placement,
 		 do_win_placement),
 	IOCTL_OP(MPIRMA_IOC_RMA, FD_MEMBER, struct mpirma_rma, do_rma),

@@ -414,7 +414,7 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 		/* the queue first, to keep call order; usually it is empty */
 		ret = w->queue.nops ? mpirma_win_drain(w) : MPI_SUCCESS;
 		if (!ret)
-			mpirma_win_direct(op, t);
+			mpirma_win_direct(w, op, t);
 		return ret;
 	}
 	if (!now) {

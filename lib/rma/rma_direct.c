@@ -119,7 +119,26 @@ static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
 	}
 }
 
-void mpirma_win_direct(const struct mpirma_op *op, char *t)
+void mpirma_win_direct_report(struct mpirma_window *w)
+{
+	struct mpirma_win_stats_add a;
+	int k;
+
+	if (!w->direct_count.n ||
+	    !(mpirma_proc.query.features & MPIRMA_FEAT_STATS_ADD))
+		return;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.win_id = w->id;
+	for (k = 0; k < MPIRMA_NR_KINDS; k++)
+		a.ops[k] = w->direct_count.ops[k];
+	a.bytes = w->direct_count.bytes;
+	(void)mpirma_ioctl(MPIRMA_IOC_WIN_STATS_ADD, &a);
+	memset(&w->direct_count, 0, sizeof(w->direct_count));
+}
+
+void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
+		       char *t)
 {
 	unsigned int size = mpirma_type_info[op->type].size;
 	uint64_t n = op->target.count, bytes = n * size, i;
@@ -128,6 +147,10 @@ void mpirma_win_direct(const struct mpirma_op *op, char *t)
 	char *res = (char *)(uintptr_t)op->result.addr;
 	const void *cmp = (const void *)(uintptr_t)op->compare;
 
+	/* private counters: plain increments, reported later */
+	w->direct_count.ops[op->kind]++;
+	w->direct_count.bytes += bytes;
+	w->direct_count.n++;
 	switch (op->kind) {
 	case MPIRMA_KIND_PUT:
 		memmove(t, src, bytes);

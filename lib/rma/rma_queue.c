@@ -176,6 +176,8 @@ int mpirma_win_drain(struct mpirma_window *w)
 
 	/* Direct operations were plain stores too: order them first. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (w->direct_count.n >= MPIRMA_DIRECT_REPORT_OPS)
+		mpirma_win_direct_report(w);
 	if (!n)
 		return MPI_SUCCESS;
 	/* Emptied first: a failed batch is over too (its errors reported). */

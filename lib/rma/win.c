@@ -718,6 +718,7 @@ int PMPI_Win_free(MPI_Win *win)
 	ret = mpirma_win_drain(w);
 	if (ret)
 		return mpirma_raise_win(h, ret, MPIRMA_FUNC, NULL);
+	mpirma_win_direct_report(w);
 	/* Delete callbacks see the window still alive, as the standard says. */
 	ret = mpirma_attrs_delete_all(&w->hdr, MPIRMA_HK_WIN, h);
 	if (ret)
