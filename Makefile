@@ -22,7 +22,10 @@ SOVERSION := 0
 # ------------------------------------------------------------------ kernel
 
 # Kernel build tree: KDIR (or KERNELDIR, as dkms.conf passes it), else the
-# running kernel's, else the newest installed Debian one.
+# running kernel's, else the one Debian's linux-headers-amd64 (what make deps
+# installs) depends on: the kernel linux-image-amd64 boots, in the VM too.
+# Never simply the newest: a node with 6.12 headers installed but 6.1
+# running would build a module nothing loads.
 ifneq ($(KERNELDIR),)
 KDIR ?= $(KERNELDIR)
 endif
@@ -30,7 +33,7 @@ ifeq ($(KDIR),)
 ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
 KDIR := /lib/modules/$(shell uname -r)/build
 else
-KDIR := $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V | tail -n1)
+KDIR := $(shell $(CURDIR)/tools/mpirma-kernels --default-build-dir 2>/dev/null)
 endif
 endif
 # The kernel version KDIR builds for (install puts the module there).
@@ -94,7 +97,7 @@ KUSER_SRCS := $(wildcard common/*.c)
 MAN_SRCS := $(wildcard docs/man/*.[1-8])
 KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h common/*.c common/*.h)) \
 	    include/mpirma_uapi.h
-SCRIPTS := tools/mpirma-vm tools/mpirma-deps tools/vm/run-job tools/mpirma-debug-kernel \
+SCRIPTS := tools/mpirma-vm tools/mpirma-kernels tools/mpirma-deps tools/vm/run-job tools/mpirma-debug-kernel \
 	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
 	   $(wildcard .ci/run selftests/run)
 
@@ -124,7 +127,7 @@ UT_ASAN_ARCHIVE := $(OBJ)/asan/libunit.a
 UT_ARCHIVE_SRCS := $(KUSER_SRCS) $(ST_LIB_SRCS)
 MAN_PAGES := $(foreach m,$(MAN_SRCS),$(B)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 HEADERS := $(patsubst include/%,$(B)/include/%,$(wildcard include/*.h))
-STAGED_SCRIPTS := $(B)/bin/mpirma-vm $(VMDIR)/init $(VMDIR)/run-job
+STAGED_SCRIPTS := $(B)/bin/mpirma-vm $(B)/bin/mpirma-kernels $(VMDIR)/init $(VMDIR)/run-job
 
 # The launcher under its other names, and the compiler wrapper.  Examples and
 # MPI-level tests are built with the staged mpicc, exactly as a user builds
@@ -486,13 +489,17 @@ $(B)/share/man/man$(subst .,,$(suffix $(1)))/$(notdir $(1)): $(1)
 endef
 $(foreach m,$(MAN_SRCS),$(eval $(call man_rule,$(m))))
 
-$(B)/bin/mpirma-vm: tools/mpirma-vm
+$(B)/bin/mpirma-vm $(B)/bin/mpirma-kernels: $(B)/bin/%: tools/%
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
 $(VMDIR)/%: tools/vm/%
 	@mkdir -p $(@D)
 	install -m 755 $< $@
+
+# ------------------------------------------------------------------ hybrid
+
+include hybrid/hybrid.mk
 
 # ------------------------------------------------------------------ tests
 
@@ -596,7 +603,7 @@ RMA_BENCH_PEERS := $(BENCH_DIR)/rma_bench-openmpi $(BENCH_DIR)/rma_bench-mpich
 BENCH_MPI_VM_ARGS ?= --cpus 4 --numa 2 --timeout 1800
 BENCH_RANKS ?= 4
 BENCH_MPI_ARGS ?=
-SCRIPTS += bench/run bench/summary
+SCRIPTS += bench/run bench/summary bench/hybrid-summary
 
 userspace: $(RMA_BENCH)
 
@@ -625,11 +632,12 @@ bench: bench-deps
 bench-deps:
 	@tools/mpirma-deps --bench
 
-bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench
+bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIBS)
 	@rm -f $(BENCH_DIR)/raw.csv $(BENCH_DIR)/floors.csv
 	$(VM) $(BENCH_MPI_VM_ARGS) -- bench/run -n $(BENCH_RANKS) -o $(BENCH_DIR) \
 		$(BENCH_MPI_ARGS) | tee $(BENCH_DIR)/run.log
 	bench/summary $(BENCH_DIR) | tee $(BENCH_DIR)/results.txt
+	bench/hybrid-summary $(BENCH_DIR)
 
 # ------------------------------------------------------------------ debug kernel
 
@@ -727,7 +735,7 @@ install: all $(B)/mpirma.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(LIBEXECDIR)/mpirma/selftests $(DESTDIR)$(LIBEXECDIR)/mpirma/vm \
 		$(DESTDIR)$(PKGCONFIGDIR)
-	install -m 755 $(TOOL_BINS) $(B)/bin/mpirma-vm $(DESTDIR)$(BINDIR)/
+	install -m 755 $(TOOL_BINS) $(B)/bin/mpirma-vm $(B)/bin/mpirma-kernels $(DESTDIR)$(BINDIR)/
 	$(foreach l,$(notdir $(LAUNCHER_LINKS)),ln -sf mpiexec $(DESTDIR)$(BINDIR)/$(l);)
 	$(if $(MPICC),sed -e 's|^includedir=$$|includedir=$(INCLUDEDIR)|' \
 		-e 's|^libdir=$$|libdir=$(LIBDIR)|' $(MPICC) >$(DESTDIR)$(BINDIR)/mpicc.tmp && \
@@ -774,7 +782,7 @@ else
 endif
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm \
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS)) mpirma-vm mpirma-kernels \
 		$(notdir $(LAUNCHER_LINKS) $(MPICC)))
 	rm -rf $(DESTDIR)$(LIBEXECDIR)/mpirma
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS)))

@@ -101,7 +101,7 @@ static inline void mpirma_fpu_end(void)
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include "../kmod/compat.h"	/* get_unaligned(), put_unaligned() */
 #include <asm/fpu/api.h>
 
 /*

@@ -809,6 +809,54 @@ MPIRMA_DECL(int, Win_complete, (MPI_Win win))
 MPIRMA_DECL(int, Win_wait, (MPI_Win win))
 MPIRMA_DECL(int, Win_test, (MPI_Win win, int *flag))
 
+/* ------------------------------------------------------------ datatype decoding */
+/*
+ * MPI_Type_get_envelope / MPI_Type_get_contents (lib/rma/datatype.c).  Every
+ * combiner of the standard has its constant, so that code that switches
+ * over them compiles; the library's constructors produce NAMED, DUP,
+ * CONTIGUOUS, VECTOR, HVECTOR, INDEXED, HINDEXED, INDEXED_BLOCK,
+ * HINDEXED_BLOCK, STRUCT, SUBARRAY and RESIZED.
+ */
+#define MPI_COMBINER_NAMED		1
+#define MPI_COMBINER_DUP		2
+#define MPI_COMBINER_CONTIGUOUS		3
+#define MPI_COMBINER_VECTOR		4
+#define MPI_COMBINER_HVECTOR_INTEGER	5
+#define MPI_COMBINER_HVECTOR		6
+#define MPI_COMBINER_INDEXED		7
+#define MPI_COMBINER_HINDEXED_INTEGER	8
+#define MPI_COMBINER_HINDEXED		9
+#define MPI_COMBINER_INDEXED_BLOCK	10
+#define MPI_COMBINER_STRUCT_INTEGER	11
+#define MPI_COMBINER_STRUCT		12
+#define MPI_COMBINER_SUBARRAY		13
+#define MPI_COMBINER_DARRAY		14
+#define MPI_COMBINER_F90_REAL		15
+#define MPI_COMBINER_F90_COMPLEX	16
+#define MPI_COMBINER_F90_INTEGER	17
+#define MPI_COMBINER_RESIZED		18
+#define MPI_COMBINER_HINDEXED_BLOCK	19
+
+MPIRMA_DECL(int, Type_get_envelope, (MPI_Datatype datatype,
+				     int *num_integers, int *num_addresses,
+				     int *num_datatypes, int *combiner))
+MPIRMA_DECL(int, Type_get_contents, (MPI_Datatype datatype,
+				     int max_integers, int max_addresses,
+				     int max_datatypes, int array_of_integers[],
+				     MPI_Aint array_of_addresses[],
+				     MPI_Datatype array_of_datatypes[]))
+
+/* ------------------------------------------------------------ inter-communicators */
+/*
+ * lib/runtime/intercomm.c.  MPI_Comm_test_inter, MPI_Comm_remote_size and
+ * MPI_Comm_remote_group are declared with the communicator calls.
+ */
+MPIRMA_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader,
+				    MPI_Comm peer_comm, int remote_leader,
+				    int tag, MPI_Comm *newintercomm))
+MPIRMA_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high,
+				   MPI_Comm *newintracomm))
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,8 @@
 /*
  * Every difference between the kernel versions mpirma builds against lives
  * here, so the rest of the module is written against one API (the newest).
- * Built and tested: 6.1 (Debian 12).
+ * Built and tested: 6.1 and 6.12, generic and PREEMPT_RT (Debian 12); see
+ * README.md, "Kernels".
  */
 #ifndef MPIRMA_COMPAT_H
 #define MPIRMA_COMPAT_H
@@ -10,6 +11,19 @@
 #include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/version.h>
+/*
+ * task_pid_nr() and the other task_*_nr() helpers: declared in linux/sched.h
+ * up to 6.1, in linux/pid.h by 6.12 (which sched.h no longer pulls in).
+ */
+#include <linux/pid.h>
+#include <linux/sched.h>
+
+/* 6.12 moved the unaligned accessors out of asm/ (asm/unaligned.h is gone). */
+#if KERNEL_VERSION(6, 12, 0) > LINUX_VERSION_CODE
+#include <asm/unaligned.h>
+#else
+#include <linux/unaligned.h>
+#endif
 
 #if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
 /* 6.3 made vm_flags read-only behind these helpers. */

@@ -22,6 +22,7 @@
 #include <linux/topology.h>
 #include <linux/wait.h>
 
+#include "compat.h"
 #include "fault.h"
 #include "workers.h"
 

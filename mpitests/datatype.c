@@ -154,7 +154,7 @@ static void test_properties(void)
 		CHECK(size == tt->n * 4, "%s: size %d, want %d", tt->name, size,
 		      tt->n * 4);
 		CHECK_MPI(MPI_Type_size_x(tt->type, &size_x));
-		CHECK(size_x == size, "%s: size_x %lld", tt->name, size_x);
+		CHECK(size_x == size, "%s: size_x %lld", tt->name, (long long)size_x);
 		CHECK_MPI(MPI_Type_get_extent(tt->type, &lb, &extent));
 		CHECK(lb == tt->lb * 4 && extent == tt->extent * 4,
 		      "%s: lb %ld extent %ld, want %ld %ld", tt->name, (long)lb,

@@ -213,6 +213,8 @@ static void test_handlers(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Freed handles are mpirma's ints; a host MPI's may be freed pointers. */
+#ifdef MPIRMA
 static void test_freed_handles(void)
 {
 	MPI_Datatype t, never = 4242;
@@ -316,7 +318,9 @@ static void test_freed_handles(void)
 	CHECK_EQ(size, mtest_size * (mtest_size - 1) / 2, "allreduce afterwards");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
+#endif
 
+#ifdef MPIRMA
 static void test_strings(void)
 {
 	char s[MPI_MAX_ERROR_STRING];
@@ -360,6 +364,7 @@ static void test_strings(void)
 	}
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
+#endif
 
 int main(int argc, char **argv)
 {
@@ -367,7 +372,12 @@ int main(int argc, char **argv)
 	right = (mtest_rank + 1) % mtest_size;
 	test_rma_errors();
 	test_handlers();
+#ifdef MPIRMA
 	test_freed_handles();
+#endif
+#ifdef MPIRMA
+	/* The library's own error machinery; a host MPI's is not ours to test. */
 	test_strings();
+#endif
 	return mtest_finish();
 }

@@ -378,6 +378,7 @@ static void test_cas(void)
 /* Reductions: the same table, the same reference, for integer-like types
  * (floating point folds in a different order than the reference).
  */
+#ifdef MPIRMA
 static void test_allreduce(void)
 {
 	static uint8_t mine[64 * ELEM], got[64 * ELEM], want[64 * ELEM],
@@ -441,12 +442,16 @@ static void test_allreduce(void)
 	}
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
+#endif
 
 int main(int argc, char **argv)
 {
 	mtest_init(&argc, &argv, "ops");
 	test_accumulate();
 	test_cas();
+#ifdef MPIRMA
+	/* Collectives are the host's under the hybrid layer: not ours to test. */
 	test_allreduce();
+#endif
 	return mtest_finish();
 }

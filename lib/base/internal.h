@@ -204,7 +204,8 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
 /* ------------------------------------------------------------ communicators */
 
 /**
- * struct mpirma_comm - an intra-communicator (lib/runtime/comm.c)
+ * struct mpirma_comm - a communicator (lib/runtime/comm.c; inter-communicators
+ *	lib/runtime/intercomm.c)
  * @hdr: error handler, attributes, name
  * @handle: its MPI_Comm
  * @refs: 1 for the handle, +1 for each user that must outlive MPI_Comm_free
@@ -216,6 +217,12 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
  * @ctx: context id; p2p uses mpirma_ctx_p2p(), collectives mpirma_ctx_coll()
  * @info: hints given by MPI_Comm_set_info / dup_with_info (MPI_INFO_NULL)
  * @topo: Cartesian topology (lib/runtime/topo.c), or NULL
+ * @inter: an inter-communicator: @size, @rank, @ranks and @job2rank are
+ *	the local group, point-to-point ranks name the remote group
+ * @rsize, @rranks, @rjob2rank: inter: the remote group, as @size...
+ * @local: inter: the local group as an intra-communicator object (no
+ *	handle, same context: its messages only ever come from local members)
+ *	for the local steps of collectives
  */
 struct mpirma_comm {
 	struct mpirma_objhdr hdr;
@@ -228,6 +235,11 @@ struct mpirma_comm {
 	uint64_t ctx;
 	MPI_Info info;
 	struct mpirma_topo *topo;
+	bool inter;
+	int rsize;
+	int *rranks;
+	int *rjob2rank;
+	struct mpirma_comm *local;
 };
 
 /* The communicator of a handle (MPI_COMM_WORLD/SELF included), or NULL. */
@@ -264,20 +276,46 @@ static inline uint64_t mpirma_ctx_coll(const struct mpirma_comm *c)
 	return 2 * c->ctx + 1;
 }
 
-/* Comm rank -> job rank (rank must be valid). */
+/*
+ * Peer rank -> job rank (rank must be valid): a member of the group, or of
+ * the remote group of an inter-communicator.
+ */
 static inline int mpirma_comm_job_rank(const struct mpirma_comm *c, int rank)
 {
-	return c->ranks[rank];
+	return c->inter ? c->rranks[rank] : c->ranks[rank];
 }
 
-/* Job rank -> comm rank, or MPI_UNDEFINED when not a member. */
+/* Job rank -> peer rank, or MPI_UNDEFINED when not a peer. */
 static inline int mpirma_comm_rank_of_job(const struct mpirma_comm *c,
 					  int job_rank)
 {
+	const int *map = c->inter ? c->rjob2rank : c->job2rank;
 	int r = (job_rank >= 0 && job_rank < mpirma_proc.size) ?
-		c->job2rank[job_rank] : -1;
+		map[job_rank] : -1;
 	return r < 0 ? MPI_UNDEFINED : r;
 }
+
+/* The number of peers: the size, or an inter-communicator's remote size. */
+static inline int mpirma_comm_peer_size(const struct mpirma_comm *c)
+{
+	return c->inter ? c->rsize : c->size;
+}
+
+/*
+ * MPI_SUCCESS for an intra-communicator; MPI_ERR_COMM (recorded) for an
+ * inter-communicator, which @what does not take.
+ */
+int mpirma_comm_intra_only(const struct mpirma_comm *c, const char *what);
+
+/*
+ * A new communicator handle of @n job ranks (the caller among them) with
+ * context @ctx, inheriting @parent's error handler (comm.c).  MPI class.
+ */
+int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
+		    uint64_t ctx, MPI_Comm *out);
+
+/* The duplicate of inter-communicator @c (intercomm.c).  MPI class. */
+int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out);
 
 /*
  * A context id unique for every member of @parent: the MAX of the members'
@@ -298,6 +336,7 @@ int mpirma_coll_allgather_bytes(struct mpirma_comm *c, const void *send,
  * below 0x7f000000.
  */
 #define MPIRMA_TAG_COMM_ALLGATHER	0x7f000001
+#define MPIRMA_TAG_INTERCOMM		0x7f000002	/* leaders' exchange */
 
 /* ------------------------------------------------------------ info */
 

@@ -228,6 +228,11 @@ void mpirma_dtype_unref(struct mpirma_dtype *t)
 		return;
 	for (i = 0; i < t->nruns; i++)
 		mpirma_dtype_unref(t->runs[i].type);
+	for (i = 0; i < t->args.nt; i++)
+		mpirma_dtype_unref(t->args.types[i]);
+	free(t->args.ints);
+	free(t->args.aints);
+	free(t->args.types);
 	if (t->eblocks != t->blocks)
 		free(t->eblocks);
 	free(t->blocks);
@@ -778,6 +783,82 @@ static int dtype_register(struct mpirma_dtype *t, MPI_Datatype *newtype)
 	return MPI_SUCCESS;
 }
 
+/*
+ * Room for the arguments of the constructor that made *@newtype (when @ret
+ * is MPI_SUCCESS), which the caller fills in (args_type() for the types).
+ * Out of memory, the new type is freed again.  MPI class (recorded).
+ */
+static int args_alloc(MPI_Datatype *newtype, int ret, int ni, int na, int nt,
+		      struct mpirma_dtype_args **out)
+{
+	struct mpirma_dtype *t;
+	struct mpirma_dtype_args *a;
+
+	if (ret)
+		return ret;
+	t = mpirma_dtype_get(*newtype);
+	a = &t->args;
+	a->ints = malloc((ni ? ni : 1) * sizeof(*a->ints));
+	a->aints = malloc((na ? na : 1) * sizeof(*a->aints));
+	a->types = calloc(nt ? nt : 1, sizeof(*a->types));
+	if (!a->ints || !a->aints || !a->types) {
+		mpirma_handle_free(MPIRMA_HK_DATATYPE, *newtype);
+		t->handle = 0;
+		mpirma_dtype_unref(t);
+		*newtype = MPI_DATATYPE_NULL;
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	a->ni = ni;
+	a->na = na;
+	a->nt = nt;
+	*out = a;
+	return MPI_SUCCESS;
+}
+
+static void args_type(struct mpirma_dtype_args *a, int i,
+		      struct mpirma_dtype *t)
+{
+	mpirma_dtype_ref(t);
+	a->types[i] = t;
+}
+
+/* @n integers at @p: a piece of a constructor's integer arguments. */
+struct ints_piece {
+	int n;
+	const int *p;
+};
+
+/*
+ * The arguments of a constructor of one old type: the integers of the
+ * @npieces @pieces one after the other, @na addresses from @aints.
+ */
+static int args_one(MPI_Datatype *newtype, int ret, struct mpirma_dtype *old,
+		    const struct ints_piece *pieces, int npieces, int na,
+		    const MPI_Aint *aints)
+{
+	struct mpirma_dtype_args *a;
+	int i, ni = 0;
+
+	for (i = 0; i < npieces; i++)
+		ni += pieces[i].n;
+	ret = args_alloc(newtype, ret, ni, na, 1, &a);
+	if (ret)
+		return ret;
+	for (i = 0, ni = 0; i < npieces; ni += pieces[i].n, i++)
+		if (pieces[i].n)
+			memcpy(a->ints + ni, pieces[i].p,
+			       pieces[i].n * sizeof(int));
+	if (na)
+		memcpy(a->aints, aints, na * sizeof(MPI_Aint));
+	args_type(a, 0, old);
+	return MPI_SUCCESS;
+}
+
+#define PIECES(...)							\
+	(const struct ints_piece[]){ __VA_ARGS__ },			\
+	(int)(sizeof((const struct ints_piece[]){ __VA_ARGS__ }) /	\
+	      sizeof(struct ints_piece))
+
 /* Argument checks of every constructor; MPI class, recorded. */
 static int ctor_count_check(int count, MPI_Datatype *newtype)
 {
@@ -839,7 +920,7 @@ static int ctor_blocks(int combiner, int count, const int *bl, int blconst,
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -847,6 +928,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 	if (!ret)
 		ret = ctor_blocks(MPIRMA_COMBINER_CONTIGUOUS, 1, NULL, count,
 				  NULL, NULL, 0, old, newtype);
+	ret = args_one(newtype, ret, old, PIECES({ 1, &count }), 0, NULL);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_contiguous)
@@ -854,7 +936,7 @@ MPIRMA_ALIAS(Type_contiguous)
 int PMPI_Type_vector(int count, int blocklength, int stride,
 		     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -864,6 +946,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 				  blocklength, NULL, NULL,
 				  (MPI_Aint)stride * mpirma_dtype_extent(old),
 				  old, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &count }, { 1, &blocklength }, { 1, &stride }),
+		       0, NULL);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_vector)
@@ -871,7 +956,7 @@ MPIRMA_ALIAS(Type_vector)
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 			     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -879,6 +964,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 	if (!ret)
 		ret = ctor_blocks(MPIRMA_COMBINER_HVECTOR, count, NULL,
 				  blocklength, NULL, NULL, stride, old, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &count }, { 1, &blocklength }), 1, &stride);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_hvector)
@@ -895,7 +982,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -906,6 +993,9 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		ret = ctor_blocks(MPIRMA_COMBINER_INDEXED, count,
 				  array_of_blocklengths, 0,
 				  array_of_displacements, NULL, 0, old, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &count }, { count, array_of_blocklengths },
+			      { count, array_of_displacements }), 0, NULL);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_indexed)
@@ -914,7 +1004,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -925,6 +1015,9 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 		ret = ctor_blocks(MPIRMA_COMBINER_HINDEXED, count,
 				  array_of_blocklengths, 0, NULL,
 				  array_of_displacements, 0, old, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &count }, { count, array_of_blocklengths }),
+		       count, array_of_displacements);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_hindexed)
@@ -943,7 +1036,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -954,6 +1047,9 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 		ret = ctor_blocks(MPIRMA_COMBINER_INDEXED_BLOCK, count, NULL,
 				  blocklength, array_of_displacements, NULL, 0,
 				  old, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &count }, { 1, &blocklength },
+			      { count, array_of_displacements }), 0, NULL);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_indexed_block)
@@ -962,7 +1058,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[],
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -973,6 +1069,9 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 		ret = ctor_blocks(MPIRMA_COMBINER_HINDEXED_BLOCK, count, NULL,
 				  blocklength, NULL, array_of_displacements, 0,
 				  old, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &count }, { 1, &blocklength }), count,
+		       array_of_displacements);
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_hindexed_block)
@@ -982,6 +1081,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Datatype array_of_types[],
 			    MPI_Datatype *newtype)
 {
+	struct mpirma_dtype_args *args;
 	struct mpirma_dtype_run *runs;
 	int i, ret;
 
@@ -1010,6 +1110,16 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	}
 	ret = dtype_register(dtype_build(MPIRMA_COMBINER_STRUCT, runs, count),
 			     newtype);
+	ret = args_alloc(newtype, ret, count + 1, count, count, &args);
+	if (!ret) {
+		args->ints[0] = count;
+		memcpy(args->ints + 1, array_of_blocklengths,
+		       count * sizeof(int));
+		memcpy(args->aints, array_of_displacements,
+		       count * sizeof(MPI_Aint));
+		for (i = 0; i < count; i++)
+			args_type(args, i, mpirma_dtype_get(array_of_types[i]));
+	}
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_struct)
@@ -1051,20 +1161,22 @@ static struct mpirma_dtype *dtype_resized(struct mpirma_dtype *old,
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 			     MPI_Aint extent, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old;
+	struct mpirma_dtype *old = NULL;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
 	ret = ctor_check(0, oldtype, newtype, &old);
 	if (!ret)
 		ret = dtype_register(dtype_resized(old, lb, extent), newtype);
+	ret = args_one(newtype, ret, old, NULL, 0, 2,
+		       (const MPI_Aint[]){ lb, extent });
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old, *t;
+	struct mpirma_dtype *old = NULL, *t;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -1078,7 +1190,9 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 		mpirma_dtype_unref(t);
 		t = NULL;
 	}
-	return RAISE(dtype_register(t, newtype), NULL);
+	ret = dtype_register(t, newtype);
+	ret = args_one(newtype, ret, old, NULL, 0, 0, NULL);
+	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_dup)
 
@@ -1092,7 +1206,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 			      const int array_of_starts[], int order,
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old, *t, *prev;
+	struct mpirma_dtype *old = NULL, *t, *prev;
 	struct mpirma_dtype_run *runs;
 	MPI_Aint ext, stride, offset = 0, total;
 	int i, d, ret;
@@ -1153,7 +1267,12 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 	mpirma_dtype_unref(prev);
 	if (t)
 		t->combiner = MPIRMA_COMBINER_SUBARRAY;
-	return RAISE(dtype_register(t, newtype), NULL);
+	ret = dtype_register(t, newtype);
+	ret = args_one(newtype, ret, old,
+		       PIECES({ 1, &ndims }, { ndims, array_of_sizes },
+			      { ndims, array_of_subsizes },
+			      { ndims, array_of_starts }, { 1, &order }), 0, NULL);
+	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_create_subarray)
 
@@ -1197,6 +1316,85 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Type_free)
+
+/* ------------------------------------------------------------ decoding */
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+			   int *num_addresses, int *num_datatypes,
+			   int *combiner)
+{
+	struct mpirma_dtype *t;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = mpirma_dtype_check(datatype, false, &t);
+	if (ret)
+		return RAISE(ret, NULL);
+	if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+		return RAISE(MPI_ERR_ARG, "NULL output argument");
+	*num_integers = t->args.ni;
+	*num_addresses = t->args.na;
+	*num_datatypes = t->args.nt;
+	*combiner = t->predefined ? MPI_COMBINER_NAMED : t->combiner;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Type_get_envelope)
+
+/*
+ * The types come back as handles the caller owns: a predefined type as
+ * itself, a derived one as a new handle to the same (immutable) object,
+ * which MPI_Type_free releases like any other.
+ */
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+			   int max_addresses, int max_datatypes,
+			   int array_of_integers[],
+			   MPI_Aint array_of_addresses[],
+			   MPI_Datatype array_of_datatypes[])
+{
+	struct mpirma_dtype_args *a;
+	struct mpirma_dtype *t;
+	int i, h, ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = mpirma_dtype_check(datatype, false, &t);
+	if (ret)
+		return RAISE(ret, NULL);
+	if (t->predefined)
+		return RAISE(MPI_ERR_TYPE, "%s is a named type: it has no "
+			     "contents", t->name);
+	a = &t->args;
+	if (max_integers < a->ni || max_addresses < a->na ||
+	    max_datatypes < a->nt)
+		return RAISE(MPI_ERR_ARG, "room for %d integers, %d addresses "
+			     "and %d datatypes; the type needs %d, %d and %d",
+			     max_integers, max_addresses, max_datatypes,
+			     a->ni, a->na, a->nt);
+	if ((a->ni && !array_of_integers) || (a->na && !array_of_addresses) ||
+	    (a->nt && !array_of_datatypes))
+		return RAISE(MPI_ERR_ARG, "NULL array");
+	for (i = 0; i < a->nt; i++) {
+		struct mpirma_dtype *c = a->types[i];
+
+		if (c->predefined) {
+			array_of_datatypes[i] = c->handle;
+			continue;
+		}
+		h = mpirma_handle_alloc(MPIRMA_HK_DATATYPE, c);
+		if (!h) {
+			while (i-- > 0)
+				PMPI_Type_free(&array_of_datatypes[i]);
+			return RAISE(MPI_ERR_NO_MEM, "out of datatype handles");
+		}
+		mpirma_dtype_ref(c);
+		array_of_datatypes[i] = h;
+	}
+	if (a->ni)
+		memcpy(array_of_integers, a->ints, a->ni * sizeof(int));
+	if (a->na)
+		memcpy(array_of_addresses, a->aints, a->na * sizeof(MPI_Aint));
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Type_get_contents)
 
 /* Looks a datatype argument up for the query functions. */
 #define QUERY_TYPE(dt, t)						\

@@ -67,18 +67,30 @@ struct mpirma_dtype_run {
 
 /* Combiners, as the standard names them (for diagnostics and Get_envelope). */
 enum mpirma_combiner {
-	MPIRMA_COMBINER_NAMED = 0,
-	MPIRMA_COMBINER_DUP,
-	MPIRMA_COMBINER_CONTIGUOUS,
-	MPIRMA_COMBINER_VECTOR,
-	MPIRMA_COMBINER_HVECTOR,
-	MPIRMA_COMBINER_INDEXED,
-	MPIRMA_COMBINER_HINDEXED,
-	MPIRMA_COMBINER_INDEXED_BLOCK,
-	MPIRMA_COMBINER_HINDEXED_BLOCK,
-	MPIRMA_COMBINER_STRUCT,
-	MPIRMA_COMBINER_SUBARRAY,
-	MPIRMA_COMBINER_RESIZED,
+	MPIRMA_COMBINER_NAMED = MPI_COMBINER_NAMED,
+	MPIRMA_COMBINER_DUP = MPI_COMBINER_DUP,
+	MPIRMA_COMBINER_CONTIGUOUS = MPI_COMBINER_CONTIGUOUS,
+	MPIRMA_COMBINER_VECTOR = MPI_COMBINER_VECTOR,
+	MPIRMA_COMBINER_HVECTOR = MPI_COMBINER_HVECTOR,
+	MPIRMA_COMBINER_INDEXED = MPI_COMBINER_INDEXED,
+	MPIRMA_COMBINER_HINDEXED = MPI_COMBINER_HINDEXED,
+	MPIRMA_COMBINER_INDEXED_BLOCK = MPI_COMBINER_INDEXED_BLOCK,
+	MPIRMA_COMBINER_HINDEXED_BLOCK = MPI_COMBINER_HINDEXED_BLOCK,
+	MPIRMA_COMBINER_STRUCT = MPI_COMBINER_STRUCT,
+	MPIRMA_COMBINER_SUBARRAY = MPI_COMBINER_SUBARRAY,
+	MPIRMA_COMBINER_RESIZED = MPI_COMBINER_RESIZED,
+};
+
+/*
+ * The arguments a derived type was built with, as MPI_Type_get_contents
+ * returns them: @ni integers, @na addresses, @nt datatypes (each holding
+ * a reference).
+ */
+struct mpirma_dtype_args {
+	int ni, na, nt;
+	int *ints;
+	MPI_Aint *aints;
+	struct mpirma_dtype **types;
 };
 
 /**
@@ -105,6 +117,7 @@ enum mpirma_combiner {
  * @eblocks, @neblocks: the element view (== @blocks unless @padded;
  *	NULL when @basic is not a single type)
  * @runs, @nruns: the construction
+ * @args: the constructor's arguments (MPI_Type_get_contents)
  * @name: MPI_Type_set_name
  */
 struct mpirma_dtype {
@@ -129,6 +142,7 @@ struct mpirma_dtype {
 	size_t neblocks;
 	struct mpirma_dtype_run *runs;
 	int nruns;
+	struct mpirma_dtype_args args;
 	char name[MPI_MAX_OBJECT_NAME];
 };
 

@@ -9,10 +9,17 @@
  * MPI_PROC_NULL, which is a no-op in any epoch state; then the target rank
  * and the epoch), each side's datatype is turned into a kernel layout, and
  * the operation takes its path (rma_dispatch(), lib/rma/win.h: direct, queued
- * or at once).  What the kernel checks itself
- * (the target range inside the window, op/type pairs, overlapping
- * accumulate targets) comes back as a per-operation errno and is mapped by
- * the one errno table, mpirma_errno_to_class().
+ * or at once).
+ *
+ * Errors are reported by the call that makes them, before anything is
+ * queued: the target rank, the op/type pair, the type signatures, and the
+ * target range against the window's size and displacement unit at the
+ * target (struct mpirma_window.extent; dynamic windows excepted, whose
+ * regions only the kernel knows).  The kernel checks all of it again as the
+ * last line (and overlapping accumulate targets); what it finds comes back
+ * as a per-operation errno, mapped by the one errno table,
+ * mpirma_errno_to_class(), and reported by the call that completes the
+ * operation.
  *
  * Element types: put and get move bytes, so when the two sides do not share
  * one kernel element type they travel as MPIRMA_TYPE_BYTE, in the datatypes'
@@ -162,6 +169,142 @@ static bool is_predefined(MPI_Datatype dt)
 	struct mpirma_dtype *t = mpirma_dtype_get(dt);
 
 	return t && t->predefined;
+}
+
+const char *mpirma_kind_name(unsigned int kind)
+{
+	static const char *const names[] = {
+		[MPIRMA_KIND_PUT] = "put", [MPIRMA_KIND_GET] = "get",
+		[MPIRMA_KIND_ACC] = "accumulate",
+		[MPIRMA_KIND_GET_ACC] = "get_accumulate",
+		[MPIRMA_KIND_CAS] = "compare_and_swap",
+	};
+
+	return kind < MPIRMA_ARRAY_SIZE(names) && names[kind] ? names[kind] :
+	       "operation";
+}
+
+static const char *type_class_name(unsigned int c)
+{
+	static const char *const names[] = {
+		[MPIRMA_CLASS_OPAQUE] = "character",
+		[MPIRMA_CLASS_BYTE] = "byte",
+		[MPIRMA_CLASS_BOOL] = "logical",
+		[MPIRMA_CLASS_INT] = "integer",
+		[MPIRMA_CLASS_REAL] = "floating-point",
+		[MPIRMA_CLASS_COMPLEX] = "complex",
+		[MPIRMA_CLASS_PAIR] = "value-index pair",
+	};
+
+	return c < MPIRMA_ARRAY_SIZE(names) && names[c] ? names[c] : "other";
+}
+
+/*
+ * Put and get: the two sides' basic types must agree (MPI 3.1, 11.3).  Bytes
+ * (and the opaque characters) and mixed types, which travel in the byte
+ * view, match anything; otherwise the kind of number and its size must be
+ * the same (MPI_INT and MPI_UNSIGNED are let through, as messages let them).
+ * MPI class (recorded).
+ */
+static int signature_check(unsigned int mine, unsigned int target)
+{
+	const struct mpirma_type_info *a = &mpirma_type_info[mine];
+	const struct mpirma_type_info *b = &mpirma_type_info[target];
+
+	if (a->type_class == MPIRMA_CLASS_BYTE ||
+	    a->type_class == MPIRMA_CLASS_OPAQUE ||
+	    b->type_class == MPIRMA_CLASS_BYTE ||
+	    b->type_class == MPIRMA_CLASS_OPAQUE)
+		return MPI_SUCCESS;
+	if (a->type_class == b->type_class && a->size == b->size)
+		return MPI_SUCCESS;
+	return mpirma_err(MPI_ERR_TYPE, "the type signatures do not match: "
+			  "the origin's basic elements are %u-byte %s, the "
+			  "target's %u-byte %s", a->size,
+			  type_class_name(a->type_class), b->size,
+			  type_class_name(b->type_class));
+}
+
+/*
+ * The bytes [*lo, *hi) that layout @l of elements of @size touches, from
+ * its start.  False when they do not fit in int64_t.
+ */
+static bool layout_span(const struct mpirma_layout *l, unsigned int size,
+			int64_t *lo, int64_t *hi)
+{
+	const struct mpirma_block *b =
+		(const struct mpirma_block *)(uintptr_t)l->blocks;
+	int64_t a = INT64_MAX, z = INT64_MIN, end, reach;
+	uint64_t bytes;
+	uint32_t i;
+
+	if (!l->nblocks) {
+		if (__builtin_mul_overflow(l->count, (uint64_t)size, &bytes) ||
+		    bytes > INT64_MAX)
+			return false;
+		*lo = 0;
+		*hi = (int64_t)bytes;
+		return true;
+	}
+	for (i = 0; i < l->nblocks; i++) {
+		if (!b[i].len)
+			continue;
+		if (b[i].len > INT64_MAX ||
+		    __builtin_add_overflow(b[i].disp, (int64_t)b[i].len, &end))
+			return false;
+		a = b[i].disp < a ? b[i].disp : a;
+		z = end > z ? end : z;
+	}
+	if (a > z || !l->count) {
+		*lo = *hi = 0;
+		return true;
+	}
+	if (l->count - 1 > INT64_MAX ||
+	    __builtin_mul_overflow((int64_t)(l->count - 1), l->extent, &reach))
+		return false;
+	if (reach < 0 ? __builtin_add_overflow(a, reach, &a) :
+	    __builtin_add_overflow(z, reach, &z))
+		return false;
+	*lo = a;
+	*hi = z;
+	return true;
+}
+
+/*
+ * The target range of @op inside its target's window, as the kernel will
+ * check it (kmod/rma.c).  MPI_ERR_RMA_RANGE (recorded) when it is not.
+ */
+static int range_check(const struct mpirma_window *w,
+		       const struct mpirma_op *op)
+{
+	const struct mpirma_win_extent *e;
+	int64_t lo, hi, base;
+	uint64_t off;
+
+	if (!w->extent)
+		return MPI_SUCCESS;	/* dynamic: only the kernel knows */
+	e = &w->extent[op->target_rank];
+	if (!layout_span(&op->target, mpirma_type_info[op->type].size, &lo,
+			 &hi) ||
+	    __builtin_mul_overflow(op->target_disp, (uint64_t)e->disp_unit,
+				   &off) || off > INT64_MAX)
+		goto out_range;
+	if (lo == hi)
+		return MPI_SUCCESS;	/* no data: nothing to check */
+	base = (int64_t)off;
+	if (__builtin_add_overflow(base, lo, &lo) ||
+	    __builtin_add_overflow(base, hi, &hi) || lo < 0 ||
+	    (uint64_t)hi > e->len)
+		goto out_range;
+	return MPI_SUCCESS;
+
+out_range:
+	return mpirma_err(MPI_ERR_RMA_RANGE, "the %s's target range "
+			  "(displacement %llu, unit %u) does not lie inside "
+			  "the %llu bytes of window memory of rank %u",
+			  mpirma_kind_name(op->kind),
+			  (unsigned long long)op->target_disp, e->disp_unit,
+			  (unsigned long long)e->len, op->target_rank);
 }
 
 /* ------------------------------------------------------------ the calls */
@@ -317,6 +460,9 @@ static int rma_build(struct mpirma_window *w, const struct rma_args *a,
 		struct rma_side *src = a->kind == MPIRMA_KIND_PUT ? mine : &t;
 		struct rma_side *dst = a->kind == MPIRMA_KIND_PUT ? &t : mine;
 
+		ret = signature_check(mine->ktype, t.ktype);
+		if (ret)
+			return ret;
 		if (mine->ktype != t.ktype) {
 			ret = side_to_bytes(mine);
 			if (!ret)
@@ -410,20 +556,23 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 	bool queued;
 	int ret;
 
+	/*
+	 * The queue goes first, to keep call order (usually it is empty);
+	 * its errors belong to the sync call that completes it.
+	 */
 	if (t) {
-		/* the queue first, to keep call order; usually it is empty */
-		ret = w->queue.nops ? mpirma_win_drain(w) : MPI_SUCCESS;
-		if (!ret)
-			mpirma_win_direct(w, op, t);
-		return ret;
+		if (w->queue.nops)
+			mpirma_win_drain_early(w);
+		mpirma_win_direct(w, op, t);
+		return MPI_SUCCESS;
 	}
 	if (!now) {
 		ret = mpirma_win_enqueue(w, op, &queued);
 		if (ret || queued)
 			return ret;
 	}
-	ret = mpirma_win_drain(w);
-	return ret ? ret : mpirma_win_issue(w, op, 1);
+	mpirma_win_drain_early(w);
+	return mpirma_win_issue(w, op, 1);
 }
 
 /*
@@ -441,6 +590,8 @@ static int rma_call(MPI_Win win, const struct rma_args *a, bool now)
 	if (!w)
 		return MPI_ERR_WIN;
 	ret = rma_build(w, a, &op, &skip, &scratch);
+	if (!ret && !skip)
+		ret = range_check(w, &op);
 	if (!ret && !skip)
 		ret = rma_dispatch(w, &op, now || scratch != NULL);
 	free(scratch);

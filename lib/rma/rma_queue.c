@@ -39,12 +39,6 @@
 int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 		     uint32_t nops)
 {
-	static const char *const kind_name[] = {
-		[MPIRMA_KIND_PUT] = "put", [MPIRMA_KIND_GET] = "get",
-		[MPIRMA_KIND_ACC] = "accumulate",
-		[MPIRMA_KIND_GET_ACC] = "get_accumulate",
-		[MPIRMA_KIND_CAS] = "compare_and_swap",
-	};
 	struct mpirma_rma r;
 	uint32_t i;
 	int ret;
@@ -72,11 +66,11 @@ int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 					  "the %s's target range (displacement "
 					  "%llu) does not lie inside the window "
 					  "memory of rank %u",
-					  kind_name[op->kind],
+					  mpirma_kind_name(op->kind),
 					  (unsigned long long)op->target_disp,
 					  op->target_rank);
 		return mpirma_err_errno(op->status, "%s to rank %u",
-					kind_name[op->kind], op->target_rank);
+					mpirma_kind_name(op->kind), op->target_rank);
 	}
 	return MPI_SUCCESS;
 }
@@ -133,7 +127,6 @@ int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
 	unsigned int size = mpirma_type_info[op->type].size;
 	uint64_t obytes = 0, need;
 	struct mpirma_op *e;
-	int ret;
 
 	*queued = false;
 	if (op->origin.nblocks || op->target.nblocks || op->result.nblocks)
@@ -146,11 +139,8 @@ int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
 	need = obytes + (op->compare ? size : 0);
 	if (!queue_ready(q))
 		return MPI_SUCCESS;
-	if (q->nops == q->cap || need > MPIRMA_QUEUE_DATA - q->used) {
-		ret = mpirma_win_drain(w);
-		if (ret)
-			return ret;
-	}
+	if (q->nops == q->cap || need > MPIRMA_QUEUE_DATA - q->used)
+		mpirma_win_drain_early(w);
 	e = &q->ops[q->nops++];
 	*e = *op;
 	if (obytes) {
@@ -174,16 +164,28 @@ int mpirma_win_drain(struct mpirma_window *w)
 	struct mpirma_rma_queue *q = &w->queue;
 	uint32_t n = q->nops;
 
+	int ret, deferred = q->deferred;
+
 	/* Direct operations were plain stores too: order them first. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	q->deferred = MPI_SUCCESS;
 	if (w->direct_count.n >= MPIRMA_DIRECT_REPORT_OPS)
 		mpirma_win_direct_report(w);
 	if (!n)
-		return MPI_SUCCESS;
+		return deferred;
 	/* Emptied first: a failed batch is over too (its errors reported). */
 	q->nops = 0;
 	q->used = 0;
-	return mpirma_win_issue(w, q->ops, n);
+	ret = mpirma_win_issue(w, q->ops, n);
+	return deferred ? deferred : ret;
+}
+
+void mpirma_win_drain_early(struct mpirma_window *w)
+{
+	int ret = mpirma_win_drain(w);
+
+	if (ret)
+		w->queue.deferred = ret;
 }
 
 void mpirma_win_queue_free(struct mpirma_window *w)

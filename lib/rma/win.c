@@ -258,6 +258,7 @@ static int win_query(const struct mpirma_window *w, int rank,
 static void win_destroy(struct mpirma_window *w)
 {
 	mpirma_win_queue_free(w);
+	free(w->extent);
 	free(w->segs);
 	if (w->map)
 		munmap(w->map, w->map_len);
@@ -374,6 +375,30 @@ static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
 }
 
 /*
+ * Every rank's memory size and displacement unit, which the RMA calls check
+ * target ranges against (lib/rma/rma.c).  Without it (no memory for the
+ * array, a failed query) the kernel's own check is the only one.
+ */
+static void win_get_extents(struct mpirma_window *w)
+{
+	struct mpirma_win_query q;
+	int r;
+
+	w->extent = calloc(w->size, sizeof(*w->extent));
+	if (!w->extent)
+		return;
+	for (r = 0; r < w->size; r++) {
+		if (win_query(w, r, &q)) {
+			free(w->extent);
+			w->extent = NULL;
+			return;
+		}
+		w->extent[r].len = q.length;
+		w->extent[r].disp_unit = q.disp_unit;
+	}
+}
+
+/*
  * The direct path's view of every rank's memory in the mapping at @map.
  * Without it (no memory) operations simply go through the kernel.
  */
@@ -431,6 +456,8 @@ static int check_create(struct mpirma_comm *c, MPI_Comm comm, MPI_Aint size,
 {
 	if (!c)
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	if (c->inter)
+		return mpirma_comm_intra_only(c, "window creation");
 	if (!win)
 		return mpirma_err(MPI_ERR_ARG, "the window argument is NULL");
 	if (size < 0)
@@ -492,6 +519,8 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 	w->wsize = size;
 	w->disp_unit = disp_unit;
 	w->base = flavor == MPI_WIN_FLAVOR_CREATE ? base : NULL;
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		win_get_extents(w);
 	if (kflavor == MPIRMA_FLAVOR_ALLOC) {
 		/*
 		 * The kernel window exists on every rank now; failing here
@@ -715,28 +744,30 @@ int PMPI_Win_free(MPI_Win *win)
 					w->started ? "MPI_Win_start without "
 					"MPI_Win_complete" : "MPI_Win_post "
 					"without MPI_Win_wait");
-	ret = mpirma_win_drain(w);
-	if (ret)
-		return mpirma_raise_win(h, ret, MPIRMA_FUNC, NULL);
+	/*
+	 * Freeing is collective: neither a failed queued operation nor a
+	 * failing delete callback may keep this rank from the kernel's free,
+	 * where the others wait.  The first error is returned afterwards.
+	 */
+	cls = mpirma_win_drain(w);
 	mpirma_win_direct_report(w);
 	/* Delete callbacks see the window still alive, as the standard says. */
 	ret = mpirma_attrs_delete_all(&w->hdr, MPIRMA_HK_WIN, h);
-	if (ret)
-		return mpirma_raise_win(h, ret, MPIRMA_FUNC,
-					"an attribute delete callback failed");
+	if (ret && !cls)
+		cls = mpirma_err(ret, "an attribute delete callback failed");
 
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.win_id = w->id;
 	ret = mpirma_ioctl(MPIRMA_IOC_WIN_FREE, &s);
+	if (ret && !cls)
+		cls = mpirma_err_errno(ret, "MPIRMA_IOC_WIN_FREE");
 	/*
 	 * The kernel lets the caller leave even when a member is gone
 	 * (EOWNERDEAD), so the window is torn down here in every case;
 	 * the error is raised first, while the handler is still set.
 	 */
-	cls = ret ? mpirma_raise_win(h, mpirma_err_errno(ret,
-				     "MPIRMA_IOC_WIN_FREE"), MPIRMA_FUNC,
-				     NULL) : MPI_SUCCESS;
+	cls = mpirma_raise_win(h, cls, MPIRMA_FUNC, NULL);
 	mpirma_objhdr_destroy(&w->hdr, MPIRMA_HK_WIN, h);
 	mpirma_handle_free(MPIRMA_HK_WIN, h);
 	win_destroy(w);

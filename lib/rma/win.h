@@ -23,8 +23,11 @@
  *    synchronization call runs before it touches the kernel.
  *  - at once: everything else goes to the kernel when it is called (after
  *    the queue, to keep the order of the calls).
- * Errors of queued operations are therefore reported by the call that
- * completes them (flush, unlock, fence, complete), which the standard allows.
+ * The RMA call itself reports every error the library can see (rank,
+ * range, op/type, signatures: lib/rma/rma.c); what only the kernel finds
+ * about a queued operation (a dynamic window's regions) is reported by the
+ * call that completes it (flush, unlock, fence, complete), which the
+ * standard allows, and that call still completes its synchronization.
  */
 #ifndef MPIRMA_LIB_WIN_H
 #define MPIRMA_LIB_WIN_H
@@ -81,6 +84,16 @@ struct mpirma_win_seg {
 };
 
 /**
+ * struct mpirma_win_extent - a target's window memory, as RMA calls check it
+ * @len: its size in bytes
+ * @disp_unit: its displacement unit
+ */
+struct mpirma_win_extent {
+	uint64_t len;
+	uint32_t disp_unit;
+};
+
+/**
  * struct mpirma_rma_queue - operations waiting for the next drain
  * @ops: @cap entries, @nops in use, in call order
  * @data: the origin (and compare) bytes of the queued operations, which
@@ -88,6 +101,9 @@ struct mpirma_win_seg {
  * @nops: queued operations
  * @cap: capacity of @ops (0: queueing is off, MPIRMA_BATCH=0)
  * @used: bytes of @data in use
+ * @deferred: the class of queued operations that failed in a drain an RMA
+ *	call ran (to make room, or to keep call order), which the next
+ *	synchronization call reports (mpirma_win_drain)
  */
 struct mpirma_rma_queue {
 	struct mpirma_op *ops;
@@ -95,6 +111,7 @@ struct mpirma_rma_queue {
 	uint32_t nops;
 	uint32_t cap;
 	size_t used;
+	int deferred;
 };
 
 /**
@@ -127,6 +144,9 @@ struct mpirma_rma_queue {
  * @started: inside an access epoch of MPI_Win_start
  * @in_start: per target, member of the started group
  * @posted: inside an exposure epoch of MPI_Win_post
+ * @extent: per window rank, its memory's size and displacement unit, which
+ *	the RMA calls check target ranges against; NULL for dynamic windows
+ *	(and if asking the kernel failed: the kernel still checks)
  * @segs: allocated windows: per window rank, its mapped memory; NULL
  *	otherwise (the direct path needs it)
  * @direct_atomics: the kernel serves the window with MPIRMA_ATOM_NATIVE, so
@@ -166,6 +186,7 @@ struct mpirma_window {
 	uint8_t *in_start;
 	bool posted;
 
+	struct mpirma_win_extent *extent;
 	struct mpirma_win_seg *segs;
 	bool direct_atomics;
 	struct mpirma_rma_queue queue;
@@ -196,6 +217,9 @@ static inline bool mpirma_win_passive(const struct mpirma_window *w)
 	return w->lock_all || w->nlocks > 0;
 }
 
+/* "put", "get", "accumulate"...: the name of an MPIRMA_KIND_* for messages. */
+const char *mpirma_kind_name(unsigned int kind);
+
 /* Does @op read origin data?  (Not get, not get_accumulate with NO_OP.) */
 static inline bool mpirma_op_has_origin(const struct mpirma_op *op)
 {
@@ -215,17 +239,25 @@ int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 /*
  * Queues @op (built for the kernel, all sides contiguous) when it is small
  * enough, copying its origin and compare data (lib/rma/rma_queue.c).  Returns
- * MPI_SUCCESS with *@queued set, or the class of a failed drain that making
- * room needed.  *@queued false: the caller issues @op itself.
+ * MPI_SUCCESS with *@queued set.  *@queued false: the caller issues @op
+ * itself.  (A failed drain that making room needed is deferred.)
  */
 int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
 		       bool *queued);
 
 /*
  * Completes every operation queued on @w so far (lib/rma/rma_queue.c).  Every
- * synchronization call runs it first.  MPI class (recorded).
+ * synchronization call runs it first.  MPI class (recorded): the first
+ * error among them and the deferred ones.
  */
 int mpirma_win_drain(struct mpirma_window *w);
+
+/*
+ * The drain an RMA call needs before its own operation: an error of the
+ * operations queued before is not this call's, so it is deferred to the
+ * next synchronization call (the one that completes them).
+ */
+void mpirma_win_drain_early(struct mpirma_window *w);
 
 /* Frees the queue's memory (window teardown; drain first). */
 void mpirma_win_queue_free(struct mpirma_window *w);

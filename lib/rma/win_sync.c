@@ -13,6 +13,13 @@
  * (mpirma_win_drain), so operations are complete at the target before the
  * kernel releases a lock, passes a fence or counts a complete.
  *
+ * Errors never break synchronization: a drain that reports a failed
+ * operation does not stop the call.  It still passes the barrier, releases
+ * the lock or counts the complete (other processes wait for exactly that),
+ * updates the epoch state, and only then returns the first error.  The same
+ * when the kernel's part fails: the epoch is over for this process either
+ * way, so the window stays usable (first_err()).
+ *
  * Deliberately lenient: a lock or start while a fence epoch is open is
  * accepted (programs commonly end a sequence of fences with a fence that
  * has no MPI_MODE_NOSUCCEED and then lock); a fence while a lock is held or
@@ -52,6 +59,12 @@ static int sync_ioctl(struct mpirma_window *w, unsigned long cmd,
 	return ret ? mpirma_err_errno(ret, "%s", what) : MPI_SUCCESS;
 }
 
+/* The error to return after all the steps of a call: the first one. */
+static inline int first_err(int first, int next)
+{
+	return first ? first : next;
+}
+
 /* ------------------------------------------------------------ fence */
 
 static int win_fence(int assert, MPI_Win win)
@@ -69,19 +82,17 @@ static int win_fence(int assert, MPI_Win win)
 				  "this window", mpirma_win_passive(w) ?
 				  "passive-target (lock)" : "PSCW");
 	ret = mpirma_win_drain(w);
-	if (ret)
-		return ret;
 	/*
-	 * Always a barrier, whatever the assertions: with NOPRECEDE the
+	 * Always a barrier, whatever the assertions (and whatever the drain
+	 * found: the other ranks are waiting in it): with NOPRECEDE the
 	 * targets' own stores must still be visible to the gets that follow,
 	 * and with NOSUCCEED the operations before it must be complete
 	 * everywhere before anyone returns.
 	 */
-	ret = sync_ioctl(w, MPIRMA_IOC_WIN_FENCE, 0, 0, "MPIRMA_IOC_WIN_FENCE");
-	if (ret)
-		return ret;
+	ret = first_err(ret, sync_ioctl(w, MPIRMA_IOC_WIN_FENCE, 0, 0,
+					"MPIRMA_IOC_WIN_FENCE"));
 	w->fence = !(assert & MPI_MODE_NOSUCCEED);
-	return MPI_SUCCESS;
+	return ret;
 }
 
 int PMPI_Win_fence(int assert, MPI_Win win)
@@ -171,18 +182,15 @@ static int win_unlock(int rank, MPI_Win win)
 				  "lock on rank %d%s", rank, w->lock_all ?
 				  " (it is inside MPI_Win_lock_all: use "
 				  "MPI_Win_unlock_all)" : "");
+	/* The lock is released whatever the drain found. */
 	ret = mpirma_win_drain(w);
-	if (ret)
-		return ret;
-	if (!(w->lock[rank] & MPIRMA_WLOCK_NOCHECK)) {
-		ret = sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0, (uint32_t)rank,
-				 "MPIRMA_IOC_WIN_UNLOCK");
-		if (ret)
-			return ret;
-	}
+	if (!(w->lock[rank] & MPIRMA_WLOCK_NOCHECK))
+		ret = first_err(ret, sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0,
+						(uint32_t)rank,
+						"MPIRMA_IOC_WIN_UNLOCK"));
 	w->lock[rank] = MPIRMA_WLOCK_NONE;
 	w->nlocks--;
-	return MPI_SUCCESS;
+	return ret;
 }
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
@@ -239,18 +247,15 @@ static int win_unlock_all(MPI_Win win)
 	if (!w->lock_all)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch "
 				  "is open on this window");
+	/* The locks are released whatever the drain found. */
 	ret = mpirma_win_drain(w);
-	if (ret)
-		return ret;
-	if (!w->lock_all_nocheck) {
-		ret = sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0, MPIRMA_RANK_ALL,
-				 "MPIRMA_IOC_WIN_UNLOCK (all)");
-		if (ret)
-			return ret;
-	}
+	if (!w->lock_all_nocheck)
+		ret = first_err(ret, sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0,
+						MPIRMA_RANK_ALL,
+						"MPIRMA_IOC_WIN_UNLOCK (all)"));
 	w->lock_all = false;
 	w->lock_all_nocheck = false;
-	return MPI_SUCCESS;
+	return ret;
 }
 
 int PMPI_Win_unlock_all(MPI_Win win)
@@ -496,16 +501,13 @@ static int win_complete(MPI_Win win)
 	if (!w->started)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "no access epoch "
 				  "(MPI_Win_start) is open");
+	/* The targets wait in MPI_Win_wait for this complete: always sent. */
 	ret = mpirma_win_drain(w);
-	if (ret)
-		return ret;
-	ret = sync_ioctl(w, MPIRMA_IOC_WIN_COMPLETE, 0, 0,
-			 "MPIRMA_IOC_WIN_COMPLETE");
-	if (ret)
-		return ret;
+	ret = first_err(ret, sync_ioctl(w, MPIRMA_IOC_WIN_COMPLETE, 0, 0,
+					"MPIRMA_IOC_WIN_COMPLETE"));
 	memset(w->in_start, 0, w->size);
 	w->started = false;
-	return MPI_SUCCESS;
+	return ret;
 }
 
 int PMPI_Win_complete(MPI_Win win)
@@ -533,12 +535,11 @@ static int win_wait(MPI_Win win, int *flag)
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
-	if (ret)
-		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_WAIT");
+	/* Failed or not, the exposure epoch is over: the window stays usable. */
 	w->posted = false;
 	if (flag)
 		*flag = 1;
-	return MPI_SUCCESS;
+	return ret ? mpirma_err_errno(ret, "MPIRMA_IOC_WIN_WAIT") : MPI_SUCCESS;
 }
 
 int PMPI_Win_wait(MPI_Win win)

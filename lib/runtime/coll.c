@@ -151,10 +151,14 @@ static int crecv(struct mpirma_comm *c, int peer, int tag, void *buf,
 
 /* ------------------------------------------------------------ internal API */
 
+static int inter_barrier(struct mpirma_comm *c);
+
 int mpirma_coll_barrier(struct mpirma_comm *c)
 {
 	int k, ret;
 
+	if (c->inter)
+		return inter_barrier(c);
 	if (c->size == 1)
 		return MPI_SUCCESS;
 	if (c->handle == MPI_COMM_WORLD) {
@@ -224,13 +228,19 @@ static int bcast(struct mpirma_comm *c, void *buf, int count,
 	return ret;
 }
 
+static int inter_bcast(struct mpirma_comm *c, void *buf, int count,
+		       struct mpirma_dtype *t, int root);
+
 int mpirma_coll_bcast(struct mpirma_comm *c, void *buf, int count,
 		      MPI_Datatype dt, int root)
 {
 	struct mpirma_dtype *t;
 	int ret = mpirma_dtype_check(dt, true, &t);
 
-	return ret ? ret : bcast(c, buf, count, t, root);
+	if (ret)
+		return ret;
+	return c->inter ? inter_bcast(c, buf, count, t, root) :
+	       bcast(c, buf, count, t, root);
 }
 
 /*
@@ -319,6 +329,181 @@ static int allreduce(struct mpirma_comm *c, const void *sendbuf,
 	return ret;
 }
 
+/* ------------------------------------------------------------ inter */
+
+/*
+ * Inter-communicators (lib/runtime/intercomm.c): the local steps on
+ * c->local, the leaders (local rank 0 of each group) swap the rest.  A
+ * failed step still lets the later ones run, so that nobody is left
+ * waiting; the first error is returned.
+ */
+
+/* Everyone of the local group is in, then the leaders swap, then release. */
+static int inter_barrier(struct mpirma_comm *c)
+{
+	int ret = mpirma_coll_barrier(c->local), r2;
+
+	if (c->rank == 0) {
+		r2 = csend_bytes(c, 0, TAG_BARRIER, NULL, 0);
+		if (!r2)
+			r2 = crecv_bytes(c, 0, TAG_BARRIER, NULL, 0, NULL);
+		ret = ret ? ret : r2;
+	}
+	r2 = mpirma_coll_barrier(c->local);
+	return ret ? ret : r2;
+}
+
+/*
+ * @root: MPI_ROOT at the root, MPI_PROC_NULL at the rest of its group, the
+ * root's rank in the other group.  The root sends to the receiving group's
+ * leader, which broadcasts in its group.
+ */
+static int inter_bcast(struct mpirma_comm *c, void *buf, int count,
+		       struct mpirma_dtype *t, int root)
+{
+	int ret = MPI_SUCCESS, r2;
+
+	if (root == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	if (root == MPI_ROOT)
+		return csend(c, 0, TAG_BCAST, buf, count, t);
+	if (c->rank == 0)
+		ret = crecv(c, root, TAG_BCAST, buf, count, t);
+	r2 = bcast(c->local, buf, count, t, 0);
+	return ret ? ret : r2;
+}
+
+/* Each group gets the reduction of the other group's data. */
+static int inter_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			   void *recvbuf, int count, struct mpirma_dtype *t,
+			   MPI_Datatype dt, MPI_Op op)
+{
+	void *alloc = NULL, *mine = NULL;
+	int ret = MPI_SUCCESS, r2;
+
+	if (sendbuf == MPI_IN_PLACE)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				  "on an inter-communicator");
+	if (!count)
+		return MPI_SUCCESS;
+	if (c->rank == 0) {
+		mine = mpirma_dtype_scratch(t, count, &alloc);
+		if (!mine)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	if (!ret)
+		ret = reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
+	if (!ret && c->rank == 0) {
+		ret = csend(c, 0, TAG_REDUCE, mine, count, t);
+		if (!ret)
+			ret = crecv(c, 0, TAG_REDUCE, recvbuf, count, t);
+	}
+	r2 = bcast(c->local, recvbuf, count, t, 0);
+	free(alloc);
+	return ret ? ret : r2;
+}
+
+/*
+ * Reduce: the root's group passes MPI_ROOT (the root) and MPI_PROC_NULL;
+ * the other group reduces to its leader, which sends to the root.
+ */
+static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
+			void *recvbuf, int count, struct mpirma_dtype *t,
+			MPI_Datatype dt, MPI_Op op, int root)
+{
+	void *alloc = NULL, *mine = NULL;
+	int ret = MPI_SUCCESS;
+
+	if (root == MPI_PROC_NULL || !count)
+		return MPI_SUCCESS;
+	if (root == MPI_ROOT)
+		return crecv(c, 0, TAG_REDUCE, recvbuf, count, t);
+	if (sendbuf == MPI_IN_PLACE)
+		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				 "on an inter-communicator");
+	if (!ret && c->rank == 0) {
+		mine = mpirma_dtype_scratch(t, count, &alloc);
+		if (!mine)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	/* the group's reduction runs even after a local error: see above */
+	if (!ret)
+		ret = reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
+	if (!ret && c->rank == 0)
+		ret = csend(c, root, TAG_REDUCE, mine, count, t);
+	free(alloc);
+	return ret;
+}
+
+/*
+ * Gather(v) and Scatter(v): the root (MPI_ROOT) talks to every member of
+ * the other group directly, block i with remote rank i.  @gather: the
+ * root receives into @buf (@count or @counts/@displs, @bt) what the others
+ * send from @obuf (@ocount, @ot); else the root sends from @buf, the
+ * others receive into @obuf.
+ */
+static int inter_rooted(struct mpirma_comm *c, bool gather, void *buf,
+			int count, const int *counts, const int *displs,
+			struct mpirma_dtype *bt, void *obuf, int ocount,
+			struct mpirma_dtype *ot, int root)
+{
+	int tag = gather ? TAG_GATHER : TAG_SCATTER, i, ret = MPI_SUCCESS;
+	MPI_Aint ext;
+
+	if (root == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	if (root != MPI_ROOT)
+		return gather ? csend(c, root, tag, obuf, ocount, ot) :
+		       crecv(c, root, tag, obuf, ocount, ot);
+	ext = mpirma_dtype_extent(bt);
+	for (i = 0; i < c->rsize && !ret; i++) {
+		char *slot = block_at(buf, ext, count, counts, displs, i);
+		int n = block_count(count, counts, i);
+
+		ret = gather ? crecv(c, i, tag, slot, n, bt) :
+		      csend(c, i, tag, slot, n, bt);
+	}
+	return ret;
+}
+
+/*
+ * Allgather(v) and Alltoall(v): with every member of the other group, block
+ * i with remote rank i; @scounts NULL and @sdispls NULL with @all: the
+ * whole send buffer to everyone (allgather).
+ */
+static int inter_exchange(struct mpirma_comm *c, int tag, const void *sendbuf,
+			  int scount, const int *scounts, const int *sdispls,
+			  struct mpirma_dtype *st, bool all, void *recvbuf,
+			  int rcount, const int *rcounts, const int *rdispls,
+			  struct mpirma_dtype *rt)
+{
+	MPI_Aint sext = mpirma_dtype_extent(st), rext = mpirma_dtype_extent(rt);
+	int i, ret = MPI_SUCCESS;
+
+	if (sendbuf == MPI_IN_PLACE)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				  "on an inter-communicator");
+	for (i = 0; i < c->rsize && !ret; i++)
+		ret = all ? csend(c, i, tag, sendbuf, scount, st) :
+		      csend(c, i, tag, block_at(sendbuf, sext, scount, scounts,
+						sdispls, i),
+			    block_count(scount, scounts, i), st);
+	for (i = 0; i < c->rsize && !ret; i++)
+		ret = crecv(c, i, tag, block_at(recvbuf, rext, rcount, rcounts,
+						rdispls, i),
+			    block_count(rcount, rcounts, i), rt);
+	return ret;
+}
+
+static int any_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			 void *recvbuf, int count, struct mpirma_dtype *t,
+			 MPI_Datatype dt, MPI_Op op)
+{
+	if (c->inter)
+		return inter_allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+	return allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+}
+
 int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
 			  void *recvbuf, int count, MPI_Datatype dt, MPI_Op op)
 {
@@ -327,7 +512,8 @@ int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
 
 	if (!ret)
 		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
-	return ret ? ret : allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+	return ret ? ret : any_allreduce(c, sendbuf, recvbuf, count, t, dt,
+					 op);
 }
 
 /*
@@ -342,6 +528,10 @@ static int allgatherv(struct mpirma_comm *c, const void *sendbuf,
 	MPI_Aint rext = mpirma_dtype_extent(rt);
 	int i, ret = MPI_SUCCESS;
 
+	if (c->inter)
+		return inter_exchange(c, TAG_ALLGATHER, sendbuf, scount, NULL,
+				      NULL, st, true, recvbuf, rcount, counts,
+				      displs, rt);
 #define SLOT(i) block_at(recvbuf, rext, rcount, counts, displs, i)
 #define COUNT(i) block_count(rcount, counts, i)
 	if (sendbuf == MPI_IN_PLACE) {
@@ -393,7 +583,7 @@ static int counts_check(const struct mpirma_comm *c, const int *counts,
 
 	if (!counts)
 		return mpirma_err(MPI_ERR_ARG, "counts array is NULL");
-	for (i = 0; i < c->size; i++)
+	for (i = 0; i < mpirma_comm_peer_size(c); i++)
 		if (counts[i] < 0)
 			return mpirma_err(MPI_ERR_COUNT, "negative count %d for "
 					  "rank %d", counts[i], i);
@@ -417,10 +607,18 @@ static int vbuf_check(const struct mpirma_comm *c, const int *counts,
  * The counts of Gatherv and Scatterv, which only the root reads: NULL
  * there is MPI_ERR_ARG ("@name is NULL").
  */
+/* Is the caller the root of a rooted collective? */
+static bool is_root(const struct mpirma_comm *c, int root)
+{
+	if (c->inter)
+		return root == MPI_ROOT;
+	return root >= 0 && root < c->size && c->rank == root;
+}
+
 static int root_counts_check(const struct mpirma_comm *c, int root,
 			     const int *counts, const char *name)
 {
-	if (root >= 0 && root < c->size && c->rank == root && !counts)
+	if (is_root(c, root) && !counts)
 		return mpirma_err(MPI_ERR_ARG, "%s is NULL", name);
 	return MPI_SUCCESS;
 }
@@ -436,6 +634,28 @@ static int pair_check(const void *sendbuf, int sendcount,
 	if (!ret && sendbuf != MPI_IN_PLACE)
 		ret = mpirma_buf_check(sendcount, sendtype, st);
 	return ret;
+}
+
+/* The communicator of a collective that inter-communicators do not have. */
+static int intra_comm_check(MPI_Comm comm, struct mpirma_comm **c)
+{
+	int ret = mpirma_comm_check(comm, c);
+
+	return ret ? ret : mpirma_comm_intra_only(*c, "this collective");
+}
+
+/* Bcast's root: on an inter-communicator MPI_ROOT, MPI_PROC_NULL or remote. */
+static int bcast_root_check(const struct mpirma_comm *c, int root)
+{
+	int n = mpirma_comm_peer_size(c);
+
+	if (c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL))
+		return MPI_SUCCESS;
+	if (root < 0 || root >= n)
+		return mpirma_err(MPI_ERR_ROOT, "root %d not in 0..%d%s", root,
+				  n - 1, c->inter ? " (nor MPI_ROOT, "
+				  "MPI_PROC_NULL)" : "");
+	return MPI_SUCCESS;
 }
 
 static int root_check(const struct mpirma_comm *c, int root)
@@ -512,9 +732,10 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 	if (!ret)
 		ret = mpirma_buf_check(count, datatype, &t);
 	if (!ret)
-		ret = root_check(c, root);
+		ret = bcast_root_check(c, root);
 	if (!ret)
-		ret = bcast(c, buffer, count, t, root);
+		ret = c->inter ? inter_bcast(c, buffer, count, t, root) :
+		      bcast(c, buffer, count, t, root);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Bcast)
@@ -525,10 +746,22 @@ static int gatherv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
 		   const int *counts, const int *displs,
 		   MPI_Datatype recvtype, int root)
 {
-	struct mpirma_dtype *st = NULL, *rt;
+	struct mpirma_dtype *st = NULL, *rt = NULL;
 	MPI_Aint rext;
 	int i, ret;
 
+	if (c->inter) {
+		ret = bcast_root_check(c, root);
+		if (!ret && root == MPI_ROOT)
+			ret = root_buf_check(c, recvcount, counts, displs,
+					     recvtype, &rt);
+		else if (!ret && root != MPI_PROC_NULL)
+			ret = mpirma_buf_check(sendcount, sendtype, &st);
+		return ret ? ret : inter_rooted(c, true, recvbuf, recvcount,
+						counts, displs, rt,
+						(void *)sendbuf, sendcount, st,
+						root);
+	}
 	ret = rooted_check(c, root, sendbuf == MPI_IN_PLACE, sendcount,
 			   sendtype, &st);
 	if (ret)
@@ -582,7 +815,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		ret = root_counts_check(c, root, recvcounts, "recvcounts");
 	if (!ret)
 		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf, 0,
-			      c->rank == root ? recvcounts : NULL, displs,
+			      is_root(c, root) ? recvcounts : NULL, displs,
 			      recvtype, root);
 	return RAISE_COMM(comm, ret);
 }
@@ -594,10 +827,21 @@ static int scatterv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
 		    MPI_Datatype sendtype, void *recvbuf, int recvcount,
 		    MPI_Datatype recvtype, int root)
 {
-	struct mpirma_dtype *st, *rt = NULL;
+	struct mpirma_dtype *st = NULL, *rt = NULL;
 	MPI_Aint sext;
 	int i, ret;
 
+	if (c->inter) {
+		ret = bcast_root_check(c, root);
+		if (!ret && root == MPI_ROOT)
+			ret = root_buf_check(c, sendcount, counts, displs,
+					     sendtype, &st);
+		else if (!ret && root != MPI_PROC_NULL)
+			ret = mpirma_buf_check(recvcount, recvtype, &rt);
+		return ret ? ret : inter_rooted(c, false, (void *)sendbuf,
+						sendcount, counts, displs, st,
+						recvbuf, recvcount, rt, root);
+	}
 	ret = rooted_check(c, root, recvbuf == MPI_IN_PLACE, recvcount,
 			   recvtype, &rt);
 	if (ret)
@@ -649,7 +893,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
 	if (!ret)
 		ret = root_counts_check(c, root, sendcounts, "sendcounts");
 	if (!ret)
-		ret = scatterv(c, sendbuf, 0, c->rank == root ? sendcounts : NULL,
+		ret = scatterv(c, sendbuf, 0, is_root(c, root) ? sendcounts : NULL,
 			       displs, sendtype, recvbuf, recvcount, recvtype,
 			       root);
 	return RAISE_COMM(comm, ret);
@@ -707,6 +951,10 @@ static int alltoallv(struct mpirma_comm *c, const void *sendbuf,
 	MPI_Aint rext = mpirma_dtype_extent(rt), sext;
 	int i, ret = MPI_SUCCESS;
 
+	if (c->inter)
+		return inter_exchange(c, TAG_ALLTOALL, sendbuf, scount, scounts,
+				      sdispls, st, false, recvbuf, rcount,
+				      rcounts, rdispls, rt);
 	if (sendbuf == MPI_IN_PLACE) {
 		/* Everything is sent before anything is received. */
 		sendbuf = recvbuf;
@@ -794,10 +1042,13 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
-		ret = root_check(c, root);
-	if (!ret && sendbuf == MPI_IN_PLACE && c->rank != root)
+		ret = bcast_root_check(c, root);
+	if (!ret && c->inter)
+		ret = inter_reduce(c, sendbuf, recvbuf, count, t, datatype, op,
+				   root);
+	else if (!ret && sendbuf == MPI_IN_PLACE && c->rank != root)
 		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
-	if (!ret)
+	else if (!ret)
 		ret = reduce(c, sendbuf, recvbuf, count, t, datatype, op, root);
 	return RAISE_COMM(comm, ret);
 }
@@ -815,7 +1066,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
-		ret = allreduce(c, sendbuf, recvbuf, count, t, datatype, op);
+		ret = any_allreduce(c, sendbuf, recvbuf, count, t, datatype,
+				    op);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Allreduce)
@@ -872,7 +1124,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(recvcount, datatype, op, &t);
 	if (!ret)
@@ -891,7 +1143,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
 	int i, ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(0, datatype, op, &t);
 	if (!ret && !recvcounts)
@@ -977,7 +1229,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
@@ -994,7 +1246,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
+	ret = intra_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)

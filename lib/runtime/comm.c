@@ -59,8 +59,14 @@ static void comm_release_memory(struct mpirma_comm *c)
 		PMPI_Info_free(&c->info);
 	free(c->ranks);
 	free(c->job2rank);
+	free(c->rranks);
+	free(c->rjob2rank);
+	free(c->local);
 	c->ranks = NULL;
 	c->job2rank = NULL;
+	c->rranks = NULL;
+	c->rjob2rank = NULL;
+	c->local = NULL;
 }
 
 void mpirma_comm_unref(struct mpirma_comm *c)
@@ -98,11 +104,16 @@ static int comm_set_ranks(struct mpirma_comm *c, int n, const int *ranks)
 	return MPI_SUCCESS;
 }
 
-/*
- * A new communicator of @n job ranks (the caller among them) with context
- * @ctx, inheriting @parent's error handler.  MPI class.
- */
-static int comm_new(struct mpirma_comm *parent, int n, const int *ranks,
+int mpirma_comm_intra_only(const struct mpirma_comm *c, const char *what)
+{
+	if (!c->inter)
+		return MPI_SUCCESS;
+	return mpirma_err(MPI_ERR_COMM, "%s is not available on an "
+			  "inter-communicator (merge it first: "
+			  "MPI_Intercomm_merge)", what);
+}
+
+int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
 		    uint64_t ctx, MPI_Comm *out)
 {
 	struct mpirma_comm *c = calloc(1, sizeof(*c));
@@ -316,9 +327,14 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	if (!c)
 		return mpirma_raise(MPI_ERR_COMM, fn, "invalid communicator %d",
 				    comm);
-	ret = mpirma_comm_new_context(c, &ctx);
-	if (!ret)
-		ret = comm_new(c, c->size, c->ranks, ctx, newcomm);
+	if (c->inter) {
+		ret = mpirma_intercomm_dup(c, newcomm);
+	} else {
+		ret = mpirma_comm_new_context(c, &ctx);
+		if (!ret)
+			ret = mpirma_comm_new(c, c->size, c->ranks, ctx,
+					      newcomm);
+	}
 	if (ret)
 		return mpirma_raise_comm(comm, ret, fn, NULL);
 	n = mpirma_comm_get(*newcomm);
@@ -383,6 +399,9 @@ int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 	if (!c)
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	ret = mpirma_comm_intra_only(c, "splitting");
+	if (ret)
+		return ret;
 	if (color < 0 && color != MPI_UNDEFINED)
 		return mpirma_err(MPI_ERR_ARG, "negative color %d", color);
 	me.next_ctx = mpirma_proc.next_ctx;
@@ -409,7 +428,7 @@ int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	qsort(mem, n, sizeof(*mem), cmp_member);
 	for (i = 0; i < n; i++)
 		ranks[i] = c->ranks[mem[i].rank];
-	ret = comm_new(c, n, ranks, ctx, newcomm);
+	ret = mpirma_comm_new(c, n, ranks, ctx, newcomm);
 out:
 	free(all);
 	free(next);
@@ -466,6 +485,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	if (!g)
 		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
 					 "invalid group %d", group);
+	ret = mpirma_comm_intra_only(c, "MPI_Comm_create");
+	if (ret)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	if (!group_in_comm(g, c))
 		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
 					 "the group is not a subset of the "
@@ -476,7 +498,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 	*newcomm = MPI_COMM_NULL;
 	if (g->rank == MPI_UNDEFINED)
 		return MPI_SUCCESS;
-	ret = comm_new(c, g->size, g->ranks, ctx, newcomm);
+	ret = mpirma_comm_new(c, g->size, g->ranks, ctx, newcomm);
 	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_create)
@@ -498,6 +520,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 	if (tag < 0)
 		return mpirma_raise_comm(comm, MPI_ERR_TAG, MPIRMA_FUNC,
 					 "negative tag %d", tag);
+	ret = mpirma_comm_intra_only(c, "MPI_Comm_create_group");
+	if (ret)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	if (!group_in_comm(g, c))
 		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
 					 "the group is not a subset of the "
@@ -519,7 +544,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 			    tag, &mpirma_proc.next_ctx, sizeof(uint64_t), next);
 	if (!ret) {
 		ctx = take_context(next, g->size);
-		ret = comm_new(c, g->size, g->ranks, ctx, newcomm);
+		ret = mpirma_comm_new(c, g->size, g->ranks, ctx, newcomm);
 	}
 	free(next);
 	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
@@ -581,8 +606,10 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	(void)c;
-	*flag = 0;	/* no inter-communicators */
+	if (!flag)
+		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
+					 "flag is NULL");
+	*flag = c->inter;
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Comm_test_inter)
@@ -620,17 +647,21 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 MPIRMA_ALIAS(Comm_get_info)
 
-/* There are no inter-communicators: every communicator is the wrong kind. */
+/* The remote group of an inter-communicator; MPI_ERR_COMM on others. */
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
 	struct mpirma_comm *c;
 
-	(void)size;
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	(void)c;
-	return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-				 "not an inter-communicator");
+	if (!c->inter)
+		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
+					 "not an inter-communicator");
+	if (!size)
+		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
+					 "size is NULL");
+	*size = c->rsize;
+	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Comm_remote_size)
 
@@ -638,11 +669,16 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
 	struct mpirma_comm *c;
 
-	(void)group;
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	(void)c;
-	return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-				 "not an inter-communicator");
+	if (!c->inter)
+		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
+					 "not an inter-communicator");
+	if (!group)
+		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
+					 "group is NULL");
+	return mpirma_raise_comm(comm, mpirma_group_new(c->rsize, c->rranks,
+							group),
+				 MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_remote_group)

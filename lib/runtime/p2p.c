@@ -334,9 +334,11 @@ bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
 
 static int dest_check(const struct mpirma_comm *c, int dest, int tag)
 {
-	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
+	int n = mpirma_comm_peer_size(c);
+
+	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= n))
 		return mpirma_err(MPI_ERR_RANK, "destination rank %d not in "
-				  "0..%d", dest, c->size - 1);
+				  "0..%d", dest, n - 1);
 	if (tag < 0)
 		return mpirma_err(MPI_ERR_TAG, "send tag %d is negative", tag);
 	return MPI_SUCCESS;
@@ -344,10 +346,12 @@ static int dest_check(const struct mpirma_comm *c, int dest, int tag)
 
 static int source_check(const struct mpirma_comm *c, int source, int tag)
 {
+	int n = mpirma_comm_peer_size(c);
+
 	if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
-	    (source < 0 || source >= c->size))
+	    (source < 0 || source >= n))
 		return mpirma_err(MPI_ERR_RANK, "source rank %d not in 0..%d",
-				  source, c->size - 1);
+				  source, n - 1);
 	if (tag < 0 && tag != MPI_ANY_TAG)
 		return mpirma_err(MPI_ERR_TAG, "receive tag %d is invalid", tag);
 	return MPI_SUCCESS;

@@ -138,7 +138,9 @@ const char *mtest_class_name(int cls)
 	C(MPI_ERR_RMA_ATTACH);
 	C(MPI_ERR_RMA_SHARED);
 	C(MPI_ERR_RMA_FLAVOR);
+#ifdef MPI_ERR_PROC_ABORTED
 	C(MPI_ERR_PROC_ABORTED);
+#endif
 #undef C
 	}
 	snprintf(buf, sizeof(buf), "class %d", cls);

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The hybrid layer (hybrid/, docs/design.md "The hybrid layer"), included by
+# the top Makefile: one library per host MPI found on the machine,
+# build/lib/libmpirma-<host>.so, each made of
+#  - hybrid/*.c compiled with that host's compiler wrapper (its mpi.h), and
+#  - libmpirma's own objects linked in whole as the node-local engine, their
+#    public names renamed MPI_ -> MPII_ (objcopy), declared for the layer by
+#    build/hybrid/mpii.h (include/mpi.h and mpirma.h, renamed by sed).
+
+HY_DIR := $(B)/hybrid
+HY_MPII := $(HY_DIR)/mpii.h
+HY_INNER := $(HY_DIR)/engine.o
+HY_SRCS := $(wildcard hybrid/*.c)
+HY_HDRS := $(wildcard hybrid/*.h) $(HY_MPII) include/mpirma_uapi.h
+
+# Host MPIs: name and compiler wrapper (Debian's alternatives-free names).
+HY_CC_openmpi := mpicc.openmpi
+HY_CC_mpich := mpicc.mpich
+HY_NAME_openmpi := Open MPI
+HY_NAME_mpich := MPICH
+# The Fortran entry points, generated from the binding table of fortran/
+# (once it exists) for the calls in hybrid/fortran.list.
+HY_FORTRAN := $(if $(wildcard fortran/gen),$(HY_DIR)/fortran.c)
+HY_HOSTS := $(foreach h,openmpi mpich,$(if $(shell command -v $(HY_CC_$(h)) 2>/dev/null),$(h)))
+HY_LIBS := $(HY_HOSTS:%=$(B)/lib/libmpirma-%.so)
+
+.PHONY: hybrid
+hybrid: $(HY_LIBS)
+userspace: hybrid
+
+$(HY_MPII): include/mpi.h include/mpirma.h hybrid/mpii.sed
+	@mkdir -p $(@D)
+	{ echo '/* Generated from include/mpi.h and include/mpirma.h by hybrid/mpii.sed. */'; \
+	  sed -E -f hybrid/mpii.sed include/mpi.h include/mpirma.h; } >$@.tmp
+	mv -f $@.tmp $@
+
+$(HY_DIR)/fortran.c: fortran/gen fortran/bindings.tab hybrid/fortran.list
+	@mkdir -p $(@D)
+	fortran/gen --c-wrappers --style host --only-list hybrid/fortran.list >$@.tmp
+	mv -f $@.tmp $@
+
+# The engine: every library object in one relocatable object, its public
+# symbols renamed (relocations follow the symbols).
+$(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
+	@mkdir -p $(@D)
+	$(LD) -r -o $@.r $(LIB_OBJS)
+	nm -g --defined-only $@.r | awk '$$3 ~ /^P?MPIX?_/ { print $$3 }' | \
+		sed -E 's/^(P?)MPI(X?)_(.*)$$/& \1MPII\2_\3/' >$(HY_DIR)/rename.txt
+	objcopy --redefine-syms=$(HY_DIR)/rename.txt $@.r $@.tmp
+	rm -f $@.r && mv -f $@.tmp $@
+
+# -iquote: "mpii.h" and "mpirma_uapi.h" come from us, <mpi.h> from the host.
+HY_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -fPIC -MMD -MP \
+	    -iquote $(HY_DIR) -iquote include
+
+define hybrid_host
+HY_OBJS_$(1) := $(HY_SRCS:hybrid/%.c=$(OBJ)/hybrid/$(1)/%.o) \
+		$(if $(HY_FORTRAN),$(OBJ)/hybrid/$(1)/gen/fortran.o)
+
+$(OBJ)/hybrid/$(1)/%.o: hybrid/%.c $(HY_HDRS)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_CFLAGS) \
+		-DHY_HOST_NAME='"$(HY_NAME_$(1))"' -c -o $$@ $$<
+
+$(OBJ)/hybrid/$(1)/gen/fortran.o: $(HY_FORTRAN)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_CFLAGS) -c -o $$@ $$<
+
+$(B)/lib/libmpirma-$(1).so: $$(HY_OBJS_$(1)) $(HY_INNER) hybrid/hybrid.map
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $(CFLAGS) -shared -o $$@.tmp \
+		$$(HY_OBJS_$(1)) $(HY_INNER) \
+		-Wl,-z,defs -Wl,--version-script=hybrid/hybrid.map \
+		$(ALL_LDFLAGS) -lnuma -lpthread
+	mv -f $$@.tmp $$@
+endef
+$(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
+
+# The tests (hybrid/run, in the VM): mpitests/ sources and examples built
+# with each host's compiler wrapper, staged with the runner, the launcher
+# shim and the list in libexec/mpirma/hybrid/.
+HY_STAGE := $(B)/libexec/mpirma/hybrid
+HY_TESTS := win sync ops datatype errors concurrency nodes threads killpoint
+HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
+HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
+HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \
+		 -iquote include
+HY_STAGED := $(HY_STAGE)/run $(HY_STAGE)/launch $(HY_STAGE)/list $(HY_STAGE)/list.2
+
+define hybrid_tests
+$(HY_STAGE)/$(1)/%: mpitests/%.c $(HY_TEST_SUPPORT) $(wildcard mpitests/lib/*.h)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) -o $$@.tmp \
+		$$< $(HY_TEST_SUPPORT) -lm -lpthread
+	mv -f $$@.tmp $$@
+
+$(HY_STAGE)/$(1)/%: examples/%.c
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) -o $$@.tmp $$< -lm
+	mv -f $$@.tmp $$@
+
+hybrid: $(addprefix $(HY_STAGE)/$(1)/,$(HY_TESTS) $(HY_EXAMPLES))
+endef
+$(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
+
+hybrid: $(HY_STAGED)
+SCRIPTS += hybrid/run hybrid/launch
+
+$(HY_STAGE)/run $(HY_STAGE)/launch: $(HY_STAGE)/%: hybrid/%
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(HY_STAGE)/list $(HY_STAGE)/list.2: $(HY_STAGE)/%: hybrid/%
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+# make install: the layers beside libmpirma (make uninstall removes them).
+.PHONY: install-hybrid uninstall-hybrid
+install: install-hybrid
+uninstall: uninstall-hybrid
+install-hybrid: $(HY_LIBS)
+	$(foreach l,$(HY_LIBS),install -D -m 755 $(l) $(DESTDIR)$(LIBDIR)/$(notdir $(l));)
+
+uninstall-hybrid:
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,$(notdir $(HY_LIBS)))

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * node.c - MPI_Init and MPI_Finalize under the layer: the ranks of each
+ * (logical) node form one module job, and the engine joins it.
+ *
+ * The host's launcher started the ranks, not mpirma's, so nobody inherited
+ * a job fd.  Each node's first rank creates the job and hands its fd to the
+ * others over a Unix socket in the abstract namespace, named by 128 random
+ * bits that travel only over the host MPI (so only this job learns it), and
+ * it gives the fd only to peers whose SO_PEERCRED pid and uid are those the
+ * host MPI reported for its node.  Nothing lives in the file system.
+ *
+ * MPIRMA_LOGICAL_NODES=K splits each real node's ranks into K logical nodes
+ * (contiguous blocks of node-local ranks), each its own module job, so that
+ * a single machine can test traffic between nodes.  MPIRMA_REQUIRE=1 makes
+ * MPI_Init fail when mpirma cannot serve a node; otherwise that node says
+ * why once on stderr and runs on the host MPI alone.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "hybrid.h"
+#include "mpirma_uapi.h"
+
+struct hy_state hy = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* How long the node's first rank waits for its peers to fetch the job fd. */
+#define HY_ACCEPT_MS	60000
+/* Bytes of the socket name after its prefix (hex of 16 random bytes). */
+#define HY_NAME_LEN	48
+
+/* The node-local ranks' agreement on what the first one set up. */
+struct hy_setup {
+	int ok;
+	char name[HY_NAME_LEN];
+	char why[200];
+};
+
+static int env_int(const char *name, int dflt, int min, int max)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return dflt;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < min || n > max) {
+		fprintf(stderr, "mpirma: %s=%s: not a number from %d to %d; "
+			"using %d\n", name, v, min, max, dflt);
+		return dflt;
+	}
+	return (int)n;
+}
+
+static void why(struct hy_setup *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void why(struct hy_setup *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->ok = 0;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+}
+
+static socklen_t sock_addr(struct sockaddr_un *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	/* Abstract namespace: sun_path[0] is 0, the name follows. */
+	memcpy(a->sun_path + 1, name, strlen(name));
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			   strlen(name));
+}
+
+static bool peer_is(int fd, const pid_t *pids, int n, pid_t except)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int i;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    cr.uid != getuid())
+		return false;
+	for (i = 0; i < n; i++)
+		if (pids[i] == cr.pid && cr.pid != except)
+			return true;
+	return false;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 'j';
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char byte;
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&m);
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The node's first rank: creates the job and a listening socket; @s says
+ * how it went.  Returns the job fd and the socket, or -1s.
+ */
+static void leader_open(int n, struct hy_setup *s, int *job_fd, int *sock)
+{
+	struct mpirma_job_create jc = { .size = sizeof(jc), .nranks = (__u32)n };
+	unsigned char rnd[16];
+	struct sockaddr_un a;
+	socklen_t alen;
+	int dev, i;
+
+	*job_fd = *sock = -1;
+	s->ok = 1;
+	dev = open(MPIRMA_DEVICE, O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		why(s, "cannot open %s: %s", MPIRMA_DEVICE, strerror(errno));
+		return;
+	}
+	if (ioctl(dev, MPIRMA_IOC_JOB_CREATE, &jc) < 0) {
+		why(s, "cannot create a job of %d ranks: %s", n, strerror(errno));
+		close(dev);
+		return;
+	}
+	close(dev);
+	*job_fd = jc.job_fd;
+	if (n == 1)
+		return;
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		why(s, "getrandom: %s", strerror(errno));
+		return;
+	}
+	i = snprintf(s->name, sizeof(s->name), "mpirma-hybrid-");
+	for (size_t k = 0; k < sizeof(rnd); k++)
+		i += snprintf(s->name + i, sizeof(s->name) - (size_t)i, "%02x",
+			      rnd[k]);
+	*sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	alen = sock_addr(&a, s->name);
+	if (*sock < 0 || bind(*sock, (struct sockaddr *)&a, alen) < 0 ||
+	    listen(*sock, n) < 0)
+		why(s, "cannot listen on the node's socket: %s", strerror(errno));
+}
+
+/* The node's first rank: gives the job fd to the n - 1 others. */
+static int leader_serve(int sock, int job_fd, const pid_t *pids, int n)
+{
+	int given = 0;
+
+	while (given < n - 1) {
+		struct pollfd p = { .fd = sock, .events = POLLIN };
+		int c;
+
+		if (poll(&p, 1, HY_ACCEPT_MS) <= 0)
+			return -1;
+		c = accept4(sock, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		/* Only the node's own ranks of this host-MPI job. */
+		if (peer_is(c, pids, n, getpid()) && send_fd(c, job_fd) == 0)
+			given++;
+		close(c);
+	}
+	return 0;
+}
+
+static int peer_fetch(const char *name, pid_t leader)
+{
+	struct sockaddr_un a;
+	socklen_t alen = sock_addr(&a, name);
+	int sock, fd = -1;
+
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return -1;
+	if (connect(sock, (struct sockaddr *)&a, alen) == 0 &&
+	    peer_is(sock, &leader, 1, 0))
+		fd = recv_fd(sock);
+	close(sock);
+	return fd;
+}
+
+/*
+ * Forms the module job of this process's logical node @lnode and starts
+ * the engine in it.  Collective over @lnode.  @s->ok says whether it worked
+ * everywhere on the node.
+ */
+static void join_node(MPI_Comm lnode, struct hy_setup *s)
+{
+	int n, r, job_fd = -1, sock = -1, ok, provided, ret;
+	pid_t me = getpid(), *pids;
+	char v[32];
+
+	PMPI_Comm_size(lnode, &n);
+	PMPI_Comm_rank(lnode, &r);
+	memset(s, 0, sizeof(*s));
+	pids = calloc((size_t)n, sizeof(*pids));
+	if (!pids) {
+		why(s, "out of memory");
+		n = 0;
+	}
+	PMPI_Allgather(&me, sizeof(me), MPI_BYTE, pids, sizeof(me), MPI_BYTE,
+		       lnode);
+	if (r == 0)
+		leader_open(n, s, &job_fd, &sock);
+	PMPI_Bcast(s, sizeof(*s), MPI_BYTE, 0, lnode);
+	if (s->ok && r == 0 && n > 1 && leader_serve(sock, job_fd, pids, n))
+		why(s, "a rank of this node did not fetch the job");
+	else if (s->ok && r != 0 && (job_fd = peer_fetch(s->name, pids[0])) < 0)
+		why(s, "cannot fetch the node's job from rank %d", 0);
+	if (sock >= 0)
+		close(sock);
+	free(pids);
+
+	if (s->ok) {
+		snprintf(v, sizeof(v), "%d", job_fd);
+		setenv("MPIRMA_JOB_FD", v, 1);
+		snprintf(v, sizeof(v), "%d", r);
+		setenv("MPIRMA_RANK", v, 1);
+		snprintf(v, sizeof(v), "%d", n);
+		setenv("MPIRMA_SIZE", v, 1);
+		ret = MPII_Init_thread(NULL, NULL, MPII_THREAD_SERIALIZED,
+				       &provided);
+		if (ret != MPII_SUCCESS) {
+			char msg[MPII_MAX_ERROR_STRING];
+			int len = 0;
+
+			/* The engine's own message names the cause. */
+			MPII_Error_string(ret, msg, &len);
+			why(s, "%s", msg);
+		} else {
+			MPII_Comm_set_errhandler(MPII_COMM_WORLD,
+						 MPII_ERRORS_RETURN);
+		}
+	} else if (job_fd >= 0) {
+		close(job_fd);
+	}
+	/* The node agrees: one rank that failed turns it off for all. */
+	ok = s->ok;
+	PMPI_Allreduce(&ok, &s->ok, 1, MPI_INT, MPI_MIN, lnode);
+	if (!s->ok && ok)
+		why(s, "another rank of this node could not join");
+}
+
+int hy_start(void)
+{
+	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
+	int require = env_int("MPIRMA_REQUIRE", 0, 0, 1);
+	int verbose = env_int("MPIRMA_VERBOSE", 0, 0, 9);
+	MPI_Comm node, lnode;
+	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok;
+	int mine[2];
+	struct hy_setup s;
+	int *both;
+
+	PMPI_Comm_size(MPI_COMM_WORLD, &hy.world_size);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+	PMPI_Comm_group(MPI_COMM_WORLD, &hy.world_group);
+	PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wrank,
+			     MPI_INFO_NULL, &node);
+	PMPI_Comm_size(node, &nsize);
+	PMPI_Comm_rank(node, &nrank);
+	leader = wrank;
+	PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+	if (k > nsize)
+		k = nsize;
+	/* Contiguous blocks: node-local ranks [i*n/k, (i+1)*n/k). */
+	sub = (int)((long)nrank * k / nsize);
+	PMPI_Comm_split(node, sub, nrank, &lnode);
+	PMPI_Comm_free(&node);
+	PMPI_Comm_rank(lnode, &lrank);
+	PMPI_Comm_size(lnode, &lsize);
+
+	join_node(lnode, &s);
+	hy.node = leader * k + sub;
+	if (!s.ok && lrank == 0)
+		fprintf(stderr, "mpirma: not in use on the node of rank %d "
+			"(%s)%s\n", wrank, s.why,
+			require ? "" : "; running on " HY_HOST_NAME " alone");
+	PMPI_Comm_free(&lnode);
+
+	PMPI_Allreduce(&s.ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (require && !all_ok) {
+		if (wrank == 0)
+			fprintf(stderr, "mpirma: MPIRMA_REQUIRE=1 and mpirma "
+				"cannot serve every node: MPI_Init fails\n");
+		PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
+		return MPI_ERR_OTHER;
+	}
+
+	hy.node_of = calloc((size_t)hy.world_size, sizeof(int));
+	hy.inner_of = calloc((size_t)hy.world_size, sizeof(int));
+	both = calloc((size_t)hy.world_size * 2, sizeof(int));
+	mine[0] = s.ok ? hy.node : -1 - wrank;	/* off: a node of its own */
+	mine[1] = lrank;
+	if (!hy.node_of || !hy.inner_of || !both) {
+		fprintf(stderr, "mpirma: out of memory at MPI_Init\n");
+		PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+		return MPI_ERR_NO_MEM;
+	}
+	PMPI_Allgather(mine, 2, MPI_INT, both, 2, MPI_INT, MPI_COMM_WORLD);
+	for (int i = 0; i < hy.world_size; i++) {
+		hy.node_of[i] = both[2 * i];
+		hy.inner_of[i] = both[2 * i + 1];
+	}
+	free(both);
+	hy.node = mine[0];
+	hy.active = s.ok;
+	hy.logical = s.ok && k > 1;
+	if (verbose && lrank == 0 && s.ok)
+		fprintf(stderr, "mpirma: active on " HY_HOST_NAME ": logical "
+			"node %d, %d ranks from world rank %d\n", hy.node, lsize,
+			wrank);
+	return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int ret = PMPI_Init(argc, argv);
+
+	return ret ? ret : hy_start();
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int ret = PMPI_Init_thread(argc, argv, required, provided);
+
+	return ret ? ret : hy_start();
+}
+
+void hy_stop(void)
+{
+	if (hy.active) {
+		hy_lock();
+		/* The node's ranks leave the module job together. */
+		MPII_Finalize();
+		hy.active = false;
+		hy_unlock();
+	}
+	if (hy.world_group != MPI_GROUP_NULL)
+		PMPI_Group_free(&hy.world_group);
+	free(hy.node_of);
+	free(hy.inner_of);
+	hy.node_of = hy.inner_of = NULL;
+}
+
+int MPI_Finalize(void)
+{
+	hy_stop();
+	return PMPI_Finalize();
+}
+
+/* With logical nodes, "shared memory" means the logical node. */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+			MPI_Comm *newcomm)
+{
+	if (hy.logical && split_type == MPI_COMM_TYPE_SHARED)
+		return PMPI_Comm_split(comm, hy.node, key, newcomm);
+	return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+}

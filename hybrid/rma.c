@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rma.c - the communication calls under the layer.  On the engine's windows
+ * each call is the engine's call with the host's values converted
+ * (convert.c); the engine chooses its path (direct, queued, or at once
+ * through the module) as in standalone mpirma.  On every other window the
+ * host's own call runs.
+ *
+ * The request-based forms return a host generalized request that is
+ * already complete: the engine completes an R-operation locally before it
+ * returns, so MPI_Wait and MPI_Test of the host see a finished request.
+ */
+#include "hybrid.h"
+
+static int grq_query(void *state, MPI_Status *status)
+{
+	(void)state;
+	status->MPI_SOURCE = MPI_UNDEFINED;
+	status->MPI_TAG = MPI_UNDEFINED;
+	status->MPI_ERROR = MPI_SUCCESS;
+	PMPI_Status_set_elements(status, MPI_BYTE, 0);
+	PMPI_Status_set_cancelled(status, 0);
+	return MPI_SUCCESS;
+}
+
+static int grq_free(void *state)
+{
+	(void)state;
+	return MPI_SUCCESS;
+}
+
+static int grq_cancel(void *state, int complete)
+{
+	(void)state;
+	(void)complete;
+	return MPI_SUCCESS;
+}
+
+int hy_request_done(MPI_Request *req)
+{
+	int ret = PMPI_Grequest_start(grq_query, grq_free, grq_cancel, NULL,
+				      req);
+
+	return ret ? ret : PMPI_Grequest_complete(*req);
+}
+
+/* Converts the two datatypes of a call; host class. */
+static int two_types(MPI_Datatype a, MPII_Datatype *ia, MPI_Datatype b,
+		     MPII_Datatype *ib)
+{
+	int ret = hy_type(a, ia);
+
+	return ret ? ret : hy_type(b, ib);
+}
+
+/* The engine's request of an R-call, waited for; host class. */
+static int inner_wait(int code, MPII_Request *ireq)
+{
+	int ret = hy_inner(code);
+
+	if (!ret)
+		ret = hy_inner(MPII_Wait(ireq, MPII_STATUS_IGNORE));
+	return ret;
+}
+
+/*
+ * The four operations that have R-forms, on an engine window with hy.lock
+ * held: @req NULL for the plain call, else the R-call, waited for (the
+ * engine completes it locally at once).  Host class.
+ */
+static int put(struct hy_win *w, const void *oaddr, int ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+	       MPI_Datatype ttype, MPII_Request *req)
+{
+	MPII_Datatype iot, itt;
+	int ret = two_types(otype, &iot, ttype, &itt);
+
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(target),
+					 tdisp, tcount, itt, w->inner));
+	return inner_wait(MPII_Rput(oaddr, ocount, iot, hy_rank(target), tdisp,
+				    tcount, itt, w->inner, req), req);
+}
+
+static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
+	       int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+	       MPII_Request *req)
+{
+	MPII_Datatype iot, itt;
+	int ret = two_types(otype, &iot, ttype, &itt);
+
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(target),
+					 tdisp, tcount, itt, w->inner));
+	return inner_wait(MPII_Rget(oaddr, ocount, iot, hy_rank(target), tdisp,
+				    tcount, itt, w->inner, req), req);
+}
+
+static int acc(struct hy_win *w, const void *oaddr, int ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+	       MPI_Datatype ttype, MPI_Op op, MPII_Request *req)
+{
+	MPII_Datatype iot, itt;
+	MPII_Op iop;
+	int ret = two_types(otype, &iot, ttype, &itt);
+
+	if (!ret)
+		ret = hy_op(op, &iop);
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Accumulate(oaddr, ocount, iot,
+						hy_rank(target), tdisp, tcount,
+						itt, iop, w->inner));
+	return inner_wait(MPII_Raccumulate(oaddr, ocount, iot, hy_rank(target),
+					   tdisp, tcount, itt, iop, w->inner,
+					   req), req);
+}
+
+static int get_acc(struct hy_win *w, const void *oaddr, int ocount,
+		   MPI_Datatype otype, void *raddr, int rcount,
+		   MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
+		   MPI_Datatype ttype, MPI_Op op, MPII_Request *req)
+{
+	MPII_Datatype iot = MPII_DATATYPE_NULL, irt, itt;
+	MPII_Op iop;
+	int ret = MPI_SUCCESS;
+
+	/* With MPI_NO_OP the origin type may be anything, even null. */
+	if (op != MPI_NO_OP || otype != MPI_DATATYPE_NULL)
+		ret = hy_type(otype, &iot);
+	if (!ret)
+		ret = two_types(rtype, &irt, ttype, &itt);
+	if (!ret)
+		ret = hy_op(op, &iop);
+	if (ret)
+		return ret;
+	if (!req)
+		return hy_inner(MPII_Get_accumulate(oaddr, ocount, iot, raddr,
+						    rcount, irt,
+						    hy_rank(target), tdisp,
+						    tcount, itt, iop,
+						    w->inner));
+	return inner_wait(MPII_Rget_accumulate(oaddr, ocount, iot, raddr,
+					       rcount, irt, hy_rank(target),
+					       tdisp, tcount, itt, iop,
+					       w->inner, req), req);
+}
+
+/* The end of an R-call on an engine window: the program's request. */
+static int r_done(struct hy_win *w, int ret, MPI_Request *req, const char *fn)
+{
+	if (!ret)
+		ret = hy_request_done(req);
+	else
+		*req = MPI_REQUEST_NULL;
+	return hy_done(w, ret, fn);
+}
+
+int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target,
+	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Put(oaddr, ocount, otype, target, tdisp, tcount,
+				ttype, win);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Put");
+}
+
+int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
+	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
+	     MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rput(oaddr, ocount, otype, target, tdisp, tcount,
+				 ttype, win, req);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rput");
+}
+
+int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target,
+	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Get(oaddr, ocount, otype, target, tdisp, tcount,
+				ttype, win);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Get");
+}
+
+int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target,
+	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
+	     MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rget(oaddr, ocount, otype, target, tdisp, tcount,
+				 ttype, win, req);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rget");
+}
+
+int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+		   int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+		   MPI_Op op, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Accumulate(oaddr, ocount, otype, target, tdisp,
+				       tcount, ttype, op, win);
+	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
+		  NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Accumulate");
+}
+
+int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+		    int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+		    MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Raccumulate(oaddr, ocount, otype, target, tdisp,
+					tcount, ttype, op, win, req);
+	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
+		  &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Raccumulate");
+}
+
+int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+		       void *raddr, int rcount, MPI_Datatype rtype, int target,
+		       MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+		       MPI_Op op, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	int ret;
+
+	if (!w)
+		return PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount,
+					   rtype, target, tdisp, tcount, ttype,
+					   op, win);
+	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
+		      tdisp, tcount, ttype, op, NULL);
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Get_accumulate");
+}
+
+int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
+			void *raddr, int rcount, MPI_Datatype rtype,
+			int target, MPI_Aint tdisp, int tcount,
+			MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+			MPI_Request *req)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rget_accumulate(oaddr, ocount, otype, raddr,
+					    rcount, rtype, target, tdisp,
+					    tcount, ttype, op, win, req);
+	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
+		      tdisp, tcount, ttype, op, &ireq);
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rget_accumulate");
+}
+
+int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
+		     int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Datatype it;
+	MPII_Op iop;
+	int ret;
+
+	if (!w)
+		return PMPI_Fetch_and_op(oaddr, raddr, type, target, tdisp, op,
+					 win);
+	ret = hy_type(type, &it);
+	if (!ret)
+		ret = hy_op(op, &iop);
+	if (!ret)
+		ret = hy_inner(MPII_Fetch_and_op(oaddr, raddr, it,
+						 hy_rank(target), tdisp, iop,
+						 w->inner));
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Fetch_and_op");
+}
+
+int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
+			 MPI_Datatype type, int target, MPI_Aint tdisp,
+			 MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+	MPII_Datatype it;
+	int ret;
+
+	if (!w)
+		return PMPI_Compare_and_swap(oaddr, caddr, raddr, type, target,
+					     tdisp, win);
+	ret = hy_type(type, &it);
+	if (!ret)
+		ret = hy_inner(MPII_Compare_and_swap(oaddr, caddr, raddr, it,
+						     hy_rank(target), tdisp,
+						     w->inner));
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Compare_and_swap");
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * win.c - windows under the layer: creation in the four flavors, free,
+ * the attributes MPI_Win_get_attr reports, shared queries, dynamic attach
+ * and detach, info.
+ *
+ * A window whose communicator lies within this process's (logical) node is
+ * the engine's: it is created in the engine over a communicator of the same
+ * ranks in the same order, and the program gets the handle of a host window
+ * over no memory, which keeps everything the host knows about windows
+ * (attributes, name, error handler, group, Fortran handle) working.  Every
+ * other window is the host's alone.
+ */
+#include <stdlib.h>
+
+#include "hybrid.h"
+
+/* The engine's windows; hy.lock. */
+static struct hy_win *wins;
+
+/* Tag of the engine communicators made for windows (creation is collective,
+ * so calls on overlapping communicators come in one order everywhere). */
+#define HY_WIN_COMM_TAG	0x6877
+
+struct hy_win *hy_win_find(MPI_Win win)
+{
+	for (struct hy_win *w = wins; w; w = w->next)
+		if (w->host == win)
+			return w;
+	return NULL;
+}
+
+/*
+ * The engine ranks of @comm's members, in @comm's order, when all of them
+ * are on this process's node and mpirma serves it; NULL otherwise (every
+ * member decides the same from the same table).
+ */
+static int *node_ranks(MPI_Comm comm, int *n)
+{
+	MPI_Group g;
+	int *from, *world, inter = 0;
+
+	if (!hy.active || comm == MPI_COMM_NULL ||
+	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return NULL;
+	PMPI_Comm_size(comm, n);
+	PMPI_Comm_group(comm, &g);
+	from = malloc(sizeof(int) * (size_t)*n);
+	world = malloc(sizeof(int) * (size_t)*n);
+	if (from && world) {
+		for (int k = 0; k < *n; k++)
+			from[k] = k;
+		PMPI_Group_translate_ranks(g, *n, from, hy.world_group, world);
+		for (int k = 0; k < *n && world; k++) {
+			if (world[k] == MPI_UNDEFINED ||
+			    hy.node_of[world[k]] != hy.node) {
+				free(world);
+				world = NULL;
+			} else {
+				world[k] = hy.inner_of[world[k]];
+			}
+		}
+	} else {
+		free(world);
+		world = NULL;
+	}
+	free(from);
+	PMPI_Group_free(&g);
+	return world;
+}
+
+/* The engine communicator of the ranks @iranks.  Collective over them. */
+static int inner_comm(const int *iranks, int n, MPII_Comm *out)
+{
+	MPII_Group wg, g;
+	int ret;
+
+	ret = MPII_Comm_group(MPII_COMM_WORLD, &wg);
+	if (ret == MPII_SUCCESS) {
+		ret = MPII_Group_incl(wg, n, iranks, &g);
+		MPII_Group_free(&wg);
+	}
+	if (ret == MPII_SUCCESS) {
+		ret = MPII_Comm_create_group(MPII_COMM_WORLD, g,
+					     HY_WIN_COMM_TAG, out);
+		MPII_Group_free(&g);
+	}
+	if (ret == MPII_SUCCESS)
+		MPII_Comm_set_errhandler(*out, MPII_ERRORS_RETURN);
+	return hy_inner(ret);
+}
+
+struct create_args {
+	int flavor;
+	MPI_Aint size;
+	int disp_unit;
+	MPI_Info info;
+	MPI_Comm comm;
+	void *base;		/* in: create; out: allocate */
+};
+
+static void win_release(struct hy_win *w)
+{
+	if (w->inner != MPII_WIN_NULL)
+		MPII_Win_free(&w->inner);
+	if (w->igroup != MPII_GROUP_NULL)
+		MPII_Group_free(&w->igroup);
+	if (w->icomm != MPII_COMM_NULL)
+		MPII_Comm_free(&w->icomm);
+	if (w->hgroup != MPI_GROUP_NULL)
+		PMPI_Group_free(&w->hgroup);
+	free(w);
+}
+
+/* The engine's part of a window creation; host class. */
+static int create_inner(struct hy_win *w, struct create_args *a,
+			const int *iranks, int n)
+{
+	MPII_Info info = MPII_INFO_NULL;
+	int ret;
+
+	ret = inner_comm(iranks, n, &w->icomm);
+	if (!ret)
+		ret = hy_info(a->info, &info);
+	if (ret)
+		return ret;
+	switch (a->flavor) {
+	case MPI_WIN_FLAVOR_CREATE:
+		ret = MPII_Win_create(a->base, a->size, a->disp_unit, info,
+				      w->icomm, &w->inner);
+		break;
+	case MPI_WIN_FLAVOR_ALLOCATE:
+		ret = MPII_Win_allocate(a->size, a->disp_unit, info, w->icomm,
+					&a->base, &w->inner);
+		break;
+	case MPI_WIN_FLAVOR_SHARED:
+		ret = MPII_Win_allocate_shared(a->size, a->disp_unit, info,
+					       w->icomm, &a->base, &w->inner);
+		break;
+	default:
+		ret = MPII_Win_create_dynamic(info, w->icomm, &w->inner);
+		a->base = MPI_BOTTOM;
+		break;
+	}
+	if (info != MPII_INFO_NULL)
+		MPII_Info_free(&info);
+	if (ret == MPII_SUCCESS) {
+		MPII_Win_set_errhandler(w->inner, MPII_ERRORS_RETURN);
+		ret = MPII_Win_get_group(w->inner, &w->igroup);
+	}
+	return hy_inner(ret);
+}
+
+/*
+ * Creates a window the engine serves, or returns -1 when the engine does
+ * not serve @a->comm (the caller asks the host).  Collective over the comm.
+ */
+static int create(struct create_args *a, MPI_Win *win)
+{
+	struct hy_win *w;
+	int *iranks, n, ret, ok, all_ok;
+
+	iranks = node_ranks(a->comm, &n);
+	if (!iranks)
+		return -1;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		free(iranks);
+		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
+		goto out_agree;
+	}
+	w->inner = MPII_WIN_NULL;
+	w->icomm = MPII_COMM_NULL;
+	w->igroup = MPII_GROUP_NULL;
+	w->hgroup = MPI_GROUP_NULL;
+	hy_lock();
+	ret = create_inner(w, a, iranks, n);
+	hy_unlock();
+	free(iranks);
+out_agree:
+	/* Every member fails, or none: a window must exist everywhere. */
+	ok = ret == MPI_SUCCESS;
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+	if (ok && all_ok)
+		ret = PMPI_Win_create(NULL, 0, 1, a->info, a->comm, &w->host);
+	if (!ok || !all_ok || ret) {
+		if (ok && !ret)
+			ret = hy_fail(MPI_ERR_OTHER, "another rank could not "
+				      "create the window");
+		if (w) {
+			hy_lock();
+			win_release(w);
+			hy_unlock();
+		}
+		PMPI_Comm_call_errhandler(a->comm, ret);
+		return ret;
+	}
+	PMPI_Win_get_group(w->host, &w->hgroup);
+	w->flavor = a->flavor;
+	w->model = MPI_WIN_UNIFIED;
+	w->base = a->base;
+	w->size = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : a->size;
+	w->disp_unit = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
+	hy_lock();
+	w->next = wins;
+	wins = w;
+	hy_unlock();
+	*win = w->host;
+	return MPI_SUCCESS;
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+		   MPI_Comm comm, MPI_Win *win)
+{
+	struct create_args a = { MPI_WIN_FLAVOR_CREATE, size, disp_unit, info,
+				 comm, base };
+	int ret = create(&a, win);
+
+	return ret != -1 ? ret :
+	       PMPI_Win_create(base, size, disp_unit, info, comm, win);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+		     MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	struct create_args a = { MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info,
+				 comm, NULL };
+	int ret = create(&a, win);
+
+	if (ret == -1)
+		return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr,
+					 win);
+	if (ret == MPI_SUCCESS)
+		*(void **)baseptr = a.base;
+	return ret;
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+			    MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	struct create_args a = { MPI_WIN_FLAVOR_SHARED, size, disp_unit, info,
+				 comm, NULL };
+	int ret = create(&a, win);
+
+	if (ret == -1)
+		return PMPI_Win_allocate_shared(size, disp_unit, info, comm,
+						baseptr, win);
+	if (ret == MPI_SUCCESS)
+		*(void **)baseptr = a.base;
+	return ret;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	struct create_args a = { MPI_WIN_FLAVOR_DYNAMIC, 0, 1, info, comm,
+				 NULL };
+	int ret = create(&a, win);
+
+	return ret != -1 ? ret : PMPI_Win_create_dynamic(info, comm, win);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+	struct hy_win *w, **p;
+	int ret;
+
+	hy_lock();
+	w = hy_win_find(*win);
+	if (!w) {
+		hy_unlock();
+		return PMPI_Win_free(win);
+	}
+	/* The engine's free completes the window's operations first. */
+	ret = hy_inner(MPII_Win_free(&w->inner));
+	if (ret) {
+		hy_unlock();
+		return hy_done(w, ret, "MPI_Win_free");
+	}
+	for (p = &wins; *p != w; p = &(*p)->next)
+		;
+	*p = w->next;
+	win_release(w);
+	hy_unlock();
+	return PMPI_Win_free(win);
+}
+
+int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
+{
+	struct hy_win *w;
+
+	hy_lock();
+	w = hy_win_find(win);
+	hy_unlock();
+	if (!w)
+		return PMPI_Win_get_attr(win, keyval, val, flag);
+	/* As the standard has them: the base itself, pointers to the rest. */
+	*flag = 1;
+	if (keyval == MPI_WIN_BASE)
+		*(void **)val = w->base;
+	else if (keyval == MPI_WIN_SIZE)
+		*(MPI_Aint **)val = &w->size;
+	else if (keyval == MPI_WIN_DISP_UNIT)
+		*(int **)val = &w->disp_unit;
+	else if (keyval == MPI_WIN_CREATE_FLAVOR)
+		*(int **)val = &w->flavor;
+	else if (keyval == MPI_WIN_MODEL)
+		*(int **)val = &w->model;
+	else
+		return PMPI_Win_get_attr(win, keyval, val, flag);
+	return MPI_SUCCESS;
+}
+
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
+			 int *disp_unit, void *baseptr)
+{
+	struct hy_win *w;
+	int ret;
+
+	hy_lock();
+	w = hy_win_find(win);
+	if (!w) {
+		hy_unlock();
+		return PMPI_Win_shared_query(win, rank, size, disp_unit,
+					     baseptr);
+	}
+	ret = hy_inner(MPII_Win_shared_query(w->inner, hy_rank(rank), size,
+					     disp_unit, baseptr));
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Win_shared_query");
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+	struct hy_win *w;
+	int ret;
+
+	hy_lock();
+	w = hy_win_find(win);
+	if (!w) {
+		hy_unlock();
+		return PMPI_Win_attach(win, base, size);
+	}
+	ret = hy_inner(MPII_Win_attach(w->inner, base, size));
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Win_attach");
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base)
+{
+	struct hy_win *w;
+	int ret;
+
+	hy_lock();
+	w = hy_win_find(win);
+	if (!w) {
+		hy_unlock();
+		return PMPI_Win_detach(win, base);
+	}
+	ret = hy_inner(MPII_Win_detach(w->inner, base));
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Win_detach");
+}
+
+int MPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+	struct hy_win *w;
+	MPII_Info ii;
+	int ret;
+
+	hy_lock();
+	w = hy_win_find(win);
+	if (w) {
+		ret = hy_info(info, &ii);
+		if (!ret && ii != MPII_INFO_NULL) {
+			ret = hy_inner(MPII_Win_set_info(w->inner, ii));
+			MPII_Info_free(&ii);
+		}
+		hy_unlock();
+		if (ret)
+			return hy_done(w, ret, "MPI_Win_set_info");
+	} else {
+		hy_unlock();
+	}
+	return PMPI_Win_set_info(win, info);
+}
+
+/* The host's keys, and the engine's (mpirma_atomicity says who serves). */
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+	struct hy_win *w;
+	MPII_Info ii;
+	int ret, n = 0, flag;
+
+	ret = PMPI_Win_get_info(win, info_used);
+	w = ret ? NULL : hy_enter(win);
+	if (!w)
+		return ret;
+	ret = hy_inner(MPII_Win_get_info(w->inner, &ii));
+	if (!ret) {
+		MPII_Info_get_nkeys(ii, &n);
+		for (int k = 0; k < n; k++) {
+			if (MPII_Info_get_nthkey(ii, k, key) != MPII_SUCCESS)
+				continue;
+			MPII_Info_get(ii, key, MPI_MAX_INFO_VAL, val, &flag);
+			if (flag)
+				PMPI_Info_set(*info_used, key, val);
+		}
+		MPII_Info_free(&ii);
+	}
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Win_get_info");
+}
+
+int MPI_Type_free(MPI_Datatype *type)
+{
+	hy_lock();
+	hy_type_forget(*type);
+	hy_unlock();
+	return PMPI_Type_free(type);
+}
