@@ -768,7 +768,8 @@ TEST_F(win, stats_add)
 	win = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 4096);
 	ASSERT_LT(0, win);
 
-	mt_arg_init(&a);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
 	a.win_id = win;
 	a.ops[MPIRMA_KIND_PUT] = 3;
 	a.ops[MPIRMA_KIND_ACC] = 5;
