@@ -639,6 +639,35 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIB
 	bench/summary $(BENCH_DIR) | tee $(BENCH_DIR)/results.txt
 	bench/hybrid-summary $(BENCH_DIR)
 
+# ------------------------------------------------------------------ two VMs
+
+# One Open MPI job across two VMs on a private link (tools/vm-2node): its
+# mpirun starts the other VM's daemon through Debian's dropbear, then the
+# job runs, then a rank kills itself with SIGKILL; each VM must end with
+# its counters at 0 and rmmod working.  Not part of check: two boots side
+# by side on the 2-core machine (README.md, "Two VMs").
+TWONODE_DIR := $(B)/2node
+TWONODE_PROGS := $(TWONODE_DIR)/xnode-openmpi $(TWONODE_DIR)/xnode-mpich
+TWONODE_ARGS ?=
+SCRIPTS += tools/vm-2node
+
+# The job's program, built with each host MPI's own wrapper.
+$(TWONODE_DIR)/xnode-openmpi: mpitests/xnode.c
+	@mkdir -p $(@D)
+	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS)
+	mv -f $@.tmp $@
+
+$(TWONODE_DIR)/xnode-mpich: mpitests/xnode.c
+	@mkdir -p $(@D)
+	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS)
+	mv -f $@.tmp $@
+
+.PHONY: check-2node
+check-2node: deps
+	@tools/mpirma-deps --two-vms
+	$(MAKE) all $(TWONODE_PROGS)
+	tools/vm-2node $(TWONODE_ARGS)
+
 # ------------------------------------------------------------------ debug kernel
 
 # A kernel with KASAN, lockdep, UBSAN and KFENCE (tools/debug-kernel.config),
