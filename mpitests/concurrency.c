@@ -231,32 +231,93 @@ static void mixed_paths(void)
 /*
  * Long accumulates (more elements than the direct path's step) into one
  * array from every rank at once, through both paths; every element's total
- * must be exact.
+ * must be exact.  Contiguous ones run in user space, the same through a
+ * block list in the kernel.  Integer SUM is one locked instruction per
+ * element; the others take the direct path's steps (a snapshot, the
+ * reduction, one compare-and-exchange per element), in each element size:
+ * double and float SUM, and 2- and 1-byte BXOR fetched (a fetching BXOR is
+ * no single instruction), whose contributions survive because each is
+ * applied an odd number of times.
  */
-static void mixed_arrays(void)
+struct arr_case {
+	const char *name;
+	MPI_Datatype type;
+	size_t size;
+	MPI_Op op;
+	bool fetch;		/* the user-space side is a get_accumulate */
+};
+
+/* Element @i of @p, of @c's type, as an integer (every value is one). */
+static int64_t arr_get(const struct arr_case *c, const void *p, int i)
 {
-	enum { N = 1200, REPS = 6 };
-	long *mem, src[N];
+	if (c->type == MPI_DOUBLE)
+		return (int64_t)((const double *)p)[i];
+	if (c->type == MPI_FLOAT)
+		return (int64_t)((const float *)p)[i];
+	if (c->size == 2)
+		return ((const uint16_t *)p)[i];
+	if (c->size == 1)
+		return ((const uint8_t *)p)[i];
+	return ((const long *)p)[i];
+}
+
+static void arr_set(const struct arr_case *c, void *p, int i, int64_t v)
+{
+	if (c->type == MPI_DOUBLE)
+		((double *)p)[i] = (double)v;
+	else if (c->type == MPI_FLOAT)
+		((float *)p)[i] = (float)v;
+	else if (c->size == 2)
+		((uint16_t *)p)[i] = (uint16_t)v;
+	else if (c->size == 1)
+		((uint8_t *)p)[i] = (uint8_t)v;
+	else
+		((long *)p)[i] = (long)v;
+}
+
+/* What rank @r adds through user space (@kernel false) or the kernel. */
+static int64_t arr_val(const struct arr_case *c, int i, int r, bool kernel)
+{
+	if (c->op == MPI_BXOR)
+		return (int64_t)(((unsigned int)i * 37 + (unsigned int)r * 11 +
+				  (kernel ? 5U : 0U)) & (c->size == 1 ? 0xff : 0xffff));
+	return i % 7 + r;
+}
+
+static void mixed_array(const struct arr_case *c)
+{
+	enum { N = 1200, REPS = 5 };
+	void *mem, *src = malloc(N * c->size), *ksrc = malloc(N * c->size);
+	void *res = malloc(N * c->size);
 	MPI_Datatype every;
 	MPI_Win win;
 	int i, r, bad = 0;
 
-	MPI_Win_allocate(mtest_rank ? 0 : N * sizeof(long), sizeof(long),
+	if (!CHECK(src && ksrc && res, "%s: out of memory", c->name))
+		goto out_free;
+	MPI_Win_allocate(mtest_rank ? 0 : (MPI_Aint)(N * c->size), (int)c->size,
 			 MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
 	if (mtest_rank == 0)
-		memset(mem, 0, N * sizeof(long));
-	for (i = 0; i < N; i++)
-		src[i] = i % 7 + mtest_rank;
+		memset(mem, 0, N * c->size);
+	for (i = 0; i < N; i++) {
+		arr_set(c, src, i, arr_val(c, i, mtest_rank, false));
+		arr_set(c, ksrc, i, arr_val(c, i, mtest_rank, true));
+	}
 	/* every element, as a block list: the kernel's path */
-	MPI_Type_vector(N / 2, 2, 2, MPI_LONG, &every);
+	MPI_Type_vector(N / 2, 2, 2, c->type, &every);
 	MPI_Type_commit(&every);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
 	for (r = 0; r < REPS; r++) {
-		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, N, MPI_LONG,
-					 MPI_SUM, win));
-		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, 1, every,
-					 MPI_SUM, win));
+		if (c->fetch)
+			CHECK_MPI(MPI_Get_accumulate(src, N, c->type, res, N,
+						     c->type, 0, 0, N, c->type,
+						     c->op, win));
+		else
+			CHECK_MPI(MPI_Accumulate(src, N, c->type, 0, 0, N,
+						 c->type, c->op, win));
+		CHECK_MPI(MPI_Accumulate(ksrc, N, c->type, 0, 0, 1, every,
+					 c->op, win));
 	}
 	MPI_Win_unlock_all(win);
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -264,17 +325,44 @@ static void mixed_arrays(void)
 		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
 		CHECK_MPI(MPI_Win_sync(win));
 		for (i = 0; i < N && !bad; i++) {
-			long want = 0;
+			int64_t want = 0;
 
-			for (r = 0; r < mtest_size; r++)
-				want += 2L * REPS * (i % 7 + r);
-			bad = !CHECK(mem[i] == want, "element %d total %ld, "
-				     "want %ld", i, mem[i], want);
+			for (r = 0; r < mtest_size; r++) {
+				if (c->op == MPI_BXOR)
+					want ^= arr_val(c, i, r, false) ^
+						arr_val(c, i, r, true);
+				else
+					want += REPS * (arr_val(c, i, r, false) +
+							arr_val(c, i, r, true));
+			}
+			bad = !CHECK(arr_get(c, mem, i) == want, "%s: element %d "
+				     "is %lld, want %lld", c->name, i,
+				     (long long)arr_get(c, mem, i),
+				     (long long)want);
 		}
 		MPI_Win_unlock(0, win);
 	}
 	MPI_Type_free(&every);
 	MPI_Win_free(&win);
+out_free:
+	free(src);
+	free(ksrc);
+	free(res);
+}
+
+static void mixed_arrays(void)
+{
+	const struct arr_case cases[] = {
+		{ "long SUM", MPI_LONG, sizeof(long), MPI_SUM, false },
+		{ "double SUM", MPI_DOUBLE, sizeof(double), MPI_SUM, false },
+		{ "float SUM fetched", MPI_FLOAT, sizeof(float), MPI_SUM, true },
+		{ "uint16 BXOR fetched", MPI_UINT16_T, 2, MPI_BXOR, true },
+		{ "uint8 BXOR fetched", MPI_UINT8_T, 1, MPI_BXOR, true },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		mixed_array(&cases[k]);
 }
 
 /*
