@@ -129,17 +129,25 @@ step_cas(char *p, uint64_t old, uint64_t new, unsigned int size)
  * Always inlined with a constant @size (acc_steps()): a variable size made
  * every element cost two calls to memcpy() and two to native_elem.c,
  * more than the arithmetic itself.
+ *
+ * The steps run in a rotated order starting at @first: ranks that
+ * accumulate into the same range at once (the usual reduction pattern)
+ * otherwise walk it in lock-step, and every compare-and-exchange of the
+ * slower one fails and takes the per-element loop.  Elements of one
+ * operation have no order among them, so this changes no semantics.
  */
 static inline __attribute__((always_inline)) void
 acc_steps_sized(const struct mpirma_op *op, char *t, const char *src,
-		char *res, uint64_t n, unsigned int size)
+		char *res, uint64_t n, unsigned int size, uint64_t first)
 {
 	uint64_t cur[DIRECT_STEP], next[DIRECT_STEP];
-	uint64_t i, k, m;
+	uint64_t nsteps = (n + DIRECT_STEP - 1) / DIRECT_STEP, s, i, k, m;
 
-	for (i = 0; i < n; i += m) {
-		char *tp = t + i * size;
+	for (s = 0; s < nsteps; s++) {
+		char *tp;
 
+		i = (first + s) % nsteps * DIRECT_STEP;
+		tp = t + i * size;
 		m = n - i < DIRECT_STEP ? n - i : DIRECT_STEP;
 		/* packed: element k of the step at byte k * size */
 		for (k = 0; k < m; k++) {
@@ -169,21 +177,26 @@ acc_steps_sized(const struct mpirma_op *op, char *t, const char *src,
 	}
 }
 
+/* @rank of @nranks starts its steps its share of the way in. */
 static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
-		      char *res, uint64_t n, unsigned int size)
+		      char *res, uint64_t n, unsigned int size, int rank,
+		      int nranks)
 {
+	uint64_t nsteps = (n + DIRECT_STEP - 1) / DIRECT_STEP;
+	uint64_t first = nsteps * (uint64_t)rank / (uint64_t)nranks;
+
 	switch (size) {
 	case 1:
-		acc_steps_sized(op, t, src, res, n, 1);
+		acc_steps_sized(op, t, src, res, n, 1, first);
 		break;
 	case 2:
-		acc_steps_sized(op, t, src, res, n, 2);
+		acc_steps_sized(op, t, src, res, n, 2, first);
 		break;
 	case 4:
-		acc_steps_sized(op, t, src, res, n, 4);
+		acc_steps_sized(op, t, src, res, n, 4, first);
 		break;
 	default:
-		acc_steps_sized(op, t, src, res, n, 8);
+		acc_steps_sized(op, t, src, res, n, 8, first);
 		break;
 	}
 }
@@ -237,7 +250,7 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		    op->op != MPIRMA_OP_REPLACE &&
 		    !mpirma_native_one_instr(op->kind, op->type, op->op,
 					     res != NULL)) {
-			acc_steps(op, t, src, res, n, size);
+			acc_steps(op, t, src, res, n, size, w->rank, w->size);
 			return;
 		}
 		for (i = 0; i < n; i++)
