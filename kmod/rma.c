@@ -9,6 +9,7 @@
  * origin data is copied from user space into a bounce buffer with no lock
  * held, the chunk's element updates are handed to the window's atomicity
  * strategy, and results are copied back to user space with no lock held.
+ * Puts and gets copy between user space and the target with no bounce.
  * Between chunks the engine may reschedule, so one huge accumulate neither
  * hogs the CPU nor holds a lock for long; atomicity is per element, as MPI
  * requires, never per operation.
@@ -22,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "fault.h"
 #include "layout.h"
 #include "mpirma.h"
@@ -113,10 +115,31 @@ static int copy_op(struct mpirma_op *op, const void __user *uop, u32 op_size)
 }
 
 /*
- * Copy @n bytes between @buf and the user memory a layout cursor walks:
- * into @buf when @to_kernel, out of it otherwise.
+ * Puts of at least this many bytes write the target with non-temporal
+ * stores: the origin will not read that data again, and one this large
+ * would only push the origin's own working set out of its caches.  It
+ * also keeps such puts off copy_from_user()'s rep movsb, which emulators
+ * (the VM make bench runs in) execute a byte per step.
  */
-static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel)
+#define MPIRMA_PUT_NT_MIN	(64 * 1024)
+
+/* Pieces shorter than this are not worth the fence of a non-temporal copy. */
+#define MPIRMA_NT_PIECE_MIN	256
+
+static unsigned long copy_in_nt(void *dst, const void __user *p, u64 len)
+{
+	if (!access_ok(p, len))
+		return len;
+	return mpirma_copy_from_user_nt(dst, p, len);
+}
+
+/*
+ * Copy @n bytes between @buf and the user memory a layout cursor walks:
+ * into @buf when @to_kernel (with non-temporal stores for pieces worth it
+ * when @nt), out of it otherwise.
+ */
+static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel,
+		       bool nt)
 {
 	void __user *p;
 	unsigned long left;
@@ -129,7 +152,10 @@ static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel
 			return -EINVAL;
 		if (!user_addr(cur->l->addr, off, len, &p))
 			return -EFAULT;
-		left = copy_element(p, buf, len, to_kernel);
+		if (nt && to_kernel && len >= MPIRMA_NT_PIECE_MIN)
+			left = copy_in_nt(buf, p, len);
+		else
+			left = copy_element(p, buf, len, to_kernel);
 		if (left)
 			return -EFAULT;
 		buf += len;
@@ -140,12 +166,12 @@ static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel
 
 static int gather_user(struct mpirma_cursor *cur, u8 *dst, u64 n)
 {
-	return copy_layout(cur, dst, n, true);
+	return copy_layout(cur, dst, n, true, false);
 }
 
 static int scatter_user(struct mpirma_cursor *cur, u8 *src, u64 n)
 {
-	return copy_layout(cur, src, n, false);
+	return copy_layout(cur, src, n, false, false);
 }
 
 /* The next chunk of target pieces; returns its bytes (0 when done). */
@@ -167,20 +193,30 @@ static u64 fill_spans(struct rma_ctx *c, struct rma_op *o, struct mpirma_cursor 
 	return bytes;
 }
 
-static void spans_copy_out(const struct rma_ctx *c, u8 *dst)
+/*
+ * Put and get copy between user memory and the chunk's target pieces
+ * directly: they take no lock, so a bounce buffer would only add a second
+ * copy of every byte.
+ */
+static int spans_from_user(const struct rma_ctx *c, struct mpirma_cursor *ocur)
 {
+	bool nt = ocur->l->bytes >= MPIRMA_PUT_NT_MIN;
 	unsigned int i;
+	int ret = 0;
 
-	for (i = 0; i < c->nspans; dst += c->spans[i].len, i++)
-		memcpy(dst, c->spans[i].addr, c->spans[i].len);
+	for (i = 0; i < c->nspans && !ret; i++)
+		ret = copy_layout(ocur, c->spans[i].addr, c->spans[i].len, true, nt);
+	return ret;
 }
 
-static void spans_copy_in(const struct rma_ctx *c, const u8 *src)
+static int spans_to_user(const struct rma_ctx *c, struct mpirma_cursor *rcur)
 {
 	unsigned int i;
+	int ret = 0;
 
-	for (i = 0; i < c->nspans; src += c->spans[i].len, i++)
-		memcpy(c->spans[i].addr, src, c->spans[i].len);
+	for (i = 0; i < c->nspans && !ret; i++)
+		ret = scatter_user(rcur, c->spans[i].addr, c->spans[i].len);
+	return ret;
 }
 
 /* Run @o chunk by chunk; the operation has been validated. */
@@ -201,30 +237,27 @@ static int rma_execute(struct rma_ctx *c, struct rma_op *o)
 	mpirma_cursor_init(&ocur, &o->origin);
 	mpirma_cursor_init(&rcur, &o->result);
 	while ((n = fill_spans(c, o, &tcur))) {
-		if (o->has_origin) {
-			ret = gather_user(&ocur, c->src, n);
-			if (ret)
-				return ret;
-		}
 		switch (uop->kind) {
 		case MPIRMA_KIND_PUT:
-			spans_copy_in(c, c->src);
+			ret = spans_from_user(c, &ocur);
 			break;
 		case MPIRMA_KIND_GET:
-			spans_copy_out(c, c->old);
+			ret = spans_to_user(c, &rcur);
 			break;
 		default:
+			ret = o->has_origin ? gather_user(&ocur, c->src, n) : 0;
+			if (ret)
+				break;
 			u.nspans = c->nspans;
 			u.src = o->has_origin ? c->src : NULL;
 			u.old = o->has_result ? c->old : NULL;
 			c->win->strategy->apply(&u);
+			if (o->has_result)
+				ret = scatter_user(&rcur, c->old, n);
 			break;
 		}
-		if (o->has_result) {
-			ret = scatter_user(&rcur, c->old, n);
-			if (ret)
-				return ret;
-		}
+		if (ret)
+			return ret;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
