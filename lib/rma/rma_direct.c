@@ -154,8 +154,8 @@ acc_steps_sized(const struct mpirma_op *op, char *t, const char *src,
 			uint64_t v = step_load(tp + k * size, size);
 
 			memcpy((char *)cur + k * size, &v, size);
+			memcpy((char *)next + k * size, &v, size);
 		}
-		memcpy(next, cur, m * size);
 		mpirma_reduce(op->type, op->op, next, src + i * size, NULL, m);
 		for (k = 0; k < m; k++) {
 			uint64_t c = 0, v = 0;
