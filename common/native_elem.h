@@ -21,6 +21,21 @@ u64 mpirma_native_load(const void *p, size_t size);
 u64 mpirma_native_cmpxchg(void *p, u64 old, u64 new, size_t size);
 
 /**
+ * mpirma_native_one_instr() - is this update one locked instruction?
+ * @kind: MPIRMA_KIND_ACC, _GET_ACC or _CAS
+ * @type: its MPIRMA_TYPE_*
+ * @op: MPIRMA_OP_*
+ * @fetch: the previous value is wanted
+ *
+ * Integer SUM is a fetch-and-add; BAND, BOR and BXOR of integers and bytes
+ * are one locked and/or/xor when nothing is fetched (x86 has no fetching
+ * form of those).  Such an update cannot be retried or starved, however
+ * many CPUs hit the element; all others take the loop.
+ */
+bool mpirma_native_one_instr(unsigned int kind, unsigned int type, unsigned int op,
+			     bool fetch);
+
+/**
  * mpirma_native_element() - update one element atomically, without a lock
  * @kind: MPIRMA_KIND_ACC, _GET_ACC or _CAS
  * @type: its MPIRMA_TYPE_*; 1, 2, 4 or 8 bytes
@@ -30,7 +45,8 @@ u64 mpirma_native_cmpxchg(void *p, u64 old, u64 new, size_t size);
  * @cmp: CAS: the compare element (any alignment)
  * @old: NULL, or receives the element as it was (any alignment)
  *
- * REPLACE is one exchange, NO_OP one load, CAS one compare-and-exchange;
+ * REPLACE is one exchange, NO_OP one load, CAS one compare-and-exchange,
+ * the ops of mpirma_native_one_instr() one locked instruction;
  * every other op a loop: read, compute on a private copy with
  * mpirma_reduce(), publish with compare-and-exchange if unchanged.
  */

@@ -14,8 +14,10 @@
  *    work of reduce_fp.c.  @x87 asks for an initialised x87 unit as well as
  *    SSE (long double).  In user space the FPU is always usable.
  *
- * native_elem.c also uses READ_ONCE(), cmpxchg() and xchg(), which are
- * full barriers (sequentially consistent) in both worlds.
+ * native_elem.c also uses READ_ONCE(), cmpxchg(), xchg() and xadd() (fetch
+ * and add, any of 1, 2, 4 or 8 bytes), and mpirma_atomic{32,64}_{and,or,xor}()
+ * (no fetch; @v truncated to the width), which are all full barriers (sequentially consistent) in both
+ * worlds and on x86 single locked instructions.
  */
 #ifndef _MPIRMA_REDUCE_ENV_H
 #define _MPIRMA_REDUCE_ENV_H
@@ -64,6 +66,21 @@ typedef int64_t s64;
 })
 
 #define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
+#define xadd(ptr, v)	__atomic_fetch_add((ptr), (v), __ATOMIC_SEQ_CST)
+
+/* @p points to a u32 or u64, the function's width. */
+#define MPIRMA_ATOMIC_BITOP(name, op, type)				\
+static inline void name(void *p, u64 v)					\
+{									\
+	(void)__atomic_fetch_##op((type)p, v, __ATOMIC_SEQ_CST);	\
+}
+MPIRMA_ATOMIC_BITOP(mpirma_atomic32_and, and, u32 *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic32_or, or, u32 *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic32_xor, xor, u32 *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic64_and, and, u64 *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic64_or, or, u64 *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic64_xor, xor, u64 *)
+#undef MPIRMA_ATOMIC_BITOP
 
 static inline void mpirma_fpu_begin(bool x87)
 {
@@ -104,6 +121,24 @@ static inline void mpirma_fpu_end(void)
 {
 	kernel_fpu_end();
 }
+
+/*
+ * The kernel's atomic_t and atomic64_t are a bare int and s64: the same
+ * word as the element, which user space updates with the same locked
+ * instructions.
+ */
+#define MPIRMA_ATOMIC_BITOP(name, fn, type)				\
+static inline void name(void *p, u64 v)					\
+{									\
+	fn(v, (type)p);							\
+}
+MPIRMA_ATOMIC_BITOP(mpirma_atomic32_and, atomic_and, atomic_t *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic32_or, atomic_or, atomic_t *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic32_xor, atomic_xor, atomic_t *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic64_and, atomic64_and, atomic64_t *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic64_or, atomic64_or, atomic64_t *)
+MPIRMA_ATOMIC_BITOP(mpirma_atomic64_xor, atomic64_xor, atomic64_t *)
+#undef MPIRMA_ATOMIC_BITOP
 
 #endif /* MPIRMA_USERSPACE */
 

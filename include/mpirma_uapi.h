@@ -76,6 +76,7 @@
 #define MPIRMA_FEAT_STATS	(1ULL << 5)	/* MPIRMA_IOC_WIN_STATS */
 #define MPIRMA_FEAT_MSG		(1ULL << 6)	/* MPIRMA_IOC_MSG_SEND/_RECV */
 #define MPIRMA_FEAT_PLACEMENT	(1ULL << 7)	/* WIN_INTERLEAVE, WIN_PLACEMENT, worker */
+#define MPIRMA_FEAT_STATS_ADD	(1ULL << 8)	/* MPIRMA_IOC_WIN_STATS_ADD, direct_ops */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -520,6 +521,9 @@ struct mpirma_rma {
  * @atomic_contended: out, element-update sections that found the
  *	strategy's lock taken
  * @pages: out, pages of memory the window holds (pinned or allocated)
+ * @direct_ops: out, how many of @ops the processes applied themselves on
+ *	mapped window memory and reported with MPIRMA_IOC_WIN_STATS_ADD
+ *	(@ops and @bytes include them); added with MPIRMA_FEAT_STATS_ADD
  */
 struct mpirma_win_stats {
 	__u32 size;
@@ -531,6 +535,34 @@ struct mpirma_win_stats {
 	__aligned_u64 lock_waits;
 	__aligned_u64 atomic_contended;
 	__aligned_u64 pages;
+	__aligned_u64 direct_ops;
+};
+
+/**
+ * struct mpirma_win_stats_add - MPIRMA_IOC_WIN_STATS_ADD, on a member fd
+ * @size: sizeof(struct mpirma_win_stats_add)
+ * @flags: must be 0
+ * @win_id: the window
+ * @reserved: must be 0
+ * @ops: operations the caller applied itself since its last report, by
+ *	MPIRMA_KIND_*; entries of kinds the kernel does not know must be 0
+ * @bytes: the target bytes of those operations
+ *
+ * Operations a process applies to mapped window memory without the kernel
+ * (the MPI library's direct path on ALLOC windows) are counted by the
+ * process itself, privately, and reported from time to time, so that
+ * MPIRMA_IOC_WIN_STATS and the debugfs counters show them without a
+ * shared counter on the path.  The kernel adds the figures to the window's
+ * counters as they come: they are the caller's word, not a measurement.
+ * Errors: EINVAL (flags, reserved, an unknown kind), ENOENT (window).
+ */
+struct mpirma_win_stats_add {
+	__u32 size;
+	__u32 flags;
+	__u32 win_id;
+	__u32 reserved;
+	__aligned_u64 ops[8];
+	__aligned_u64 bytes;
 };
 
 /* struct mpirma_msg.flags */
@@ -591,6 +623,7 @@ struct mpirma_msg {
 #define MPIRMA_IOC_WIN_DETACH	_IOW(MPIRMA_IOC_MAGIC, 0x24, struct mpirma_win_attach)
 #define MPIRMA_IOC_WIN_STATS	_IOWR(MPIRMA_IOC_MAGIC, 0x25, struct mpirma_win_stats)
 #define MPIRMA_IOC_WIN_PLACEMENT _IOWR(MPIRMA_IOC_MAGIC, 0x26, struct mpirma_win_placement)
+#define MPIRMA_IOC_WIN_STATS_ADD _IOW(MPIRMA_IOC_MAGIC, 0x27, struct mpirma_win_stats_add)
 #define MPIRMA_IOC_RMA		_IOWR(MPIRMA_IOC_MAGIC, 0x30, struct mpirma_rma)
 #define MPIRMA_IOC_WIN_FENCE	_IOW(MPIRMA_IOC_MAGIC, 0x40, struct mpirma_win_sync)
 #define MPIRMA_IOC_WIN_LOCK	_IOW(MPIRMA_IOC_MAGIC, 0x41, struct mpirma_win_sync)

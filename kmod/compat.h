@@ -17,12 +17,27 @@
  */
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 
 /* 6.12 moved the unaligned accessors out of asm/ (asm/unaligned.h is gone). */
 #if KERNEL_VERSION(6, 12, 0) > LINUX_VERSION_CODE
 #include <asm/unaligned.h>
 #else
 #include <linux/unaligned.h>
+#endif
+
+/*
+ * A copy from user space with non-temporal stores, ending in a store fence;
+ * it does not check access_ok().  Returns the bytes not copied.  6.12's
+ * stable series renamed __copy_from_user_inatomic_nocache() and announces
+ * the new name with the copy_to_nontemporal macro.
+ */
+#ifdef copy_to_nontemporal
+#define mpirma_copy_from_user_nt(dst, src, size) \
+	copy_from_user_inatomic_nontemporal(dst, src, size)
+#else
+#define mpirma_copy_from_user_nt(dst, src, size) \
+	__copy_from_user_inatomic_nocache(dst, src, size)
 #endif
 
 #if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE

@@ -52,6 +52,7 @@ union mpirma_ioctl_buf {
 	struct mpirma_win_sync win_sync;
 	struct mpirma_win_group win_group;
 	struct mpirma_win_stats win_stats;
+	struct mpirma_win_stats_add win_stats_add;
 	struct mpirma_win_placement win_placement;
 	struct mpirma_rma rma;
 	struct mpirma_msg msg;
@@ -66,7 +67,7 @@ static int do_query(struct file *f, void *arg)
 		return -EINVAL;
 	q->features = MPIRMA_FEAT_WIN_USER | MPIRMA_FEAT_WIN_ALLOC | MPIRMA_FEAT_WIN_DYNAMIC |
 		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS |
-		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT;
+		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT | MPIRMA_FEAT_STATS_ADD;
 	q->max_ranks = MPIRMA_MAX_RANKS;
 	q->max_batch = MPIRMA_MAX_BATCH;
 	q->nr_types = MPIRMA_NR_TYPES;
@@ -117,6 +118,7 @@ MEMBER_CMD(win_query, mpirma_win_query, struct mpirma_win_query)
 MEMBER_CMD(win_attach, mpirma_win_attach, struct mpirma_win_attach)
 MEMBER_CMD(win_detach, mpirma_win_detach, struct mpirma_win_attach)
 MEMBER_CMD(win_stats, mpirma_win_stats, struct mpirma_win_stats)
+MEMBER_CMD(win_stats_add, mpirma_win_stats_add, struct mpirma_win_stats_add)
 MEMBER_CMD(win_placement, mpirma_win_placement, struct mpirma_win_placement)
 MEMBER_CMD(rma, mpirma_rma, struct mpirma_rma)
 MEMBER_CMD(win_fence, mpirma_win_fence, struct mpirma_win_sync)
@@ -175,7 +177,10 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 		      offsetofend(struct mpirma_win_query, my_rank), do_win_query),
 	IOCTL_OP(MPIRMA_IOC_WIN_ATTACH, FD_MEMBER, struct mpirma_win_attach, do_win_attach),
 	IOCTL_OP(MPIRMA_IOC_WIN_DETACH, FD_MEMBER, struct mpirma_win_attach, do_win_detach),
-	IOCTL_OP(MPIRMA_IOC_WIN_STATS, FD_MEMBER, struct mpirma_win_stats, do_win_stats),
+	IOCTL_OP_GREW(MPIRMA_IOC_WIN_STATS, FD_MEMBER, struct mpirma_win_stats,
+		      offsetofend(struct mpirma_win_stats, pages), do_win_stats),
+	IOCTL_OP(MPIRMA_IOC_WIN_STATS_ADD, FD_MEMBER, struct mpirma_win_stats_add,
+		 do_win_stats_add),
 	IOCTL_OP(MPIRMA_IOC_WIN_PLACEMENT, FD_MEMBER, struct mpirma_win_placement,
 		 do_win_placement),
 	IOCTL_OP(MPIRMA_IOC_RMA, FD_MEMBER, struct mpirma_rma, do_rma),
@@ -190,6 +195,50 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 	IOCTL_OP(MPIRMA_IOC_MSG_SEND, FD_MEMBER, struct mpirma_msg, do_msg_send),
 	IOCTL_OP(MPIRMA_IOC_MSG_RECV, FD_MEMBER, struct mpirma_msg, do_msg_recv),
 };
+
+/*
+ * Structs of whole words between user and kernel memory, a word at a time
+ * inside one user access section.  copy_{from,to}_user() are a rep movsb on
+ * CPUs with ERMS, whose start-up cost dominates a copy of a few dozen bytes
+ * (and which emulators run a byte per step); ioctl argument structs and RMA
+ * operations are that small and that often copied.  @size is a multiple of
+ * 8.  Return 0 or -EFAULT.
+ */
+int mpirma_copy_words_in(void *dst, const void __user *src, size_t size)
+{
+	const u64 __user *s = src;
+	u64 *d = dst;
+	size_t i;
+
+	if (WARN_ON_ONCE(size % sizeof(u64)) || !user_access_begin(src, size))
+		return -EFAULT;
+	for (i = 0; i < size / sizeof(u64); i++)
+		unsafe_get_user(d[i], &s[i], out_fault);
+	user_access_end();
+	return 0;
+
+out_fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+int mpirma_copy_words_out(void __user *dst, const void *src, size_t size)
+{
+	u64 __user *d = dst;
+	const u64 *s = src;
+	size_t i;
+
+	if (WARN_ON_ONCE(size % sizeof(u64)) || !user_access_begin(dst, size))
+		return -EFAULT;
+	for (i = 0; i < size / sizeof(u64); i++)
+		unsafe_put_user(s[i], &d[i], out_fault);
+	user_access_end();
+	return 0;
+
+out_fault:
+	user_access_end();
+	return -EFAULT;
+}
 
 static long mpirma_dispatch(struct file *f, unsigned int cmd, unsigned long uarg,
 			    unsigned int kind)
@@ -214,7 +263,10 @@ static long mpirma_dispatch(struct file *f, unsigned int cmd, unsigned long uarg
 		return -EINVAL;
 	if (usize > PAGE_SIZE)
 		return -E2BIG;
-	ret = copy_struct_from_user(&buf, op->size, up, usize);
+	if (usize == op->size && !(usize % sizeof(u64)))
+		ret = mpirma_copy_words_in(&buf, up, usize);
+	else
+		ret = copy_struct_from_user(&buf, op->size, up, usize);
 	if (ret)
 		return ret;
 	/*
@@ -227,6 +279,8 @@ static long mpirma_dispatch(struct file *f, unsigned int cmd, unsigned long uarg
 	ret = op->handler(f, &buf);
 	if (ret)
 		return ret;
+	if (usize == op->size && !(usize % sizeof(u64)))
+		return mpirma_copy_words_out(up, &buf, usize);
 	if (copy_to_user(up, &buf, min_t(size_t, usize, op->size)))
 		return -EFAULT;
 	return 0;

@@ -197,6 +197,7 @@ struct mpirma_win_stats_k {
 	atomic64_t bytes;
 	atomic64_t lock_waits;
 	atomic64_t atomic_contended;
+	atomic64_t direct_ops;		/* of ops[]: reported by the processes */
 };
 
 struct mpirma_strategy;
@@ -273,6 +274,7 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg);
 int mpirma_win_attach(struct mpirma_member *m, struct mpirma_win_attach *arg);
 int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg);
 int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg);
+int mpirma_win_stats_add(struct mpirma_member *m, struct mpirma_win_stats_add *arg);
 int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *arg);
 int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma);
 struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank);
@@ -312,6 +314,10 @@ void mpirma_mboxes_free(struct mpirma_job *job);
 void mpirma_mboxes_wake(struct mpirma_job *job);
 int mpirma_msg_send(struct mpirma_member *m, struct mpirma_msg *arg);
 int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg);
+
+/* main.c */
+int mpirma_copy_words_in(void *dst, const void __user *src, size_t size);
+int mpirma_copy_words_out(void __user *dst, const void *src, size_t size);
 
 /* rma.c */
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg);

@@ -9,6 +9,7 @@
  * origin data is copied from user space into a bounce buffer with no lock
  * held, the chunk's element updates are handed to the window's atomicity
  * strategy, and results are copied back to user space with no lock held.
+ * Puts and gets copy between user space and the target with no bounce.
  * Between chunks the engine may reschedule, so one huge accumulate neither
  * hogs the CPU nor holds a lock for long; atomicity is per element, as MPI
  * requires, never per operation.
@@ -22,20 +23,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "fault.h"
 #include "layout.h"
 #include "mpirma.h"
 #include "reduce.h"
 #include "strategy.h"
-
-struct rma_ctx {
-	struct mpirma_win *win;
-	u8 src[MPIRMA_CHUNK];		/* origin data of a chunk */
-	u8 old[MPIRMA_CHUNK];		/* target data of a chunk */
-	struct mpirma_span spans[MPIRMA_MAX_SPANS];
-	unsigned int nspans;
-	struct mpirma_inflight inflight;	/* accumulates the strategy deferred */
-};
 
 /* One operation, loaded and validated. */
 struct rma_op {
@@ -44,6 +37,23 @@ struct rma_op {
 	struct mpirma_klayout origin, target, result;
 	unsigned long tbase;		/* kernel address of target offset 0 */
 	bool has_origin, has_result;
+};
+
+/*
+ * The engine's state for one batch.  The operation and its layouts live
+ * here rather than on the stack: Debian's kernels zero every stack
+ * variable on entry (INIT_STACK_ALL_ZERO), several hundred bytes per
+ * operation that the single-element path never reads.
+ */
+struct rma_ctx {
+	struct mpirma_win *win;
+	struct mpirma_op uop;		/* the operation, copied in */
+	struct rma_op op;		/* ... and loaded */
+	u8 src[MPIRMA_CHUNK];		/* origin data of a chunk */
+	u8 old[MPIRMA_CHUNK];		/* target data of a chunk */
+	struct mpirma_span spans[MPIRMA_MAX_SPANS];
+	unsigned int nspans;
+	struct mpirma_inflight inflight;	/* accumulates the strategy deferred */
 };
 
 /* User address of byte @off of a layout based at @addr; false if it wraps. */
@@ -95,36 +105,41 @@ static unsigned long copy_element(void __user *p, u8 *buf, u64 len, bool to_kern
 	}
 }
 
-/*
- * An operation struct of exactly the kernel's size, a word at a time (see
- * copy_element()); other sizes take copy_struct_from_user().
- */
+/* An operation struct of exactly the kernel's size a word at a time. */
 static int copy_op(struct mpirma_op *op, const void __user *uop, u32 op_size)
 {
-	u64 *d = (u64 *)op;
-	const u64 __user *s = uop;
-	size_t i;
-
 	BUILD_BUG_ON(sizeof(*op) % sizeof(u64));
 	if (op_size != sizeof(*op))
 		return copy_struct_from_user(op, sizeof(*op), uop, op_size);
-	if (!user_access_begin(uop, sizeof(*op)))
-		return -EFAULT;
-	for (i = 0; i < sizeof(*op) / sizeof(u64); i++)
-		unsafe_get_user(d[i], &s[i], out_fault);
-	user_access_end();
-	return 0;
+	return mpirma_copy_words_in(op, uop, sizeof(*op));
+}
 
-out_fault:
-	user_access_end();
-	return -EFAULT;
+/*
+ * Puts of at least this many bytes write the target with non-temporal
+ * stores: the origin will not read that data again, and one this large
+ * would only push the origin's own working set out of its caches.  It
+ * also keeps such puts off copy_from_user()'s rep movsb, which emulators
+ * (the VM make bench runs in) execute a byte per step.
+ */
+#define MPIRMA_PUT_NT_MIN	(64 * 1024)
+
+/* Pieces shorter than this are not worth the fence of a non-temporal copy. */
+#define MPIRMA_NT_PIECE_MIN	256
+
+static unsigned long copy_in_nt(void *dst, const void __user *p, u64 len)
+{
+	if (!access_ok(p, len))
+		return len;
+	return mpirma_copy_from_user_nt(dst, p, len);
 }
 
 /*
  * Copy @n bytes between @buf and the user memory a layout cursor walks:
- * into @buf when @to_kernel, out of it otherwise.
+ * into @buf when @to_kernel (with non-temporal stores for pieces worth it
+ * when @nt), out of it otherwise.
  */
-static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel)
+static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel,
+		       bool nt)
 {
 	void __user *p;
 	unsigned long left;
@@ -137,7 +152,10 @@ static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel
 			return -EINVAL;
 		if (!user_addr(cur->l->addr, off, len, &p))
 			return -EFAULT;
-		left = copy_element(p, buf, len, to_kernel);
+		if (nt && to_kernel && len >= MPIRMA_NT_PIECE_MIN)
+			left = copy_in_nt(buf, p, len);
+		else
+			left = copy_element(p, buf, len, to_kernel);
 		if (left)
 			return -EFAULT;
 		buf += len;
@@ -148,12 +166,12 @@ static int copy_layout(struct mpirma_cursor *cur, u8 *buf, u64 n, bool to_kernel
 
 static int gather_user(struct mpirma_cursor *cur, u8 *dst, u64 n)
 {
-	return copy_layout(cur, dst, n, true);
+	return copy_layout(cur, dst, n, true, false);
 }
 
 static int scatter_user(struct mpirma_cursor *cur, u8 *src, u64 n)
 {
-	return copy_layout(cur, src, n, false);
+	return copy_layout(cur, src, n, false, false);
 }
 
 /* The next chunk of target pieces; returns its bytes (0 when done). */
@@ -175,20 +193,30 @@ static u64 fill_spans(struct rma_ctx *c, struct rma_op *o, struct mpirma_cursor 
 	return bytes;
 }
 
-static void spans_copy_out(const struct rma_ctx *c, u8 *dst)
+/*
+ * Put and get copy between user memory and the chunk's target pieces
+ * directly: they take no lock, so a bounce buffer would only add a second
+ * copy of every byte.
+ */
+static int spans_from_user(const struct rma_ctx *c, struct mpirma_cursor *ocur)
 {
+	bool nt = ocur->l->bytes >= MPIRMA_PUT_NT_MIN;
 	unsigned int i;
+	int ret = 0;
 
-	for (i = 0; i < c->nspans; dst += c->spans[i].len, i++)
-		memcpy(dst, c->spans[i].addr, c->spans[i].len);
+	for (i = 0; i < c->nspans && !ret; i++)
+		ret = copy_layout(ocur, c->spans[i].addr, c->spans[i].len, true, nt);
+	return ret;
 }
 
-static void spans_copy_in(const struct rma_ctx *c, const u8 *src)
+static int spans_to_user(const struct rma_ctx *c, struct mpirma_cursor *rcur)
 {
 	unsigned int i;
+	int ret = 0;
 
-	for (i = 0; i < c->nspans; src += c->spans[i].len, i++)
-		memcpy(c->spans[i].addr, src, c->spans[i].len);
+	for (i = 0; i < c->nspans && !ret; i++)
+		ret = scatter_user(rcur, c->spans[i].addr, c->spans[i].len);
+	return ret;
 }
 
 /* Run @o chunk by chunk; the operation has been validated. */
@@ -209,30 +237,27 @@ static int rma_execute(struct rma_ctx *c, struct rma_op *o)
 	mpirma_cursor_init(&ocur, &o->origin);
 	mpirma_cursor_init(&rcur, &o->result);
 	while ((n = fill_spans(c, o, &tcur))) {
-		if (o->has_origin) {
-			ret = gather_user(&ocur, c->src, n);
-			if (ret)
-				return ret;
-		}
 		switch (uop->kind) {
 		case MPIRMA_KIND_PUT:
-			spans_copy_in(c, c->src);
+			ret = spans_from_user(c, &ocur);
 			break;
 		case MPIRMA_KIND_GET:
-			spans_copy_out(c, c->old);
+			ret = spans_to_user(c, &rcur);
 			break;
 		default:
+			ret = o->has_origin ? gather_user(&ocur, c->src, n) : 0;
+			if (ret)
+				break;
 			u.nspans = c->nspans;
 			u.src = o->has_origin ? c->src : NULL;
 			u.old = o->has_result ? c->old : NULL;
 			c->win->strategy->apply(&u);
+			if (o->has_result)
+				ret = scatter_user(&rcur, c->old, n);
 			break;
 		}
-		if (o->has_result) {
-			ret = scatter_user(&rcur, c->old, n);
-			if (ret)
-				return ret;
-		}
+		if (ret)
+			return ret;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
@@ -374,20 +399,111 @@ static int rma_load(struct rma_ctx *c, struct rma_op *o)
 	return 0;
 }
 
+/* A side of one contiguous element: what mpirma_layout_load() would accept. */
+static bool one_element(const struct mpirma_layout *ul)
+{
+	return !ul->nblocks && !ul->blocks && !ul->reserved && ul->count == 1;
+}
+
+/*
+ * The common case: one element of at most 8 bytes, every side contiguous,
+ * on a window whose memory does not move (not DYNAMIC).  Its layouts are
+ * known without loading them, there is nothing to walk and no chunk to
+ * bounce: the element travels in registers, with get_user()/put_user().
+ * Returns 1 when @o is not that case (rma_one() takes the general path),
+ * else the operation's status, the same the general path would give.
+ */
+static int rma_element(struct rma_ctx *c, struct rma_op *o)
+{
+	const struct mpirma_op *uop = o->uop;
+	u64 src = 0, cmp = 0, old = 0;
+	void __user *p;
+	struct mpirma_span span;
+	struct mpirma_update u = {
+		.win = c->win, .kind = uop->kind, .type = uop->type, .op = uop->op,
+		.spans = &span, .nspans = 1,
+		.src = o->has_origin ? &src : NULL,
+		.old = o->has_result ? &old : NULL,
+		.cmp = &cmp,
+		.inflight = uop->kind == MPIRMA_KIND_ACC ? &c->inflight : NULL,
+	};
+	int ret;
+
+	if (o->esize > sizeof(u64) || c->win->flavor == MPIRMA_FLAVOR_DYNAMIC ||
+	    !one_element(&uop->target) ||
+	    (o->has_origin && !one_element(&uop->origin)) ||
+	    (o->has_result && !one_element(&uop->result)))
+		return 1;
+	o->target.lo = 0;
+	o->target.hi = o->esize;
+	o->target.bytes = o->esize;
+	ret = rma_resolve_target(c, o);
+	if (ret)
+		return ret;
+	span.addr = (void *)o->tbase;
+	span.len = o->esize;
+	if (o->has_origin) {
+		if (!user_addr(uop->origin.addr, 0, o->esize, &p) ||
+		    copy_element(p, (u8 *)&src, o->esize, true))
+			return -EFAULT;
+	}
+	if (uop->kind == MPIRMA_KIND_CAS &&
+	    copy_element(u64_to_user_ptr(uop->compare), (u8 *)&cmp, o->esize, true))
+		return -EFAULT;
+	/* Everything but an accumulate must see the accumulates before it. */
+	if (uop->kind != MPIRMA_KIND_ACC)
+		mpirma_inflight_wait(&c->inflight);
+	switch (uop->kind) {
+	case MPIRMA_KIND_PUT:
+		memcpy(span.addr, &src, o->esize);
+		break;
+	case MPIRMA_KIND_GET:
+		memcpy(&old, span.addr, o->esize);
+		break;
+	default:
+		c->win->strategy->apply(&u);
+		break;
+	}
+	if (o->has_result) {
+		if (!user_addr(uop->result.addr, 0, o->esize, &p) ||
+		    copy_element(p, (u8 *)&old, o->esize, false))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static void rma_count(struct mpirma_win *win, unsigned int kind, u64 bytes)
+{
+	atomic64_inc(&win->stats.ops[kind]);
+	atomic64_add(bytes, &win->stats.bytes);
+}
+
 static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 {
 	struct mpirma_win *win = c->win;
 	bool dynamic = win->flavor == MPIRMA_FLAVOR_DYNAMIC;
-	struct rma_op o = { .uop = uop };
+	struct rma_op *o = &c->op;
 	int ret;
 
-	ret = rma_check_kind(uop, &o);
+	o->uop = uop;
+	o->tbase = 0;
+	ret = rma_check_kind(uop, o);
 	if (ret)
 		return ret;
 	if (uop->target_rank >= win->nranks)
 		return -ENXIO;
-	o.esize = mpirma_type_info[uop->type].size;
-	ret = rma_load(c, &o);
+	o->esize = mpirma_type_info[uop->type].size;
+	ret = rma_element(c, o);
+	if (ret <= 0) {
+		if (!ret)
+			rma_count(win, uop->kind, o->esize);
+		return ret;
+	}
+	/* The general path: layouts loaded or empty, freed at the end. */
+	memset(&o->origin, 0, sizeof(o->origin));
+	memset(&o->target, 0, sizeof(o->target));
+	memset(&o->result, 0, sizeof(o->result));
+	ret = rma_load(c, o);
 	if (ret)
 		goto out_free_layouts;
 	/* Everything but an accumulate must see the accumulates before it. */
@@ -395,26 +511,24 @@ static int rma_one(struct rma_ctx *c, const struct mpirma_op *uop)
 		mpirma_inflight_wait(&c->inflight);
 	if (dynamic)
 		down_read(&win->regions_rwsem);
-	ret = rma_resolve_target(c, &o);
-	if (!ret && o.target.bytes) {
+	ret = rma_resolve_target(c, o);
+	if (!ret && o->target.bytes) {
 		if (uop->kind == MPIRMA_KIND_CAS)
-			ret = rma_cas(c, &o);
+			ret = rma_cas(c, o);
 		else
-			ret = rma_execute(c, &o);
+			ret = rma_execute(c, o);
 	}
 	if (dynamic) {
 		/* A region may be detached as soon as the lock is dropped. */
 		mpirma_inflight_wait(&c->inflight);
 		up_read(&win->regions_rwsem);
 	}
-	if (!ret) {
-		atomic64_inc(&win->stats.ops[uop->kind]);
-		atomic64_add(o.target.bytes, &win->stats.bytes);
-	}
+	if (!ret)
+		rma_count(win, uop->kind, o->target.bytes);
 out_free_layouts:
-	mpirma_layout_free(&o.target);
-	mpirma_layout_free(&o.origin);
-	mpirma_layout_free(&o.result);
+	mpirma_layout_free(&o->target);
+	mpirma_layout_free(&o->origin);
+	mpirma_layout_free(&o->result);
 	return ret;
 }
 
@@ -471,14 +585,13 @@ void mpirma_rma_ctx_free(struct mpirma_member *m)
 int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 {
 	struct mpirma_op __user *uop;
-	struct mpirma_op op;
 	struct rma_ctx *c;
 	u32 i, wr;
 	int ret = 0, status;
 
 	if (arg->flags)
 		return -EINVAL;
-	if (arg->nops > MPIRMA_MAX_BATCH || arg->op_size < sizeof(op))
+	if (arg->nops > MPIRMA_MAX_BATCH || arg->op_size < sizeof(c->uop))
 		return -EINVAL;
 	if (arg->op_size > PAGE_SIZE)
 		return -E2BIG;
@@ -495,13 +608,13 @@ int mpirma_rma(struct mpirma_member *m, struct mpirma_rma *arg)
 	arg->nfailed = 0;
 	for (i = 0; i < arg->nops; i++) {
 		uop = u64_to_user_ptr(arg->ops + (u64)i * arg->op_size);
-		status = copy_op(&op, uop, arg->op_size);
+		status = copy_op(&c->uop, uop, arg->op_size);
 		if (status == -EFAULT) {
 			ret = -EFAULT;
 			break;
 		}
 		if (!status)
-			status = rma_one(c, &op);
+			status = rma_one(c, &c->uop);
 		if (put_user(status, &uop->status)) {
 			ret = -EFAULT;
 			break;

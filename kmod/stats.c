@@ -11,7 +11,7 @@
  *
  *   job ID ranks N joined N gone N
  *     window ID flavor F strategy S ranks N put N get N acc N get_acc N
- *         cas N bytes N lock_waits N contended N pages N
+ *         cas N bytes N lock_waits N contended N pages N direct N
  *       rank R job_rank R size B disp_unit U node NODE pages N on NODE:N,...
  *         [regions N attached B] [interleave] [left]
  *     pending window: N of N ranks arrived
@@ -19,7 +19,8 @@
  * "node" is the node the rank asked for (-1: none, or interleaved); "on"
  * is where its pages are now ("-" when it has none), which for user memory
  * is the only placement there is.  "regions" and "attached" appear for
- * dynamic windows only.
+ * dynamic windows only.  "direct" is how many of the operations counted
+ * the processes applied themselves and reported (MPIRMA_IOC_WIN_STATS_ADD).
  */
 #include <linux/debugfs.h>
 #include <linux/mm.h>
@@ -86,9 +87,10 @@ static void show_win(struct seq_file *s, struct mpirma_win *win, u64 *counts)
 		   flavor_names[win->flavor], win->strategy->name, win->nranks);
 	for (k = 0; k < MPIRMA_NR_KINDS; k++)
 		seq_printf(s, " %s %lld", kind_names[k], atomic64_read(&win->stats.ops[k]));
-	seq_printf(s, " bytes %lld lock_waits %lld contended %lld pages %lu\n",
+	seq_printf(s, " bytes %lld lock_waits %lld contended %lld pages %lu direct %lld\n",
 		   atomic64_read(&win->stats.bytes), atomic64_read(&win->stats.lock_waits),
-		   atomic64_read(&win->stats.atomic_contended), pages);
+		   atomic64_read(&win->stats.atomic_contended), pages,
+		   atomic64_read(&win->stats.direct_ops));
 	for (i = 0; i < win->nranks; i++)
 		show_rank(s, win, i, counts);
 }

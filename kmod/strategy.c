@@ -65,10 +65,12 @@ void mpirma_inflight_init(struct mpirma_inflight *f)
 	spin_lock_init(&f->lock);
 	f->pending = 0;
 	init_waitqueue_head(&f->wq);
+	f->armed = false;
 }
 
 void mpirma_inflight_add(struct mpirma_inflight *f)
 {
+	f->armed = true;
 	spin_lock_irq(&f->lock);
 	f->pending++;
 	spin_unlock_irq(&f->lock);
@@ -82,8 +84,12 @@ unsigned int mpirma_inflight_count(struct mpirma_inflight *f)
 /* Uninterruptible: deferred pieces are short and may not be abandoned. */
 void mpirma_inflight_wait(struct mpirma_inflight *f)
 {
+	/* Nothing added: no worker can hold @f (the common, synchronous case). */
+	if (!f->armed)
+		return;
 	spin_lock_irq(&f->lock);
 	wait_event_lock_irq(f->wq, !f->pending, f->lock);
+	f->armed = false;
 	spin_unlock_irq(&f->lock);
 }
 

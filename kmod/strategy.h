@@ -47,16 +47,21 @@ struct mpirma_span {
  *	tracker, which may therefore live on the waiter's stack
  * @pending: pieces not applied yet
  * @wq: woken when @pending drops to zero
+ * @armed: a piece was added since init or the last wait; the submitter's
+ *	alone (it adds and waits; workers never touch it), so it is read
+ *	without @lock and lets a wait with nothing in flight skip @lock
  *
  * A strategy may return from apply() before an update without results
  * (@old NULL) is applied, if it keeps what it needs and counts it here; the
  * engine waits with mpirma_inflight_wait() before anything that must see
  * the update (a get, a put, a fetching operation, returning to user space).
+ * Only the submitter adds and waits; workers call mpirma_inflight_done().
  */
 struct mpirma_inflight {
 	spinlock_t lock;
 	unsigned int pending;
 	wait_queue_head_t wq;
+	bool armed;
 };
 
 /**

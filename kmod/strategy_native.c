@@ -8,7 +8,9 @@
  * element has not changed meanwhile.  That serves every op and type of that
  * size (integer and floating SUM, MAX/MIN, logical and bitwise ops, the
  * 8-byte MINLOC/MAXLOC pairs, whose padding is written back as read),
- * REPLACE is one xchg(), NO_OP one load and compare_and_swap one cmpxchg().
+ * REPLACE is one xchg(), NO_OP one load and compare_and_swap one cmpxchg();
+ * integer SUM is one xadd and BAND/BOR/BXOR without a fetch one locked
+ * and/or/xor (mpirma_native_one_instr()), which never retry under contention.
  * A 16-byte element at 16-byte alignment (double complex, long double, the
  * 16-byte pairs) takes the same loop with cmpxchg16b: its two halves may be
  * read torn, but then the exchange fails and the loop reads again, and NO_OP

@@ -928,6 +928,39 @@ int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg)
 	arg->lock_waits = atomic64_read(&win->stats.lock_waits);
 	arg->atomic_contended = atomic64_read(&win->stats.atomic_contended);
 	arg->pages = mpirma_win_pages(win);
+	arg->direct_ops = atomic64_read(&win->stats.direct_ops);
+	mpirma_win_put(win);
+	return 0;
+}
+
+/**
+ * mpirma_win_stats_add - MPIRMA_IOC_WIN_STATS_ADD: operations the caller
+ *	applied itself (see struct mpirma_win_stats_add)
+ * @m: the calling member
+ * @arg: the counts
+ *
+ * Return: 0, -EINVAL or -ENOENT.
+ */
+int mpirma_win_stats_add(struct mpirma_member *m, struct mpirma_win_stats_add *arg)
+{
+	struct mpirma_win *win;
+	u64 total = 0;
+	u32 wr, k;
+
+	if (arg->flags || arg->reserved)
+		return -EINVAL;
+	for (k = MPIRMA_NR_KINDS; k < ARRAY_SIZE(arg->ops); k++)
+		if (arg->ops[k])
+			return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	for (k = 0; k < MPIRMA_NR_KINDS; k++) {
+		atomic64_add(arg->ops[k], &win->stats.ops[k]);
+		total += arg->ops[k];
+	}
+	atomic64_add(arg->bytes, &win->stats.bytes);
+	atomic64_add(total, &win->stats.direct_ops);
 	mpirma_win_put(win);
 	return 0;
 }

@@ -17,10 +17,15 @@
  *    MPI_Win_allocate memory, fetch_and_op and accumulate of contiguous
  *    data run in user space while the same updates through a derived
  *    datatype go through the kernel; the totals must still be exact;
+ *  - one-instruction integer ops (SUM, BAND, BOR, BXOR) on neighbouring
+ *    1-, 2-, 4- and 8-byte elements of one word, through both paths;
  *  - an origin buffer changed right after MPI_Accumulate returns (before
  *    the flush; erroneous, but the queue copies it): the values at the
  *    calls are what count.
  */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,32 +231,93 @@ static void mixed_paths(void)
 /*
  * Long accumulates (more elements than the direct path's step) into one
  * array from every rank at once, through both paths; every element's total
- * must be exact.
+ * must be exact.  Contiguous ones run in user space, the same through a
+ * block list in the kernel.  Integer SUM is one locked instruction per
+ * element; the others take the direct path's steps (a snapshot, the
+ * reduction, one compare-and-exchange per element), in each element size:
+ * double and float SUM, and 2- and 1-byte BXOR fetched (a fetching BXOR is
+ * no single instruction), whose contributions survive because each is
+ * applied an odd number of times.
  */
-static void mixed_arrays(void)
+struct arr_case {
+	const char *name;
+	MPI_Datatype type;
+	size_t size;
+	MPI_Op op;
+	bool fetch;		/* the user-space side is a get_accumulate */
+};
+
+/* Element @i of @p, of @c's type, as an integer (every value is one). */
+static int64_t arr_get(const struct arr_case *c, const void *p, int i)
 {
-	enum { N = 1200, REPS = 6 };
-	long *mem, src[N];
+	if (c->type == MPI_DOUBLE)
+		return (int64_t)((const double *)p)[i];
+	if (c->type == MPI_FLOAT)
+		return (int64_t)((const float *)p)[i];
+	if (c->size == 2)
+		return ((const uint16_t *)p)[i];
+	if (c->size == 1)
+		return ((const uint8_t *)p)[i];
+	return ((const long *)p)[i];
+}
+
+static void arr_set(const struct arr_case *c, void *p, int i, int64_t v)
+{
+	if (c->type == MPI_DOUBLE)
+		((double *)p)[i] = (double)v;
+	else if (c->type == MPI_FLOAT)
+		((float *)p)[i] = (float)v;
+	else if (c->size == 2)
+		((uint16_t *)p)[i] = (uint16_t)v;
+	else if (c->size == 1)
+		((uint8_t *)p)[i] = (uint8_t)v;
+	else
+		((long *)p)[i] = (long)v;
+}
+
+/* What rank @r adds through user space (@kernel false) or the kernel. */
+static int64_t arr_val(const struct arr_case *c, int i, int r, bool kernel)
+{
+	if (c->op == MPI_BXOR)
+		return (int64_t)(((unsigned int)i * 37 + (unsigned int)r * 11 +
+				  (kernel ? 5U : 0U)) & (c->size == 1 ? 0xff : 0xffff));
+	return i % 7 + r;
+}
+
+static void mixed_array(const struct arr_case *c)
+{
+	enum { N = 1200, REPS = 5 };
+	void *mem, *src = malloc(N * c->size), *ksrc = malloc(N * c->size);
+	void *res = malloc(N * c->size);
 	MPI_Datatype every;
 	MPI_Win win;
 	int i, r, bad = 0;
 
-	MPI_Win_allocate(mtest_rank ? 0 : N * sizeof(long), sizeof(long),
+	if (!CHECK(src && ksrc && res, "%s: out of memory", c->name))
+		goto out_free;
+	MPI_Win_allocate(mtest_rank ? 0 : (MPI_Aint)(N * c->size), (int)c->size,
 			 MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
 	if (mtest_rank == 0)
-		memset(mem, 0, N * sizeof(long));
-	for (i = 0; i < N; i++)
-		src[i] = i % 7 + mtest_rank;
+		memset(mem, 0, N * c->size);
+	for (i = 0; i < N; i++) {
+		arr_set(c, src, i, arr_val(c, i, mtest_rank, false));
+		arr_set(c, ksrc, i, arr_val(c, i, mtest_rank, true));
+	}
 	/* every element, as a block list: the kernel's path */
-	MPI_Type_vector(N / 2, 2, 2, MPI_LONG, &every);
+	MPI_Type_vector(N / 2, 2, 2, c->type, &every);
 	MPI_Type_commit(&every);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
 	for (r = 0; r < REPS; r++) {
-		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, N, MPI_LONG,
-					 MPI_SUM, win));
-		CHECK_MPI(MPI_Accumulate(src, N, MPI_LONG, 0, 0, 1, every,
-					 MPI_SUM, win));
+		if (c->fetch)
+			CHECK_MPI(MPI_Get_accumulate(src, N, c->type, res, N,
+						     c->type, 0, 0, N, c->type,
+						     c->op, win));
+		else
+			CHECK_MPI(MPI_Accumulate(src, N, c->type, 0, 0, N,
+						 c->type, c->op, win));
+		CHECK_MPI(MPI_Accumulate(ksrc, N, c->type, 0, 0, 1, every,
+					 c->op, win));
 	}
 	MPI_Win_unlock_all(win);
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -259,16 +325,164 @@ static void mixed_arrays(void)
 		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
 		CHECK_MPI(MPI_Win_sync(win));
 		for (i = 0; i < N && !bad; i++) {
-			long want = 0;
+			int64_t want = 0;
 
-			for (r = 0; r < mtest_size; r++)
-				want += 2L * REPS * (i % 7 + r);
-			bad = !CHECK(mem[i] == want, "element %d total %ld, "
-				     "want %ld", i, mem[i], want);
+			for (r = 0; r < mtest_size; r++) {
+				if (c->op == MPI_BXOR)
+					want ^= arr_val(c, i, r, false) ^
+						arr_val(c, i, r, true);
+				else
+					want += REPS * (arr_val(c, i, r, false) +
+							arr_val(c, i, r, true));
+			}
+			bad = !CHECK(arr_get(c, mem, i) == want, "%s: element %d "
+				     "is %lld, want %lld", c->name, i,
+				     (long long)arr_get(c, mem, i),
+				     (long long)want);
 		}
 		MPI_Win_unlock(0, win);
 	}
 	MPI_Type_free(&every);
+	MPI_Win_free(&win);
+out_free:
+	free(src);
+	free(ksrc);
+	free(res);
+}
+
+static void mixed_arrays(void)
+{
+	const struct arr_case cases[] = {
+		{ "long SUM", MPI_LONG, sizeof(long), MPI_SUM, false },
+		{ "double SUM", MPI_DOUBLE, sizeof(double), MPI_SUM, false },
+		{ "float SUM fetched", MPI_FLOAT, sizeof(float), MPI_SUM, true },
+		{ "uint16 BXOR fetched", MPI_UINT16_T, 2, MPI_BXOR, true },
+		{ "uint8 BXOR fetched", MPI_UINT8_T, 1, MPI_BXOR, true },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		mixed_array(&cases[k]);
+}
+
+/*
+ * Integer SUM, BAND, BOR and BXOR are one locked instruction each on
+ * allocated windows (common/native_elem.c); a 1- or 2-byte bitwise op acts
+ * on the whole 4-byte word around its element.  Every rank hits neighbours
+ * in one word with different ops at once, half the time in user space
+ * (contiguous) and half through the kernel (a block list), and fetches
+ * from a 1-byte counter between them: every byte must come out exact.
+ */
+struct word_ops {
+	uint8_t b[4];		/* BOR, BAND, BXOR, SUM: one 4-byte word */
+	uint16_t h[2];		/* SUM, BXOR */
+	uint32_t w;		/* BOR */
+	uint8_t fetch[4];	/* fetch_and_op SUM; the rest of the word BXOR */
+	int64_t d;		/* SUM */
+};
+
+static void word_op(MPI_Win win, const void *v, MPI_Datatype type,
+		    MPI_Datatype blocks, MPI_Aint disp, MPI_Op op, bool kernel)
+{
+	CHECK_MPI(MPI_Accumulate(v, 1, type, 0, disp, 1,
+				 kernel ? blocks : type, op, win));
+}
+
+static void mixed_words(void)
+{
+	MPI_Win win;
+	enum { T_U8, T_U16, T_U32, T_I64, NT };
+	static const MPI_Datatype base[NT] = {
+		MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_INT64_T,
+	};
+	MPI_Datatype blk[NT];
+	struct word_ops *m, want;
+	unsigned int bits = 0;
+	uint8_t fetched, x8, seen[256] = { 0 };
+	uint16_t x16;
+	int i, r, t, dups = 0;
+
+	MPI_Win_allocate(mtest_rank ? 0 : sizeof(*m), 1, MPI_INFO_NULL,
+			 MPI_COMM_WORLD, &m, &win);
+	for (t = 0; t < NT; t++) {
+		MPI_Type_create_indexed_block(1, 1, (int[]){ 0 }, base[t], &blk[t]);
+		MPI_Type_commit(&blk[t]);
+	}
+	if (mtest_rank == 0) {
+		memset(m, 0, sizeof(*m));
+		m->b[1] = 0xff;
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Win_lock_all(0, win);
+	for (i = 0; i < OPS; i++) {
+		bool k = i & 1;
+		uint8_t bor = (uint8_t)(1u << (mtest_rank % 8));
+		uint8_t band = (uint8_t)~bor, one8 = 1, one8f = 1;
+		uint16_t sum16 = (uint16_t)(mtest_rank + 1);
+		uint32_t bor32 = 1u << ((mtest_rank * 5 + i) % 32);
+		int64_t sum64 = (int64_t)mtest_rank << 33 | 1;
+
+		x8 = (uint8_t)(mtest_rank * 31 + i);
+		x16 = (uint16_t)(mtest_rank * 977 + i * 13);
+		word_op(win, &bor, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[0]), MPI_BOR, k);
+		word_op(win, &band, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[1]), MPI_BAND, !k);
+		word_op(win, &x8, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[2]), MPI_BXOR, k);
+		word_op(win, &one8, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, b[3]), MPI_SUM, !k);
+		word_op(win, &sum16, MPI_UINT16_T, blk[T_U16],
+			offsetof(struct word_ops, h[0]), MPI_SUM, k);
+		word_op(win, &x16, MPI_UINT16_T, blk[T_U16],
+			offsetof(struct word_ops, h[1]), MPI_BXOR, !k);
+		word_op(win, &bor32, MPI_UINT32_T, blk[T_U32],
+			offsetof(struct word_ops, w), MPI_BOR, k);
+		word_op(win, &sum64, MPI_INT64_T, blk[T_I64],
+			offsetof(struct word_ops, d), MPI_SUM, !k);
+		word_op(win, &x8, MPI_UINT8_T, blk[T_U8],
+			offsetof(struct word_ops, fetch[1 + i % 3]), MPI_BXOR, k);
+		CHECK_MPI(MPI_Fetch_and_op(&one8f, &fetched, MPI_UINT8_T, 0,
+					   offsetof(struct word_ops, fetch[0]),
+					   MPI_SUM, win));
+		CHECK_MPI(MPI_Win_flush(0, win));
+		/* tickets of one rank: distinct (fewer than 256 in all) */
+		dups += seen[fetched]++ != 0;
+	}
+	MPI_Win_unlock_all(win);
+	if (OPS * mtest_size <= 256)
+		CHECK_EQ(dups, 0, "fetch_and_op on a byte: repeated tickets");
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank == 0) {
+		memset(&want, 0, sizeof(want));
+		want.b[1] = 0xff;
+		for (r = 0; r < mtest_size; r++) {
+			bits |= 1u << (r % 8);
+			for (i = 0; i < OPS; i++) {
+				x8 = (uint8_t)(r * 31 + i);
+				want.b[2] ^= x8;
+				want.fetch[1 + i % 3] ^= x8;
+				want.h[1] ^= (uint16_t)(r * 977 + i * 13);
+				want.w |= 1u << ((r * 5 + i) % 32);
+			}
+			want.h[0] = (uint16_t)(want.h[0] + OPS * (r + 1));
+			want.d += (int64_t)OPS * ((int64_t)r << 33 | 1);
+		}
+		want.b[0] = (uint8_t)bits;
+		want.b[1] = (uint8_t)~bits;
+		want.b[3] = (uint8_t)(OPS * mtest_size);
+		want.fetch[0] = (uint8_t)(OPS * mtest_size);
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		CHECK_MPI(MPI_Win_sync(win));
+		CHECK(!memcmp(m, &want, sizeof(want)), "word ops: b %02x %02x "
+		      "%02x %02x h %04x %04x w %08x fetch %02x %02x %02x %02x "
+		      "d %lld", m->b[0], m->b[1], m->b[2], m->b[3], m->h[0],
+		      m->h[1], m->w, m->fetch[0], m->fetch[1], m->fetch[2],
+		      m->fetch[3], (long long)m->d);
+		MPI_Win_unlock(0, win);
+	}
+	for (t = 0; t < NT; t++)
+		MPI_Type_free(&blk[t]);
 	MPI_Win_free(&win);
 }
 
@@ -364,6 +578,7 @@ int main(int argc, char **argv)
 	mtest_section("mixed paths");
 	mixed_paths();
 	mixed_arrays();
+	mixed_words();
 	mtest_section("max/min");
 	max_min();
 	return mtest_finish();

@@ -154,6 +154,15 @@ static void fill_win_stats(struct abi_ctx *c, void *buf)
 	a->win_id = c->win;
 }
 
+static void fill_win_stats_add(struct abi_ctx *c, void *buf)
+{
+	struct mpirma_win_stats_add *a = buf;
+
+	a->win_id = c->win;
+	a->ops[MPIRMA_KIND_ACC] = 1;
+	a->bytes = 8;
+}
+
 static void fill_win_placement(struct abi_ctx *c, void *buf)
 {
 	static uint64_t counts[64];
@@ -410,7 +419,12 @@ static const struct abi_cmd cmds[] = {
 	{ "WIN_STATS", MPIRMA_IOC_WIN_STATS, sizeof(struct mpirma_win_stats),
 	  FD_MEMBER, MPIRMA_FEAT_STATS,
 	  offsetof(struct mpirma_win_stats, reserved),
-	  .fill = fill_win_stats, .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
+	  .fill = fill_win_stats, .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2,
+	  .v0_size = offsetofend(struct mpirma_win_stats, pages) },
+	{ "WIN_STATS_ADD", MPIRMA_IOC_WIN_STATS_ADD, sizeof(struct mpirma_win_stats_add),
+	  FD_MEMBER, MPIRMA_FEAT_STATS_ADD,
+	  offsetof(struct mpirma_win_stats_add, reserved),
+	  .fill = fill_win_stats_add, .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
 	{ "RMA", MPIRMA_IOC_RMA, sizeof(struct mpirma_rma), FD_MEMBER,
 	  .fill = fill_rma, .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
 	{ "WIN_FENCE", MPIRMA_IOC_WIN_FENCE, sizeof(struct mpirma_win_sync),
@@ -731,7 +745,7 @@ TEST_F(abi, wrong_fd)
 TEST_F(abi, unknown_commands)
 {
 	static const unsigned int nrs[] = {
-		0x03, 0x0f, 0x11, 0x1f, 0x27, 0x2f, 0x31, 0x3f, 0x48, 0x7f, 0xff,
+		0x03, 0x0f, 0x11, 0x1f, 0x28, 0x2f, 0x31, 0x3f, 0x48, 0x7f, 0xff,
 	};
 	int fds[3] = { self->c.dev, self->c.job, self->c.mfd };
 	struct mpirma_query q;

@@ -618,4 +618,55 @@ TEST_F(layout, bad_user_addresses)
 	EXPECT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
 }
 
+/*
+ * Puts of a whole 64 KiB window: large enough for the non-temporal copy
+ * (kmod/rma.c, MPIRMA_PUT_NT_MIN), from a misaligned contiguous origin and
+ * from a block list of short and long pieces; an origin that runs into
+ * unmapped memory or lies in the kernel fails with EFAULT, and the window
+ * still works afterwards.
+ */
+TEST_F(layout, large_puts)
+{
+	static const struct mpirma_block pieces[] = {
+		{ .disp = 0, .len = 100 }, { .disp = 150, .len = 924 },
+	};
+	uint8_t *src = mt_anon(2 * WLEN), *want = self->snap;
+	struct mpirma_op op;
+	size_t r;
+
+	MT_SETUP_SKIPPED();
+	ASSERT_TRUE(src != NULL);
+	fill_pattern(src, 2 * WLEN, 7);
+	memset(self->s.mem, 0, WLEN);
+	op = mt_put(MPIRMA_TYPE_UINT8, 0, 0, src + 3, WLEN);
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, memcmp(self->s.mem, src + 3, WLEN));
+
+	/* 64 repetitions of 1024 bytes, 1100 apart */
+	op = mt_put(MPIRMA_TYPE_UINT8, 0, 0, NULL, WLEN);
+	op.origin = mt_blocks(src + 5, pieces, 2, WLEN / 1024, 1100);
+	for (r = 0; r < WLEN / 1024; r++) {
+		memcpy(want + r * 1024, src + 5 + r * 1100, 100);
+		memcpy(want + r * 1024 + 100, src + 5 + r * 1100 + 150, 924);
+	}
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, memcmp(self->s.mem, want, WLEN));
+
+	/* the origin's second half unmapped */
+	ASSERT_EQ(0, munmap(src + WLEN, WLEN));
+	op = mt_put(MPIRMA_TYPE_UINT8, 0, 0, src + WLEN / 2, WLEN);
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
+	/* a kernel address, and one whose range ends in the kernel */
+	op = mt_put(MPIRMA_TYPE_UINT8, 0, 0, (void *)0xffff888000000000ULL, WLEN);
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
+	op = mt_put(MPIRMA_TYPE_UINT8, 0, 0, (void *)(0x800000000000ULL - WLEN / 2),
+		    WLEN);
+	EXPECT_EQ(-EFAULT, mt_rma1(self->s.mfd, self->s.win, &op));
+
+	op = mt_put(MPIRMA_TYPE_UINT8, 0, 0, src, WLEN);
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, memcmp(self->s.mem, src, WLEN));
+	munmap(src, WLEN);
+}
+
 TEST_HARNESS_MAIN

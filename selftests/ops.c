@@ -6,7 +6,8 @@
  * EOPNOTSUPP and leave the target alone), PUT/GET on every type, CAS on
  * every type.  Each is done at an aligned displacement and at an odd one
  * whose elements straddle a page boundary (disp_unit 1), with misaligned
- * origin and result buffers.  Large counts exercise the kernel's chunking.
+ * origin and result buffers.  Large counts exercise the kernel's chunking,
+ * single elements its fast path.
  * The per-op validation errors are checked here too.
  *
  * A one-rank job targets itself; the window is USER (the test's own
@@ -135,20 +136,25 @@ static size_t check_elems(struct __test_metadata *_metadata, const char *what,
 }
 
 /*
- * One accumulate-like case: (kind, type, op) on n elements at disp.
- * Returns true when the pair was allowed.
+ * One accumulate-like case: (kind, type, op) on n elements at disp (n 0:
+ * the type's default count).  Returns true when the pair was allowed.
  */
 static bool acc_case(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(ops) *self, unsigned int kind,
 		     unsigned int type, unsigned int op, unsigned int dcase,
-		     uint64_t *seed)
+		     size_t n, uint64_t *seed)
 {
 	size_t size = ref_type_size(type);
-	size_t n = ref_pairs_count(type, 40, MAX_ELEMS);
-	size_t len = n * size;
-	uint64_t disp = case_disp(self->page, dcase, n, size);
+	size_t len;
+	uint64_t disp;
 	uint8_t *src = self->src + dcase, *res = self->res + 2 * dcase;
-	bool allowed = ref_op_allowed(op, type) &&
+	bool allowed;
+
+	if (!n)
+		n = ref_pairs_count(type, 40, MAX_ELEMS);
+	len = n * size;
+	disp = case_disp(self->page, dcase, n, size);
+	allowed = ref_op_allowed(op, type) &&
 		       !(kind == MPIRMA_KIND_ACC && op == MPIRMA_OP_NO_OP);
 	struct mpirma_op o;
 	int ret;
@@ -194,8 +200,9 @@ static bool acc_case(struct __test_metadata *_metadata,
 	return true;
 }
 
+/* Every op x type pair of @kind, on @n elements (0: the default count). */
 static void all_pairs(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(ops) *self, unsigned int kind)
+		      FIXTURE_DATA(ops) *self, unsigned int kind, size_t n)
 {
 	unsigned int type, op, dcase, allowed = 0, refused = 0;
 	uint64_t seed = 42 + kind;
@@ -206,7 +213,7 @@ static void all_pairs(struct __test_metadata *_metadata,
 
 			for (dcase = 0; dcase < 2; dcase++)
 				ok = acc_case(_metadata, self, kind, type, op,
-					      dcase, &seed);
+					      dcase, n, &seed);
 			if (ok)
 				allowed++;
 			else
@@ -220,13 +227,26 @@ static void all_pairs(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(ops, acc_all_pairs, 120)
 {
 	MT_SETUP_SKIPPED();
-	all_pairs(_metadata, self, MPIRMA_KIND_ACC);
+	all_pairs(_metadata, self, MPIRMA_KIND_ACC, 0);
 }
 
 TEST_F_TIMEOUT(ops, get_acc_all_pairs, 120)
 {
 	MT_SETUP_SKIPPED();
-	all_pairs(_metadata, self, MPIRMA_KIND_GET_ACC);
+	all_pairs(_metadata, self, MPIRMA_KIND_GET_ACC, 0);
+}
+
+/*
+ * One element: the kernel's single-element fast path (kmod/rma.c,
+ * rma_element()) and, under native, the one-instruction updates of
+ * integers, whose 1- and 2-byte bitwise ops act on the whole 4-byte word
+ * around the element: the guards around it must not change.
+ */
+TEST_F_TIMEOUT(ops, one_element_all_pairs, 120)
+{
+	MT_SETUP_SKIPPED();
+	all_pairs(_metadata, self, MPIRMA_KIND_ACC, 1);
+	all_pairs(_metadata, self, MPIRMA_KIND_GET_ACC, 1);
 }
 
 TEST_F(ops, put_get_all_types)

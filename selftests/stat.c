@@ -687,6 +687,8 @@ TEST_F(stat, json_has_job_windows_members_and_workers)
 			EXPECT_EQ(i == 0 || k == MPIRMA_KIND_ACC ? NRANKS : 0, jnum(ops, kinds[k]));
 		}
 		EXPECT_LT(0, jnum(win, "bytes"));
+		/* operations the processes applied themselves: none here */
+		EXPECT_EQ(0, jnum(win, "direct"));
 		mem = jget(win, "members");
 		ASSERT_NE(NULL, mem);
 		ASSERT_EQ(NRANKS, mem->n);

@@ -3,9 +3,9 @@
  * Windows: creation arguments and their errors, the three flavors,
  * zero-size windows, WIN_QUERY, mmap of ALLOC windows (contiguous or not,
  * zero-filled, shared between ranks), USER windows whose owner sees RMA
- * writes in its own memory, FREE (and ENOENT afterwards), WIN_STATS, the
- * module counters, NUMA placement, groups that are subsets of the job, and
- * DYNAMIC windows.
+ * writes in its own memory, FREE (and ENOENT afterwards), WIN_STATS and
+ * WIN_STATS_ADD, the module counters, NUMA placement, groups that are
+ * subsets of the job, and DYNAMIC windows.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -742,6 +742,61 @@ TEST_F(win, stats)
 	EXPECT_EQ(32 + 12 + 16 + 5 + 8 + 8, st.bytes);
 	EXPECT_EQ(0, st.lock_waits);
 	EXPECT_EQ(4, st.pages);
+	EXPECT_EQ(0, st.direct_ops);
+	EXPECT_EQ(0, mt_win_free(mfd, win));
+	close(mfd);
+	close(job);
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
+/*
+ * WIN_STATS_ADD: what a process reports of its own (direct-path)
+ * operations adds to the window's counters and to direct_ops; bad
+ * arguments change nothing.
+ */
+TEST_F(win, stats_add)
+{
+	struct mpirma_win_stats_add a;
+	struct mpirma_win_stats st;
+	int job, mfd, win;
+
+	MT_SETUP_SKIPPED();
+	if (!(self->q.features & MPIRMA_FEAT_STATS_ADD))
+		SKIP(return, "no MPIRMA_FEAT_STATS_ADD");
+	mfd = mt_solo_job(self->dev, &job);
+	ASSERT_LE(0, mfd);
+	win = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 4096);
+	ASSERT_LT(0, win);
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.win_id = win;
+	a.ops[MPIRMA_KIND_PUT] = 3;
+	a.ops[MPIRMA_KIND_ACC] = 5;
+	a.ops[MPIRMA_KIND_CAS] = 7;
+	a.bytes = 120;
+	ASSERT_EQ(0, mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS_ADD, &a));
+	ASSERT_EQ(0, mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS_ADD, &a));
+
+	a.flags = 1;
+	EXPECT_EQ(-EINVAL, mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS_ADD, &a));
+	a.flags = 0;
+	a.reserved = 1;
+	EXPECT_EQ(-EINVAL, mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS_ADD, &a));
+	a.reserved = 0;
+	a.ops[MPIRMA_NR_KINDS] = 1;
+	EXPECT_EQ(-EINVAL, mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS_ADD, &a));
+	a.ops[MPIRMA_NR_KINDS] = 0;
+	a.win_id = win + 1000;
+	EXPECT_EQ(-ENOENT, mt_ioctl(mfd, MPIRMA_IOC_WIN_STATS_ADD, &a));
+
+	ASSERT_EQ(0, mt_win_stats(mfd, win, &st));
+	EXPECT_EQ(6, st.ops[MPIRMA_KIND_PUT]);
+	EXPECT_EQ(0, st.ops[MPIRMA_KIND_GET]);
+	EXPECT_EQ(10, st.ops[MPIRMA_KIND_ACC]);
+	EXPECT_EQ(14, st.ops[MPIRMA_KIND_CAS]);
+	EXPECT_EQ(240, st.bytes);
+	EXPECT_EQ(30, st.direct_ops);
 	EXPECT_EQ(0, mt_win_free(mfd, win));
 	close(mfd);
 	close(job);

@@ -10,7 +10,9 @@
  * results must agree bit for bit (any NaN matching any NaN for arithmetic),
  * padding bytes must survive (REPLACE may copy them), the "old" buffer must
  * hold the previous target, and no byte outside the buffers may change.
- * The op/type tables must equal the reference table.
+ * The op/type tables must equal the reference table.  The native element
+ * update (common/native_elem.c) is checked the same way, one element at a
+ * time, with its neighbours.
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "native_elem.h"
 #include "reduce.h"
 #include "reference.h"
 
@@ -327,6 +330,78 @@ static void test_cas(void)
 	}
 }
 
+/*
+ * mpirma_native_element(), element by element, against the reference: every
+ * allowed (op, type) pair of 1, 2, 4 or 8 bytes, as accumulate and as
+ * get_accumulate, at every aligned position of a 16-byte word group whose
+ * other bytes must not change (1- and 2-byte bitwise ops update the 4-byte
+ * word around the element; see mpirma_native_one_instr()).
+ */
+static void test_native_element(void)
+{
+	enum { SPAN = 16 };
+	unsigned int type, op, kind, elems = 0;
+	uint64_t seed = 777;
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		size_t size = ref_type_size(type), n = ref_pairs_count(type, 8, 512), k, pos;
+		uint8_t *tv, *sv;
+
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			continue;
+		tv = malloc(n * size);
+		sv = malloc(n * size);
+		if (!tv || !sv) {
+			perror("malloc");
+			exit(2);
+		}
+		for (op = 0; op < MPIRMA_NR_OPS; op++) {
+			if (!ref_op_allowed(op, type))
+				continue;
+			for (kind = MPIRMA_KIND_ACC; kind <= MPIRMA_KIND_GET_ACC; kind++) {
+				unsigned int bad = 0;
+
+				if (kind == MPIRMA_KIND_ACC && op == MPIRMA_OP_NO_OP)
+					continue;
+				ref_fill_pairs(type, tv, sv, n, &seed, 0x5a, 0xa5);
+				for (k = 0; k < n; k++) {
+					_Alignas(8) uint8_t mem[SPAN], want[SPAN];
+					uint8_t old[8], *t, *src = sv + k * size;
+
+					pos = (k * size) % SPAN;
+					for (size_t b = 0; b < SPAN; b++)
+						mem[b] = (uint8_t)(0x91 + 37 * b);
+					t = mem + pos;
+					memcpy(t, tv + k * size, size);
+					memcpy(want, mem, SPAN);
+					ref_reduce(type, op, want + pos, src, NULL, 1);
+					memset(old, 0x3c, sizeof(old));
+					mpirma_native_element(kind, type, op, t,
+							      op == MPIRMA_OP_NO_OP ? NULL : src,
+							      NULL,
+							      kind == MPIRMA_KIND_GET_ACC ? old : NULL,
+							      size);
+					elems++;
+					if (!ref_result_ok(type, op, t, want + pos,
+							   tv + k * size, src) ||
+					    memcmp(mem, want, pos) ||
+					    memcmp(mem + pos + size, want + pos + size,
+						   SPAN - pos - size) ||
+					    (kind == MPIRMA_KIND_GET_ACC &&
+					     memcmp(old, tv + k * size, size)))
+						bad++;
+				}
+				result(!bad, "mpirma_native_element(%s, %s, %s): %u of %zu wrong",
+				       kind == MPIRMA_KIND_ACC ? "acc" : "get_acc",
+				       ref_type_name(type), ref_op_name(op), bad, n);
+			}
+		}
+		free(tv);
+		free(sv);
+	}
+	printf("test_reduce: %u native element updates checked\n", elems);
+}
+
 int main(void)
 {
 	unsigned int pairs;
@@ -336,6 +411,7 @@ int main(void)
 	pairs = test_reduce();
 	test_reduce_empty();
 	test_cas();
+	test_native_element();
 	printf("test_reduce: %u op x type pairs checked against the reference\n",
 	       pairs);
 	printf("%u passed, %u failed\n", npassed, nfailed);

@@ -102,6 +102,7 @@ struct win_info {
 	unsigned int nranks;
 	unsigned long long c[NR_COUNTERS];	/* ops by kind, bytes, ... */
 	long long pages;			/* -1: not reported */
+	long long direct;			/* of the ops, applied in user space; -1: not reported */
 	struct rank_info *ranks;
 	size_t nr, cap;
 	bool has_rate;
@@ -438,6 +439,7 @@ static void parse_window(struct job_info *j, char **tok, int ntok)
 	w->c[C_LOCK_WAITS] = kv_ull(&kv, "lock_waits", 0);
 	w->c[C_CONTENDED] = kv_ull(&kv, "contended", 0);
 	w->pages = kv_ll(&kv, "pages", -1);
+	w->direct = kv_ll(&kv, "direct", -1);
 }
 
 /* /sys/kernel/debug/mpirma/jobs; see kmod/stats.c for the format. */
@@ -793,6 +795,8 @@ static void print_window(FILE *f, const struct win_info *w, bool watch)
 		w->nranks, w->nranks == 1 ? "" : "s");
 	if (w->pages >= 0)
 		fprintf(f, ", %lld page%s", w->pages, w->pages == 1 ? "" : "s");
+	if (w->direct >= 0)
+		fprintf(f, ", %s ops direct", fmt_count(b[0], sizeof(b[0]), w->direct));
 	fputc('\n', f);
 
 	/* 79 columns: five kinds, bytes, lock waits, contended sections */
@@ -979,8 +983,10 @@ static void json_window(FILE *f, const struct win_info *w)
 	fputs(",\n         \"ops\": {", f);
 	for (k = 0; k < NR_KINDS; k++)
 		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", kind_names[k], w->c[k]);
-	fprintf(f, "}, \"bytes\": %llu, \"lock_waits\": %llu, \"contended\": %llu,\n",
+	fprintf(f, "}, \"bytes\": %llu, \"lock_waits\": %llu, \"contended\": %llu, \"direct\": ",
 		w->c[C_BYTES], w->c[C_LOCK_WAITS], w->c[C_CONTENDED]);
+	json_ll(f, w->direct);
+	fputs(",\n", f);
 	fputs("         \"members\": [\n", f);
 	for (i = 0; i < w->nr; i++) {
 		json_rank(f, &w->ranks[i]);

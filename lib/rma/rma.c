@@ -325,6 +325,30 @@ static int check_op(const struct mpirma_rma_args *a, int *kop)
 }
 
 /*
+ * mpirma_op_check(@op, @t, RMA) for a predefined @t, remembered in @t per
+ * op (bit 2 * op: known, the next bit: allowed): the op/type table never
+ * changes, and checking it cost more than the rest of a one-element call's
+ * arguments together.  Any thread may fill it in; both fill in the same.
+ */
+static bool rma_op_ok(struct mpirma_dtype *t, MPI_Op op)
+{
+	uint32_t known, ok, m;
+
+	if (op < 0 || op >= 16)
+		return !mpirma_op_check(op, t->handle, MPIRMA_OP_USE_RMA);
+	known = 1U << (2 * op);
+	ok = known << 1;
+	m = __atomic_load_n(&t->rma_ops, __ATOMIC_RELAXED);
+	if (!(m & known)) {
+		m = known;
+		if (!mpirma_op_check(op, t->handle, MPIRMA_OP_USE_RMA))
+			m |= ok;
+		__atomic_fetch_or(&t->rma_ops, m, __ATOMIC_RELAXED);
+	}
+	return m & ok;
+}
+
+/*
  * The common case, built without datatype layouts: every side the same
  * predefined type, whose one element is contiguous and unpadded, and the
  * same count.  Returns false when @a is not that case or something needs
@@ -347,7 +371,7 @@ static bool rma_build_basic(const struct mpirma_rma_args *a,
 	kt = t->ktype;
 	if (a->kind == MPIRMA_KIND_CAS ? !mpirma_cas_allowed(kt) :
 	    a->kind != MPIRMA_KIND_PUT && a->kind != MPIRMA_KIND_GET &&
-	    mpirma_op_check(a->op, a->ttype, MPIRMA_OP_USE_RMA))
+	    !rma_op_ok(t, a->op))
 		return false;
 	op->kind = (uint16_t)a->kind;
 	op->type = (uint16_t)kt;
@@ -547,7 +571,7 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 	if (t) {
 		if (w->queue.nops)
 			mpirma_win_drain_early(w);
-		mpirma_win_direct(op, t);
+		mpirma_win_direct(w, op, t);
 		return MPI_SUCCESS;
 	}
 	if (!now) {

@@ -186,6 +186,8 @@ int mpirma_win_drain(struct mpirma_window *w)
 	/* Direct operations were plain stores too: order them first. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	q->deferred = MPI_SUCCESS;
+	if (w->direct_count.n >= MPIRMA_DIRECT_REPORT_OPS)
+		mpirma_win_direct_report(w);
 	if (!n)
 		return deferred;
 	/* Emptied first: a failed batch is over too (its errors reported). */

@@ -750,6 +750,7 @@ int PMPI_Win_free(MPI_Win *win)
 	 * where the others wait.  The first error is returned afterwards.
 	 */
 	cls = mpirma_win_drain(w);
+	mpirma_win_direct_report(w);
 	/* Delete callbacks see the window still alive, as the standard says. */
 	ret = mpirma_attrs_delete_all(&w->hdr, MPIRMA_HK_WIN, h);
 	if (ret && !cls)

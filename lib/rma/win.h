@@ -152,6 +152,9 @@ struct mpirma_rma_queue {
  * @direct_atomics: the kernel serves the window with MPIRMA_ATOM_NATIVE, so
  *	accumulate-like operations may run on @segs in user space
  * @queue: the queued operations
+ * @direct_count: the direct path's operations not yet reported to the
+ *	kernel (mpirma_win_direct_report()): counted here, in this process
+ *	only, so that counting costs no shared cache line
  */
 struct mpirma_window {
 	struct mpirma_objhdr hdr;
@@ -187,6 +190,11 @@ struct mpirma_window {
 	struct mpirma_win_seg *segs;
 	bool direct_atomics;
 	struct mpirma_rma_queue queue;
+	struct {
+		uint64_t ops[MPIRMA_NR_KINDS];
+		uint64_t bytes;
+		uint64_t n;		/* sum of ops[] */
+	} direct_count;
 };
 
 /* The window of a handle, or NULL (null, freed, never created). */
@@ -267,6 +275,18 @@ char *mpirma_win_direct_target(const struct mpirma_window *w,
  * returned.  The queue must be empty (the caller drains it first, so that
  * operations take effect in call order).
  */
-void mpirma_win_direct(const struct mpirma_op *op, char *t);
+void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
+		       char *t);
+
+/*
+ * Reports the direct path's operations counted since the last report to
+ * the kernel's window statistics (MPIRMA_IOC_WIN_STATS_ADD), if there are
+ * any and the kernel takes them.  Synchronization calls that enter the
+ * kernel anyway call it, and a drain after MPIRMA_DIRECT_REPORT_OPS
+ * operations, so that long epochs show up too.  Never fails: statistics
+ * are not worth an error.
+ */
+void mpirma_win_direct_report(struct mpirma_window *w);
+#define MPIRMA_DIRECT_REPORT_OPS	4096
 
 #endif /* MPIRMA_LIB_WIN_H */

@@ -47,12 +47,13 @@ static void sync_arg(struct mpirma_win_sync *s, const struct mpirma_window *w,
 }
 
 /* A synchronization ioctl with no group; MPI class (recorded). */
-static int sync_ioctl(const struct mpirma_window *w, unsigned long cmd,
+static int sync_ioctl(struct mpirma_window *w, unsigned long cmd,
 		      uint32_t flags, uint32_t rank, const char *what)
 {
 	struct mpirma_win_sync s;
 	int ret;
 
+	mpirma_win_direct_report(w);
 	sync_arg(&s, w, flags, rank);
 	ret = mpirma_ioctl(cmd, &s);
 	return ret ? mpirma_err_errno(ret, "%s", what) : MPI_SUCCESS;
