@@ -21,7 +21,11 @@
  * the level it asked for (never more than the host granted), which
  * MPI_Query_thread then reports.  MPIRMA_SPANNING=0, or a host that does
  * not grant it, leaves such windows to the host alone (MPIRMA_VERBOSE
- * says which).
+ * says which).  Under Open MPI spanning is off unless MPIRMA_SPANNING=1 or
+ * the program asks for MPI_THREAD_MULTIPLE itself: Open MPI 4.1's osc
+ * pt2pt, its only one-sided component between nodes over TCP, fails every
+ * MPI_Win_create once that level is granted, so asking for it on the
+ * program's behalf would break a job that works without the layer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -297,9 +301,20 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
  * the host granted MPI_THREAD_MULTIPLE everywhere (the agent runs beside
  * the program's threads).  Collective over MPI_COMM_WORLD.
  */
+#ifdef OPEN_MPI
+static int span_default;	/* 1 once the program asks for THREAD_MULTIPLE */
+#else
+static int span_default = 1;
+#endif
+
+static int span_wanted(void)
+{
+	return env_int("MPIRMA_SPANNING", span_default, 0, 1);
+}
+
 static void span_start(int ok, bool say)
 {
-	int want = env_int("MPIRMA_SPANNING", 1, 0, 1);
+	int want = span_wanted();
 	int level = MPI_THREAD_SINGLE, mine[2], all[2];
 	bool nodes = false;
 	const char *why = NULL;
@@ -406,8 +421,7 @@ int hy_start(void)
 /* Ask the host for MPI_THREAD_MULTIPLE (for the agent)? */
 static bool want_threads(void)
 {
-	return env_int("MPIRMA_SPANNING", 1, 0, 1) &&
-	       access(MPIRMA_DEVICE, F_OK) == 0;
+	return span_wanted() && access(MPIRMA_DEVICE, F_OK) == 0;
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -429,6 +443,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int ret, host;
 
+	if (required == MPI_THREAD_MULTIPLE)
+		span_default = 1;
 	ret = PMPI_Init_thread(argc, argv, want_threads() ?
 			       MPI_THREAD_MULTIPLE : required, &host);
 	if (ret)
