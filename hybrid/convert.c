@@ -229,10 +229,25 @@ static size_t nderived, capderived;
 
 static int rebuild(MPI_Datatype t, MPII_Datatype *out);
 
+/*
+ * The predefined type this thread converted last: an RMA call names the same
+ * type on both sides and again in the next call, and the linear search of
+ * type_pairs cost more than the rest of the layer's work on an operation.
+ * Per thread, so it needs no lock; predefined types are never freed.
+ */
+static __thread const struct type_pair *last_predefined;
+
 static int lookup(MPI_Datatype t, MPII_Datatype *out)
 {
+	const struct type_pair *last = last_predefined;
+
+	if (last && last->h == t) {
+		*out = last->i;
+		return 1;
+	}
 	for (size_t k = 0; k < sizeof(type_pairs) / sizeof(type_pairs[0]); k++)
 		if (type_pairs[k].h == t) {
+			last_predefined = &type_pairs[k];
 			*out = type_pairs[k].i;
 			return 1;
 		}
