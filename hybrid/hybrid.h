@@ -91,6 +91,7 @@ static inline void hy_unlock(void)
 }
 
 struct hy_pending;
+struct hy_batch;
 
 /**
  * struct hy_span - the remote side of a window that spans nodes (span.c)
@@ -108,8 +109,10 @@ struct hy_pending;
  *	opened, and @lock_of, @in_start per window rank: what the operations the
  *	host never sees (node-local and shipped ones) are checked against,
  *	since the engine's part is always in its lock_all epoch (hy.lock)
- * @lock: protects the pending list (RMA calls of several threads)
- * @pend: shipped accumulates not yet acknowledged, @npend of @cap
+ * @lock: protects the pending list and the batches (RMA calls of several
+ *	threads)
+ * @pend: shipped messages not yet acknowledged, @npend of @cap
+ * @batch: per window rank, accumulates not yet shipped (ship.c), or NULL
  */
 struct hy_span {
 	int size;
@@ -130,6 +133,7 @@ struct hy_span {
 	struct hy_pending *pend;
 	int npend;
 	int cap;
+	struct hy_batch *batch;
 };
 
 /**

@@ -22,9 +22,15 @@
  * lock (holding hy.lock) still serves the other nodes.  The kernel checks
  * every operation again at the target (range, type, op).
  *
- * An accumulate returns once sent; its acknowledgement is collected by the
- * call that completes it (hy_ship_complete: flush, unlock, fence, complete,
- * free).  An operation with a result waits for the reply before it
+ * Plain accumulates to one target are batched at the origin (struct
+ * hy_batch): each message carries up to HY_BATCH_OPS of them, which the
+ * agent applies with one MPIRMA_IOC_RMA, in order, and acknowledges with
+ * one reply (the first failure's status and place).  A batch leaves when
+ * it is full, before an operation with a result to the same target (so
+ * accumulate_ordering holds across both), and in the call that completes
+ * it (hy_ship_complete: flush, unlock, fence, complete, free), which then
+ * collects its acknowledgement.  Without batching every accumulate cost a
+ * message, a wake-up of the agent, an ioctl and a reply.  An operation with a result waits for the reply before it
  * returns (the standard lets an operation complete early).  The origin's
  * receive of a reply is posted before the operation is sent, both under
  * one lock, so replies, which come back in sending order, match them.
@@ -43,6 +49,8 @@
 #define HY_TAG_REPLY	0x5349	/* agent -> origin: status (and result) */
 #define HY_QUIT		UINT32_MAX	/* slot of the message that stops the agent */
 #define HY_PENDING_MAX	1024	/* acknowledgements kept before waiting */
+#define HY_BATCH_OPS	256	/* accumulates per message, at most ... */
+#define HY_BATCH_BYTES	65536	/* ... and bytes (one larger goes alone) */
 #define HY_IDLE_SPINS	64	/* polls with only a yield between them */
 #define HY_IDLE_MIN_NS	2000	/* then sleeps from 2 us ... */
 #define HY_IDLE_MAX_NS	500000	/* ... doubling up to 0.5 ms */
@@ -64,23 +72,32 @@ struct ship_hdr {
 /* What comes back, followed by the result data. */
 struct ship_reply {
 	int32_t status;
-	uint32_t pad;
+	uint32_t index;		/* the failed operation's place in the message */
+};
+
+/*
+ * Accumulates not yet shipped to one target, each a record (header, blocks,
+ * data) padded to 8 bytes, in issue order; under hy_span.lock.
+ */
+struct hy_batch {
+	char *buf;
+	size_t len;
+	size_t cap;
+	uint32_t nops;
 };
 
 /**
- * struct hy_pending - a shipped accumulate waiting for its acknowledgement
- * @req: the reply's receive and the operation's send
- * @msg: the operation as sent
+ * struct hy_pending - shipped accumulates waiting for their acknowledgement
+ * @req: the reply's receive and the message's send
+ * @msg: the message as sent (its records name a failure's displacement)
  * @reply: the acknowledgement
  * @target: window rank of the target
- * @disp: target displacement (for the message of a failure)
  */
 struct hy_pending {
 	MPI_Request req[2];
 	struct ship_hdr *msg;
 	struct ship_reply *reply;
 	int target;
-	uint64_t disp;
 };
 
 /* The agent's windows: per slot, the kernel id and this process's rank. */
@@ -168,15 +185,109 @@ static size_t msg_len(const struct ship_hdr *h, unsigned int size)
 	return len > INT_MAX ? 0 : (size_t)len;
 }
 
+/* Bytes of a record of a batch with header @h (padded); 0: invalid. */
+static size_t record_len(const struct ship_hdr *h)
+{
+	unsigned int size = mpirma_rma_elem_size(h->type);
+	size_t len = size ? msg_len(h, size) : 0;
+
+	return len ? (len + 7) & ~(size_t)7 : 0;
+}
+
+/* Record @index of message @h, which its sender built (so it is valid). */
+static const struct ship_hdr *record(const struct ship_hdr *h, uint32_t index)
+{
+	while (index--)
+		h = (const struct ship_hdr *)((const char *)h + record_len(h));
+	return h;
+}
+
 /*
- * Applies one received operation of @n bytes; its reply goes to *@r (of
- * *@cap bytes, grown as needed), *@rlen bytes of it.  Returns the status.
+ * The kernel operation of record @h on the agent's window @s; @result
+ * receives the previous target contents when the kind has them.
  */
-static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
-		 size_t *cap, int *rlen)
+static void record_op(const struct ship_hdr *h, const struct agent_slot *s,
+		      void *result, struct mpirma_op *op)
 {
 	unsigned int size = mpirma_rma_elem_size(h->type);
 	const char *p = (const char *)(h + 1);
+
+	memset(op, 0, sizeof(*op));
+	op->kind = h->kind;
+	op->type = h->type;
+	op->op = h->op;
+	op->target_rank = s->erank;
+	op->target_disp = h->disp;
+	op->target.nblocks = h->nblocks;
+	op->target.count = h->count;
+	op->target.extent = h->extent;
+	if (h->nblocks)
+		op->target.blocks = (uint64_t)(uintptr_t)p;
+	p += h->nblocks * sizeof(struct mpirma_block);
+	if (has_origin(h->kind, h->op)) {
+		op->origin.addr = (uint64_t)(uintptr_t)p;
+		op->origin.count = h->nelem;
+		p += h->nelem * size;
+	}
+	if (has_result(h->kind)) {
+		op->result.addr = (uint64_t)(uintptr_t)result;
+		op->result.count = h->nelem;
+	}
+	if (h->kind == MPIRMA_KIND_CAS)
+		op->compare = (uint64_t)(uintptr_t)p;
+}
+
+/*
+ * A batch of @n bytes: plain accumulates on one window, applied in order
+ * with one ioctl.  Returns the first failure's status (its place in
+ * *@index), or 0.
+ */
+static int serve_batch(const struct ship_hdr *h, size_t n,
+		       const struct agent_slot *s, uint32_t *index)
+{
+	const char *m = (const char *)h;
+	struct mpirma_op *ops;
+	uint32_t nops = 0, nfailed;
+	size_t off, len;
+	int ret;
+
+	for (off = 0; off < n; off += len, nops++) {
+		const struct ship_hdr *r = (const struct ship_hdr *)(m + off);
+
+		if (n - off < sizeof(*r) || r->kind != MPIRMA_KIND_ACC ||
+		    r->slot != h->slot || nops == HY_BATCH_OPS)
+			return -EINVAL;
+		len = record_len(r);
+		if (!len || len > n - off)
+			return -EINVAL;
+	}
+	ops = calloc(nops, sizeof(*ops));
+	if (!ops)
+		return -ENOMEM;
+	for (off = 0, nops = 0; off < n; off += record_len(h), nops++) {
+		h = (const struct ship_hdr *)(m + off);
+		record_op(h, s, NULL, &ops[nops]);
+	}
+	ret = mpirma_rma_apply(s->win_id, ops, nops, &nfailed);
+	for (uint32_t k = 0; !ret && nfailed && k < nops; k++)
+		if (ops[k].status) {
+			*index = k;
+			ret = ops[k].status;
+		}
+	free(ops);
+	return ret;
+}
+
+/*
+ * Applies one received message of @n bytes: a batch of accumulates, or one
+ * operation with a result, which goes to *@r (of *@cap bytes, grown as
+ * needed), *@rlen bytes of it.  Returns the status; *@index: the failed
+ * operation's place in the message.
+ */
+static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
+		 size_t *cap, int *rlen, uint32_t *index)
+{
+	unsigned int size;
 	struct agent_slot s = { 0 };
 	struct mpirma_op op;
 	uint32_t nfailed;
@@ -184,6 +295,7 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
 	int ret;
 
 	*rlen = sizeof(**r);
+	*index = 0;
 	if (n < sizeof(*h))
 		return -EINVAL;
 	pthread_mutex_lock(&slots_lock);
@@ -192,11 +304,13 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
 	pthread_mutex_unlock(&slots_lock);
 	if (!s.used)
 		return -EBADF;
-	if (!size || (h->kind != MPIRMA_KIND_ACC &&
-		      h->kind != MPIRMA_KIND_GET_ACC &&
+	if (h->kind == MPIRMA_KIND_ACC)
+		return serve_batch(h, n, &s, index);
+	size = mpirma_rma_elem_size(h->type);
+	if (!size || (h->kind != MPIRMA_KIND_GET_ACC &&
 		      h->kind != MPIRMA_KIND_CAS) || msg_len(h, size) != n)
 		return -EINVAL;
-	need = sizeof(**r) + (has_result(h->kind) ? h->nelem * size : 0);
+	need = sizeof(**r) + h->nelem * size;
 	if (need > *cap) {
 		struct ship_reply *q = realloc(*r, need);
 
@@ -205,29 +319,7 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
 		*r = q;
 		*cap = need;
 	}
-	memset(&op, 0, sizeof(op));
-	op.kind = h->kind;
-	op.type = h->type;
-	op.op = h->op;
-	op.target_rank = s.erank;
-	op.target_disp = h->disp;
-	op.target.nblocks = h->nblocks;
-	op.target.count = h->count;
-	op.target.extent = h->extent;
-	if (h->nblocks)
-		op.target.blocks = (uint64_t)(uintptr_t)p;
-	p += h->nblocks * sizeof(struct mpirma_block);
-	if (has_origin(h->kind, h->op)) {
-		op.origin.addr = (uint64_t)(uintptr_t)p;
-		op.origin.count = h->nelem;
-		p += h->nelem * size;
-	}
-	if (has_result(h->kind)) {
-		op.result.addr = (uint64_t)(uintptr_t)(*r + 1);
-		op.result.count = h->nelem;
-	}
-	if (h->kind == MPIRMA_KIND_CAS)
-		op.compare = (uint64_t)(uintptr_t)p;
+	record_op(h, &s, *r + 1, &op);
 	ret = mpirma_rma_apply(s.win_id, &op, 1, &nfailed);
 	if (!ret && !op.status)
 		*rlen = (int)need;
@@ -278,6 +370,7 @@ static void *agent(void *unused)
 		MPI_Message m;
 		MPI_Status st;
 		int n = 0, rlen, status;
+		uint32_t index;
 
 		if (!probe(&m, &st))
 			break;
@@ -290,9 +383,9 @@ static void *agent(void *unused)
 			free(h);
 			break;
 		}
-		status = serve(h, (size_t)n, &r, &cap, &rlen);
+		status = serve(h, (size_t)n, &r, &cap, &rlen, &index);
 		r->status = status;
-		r->pad = 0;
+		r->index = index;
 		PMPI_Send(r, rlen, MPI_BYTE, st.MPI_SOURCE, HY_TAG_REPLY,
 			  hy.ship_comm);
 		free(h);
@@ -367,7 +460,16 @@ int hy_ship_open(struct hy_win *w)
 
 void hy_ship_close(struct hy_win *w)
 {
-	if (w->span->myslot < 0)
+	struct hy_span *sp = w->span;
+
+	/* hy_ship_complete leaves no batch; this frees what an error left. */
+	pthread_mutex_lock(&sp->lock);
+	for (int t = 0; sp->batch && t < sp->size; t++)
+		free(sp->batch[t].buf);
+	free(sp->batch);
+	sp->batch = NULL;
+	pthread_mutex_unlock(&sp->lock);
+	if (sp->myslot < 0)
 		return;
 	pthread_mutex_lock(&slots_lock);
 	slots[w->span->myslot].used = false;
@@ -402,6 +504,16 @@ static int failed(struct hy_win *w, unsigned int kind, int target,
 	return ret;
 }
 
+/* The failure @p's acknowledgement reports, as the host's class. */
+static int pending_failed(struct hy_win *w, const struct hy_pending *p,
+			  const char *fn)
+{
+	const struct ship_hdr *h = record(p->msg, p->reply->index);
+
+	return failed(w, h->kind, p->target, h->disp, p->reply->status, fn,
+		      false);
+}
+
 /* Waits for pending entry @k of @sp and drops it; host class. */
 static int settle(struct hy_win *w, int k)
 {
@@ -411,39 +523,19 @@ static int settle(struct hy_win *w, int k)
 
 	wait2(p->req);
 	if (p->reply->status)
-		ret = failed(w, p->msg->kind, p->target, p->disp,
-			     p->reply->status, "MPI_Win_flush", false);
+		ret = pending_failed(w, p, "MPI_Win_flush");
 	free(p->msg);
 	free(p->reply);
 	*p = sp->pend[--sp->npend];
 	return ret;
 }
 
-int hy_ship_complete(struct hy_win *w, int rank)
-{
-	struct hy_span *sp = w->span;
-	int ret = MPI_SUCCESS, r;
-
-	pthread_mutex_lock(&sp->lock);
-	for (int k = 0; k < sp->npend;) {
-		if (rank >= 0 && sp->pend[k].target != rank) {
-			k++;
-			continue;
-		}
-		r = settle(w, k);
-		ret = ret ? ret : r;
-	}
-	pthread_mutex_unlock(&sp->lock);
-	return ret;
-}
-
-/* Keeps an accumulate's acknowledgement for hy_ship_complete. */
+/* Keeps a message's acknowledgement for hy_ship_complete; sp->lock held. */
 static int keep(struct hy_win *w, const struct hy_pending *p)
 {
 	struct hy_span *sp = w->span;
 	int ret = MPI_SUCCESS;
 
-	pthread_mutex_lock(&sp->lock);
 	if (sp->npend == HY_PENDING_MAX) {
 		/* Too many in flight: collect them (errors come now). */
 		while (sp->npend) {
@@ -459,12 +551,9 @@ static int keep(struct hy_win *w, const struct hy_pending *p)
 
 		if (!q) {
 			/* Wait for this one now instead. */
-			pthread_mutex_unlock(&sp->lock);
 			wait2((MPI_Request *)p->req);
 			if (!ret && p->reply->status)
-				ret = failed(w, p->msg->kind, p->target,
-					     p->disp, p->reply->status,
-					     "MPI_Accumulate", false);
+				ret = pending_failed(w, p, "MPI_Accumulate");
 			free(p->msg);
 			free(p->reply);
 			return ret;
@@ -473,6 +562,121 @@ static int keep(struct hy_win *w, const struct hy_pending *p)
 		sp->cap = cap;
 	}
 	sp->pend[sp->npend++] = *p;
+	return ret;
+}
+
+/* Sends message @msg of @len bytes to the agent of window rank @target. */
+static void send_msg(struct hy_win *w, int target, void *msg, size_t len,
+		     struct ship_reply *reply, int rlen, MPI_Request *req)
+{
+	int peer = w->span->world[target];
+
+	pthread_mutex_lock(&order_lock);
+	PMPI_Irecv(reply, rlen, MPI_BYTE, peer, HY_TAG_REPLY, hy.ship_comm,
+		   &req[0]);
+	PMPI_Isend(msg, (int)len, MPI_BYTE, peer, HY_TAG_OP, hy.ship_comm,
+		   &req[1]);
+	pthread_mutex_unlock(&order_lock);
+}
+
+/*
+ * Ships the accumulates batched for window rank @target (-1: for every
+ * rank); sp->lock held.  Host class: out of memory for the reply (the
+ * batch is then dropped: its operations fail), or an earlier failure
+ * collected to make room.
+ */
+static int batch_send(struct hy_win *w, int target)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS;
+
+	if (target < 0) {
+		for (int t = 0; sp->batch && t < sp->size; t++) {
+			int r = batch_send(w, t);
+
+			ret = ret ? ret : r;
+		}
+		return ret;
+	}
+	if (sp->batch && sp->batch[target].nops) {
+		struct hy_batch *b = &sp->batch[target];
+		struct hy_pending p = { .msg = (struct ship_hdr *)b->buf,
+					.target = target };
+		size_t len = b->len;
+
+		*b = (struct hy_batch){ 0 };
+		p.reply = malloc(sizeof(*p.reply));
+		if (!p.reply) {
+			free(p.msg);
+			return hy_fail(MPI_ERR_NO_MEM, "out of memory: "
+				       "accumulates to rank %d were dropped",
+				       target);
+		}
+		send_msg(w, target, p.msg, len, p.reply, sizeof(*p.reply),
+			 p.req);
+		ret = keep(w, &p);
+	}
+	return ret;
+}
+
+/*
+ * Adds record @rec of @len bytes to the batch for window rank @target, and
+ * ships the batch when it is full; sp->lock held.  Host class.
+ */
+static int batch_add(struct hy_win *w, int target, const struct ship_hdr *rec,
+		     size_t len)
+{
+	struct hy_span *sp = w->span;
+	size_t padded = (len + 7) & ~(size_t)7;
+	struct hy_batch *b;
+	int ret = MPI_SUCCESS;
+
+	if (!sp->batch) {
+		sp->batch = calloc((size_t)sp->size, sizeof(*sp->batch));
+		if (!sp->batch)
+			return hy_fail(MPI_ERR_NO_MEM, "out of memory");
+	}
+	b = &sp->batch[target];
+	if (b->nops && b->len + padded > HY_BATCH_BYTES)
+		ret = batch_send(w, target);
+	if (b->len + padded > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+
+		while (cap < b->len + padded)
+			cap *= 2;
+		q = realloc(b->buf, cap);
+		if (!q)
+			return hy_fail(MPI_ERR_NO_MEM, "out of memory");
+		b->buf = q;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, rec, len);
+	memset(b->buf + b->len + len, 0, padded - len);
+	b->len += padded;
+	if (++b->nops == HY_BATCH_OPS || b->len >= HY_BATCH_BYTES) {
+		int r = batch_send(w, target);
+
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+int hy_ship_complete(struct hy_win *w, int rank)
+{
+	struct hy_span *sp = w->span;
+	int ret, r;
+
+	pthread_mutex_lock(&sp->lock);
+	ret = batch_send(w, rank);
+	for (int k = 0; k < sp->npend;) {
+		if (rank >= 0 && sp->pend[k].target != rank) {
+			k++;
+			continue;
+		}
+		r = settle(w, k);
+		ret = ret ? ret : r;
+	}
 	pthread_mutex_unlock(&sp->lock);
 	return ret;
 }
@@ -485,7 +689,7 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	struct mpirma_block *rblocks = NULL;
 	struct ship_reply *reply = NULL;
 	struct ship_hdr *h = NULL;
-	struct hy_pending p;
+	MPI_Request req[2];
 	struct mpirma_op op;
 	uint64_t nelem, rbytes;
 	unsigned int size;
@@ -493,7 +697,7 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	size_t len = 0;
 	char *d;
 	bool skip;
-	int ret, rlen, peer = sp->world[a->trank];
+	int ret, rlen;
 
 	/* Built and checked as for this process's own engine rank. */
 	mine.trank = sp->erank[sp->me];
@@ -557,26 +761,29 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 
 	/* The host's part, without the engine's lock. */
 	hy_unlock();
-	p = (struct hy_pending){ .msg = h, .reply = reply, .target = a->trank,
-				 .disp = op.target_disp };
-	pthread_mutex_lock(&order_lock);
-	PMPI_Irecv(reply, rlen, MPI_BYTE, peer, HY_TAG_REPLY, hy.ship_comm,
-		   &p.req[0]);
-	PMPI_Isend(h, (int)len, MPI_BYTE, peer, HY_TAG_OP, hy.ship_comm,
-		   &p.req[1]);
-	pthread_mutex_unlock(&order_lock);
-	if (!rbytes) {
-		ret = keep(w, &p);
+	pthread_mutex_lock(&sp->lock);
+	if (op.kind == MPIRMA_KIND_ACC) {
+		ret = batch_add(w, a->trank, h, len);
+		pthread_mutex_unlock(&sp->lock);
+		free(h);
+		free(reply);
 		hy_lock();
 		return ret;
 	}
-	wait2(p.req);
+	/* What is batched for the target goes first: accumulate_ordering. */
+	ret = batch_send(w, a->trank);
+	pthread_mutex_unlock(&sp->lock);
+	send_msg(w, a->trank, h, len, reply, rlen, req);
+	wait2(req);
 	if (!reply->status)
 		layout_copy(&op.result, size, (char *)(reply + 1), false);
 	hy_lock();
-	if (reply->status)
-		ret = failed(w, op.kind, a->trank, op.target_disp,
-			     reply->status, fn, true);
+	if (reply->status) {
+		int r = failed(w, op.kind, a->trank, op.target_disp,
+			       reply->status, fn, true);
+
+		ret = ret ? ret : r;
+	}
 	free(h);
 	free(reply);
 	free(rblocks);

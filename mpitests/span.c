@@ -22,7 +22,8 @@
  *  - errors: accumulate-like operations outside any epoch fail with
  *    MPI_ERR_RMA_SYNC; an accumulate and a fetch_and_op past the end of
  *    the target's memory fail (at the call or at the flush or fence that
- *    completes them) with MPI_ERR_RMA_RANGE, and the epoch, the next
+ *    completes them) with MPI_ERR_RMA_RANGE, accumulates issued around
+ *    them in the same epoch still count, and the epoch, the next
  *    operations and the synchronization go on as if nothing happened.
  * In the three flavors with memory (allocate, create, dynamic).
  *
@@ -456,6 +457,17 @@ static void test_errors(struct span *w)
 		/* The window goes on: this one counts. */
 		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
 					 MPI_LONG, MPI_SUM, w->win));
+		/*
+		 * A bad one between two good ones, unflushed (shipped in one
+		 * message to another node): only it fails, both others count.
+		 */
+		rc = MPI_Accumulate(&one, 1, MPI_LONG, t, nslots + 8, 1,
+				    MPI_LONG, MPI_SUM, w->win);
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
+					 MPI_LONG, MPI_SUM, w->win));
+		range_error(rc, MPI_Win_flush(t, w->win), "accumulate in a batch");
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
+					 MPI_LONG, MPI_SUM, w->win));
 	}
 	CHECK_MPI(MPI_Win_unlock_all(w->win));
 
@@ -466,8 +478,8 @@ static void test_errors(struct span *w)
 	CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, right, S_ERR, 1, MPI_LONG,
 				 MPI_SUM, w->win));
 	CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win));
-	CHECK_EQ(w->mem[S_ERR], (mtest_rank == target(0)) * mtest_size +
-		 (mtest_rank == target(1)) * mtest_size + 1,
+	CHECK_EQ(w->mem[S_ERR], (mtest_rank == target(0)) * 3 * mtest_size +
+		 (mtest_rank == target(1)) * 3 * mtest_size + 1,
 		 "accumulated around the failures");
 	CHECK_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_ARE_FATAL));
 	MPI_Barrier(MPI_COMM_WORLD);
