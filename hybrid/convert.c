@@ -6,6 +6,7 @@
  * groups.  Call with hy.lock held.  Errors are host classes (hy_fail).
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,16 +231,19 @@ static size_t nderived, capderived;
 static int rebuild(MPI_Datatype t, MPII_Datatype *out);
 
 /*
- * The predefined type this thread converted last: an RMA call names the same
- * type on both sides and again in the next call, and the linear search of
+ * The predefined type converted last: an RMA call names the same type on
+ * both sides and again in the next call, and the linear search of
  * type_pairs cost more than the rest of the layer's work on an operation.
- * Per thread, so it needs no lock; predefined types are never freed.
+ * Any thread may read or replace it without a lock (relaxed: a stale entry
+ * is still a right one, it is only a miss); the entries are never freed.
+ * Not thread-local: in a shared library that costs a __tls_get_addr call.
  */
-static __thread const struct type_pair *last_predefined;
+static const struct type_pair *_Atomic last_predefined;
 
 static int lookup(MPI_Datatype t, MPII_Datatype *out)
 {
-	const struct type_pair *last = last_predefined;
+	const struct type_pair *last =
+		atomic_load_explicit(&last_predefined, memory_order_relaxed);
 
 	if (last && last->h == t) {
 		*out = last->i;
@@ -247,7 +251,8 @@ static int lookup(MPI_Datatype t, MPII_Datatype *out)
 	}
 	for (size_t k = 0; k < sizeof(type_pairs) / sizeof(type_pairs[0]); k++)
 		if (type_pairs[k].h == t) {
-			last_predefined = &type_pairs[k];
+			atomic_store_explicit(&last_predefined, &type_pairs[k],
+					      memory_order_relaxed);
 			*out = type_pairs[k].i;
 			return 1;
 		}

@@ -200,7 +200,7 @@ static const struct class_pair class_pairs[] = {
 /* The last failure's message; per thread, as calls may run in several. */
 static __thread char last_msg[MPI_MAX_ERROR_STRING];
 
-int hy_inner(int code)
+int hy_inner_failed(int code)
 {
 	int cls = MPII_ERR_OTHER, len = 0;
 
@@ -224,7 +224,7 @@ int hy_fail(int host_class, const char *fmt, ...)
 	return host_class;
 }
 
-int hy_done(struct hy_win *w, int cls, const char *fn)
+int hy_done_failed(struct hy_win *w, int cls, const char *fn)
 {
 	MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
 	int rank = 0;

@@ -354,8 +354,12 @@ int hy_start(void)
 	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok;
 	int mine[2];
 	struct hy_setup s;
-	int *both;
+	int *both, level = hy.thread_level;
 
+	/* The program's level: MPI_Init_thread's answer, or the host's. */
+	if (level < 0)
+		PMPI_Query_thread(&level);
+	hy.threads = level == MPI_THREAD_MULTIPLE;
 	PMPI_Comm_size(MPI_COMM_WORLD, &hy.world_size);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
 	PMPI_Comm_group(MPI_COMM_WORLD, &hy.world_group);
