@@ -30,8 +30,9 @@
  * accumulate_ordering holds across both), and in the call that completes
  * it (hy_ship_complete: flush, unlock, fence, complete, free), which then
  * collects its acknowledgement.  Without batching every accumulate cost a
- * message, a wake-up of the agent, an ioctl and a reply.  An operation with a result waits for the reply before it
- * returns (the standard lets an operation complete early).  The origin's
+ * message, a wake-up of the agent, an ioctl and a reply.  An operation
+ * with a result waits for the reply before it returns (the standard lets
+ * an operation complete early).  The origin's
  * receive of a reply is posted before the operation is sent, both under
  * one lock, so replies, which come back in sending order, match them.
  */
@@ -185,13 +186,19 @@ static size_t msg_len(const struct ship_hdr *h, unsigned int size)
 	return len > INT_MAX ? 0 : (size_t)len;
 }
 
+/* Records of a batch start 8-byte aligned: @len bytes with their padding. */
+static size_t record_padded(size_t len)
+{
+	return (len + 7) & ~(size_t)7;
+}
+
 /* Bytes of a record of a batch with header @h (padded); 0: invalid. */
 static size_t record_len(const struct ship_hdr *h)
 {
 	unsigned int size = mpirma_rma_elem_size(h->type);
 	size_t len = size ? msg_len(h, size) : 0;
 
-	return len ? (len + 7) & ~(size_t)7 : 0;
+	return len ? record_padded(len) : 0;
 }
 
 /* Record @index of message @h, which its sender built (so it is valid). */
@@ -627,7 +634,7 @@ static int batch_add(struct hy_win *w, int target, const struct ship_hdr *rec,
 		     size_t len)
 {
 	struct hy_span *sp = w->span;
-	size_t padded = (len + 7) & ~(size_t)7;
+	size_t padded = record_padded(len);
 	struct hy_batch *b;
 	int ret = MPI_SUCCESS;
 
@@ -710,26 +717,22 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	size = mpirma_rma_elem_size(op.type);
 	nelem = layout_elems(&op.target, size);
 	rbytes = has_result(op.kind) ? nelem * size : 0;
-	h = calloc(1, sizeof(*h));
-	if (h) {
-		h->nblocks = op.target.nblocks;
-		h->nelem = nelem;
-		h->kind = op.kind;
-		h->op = op.op;
-		len = msg_len(h, size);
-		free(h);
-		h = len && rbytes <= INT_MAX - sizeof(*reply) ?
-		    malloc(len) : NULL;
-	}
+	len = msg_len(&(struct ship_hdr){ .kind = op.kind, .op = op.op,
+					  .nblocks = op.target.nblocks,
+					  .nelem = nelem }, size);
+	h = len && rbytes <= INT_MAX - sizeof(*reply) ? malloc(len) : NULL;
 	if (rbytes && op.result.nblocks) {
 		rblocks = malloc(op.result.nblocks * sizeof(*rblocks));
 		if (rblocks)
 			memcpy(rblocks, (void *)(uintptr_t)op.result.blocks,
 			       op.result.nblocks * sizeof(*rblocks));
 	}
+	/* A plain accumulate is batched: its batch's message gets the reply. */
 	rlen = (int)(sizeof(*reply) + rbytes);
-	reply = malloc((size_t)rlen);
-	if (!h || !reply || (op.result.nblocks && rbytes && !rblocks)) {
+	if (op.kind != MPIRMA_KIND_ACC)
+		reply = malloc((size_t)rlen);
+	if (!h || (op.kind != MPIRMA_KIND_ACC && !reply) ||
+	    (op.result.nblocks && rbytes && !rblocks)) {
 		free(scratch);
 		free(h);
 		free(reply);
@@ -766,7 +769,6 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 		ret = batch_add(w, a->trank, h, len);
 		pthread_mutex_unlock(&sp->lock);
 		free(h);
-		free(reply);
 		hy_lock();
 		return ret;
 	}
