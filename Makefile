@@ -383,9 +383,13 @@ $(KSRC_STAMP):
 
 # Object files: $(OBJ)/<src>.o (plain), $(OBJ)/pic/ (library),
 # $(OBJ)/asan/ (sanitizers).
+# -fno-semantic-interposition: the library's calls to its own functions
+# bind (and inline) at build time, not through the PLT; the small-operation
+# path is a chain of such calls.
 $(OBJ)/pic/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(KUSER_CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(KUSER_CFLAGS) -fPIC \
+		-fno-semantic-interposition -c -o $@ $<
 
 $(OBJ)/pic/common/%.o: common/%.c
 	@mkdir -p $(@D)

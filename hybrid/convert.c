@@ -6,24 +6,14 @@
  * groups.  Call with hy.lock held.  Errors are host classes (hy_fail).
  */
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hybrid.h"
 
-struct type_pair {
-	MPI_Datatype h;
-	MPII_Datatype i;
-};
-
-struct op_pair {
-	MPI_Op h;
-	MPII_Op i;
-};
 
 /* Predefined datatypes both MPIs define. */
-static const struct type_pair type_pairs[] = {
+static const struct hy_type_pair type_pairs[] = {
 #ifdef MPI_CHAR
 	{ MPI_CHAR, MPII_CHAR },
 #endif
@@ -207,7 +197,7 @@ static const struct type_pair type_pairs[] = {
 };
 
 /* The predefined ops (the only ones RMA takes). */
-static const struct op_pair op_pairs[] = {
+static const struct hy_op_pair op_pairs[] = {
 	{ MPI_MAX, MPII_MAX },
 	{ MPI_MIN, MPII_MIN },
 	{ MPI_SUM, MPII_SUM },
@@ -225,33 +215,25 @@ static const struct op_pair op_pairs[] = {
 };
 
 /* Derived types rebuilt in the engine: a growable array, searched linearly. */
-static struct type_pair *derived;
+static struct hy_type_pair *derived;
 static size_t nderived, capderived;
 
 static int rebuild(MPI_Datatype t, MPII_Datatype *out);
 
 /*
- * The predefined type converted last: an RMA call names the same type on
- * both sides and again in the next call, and the linear search of
- * type_pairs cost more than the rest of the layer's work on an operation.
- * Any thread may read or replace it without a lock (relaxed: a stale entry
- * is still a right one, it is only a miss); the entries are never freed.
- * Not thread-local: in a shared library that costs a __tls_get_addr call.
+ * The predefined type converted last (hy_type(), hybrid.h): an RMA call
+ * names the same type on both sides and again in the next call, and the
+ * linear search of type_pairs cost more than the rest of the layer's work
+ * on an operation.  Likewise the op.
  */
-static const struct type_pair *_Atomic last_predefined;
+const struct hy_type_pair *_Atomic hy_type_last;
+const struct hy_op_pair *_Atomic hy_op_last;
 
 static int lookup(MPI_Datatype t, MPII_Datatype *out)
 {
-	const struct type_pair *last =
-		atomic_load_explicit(&last_predefined, memory_order_relaxed);
-
-	if (last && last->h == t) {
-		*out = last->i;
-		return 1;
-	}
 	for (size_t k = 0; k < sizeof(type_pairs) / sizeof(type_pairs[0]); k++)
 		if (type_pairs[k].h == t) {
-			atomic_store_explicit(&last_predefined, &type_pairs[k],
+			atomic_store_explicit(&hy_type_last, &type_pairs[k],
 					      memory_order_relaxed);
 			*out = type_pairs[k].i;
 			return 1;
@@ -264,7 +246,7 @@ static int lookup(MPI_Datatype t, MPII_Datatype *out)
 	return 0;
 }
 
-int hy_type(MPI_Datatype t, MPII_Datatype *out)
+int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out)
 {
 	int ret;
 
@@ -277,7 +259,7 @@ int hy_type(MPI_Datatype t, MPII_Datatype *out)
 		return ret;
 	if (nderived == capderived) {
 		size_t cap = capderived ? 2 * capderived : 16;
-		struct type_pair *d = realloc(derived, cap * sizeof(*d));
+		struct hy_type_pair *d = realloc(derived, cap * sizeof(*d));
 
 		if (!d) {
 			MPII_Type_free(out);
@@ -426,10 +408,12 @@ out_free:
 	return ret;
 }
 
-int hy_op(MPI_Op op, MPII_Op *out)
+int hy_op_lookup(MPI_Op op, MPII_Op *out)
 {
 	for (size_t k = 0; k < sizeof(op_pairs) / sizeof(op_pairs[0]); k++)
 		if (op_pairs[k].h == op) {
+			atomic_store_explicit(&hy_op_last, &op_pairs[k],
+					      memory_order_relaxed);
 			*out = op_pairs[k].i;
 			return MPI_SUCCESS;
 		}
@@ -488,7 +472,7 @@ int hy_lock_type(int lock_type, int *out)
  * node's ranks in that order (a rank elsewhere, or no rank of the window,
  * becomes one the engine rejects with MPI_ERR_RANK).
  */
-int hy_rank(const struct hy_win *w, int rank)
+int hy_rank_span(const struct hy_win *w, int rank)
 {
 	if (rank == MPI_PROC_NULL)
 		return MPII_PROC_NULL;

@@ -33,6 +33,7 @@
 #ifndef MPIRMA_HYBRID_H
 #define MPIRMA_HYBRID_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -181,17 +182,83 @@ struct hy_win {
 int hy_start(void);
 void hy_stop(void);
 
-/* hybrid/win.c: the window table.  Call with hy.lock held. */
-struct hy_win *hy_win_find(MPI_Win win);
+/*
+ * hybrid/win.c: the window table, newest first.  Call with hy.lock held.
+ * Inline, as every call on a window starts here.
+ */
+extern struct hy_win *hy_wins;
 
-/* hybrid/convert.c: host values to the engine's and back. */
-int hy_type(MPI_Datatype t, MPII_Datatype *out);
+static inline struct hy_win *hy_win_find(MPI_Win win)
+{
+	for (struct hy_win *w = hy_wins; w; w = w->next)
+		if (w->host == win)
+			return w;
+	return NULL;
+}
+
+/*
+ * hybrid/convert.c: host values to the engine's and back.  The datatype
+ * and op of the last call are looked up inline (a program's RMA calls
+ * mostly repeat them); any other goes to the tables.
+ */
+struct hy_type_pair {
+	MPI_Datatype h;
+	MPII_Datatype i;
+};
+
+struct hy_op_pair {
+	MPI_Op h;
+	MPII_Op i;
+};
+
+/*
+ * Any thread may read or replace them without a lock (relaxed: a stale
+ * entry is still a right one, it is only a miss); entries are never freed.
+ * Not thread-local: in a shared library that costs a __tls_get_addr call.
+ */
+extern const struct hy_type_pair *_Atomic hy_type_last;
+extern const struct hy_op_pair *_Atomic hy_op_last;
+
+int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out);
+int hy_op_lookup(MPI_Op op, MPII_Op *out);
+
+static inline int hy_type(MPI_Datatype t, MPII_Datatype *out)
+{
+	const struct hy_type_pair *last =
+		atomic_load_explicit(&hy_type_last, memory_order_relaxed);
+
+	if (last && last->h == t) {
+		*out = last->i;
+		return MPI_SUCCESS;
+	}
+	return hy_type_lookup(t, out);
+}
+
+static inline int hy_op(MPI_Op op, MPII_Op *out)
+{
+	const struct hy_op_pair *last =
+		atomic_load_explicit(&hy_op_last, memory_order_relaxed);
+
+	if (last && last->h == op) {
+		*out = last->i;
+		return MPI_SUCCESS;
+	}
+	return hy_op_lookup(op, out);
+}
+
 void hy_type_forget(MPI_Datatype t);
-int hy_op(MPI_Op op, MPII_Op *out);
 int hy_info(MPI_Info info, MPII_Info *out);
 int hy_assert(int assert);
 int hy_lock_type(int lock_type, int *out);
-int hy_rank(const struct hy_win *w, int rank);
+int hy_rank_span(const struct hy_win *w, int rank);
+
+/* Window rank @rank of @w as the engine's rank (INT_MAX: not on this node). */
+static inline int hy_rank(const struct hy_win *w, int rank)
+{
+	if (!w->span && rank != MPI_PROC_NULL)
+		return rank;
+	return hy_rank_span(w, rank);
+}
 int hy_group(struct hy_win *w, MPI_Group group, MPII_Group *out);
 
 /*
@@ -290,7 +357,12 @@ int hy_span_settle(struct hy_win *w, int rank);
  * may be issued (always on a window that does not span nodes), else
  * MPI_ERR_RMA_SYNC (hy_fail).  hy_span_start() records @group's ranks.
  */
-int hy_span_access(const struct hy_win *w, int rank);
+int hy_span_access_check(const struct hy_win *w, int rank);
+
+static inline int hy_span_access(const struct hy_win *w, int rank)
+{
+	return w->span ? hy_span_access_check(w, rank) : MPI_SUCCESS;
+}
 void hy_span_start(struct hy_win *w, MPI_Group group);
 
 /* Is window rank @rank of @w on another node (served by span.c)? */

@@ -52,7 +52,8 @@ $(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
 
 # -iquote: "mpii.h", "mpirma_uapi.h" and the engine's "ship.h" (which uses
 # no MPI types) come from us, <mpi.h> from the host.
-HY_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -fPIC -MMD -MP \
+HY_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -fPIC \
+	    -fno-semantic-interposition -MMD -MP \
 	    -iquote $(HY_DIR) -iquote include -iquote lib/rma
 
 define hybrid_host

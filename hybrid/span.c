@@ -154,7 +154,7 @@ int hy_span_settle(struct hy_win *w, int rank)
 	return ret;
 }
 
-int hy_span_access(const struct hy_win *w, int rank)
+int hy_span_access_check(const struct hy_win *w, int rank)
 {
 	const struct hy_span *sp = w->span;
 

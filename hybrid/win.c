@@ -18,19 +18,11 @@
 #include "hybrid.h"
 
 /* The engine's windows; hy.lock. */
-static struct hy_win *wins;
+struct hy_win *hy_wins;
 
 /* Tag of the engine communicators made for windows (creation is collective,
  * so calls on overlapping communicators come in one order everywhere). */
 #define HY_WIN_COMM_TAG	0x6877
-
-struct hy_win *hy_win_find(MPI_Win win)
-{
-	for (struct hy_win *w = wins; w; w = w->next)
-		if (w->host == win)
-			return w;
-	return NULL;
-}
 
 /*
  * The engine ranks of @comm's members on this process's node, in @comm's
@@ -213,8 +205,8 @@ out_agree:
 	w->size = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : a->size;
 	w->disp_unit = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
 	hy_lock();
-	w->next = wins;
-	wins = w;
+	w->next = hy_wins;
+	hy_wins = w;
 	hy_unlock();
 	*win = w->host;
 	return MPI_SUCCESS;
@@ -280,7 +272,7 @@ static int win_drop(struct hy_win *w)
 	ret = hy_inner(MPII_Win_free(&w->inner));
 	if (ret)
 		return ret;
-	for (p = &wins; *p != w; p = &(*p)->next)
+	for (p = &hy_wins; *p != w; p = &(*p)->next)
 		;
 	*p = w->next;
 	win_release(w);

@@ -371,8 +371,8 @@ int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,
 	return ret;
 }
 
-int mpirma_raise_win(MPI_Win win, int errclass, const char *fn,
-		     const char *fmt, ...)
+int mpirma_raise_win_failed(MPI_Win win, int errclass, const char *fn,
+			    const char *fmt, ...)
 {
 	va_list ap;
 	int ret;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * handle.c - the handle tables: created MPI objects are ints that index a
+ * handle.c - the handle mpirma_htables: created MPI objects are ints that index a
  * growable array of pointers, one array per kind, offset by the kind's base
  * (docs/library.md).  Slot i holds handle base + i; NULL marks a free slot.
  *
@@ -14,17 +14,9 @@
 
 #include "internal.h"
 
-struct mpirma_htable {
-	void **slot;
-	int cap;	/* entries allocated */
-	int used;	/* entries ever handed out: slot[used..cap) never used */
-	int live;	/* non-NULL entries */
-	int cursor;	/* where the round-robin search for a free slot resumes */
-};
+struct mpirma_htable mpirma_htables[MPIRMA_NR_HKINDS];
 
-static struct mpirma_htable tables[MPIRMA_NR_HKINDS];
-
-static const int hbase[MPIRMA_NR_HKINDS] = {
+const int mpirma_hbase[MPIRMA_NR_HKINDS] = {
 	[MPIRMA_HK_COMM] = 16,
 	[MPIRMA_HK_GROUP] = 16,
 	[MPIRMA_HK_DATATYPE] = 256,
@@ -41,18 +33,18 @@ static const int hbase[MPIRMA_NR_HKINDS] = {
 
 static int slot_of(enum mpirma_hkind kind, int handle)
 {
-	struct mpirma_htable *t = &tables[kind];
+	struct mpirma_htable *t = &mpirma_htables[kind];
 	int i;
 
-	if ((unsigned int)kind >= MPIRMA_NR_HKINDS || handle < hbase[kind])
+	if ((unsigned int)kind >= MPIRMA_NR_HKINDS || handle < mpirma_hbase[kind])
 		return -1;
-	i = handle - hbase[kind];
+	i = handle - mpirma_hbase[kind];
 	return i < t->used ? i : -1;
 }
 
 int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 {
-	struct mpirma_htable *t = &tables[kind];
+	struct mpirma_htable *t = &mpirma_htables[kind];
 	int i;
 
 	if (!obj)
@@ -80,34 +72,27 @@ int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 	}
 	t->slot[i] = obj;
 	t->live++;
-	return hbase[kind] + i;
-}
-
-void *mpirma_handle_get(enum mpirma_hkind kind, int handle)
-{
-	int i = slot_of(kind, handle);
-
-	return i < 0 ? NULL : tables[kind].slot[i];
+	return mpirma_hbase[kind] + i;
 }
 
 void mpirma_handle_free(enum mpirma_hkind kind, int handle)
 {
 	int i = slot_of(kind, handle);
 
-	if (i >= 0 && tables[kind].slot[i]) {
-		tables[kind].slot[i] = NULL;
-		tables[kind].live--;
+	if (i >= 0 && mpirma_htables[kind].slot[i]) {
+		mpirma_htables[kind].slot[i] = NULL;
+		mpirma_htables[kind].live--;
 	}
 }
 
 int mpirma_handle_next(enum mpirma_hkind kind, int prev)
 {
-	struct mpirma_htable *t = &tables[kind];
-	int i = prev < hbase[kind] ? 0 : prev - hbase[kind] + 1;
+	struct mpirma_htable *t = &mpirma_htables[kind];
+	int i = prev < mpirma_hbase[kind] ? 0 : prev - mpirma_hbase[kind] + 1;
 
 	for (; i < t->used; i++)
 		if (t->slot[i])
-			return hbase[kind] + i;
+			return mpirma_hbase[kind] + i;
 	return 0;
 }
 

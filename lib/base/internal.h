@@ -127,8 +127,35 @@ enum mpirma_hkind {
  * usually stays invalid for a while instead of naming a new object.
  */
 int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj);
-/* The object of a created handle, or NULL (never created, freed, null). */
-void *mpirma_handle_get(enum mpirma_hkind kind, int handle);
+
+/* The tables (lib/base/handle.c), seen here for mpirma_handle_get(). */
+struct mpirma_htable {
+	void **slot;
+	int cap;	/* entries allocated */
+	int used;	/* entries ever handed out: slot[used..cap) never used */
+	int live;	/* non-NULL entries */
+	int cursor;	/* where the round-robin search for a free slot resumes */
+};
+
+extern struct mpirma_htable mpirma_htables[MPIRMA_NR_HKINDS];
+extern const int mpirma_hbase[MPIRMA_NR_HKINDS];
+
+/*
+ * The object of a created handle, or NULL (never created, freed, null).
+ * Inline: every call on an object starts with it.
+ */
+static inline void *mpirma_handle_get(enum mpirma_hkind kind, int handle)
+{
+	const struct mpirma_htable *t;
+	int i;
+
+	if ((unsigned int)kind >= MPIRMA_NR_HKINDS ||
+	    handle < mpirma_hbase[kind])
+		return NULL;
+	t = &mpirma_htables[kind];
+	i = handle - mpirma_hbase[kind];
+	return i < t->used ? t->slot[i] : NULL;
+}
 /* Forgets the handle (the caller frees the object). */
 void mpirma_handle_free(enum mpirma_hkind kind, int handle);
 /* Created handles in increasing order: the first live one > @prev, or 0. */
@@ -417,9 +444,17 @@ int mpirma_errno_to_class(int negerrno);
 int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,
 		      const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-int mpirma_raise_win(MPI_Win win, int errclass, const char *fn,
-		     const char *fmt, ...)
+int mpirma_raise_win_failed(MPI_Win win, int errclass, const char *fn,
+			    const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Every RMA call ends here: success costs a compare, not a variadic call. */
+#define mpirma_raise_win(win, errclass, ...)				\
+	({								\
+		int raise_class_ = (errclass);				\
+									\
+		raise_class_ == MPI_SUCCESS ? MPI_SUCCESS :		\
+		mpirma_raise_win_failed(win, raise_class_, __VA_ARGS__);	\
+	})
 int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -133,7 +133,7 @@ static struct mpirma_block predef_blocks[NR_PREDEF][2];
 static struct mpirma_block predef_eblocks[NR_PREDEF];
 static bool predef_ready;
 
-static void predef_init(void)
+static void __attribute__((noinline, cold)) predef_init(void)
 {
 	int h;
 
@@ -1519,7 +1519,7 @@ MPIRMA_ALIAS(Type_lb)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-	MPI_Aint lb, extent;
+	MPI_Aint lb = 0, extent = 0;
 	int ret = PMPI_Type_get_extent(datatype, &lb, &extent);
 
 	if (!ret && displacement)

@@ -355,26 +355,43 @@ static bool rma_op_ok(struct mpirma_dtype *t, MPI_Op op)
  * the full checks of rma_build() (which then also report the error); the
  * epoch and rank checks are the caller's.
  */
-static bool rma_build_basic(const struct mpirma_rma_args *a,
-			    struct mpirma_op *op, bool has_origin,
-			    bool has_result, int kop)
+/*
+ * The target datatype of @a when every side is @a->tcount elements of it
+ * and it is one basic predefined type that is its own kernel element (no
+ * padding, extent = size): NULL otherwise, and the general path decides.
+ */
+static struct mpirma_dtype *basic_type(const struct mpirma_rma_args *a,
+				       bool has_origin, bool has_result)
 {
 	struct mpirma_dtype *t = mpirma_dtype_get(a->ttype);
-	int kt;
 
 	if (!t || !t->predefined || t->ktype < 0 || t->padded ||
 	    t->size != mpirma_type_info[t->ktype].size ||
 	    t->size != mpirma_dtype_extent(t) || a->tcount <= 0 ||
 	    (has_origin && (a->otype != a->ttype || a->ocount != a->tcount)) ||
 	    (has_result && (a->rtype != a->ttype || a->rcount != a->tcount)))
-		return false;
-	kt = t->ktype;
-	if (a->kind == MPIRMA_KIND_CAS ? !mpirma_cas_allowed(kt) :
+		return NULL;
+	if (a->kind == MPIRMA_KIND_CAS ? !mpirma_cas_allowed(t->ktype) :
 	    a->kind != MPIRMA_KIND_PUT && a->kind != MPIRMA_KIND_GET &&
 	    !rma_op_ok(t, a->op))
+		return NULL;
+	return t;
+}
+
+/*
+ * The common case built without the general machinery: every side is
+ * basic_type().  False when the general path must build it.
+ */
+static bool rma_build_basic(const struct mpirma_rma_args *a,
+			    struct mpirma_op *op, bool has_origin,
+			    bool has_result, int kop)
+{
+	struct mpirma_dtype *t = basic_type(a, has_origin, has_result);
+
+	if (!t)
 		return false;
 	op->kind = (uint16_t)a->kind;
-	op->type = (uint16_t)kt;
+	op->type = (uint16_t)t->ktype;
 	op->op = (uint16_t)kop;
 	op->target_rank = (uint32_t)a->trank;
 	op->target_disp = (uint64_t)a->tdisp;
@@ -390,6 +407,38 @@ static bool rma_build_basic(const struct mpirma_rma_args *a,
 	if (a->kind == MPIRMA_KIND_CAS)
 		op->compare = (uint64_t)(uintptr_t)a->caddr;
 	return true;
+}
+
+/*
+ * The fast lane of the direct path: a call that is basic_type() on every
+ * side, in an open epoch, to a target whose memory this process has mapped
+ * (and nothing queued before it) runs here, with no struct mpirma_op built
+ * (mpirma_win_direct_fast()).  False when the general path must decide; every
+ * error is the general path's to report.
+ */
+static bool rma_fast(struct mpirma_window *w, const struct mpirma_rma_args *a)
+{
+	bool acc = a->kind == MPIRMA_KIND_ACC || a->kind == MPIRMA_KIND_GET_ACC;
+	bool has_origin = a->kind != MPIRMA_KIND_GET;
+	bool has_result = a->kind == MPIRMA_KIND_GET ||
+			  a->kind == MPIRMA_KIND_GET_ACC ||
+			  a->kind == MPIRMA_KIND_CAS;
+	struct mpirma_dtype *t;
+	int kop = 0;
+
+	if ((unsigned int)a->trank >= (unsigned int)w->size || a->tdisp < 0 ||
+	    !mpirma_win_may_access(w, a->trank))
+		return false;
+	if (acc) {
+		kop = mpirma_op_kernel(a->op);
+		if (kop < 0 || (kop == MPIRMA_OP_NO_OP &&
+				a->kind == MPIRMA_KIND_ACC))
+			return false;
+		has_origin = kop != MPIRMA_OP_NO_OP;
+	}
+	t = basic_type(a, has_origin, has_result);
+	return t && mpirma_win_direct_fast(w, a, (unsigned int)t->ktype,
+					   (unsigned int)kop, has_origin);
 }
 
 /*
@@ -597,6 +646,8 @@ static int rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 
 	if (!w)
 		return MPI_ERR_WIN;
+	if (w->segs && !w->queue.nops && rma_fast(w, a))
+		return MPI_SUCCESS;
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip)
 		ret = range_check(w, &op);

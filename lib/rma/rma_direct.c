@@ -29,6 +29,7 @@
 #include "internal.h"
 #include "native_elem.h"
 #include "reduce.h"
+#include "ship.h"
 #include "win.h"
 
 /* Where @op's target starts in this process, or NULL when not all inside. */
@@ -219,6 +220,108 @@ void mpirma_win_direct_report(struct mpirma_window *w)
 	memset(&w->direct_count, 0, sizeof(w->direct_count));
 }
 
+/* private counters: plain increments, reported later */
+static inline void direct_count(struct mpirma_window *w, unsigned int kind,
+				uint64_t bytes)
+{
+	w->direct_count.ops[kind]++;
+	w->direct_count.bytes += bytes;
+	w->direct_count.n++;
+}
+
+/*
+ * MPI_SUM of the double @src (its bits) into the double at @t: the commonest
+ * accumulate, inline.  The same compare-and-exchange loop as
+ * mpirma_native_element()'s, with the reduction engine's arithmetic
+ * (target + origin, common/reduce_fp.c) in place of its call, so the kernel
+ * and this code still agree bit for bit.  Returns the value replaced.
+ */
+static inline uint64_t sum_double(char *t, uint64_t src)
+{
+	uint64_t cur = __atomic_load_n((uint64_t *)t, __ATOMIC_RELAXED), next;
+	double a, b;
+
+	memcpy(&b, &src, sizeof(b));
+	for (;;) {
+		memcpy(&a, &cur, sizeof(a));
+		a = a + b;
+		memcpy(&next, &a, sizeof(next));
+		if (next == cur ||
+		    __atomic_compare_exchange_n((uint64_t *)t, &cur, next, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return cur;
+	}
+}
+
+bool mpirma_win_direct_fast(struct mpirma_window *w,
+			    const struct mpirma_rma_args *a,
+			    unsigned int ktype, unsigned int kop,
+			    bool has_origin)
+{
+	const struct mpirma_win_seg *s = &w->segs[a->trank];
+	unsigned int size = mpirma_type_info[ktype].size;
+	uint64_t bytes = (uint64_t)a->tcount * size, off, old, v;
+	char *t;
+
+	if (__builtin_mul_overflow((uint64_t)a->tdisp, (uint64_t)s->disp_unit,
+				   &off) || off > s->len || bytes > s->len - off)
+		return false;	/* the kernel reports the range error */
+	t = s->base + off;
+	switch (a->kind) {
+	case MPIRMA_KIND_PUT:
+		memmove(t, a->oaddr, bytes);
+		break;
+	case MPIRMA_KIND_GET:
+		memmove(a->raddr, t, bytes);
+		break;
+	default:
+		/* One element; longer ones take mpirma_win_direct()'s steps. */
+		if (a->tcount != 1 || !w->direct_atomics ||
+		    (size != 1 && size != 2 && size != 4 && size != 8) ||
+		    (uintptr_t)t % size)
+			return false;
+		if (size != 8 || !has_origin) {
+			mpirma_native_element((unsigned int)a->kind, ktype, kop,
+					      t, has_origin ? a->oaddr : NULL,
+					      a->caddr, a->raddr, size);
+			break;
+		}
+		/*
+		 * The commonest 8-byte operations inline, each the very
+		 * instruction (or loop) mpirma_native_element() would run.
+		 */
+		memcpy(&v, a->oaddr, sizeof(v));
+		if (a->kind == MPIRMA_KIND_CAS) {
+			memcpy(&old, a->caddr, sizeof(old));
+			__atomic_compare_exchange_n((uint64_t *)t, &old, v, false,
+						    __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+		} else if (kop == MPIRMA_OP_REPLACE) {
+			old = __atomic_exchange_n((uint64_t *)t, v,
+						  __ATOMIC_SEQ_CST);
+		} else if (kop == MPIRMA_OP_SUM &&
+			   ktype == MPIRMA_TYPE_DOUBLE) {
+			old = sum_double(t, v);
+		} else if (kop == MPIRMA_OP_SUM &&
+			   mpirma_type_info[ktype].type_class ==
+			   MPIRMA_CLASS_INT) {
+			old = __atomic_fetch_add((uint64_t *)t, v,
+						 __ATOMIC_SEQ_CST);
+		} else {
+			mpirma_native_element((unsigned int)a->kind, ktype, kop,
+					      t, a->oaddr, a->caddr, a->raddr,
+					      size);
+			break;
+		}
+		if (a->raddr)
+			memcpy(a->raddr, &old, sizeof(old));
+		break;
+	}
+	direct_count(w, (unsigned int)a->kind, bytes);
+	return true;
+}
+
 void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		       char *t)
 {
@@ -229,10 +332,7 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 	char *res = (char *)(uintptr_t)op->result.addr;
 	const void *cmp = (const void *)(uintptr_t)op->compare;
 
-	/* private counters: plain increments, reported later */
-	w->direct_count.ops[op->kind]++;
-	w->direct_count.bytes += bytes;
-	w->direct_count.n++;
+	direct_count(w, op->kind, bytes);
 	switch (op->kind) {
 	case MPIRMA_KIND_PUT:
 		memmove(t, src, bytes);

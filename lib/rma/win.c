@@ -51,18 +51,11 @@ static const char *const strategy_names[] = {
 
 /* ------------------------------------------------------------ lookup */
 
-struct mpirma_window *mpirma_window_get(MPI_Win win)
-{
-	return mpirma_handle_get(MPIRMA_HK_WIN, win);
-}
 
-struct mpirma_window *mpirma_window_check(MPI_Win win)
+struct mpirma_window *mpirma_window_invalid(MPI_Win win)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
-
-	if (!w)
-		mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
-	return w;
+	mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
+	return NULL;
 }
 
 /* In an API function: @var = the window of @handle, or MPI_ERR_WIN raised. */

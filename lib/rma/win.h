@@ -198,10 +198,21 @@ struct mpirma_window {
 };
 
 /* The window of a handle, or NULL (null, freed, never created). */
-struct mpirma_window *mpirma_window_get(MPI_Win win);
+static inline struct mpirma_window *mpirma_window_get(MPI_Win win)
+{
+	return mpirma_handle_get(MPIRMA_HK_WIN, win);
+}
 
-/* The window of @win, or NULL with MPI_ERR_WIN recorded ("invalid window N"). */
-struct mpirma_window *mpirma_window_check(MPI_Win win);
+/* Records MPI_ERR_WIN ("invalid window N"); returns NULL. */
+struct mpirma_window *mpirma_window_invalid(MPI_Win win);
+
+/* The window of @win, or NULL with MPI_ERR_WIN recorded. */
+static inline struct mpirma_window *mpirma_window_check(MPI_Win win)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+
+	return w ? w : mpirma_window_invalid(win);
+}
 
 /* Is any access epoch open that lets this process reach @target? */
 static inline bool mpirma_win_may_access(const struct mpirma_window *w,
@@ -277,6 +288,21 @@ char *mpirma_win_direct_target(const struct mpirma_window *w,
  */
 void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		       char *t);
+
+struct mpirma_rma_args;
+
+/*
+ * The fast lane (lib/rma/rma.c, rma_fast()): runs the call @a, whose every
+ * side is @a->tcount elements of kernel type @ktype, on the mapped memory
+ * of its target, with kernel op @kop (accumulate kinds); @has_origin false
+ * for MPI_NO_OP.  The caller has checked rank, epoch and types, and the
+ * queue is empty.  False, having done nothing, when the general path must
+ * run it (range, alignment, an element the direct path may not update).
+ */
+bool mpirma_win_direct_fast(struct mpirma_window *w,
+			    const struct mpirma_rma_args *a,
+			    unsigned int ktype, unsigned int kop,
+			    bool has_origin);
 
 /*
  * Reports the direct path's operations counted since the last report to
