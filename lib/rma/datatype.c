@@ -53,7 +53,7 @@ struct predef {
 #define PAIR(h, sz, ext, al, kt, vsz, idx)				\
 	[h] = { #h, sz, ext, al, MPIRMA_TYPE_##kt, MPIRMA_MC_PAIR, 2, vsz, idx, 4 }
 
-#define NR_PREDEF 64
+#define NR_PREDEF MPIRMA_DTYPE_NR_PREDEF
 
 static const struct predef predefs[NR_PREDEF] = {
 	T(MPI_CHAR, 1, 1, CHAR, NONE),
@@ -128,6 +128,7 @@ static const struct predef predefs[NR_PREDEF] = {
 #undef PAIR
 
 static struct mpirma_dtype predef_obj[NR_PREDEF];
+signed char mpirma_dtype_elem[NR_PREDEF];
 /* Byte view (two pieces at most) and element view of each predefined type. */
 static struct mpirma_block predef_blocks[NR_PREDEF][2];
 static struct mpirma_block predef_eblocks[NR_PREDEF];
@@ -183,6 +184,10 @@ static void __attribute__((noinline, cold)) predef_init(void)
 			t->neblocks = t->nblocks;
 		}
 		snprintf(t->name, sizeof(t->name), "%s", p->name);
+		if (t->ktype >= 0 && !t->padded &&
+		    t->size == mpirma_type_info[t->ktype].size &&
+		    t->size == mpirma_dtype_extent(t))
+			mpirma_dtype_elem[h] = (signed char)(t->ktype + 1);
 	}
 	predef_ready = true;
 }

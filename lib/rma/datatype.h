@@ -155,6 +155,25 @@ static inline MPI_Aint mpirma_dtype_extent(const struct mpirma_dtype *t)
 
 /* The datatype of a handle (predefined or created), or NULL. */
 struct mpirma_dtype *mpirma_dtype_get(MPI_Datatype dt);
+
+/* Handles below this are the predefined datatypes' (lib/rma/datatype.c). */
+#define MPIRMA_DTYPE_NR_PREDEF	64
+
+/*
+ * Per predefined datatype, 1 + its kernel element type when one element of
+ * the datatype is exactly one kernel element (not padded, extent = size),
+ * else 0: the RMA fast lane's test (lib/rma/rma.c).  Filled when the
+ * predefined datatypes are first looked up; all 0 until then, which only
+ * sends calls to the general path.
+ */
+extern signed char mpirma_dtype_elem[MPIRMA_DTYPE_NR_PREDEF];
+
+/* The kernel element type of @dt as mpirma_dtype_elem says, or -1. */
+static inline int mpirma_dtype_elem_ktype(MPI_Datatype dt)
+{
+	return dt > 0 && dt < MPIRMA_DTYPE_NR_PREDEF ?
+	       mpirma_dtype_elem[dt] - 1 : -1;
+}
 void mpirma_dtype_ref(struct mpirma_dtype *t);
 void mpirma_dtype_unref(struct mpirma_dtype *t);
 

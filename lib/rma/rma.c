@@ -356,26 +356,29 @@ static bool rma_op_ok(struct mpirma_dtype *t, MPI_Op op)
  * epoch and rank checks are the caller's.
  */
 /*
- * The target datatype of @a when every side is @a->tcount elements of it
- * and it is one basic predefined type that is its own kernel element (no
- * padding, extent = size): NULL otherwise, and the general path decides.
+ * The kernel element type of @a when every side is @a->tcount elements of
+ * one predefined datatype that is exactly one kernel element
+ * (mpirma_dtype_elem_ktype()) and the op or compare_and_swap may apply to
+ * it: -1 otherwise, and the general path decides.
  */
-static struct mpirma_dtype *basic_type(const struct mpirma_rma_args *a,
-				       bool has_origin, bool has_result)
+static int basic_type(const struct mpirma_rma_args *a, bool has_origin,
+		      bool has_result)
 {
-	struct mpirma_dtype *t = mpirma_dtype_get(a->ttype);
+	int kt = mpirma_dtype_elem_ktype(a->ttype);
 
-	if (!t || !t->predefined || t->ktype < 0 || t->padded ||
-	    t->size != mpirma_type_info[t->ktype].size ||
-	    t->size != mpirma_dtype_extent(t) || a->tcount <= 0 ||
+	if (kt < 0 || a->tcount <= 0 ||
 	    (has_origin && (a->otype != a->ttype || a->ocount != a->tcount)) ||
 	    (has_result && (a->rtype != a->ttype || a->rcount != a->tcount)))
-		return NULL;
-	if (a->kind == MPIRMA_KIND_CAS ? !mpirma_cas_allowed(t->ktype) :
-	    a->kind != MPIRMA_KIND_PUT && a->kind != MPIRMA_KIND_GET &&
-	    !rma_op_ok(t, a->op))
-		return NULL;
-	return t;
+		return -1;
+	switch (a->kind) {
+	case MPIRMA_KIND_PUT:
+	case MPIRMA_KIND_GET:
+		return kt;
+	case MPIRMA_KIND_CAS:
+		return mpirma_cas_allowed((unsigned int)kt) ? kt : -1;
+	default:
+		return rma_op_ok(mpirma_dtype_get(a->ttype), a->op) ? kt : -1;
+	}
 }
 
 /*
@@ -386,12 +389,12 @@ static bool rma_build_basic(const struct mpirma_rma_args *a,
 			    struct mpirma_op *op, bool has_origin,
 			    bool has_result, int kop)
 {
-	struct mpirma_dtype *t = basic_type(a, has_origin, has_result);
+	int kt = basic_type(a, has_origin, has_result);
 
-	if (!t)
+	if (kt < 0)
 		return false;
 	op->kind = (uint16_t)a->kind;
-	op->type = (uint16_t)t->ktype;
+	op->type = (uint16_t)kt;
 	op->op = (uint16_t)kop;
 	op->target_rank = (uint32_t)a->trank;
 	op->target_disp = (uint64_t)a->tdisp;
@@ -423,8 +426,7 @@ static bool rma_fast(struct mpirma_window *w, const struct mpirma_rma_args *a)
 	bool has_result = a->kind == MPIRMA_KIND_GET ||
 			  a->kind == MPIRMA_KIND_GET_ACC ||
 			  a->kind == MPIRMA_KIND_CAS;
-	struct mpirma_dtype *t;
-	int kop = 0;
+	int kop = 0, kt;
 
 	if ((unsigned int)a->trank >= (unsigned int)w->size || a->tdisp < 0 ||
 	    !mpirma_win_may_access(w, a->trank))
@@ -436,9 +438,9 @@ static bool rma_fast(struct mpirma_window *w, const struct mpirma_rma_args *a)
 			return false;
 		has_origin = kop != MPIRMA_OP_NO_OP;
 	}
-	t = basic_type(a, has_origin, has_result);
-	return t && mpirma_win_direct_fast(w, a, (unsigned int)t->ktype,
-					   (unsigned int)kop, has_origin);
+	kt = basic_type(a, has_origin, has_result);
+	return kt >= 0 && mpirma_win_direct_fast(w, a, (unsigned int)kt,
+						 (unsigned int)kop, has_origin);
 }
 
 /*
