@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * handle.c - the handle mpirma_htables: created MPI objects are ints that index a
+ * handle.c - the handle tables: created MPI objects are ints that index a
  * growable array of pointers, one array per kind, offset by the kind's base
  * (docs/library.md).  Slot i holds handle base + i; NULL marks a free slot.
  *
@@ -30,17 +30,6 @@ const int mpirma_hbase[MPIRMA_NR_HKINDS] = {
 
 /* Handles stay below INT_MAX with room to spare. */
 #define MPIRMA_HANDLE_MAX_SLOTS (1 << 28)
-
-static int slot_of(enum mpirma_hkind kind, int handle)
-{
-	struct mpirma_htable *t = &mpirma_htables[kind];
-	int i;
-
-	if ((unsigned int)kind >= MPIRMA_NR_HKINDS || handle < mpirma_hbase[kind])
-		return -1;
-	i = handle - mpirma_hbase[kind];
-	return i < t->used ? i : -1;
-}
 
 int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 {
@@ -77,10 +66,8 @@ int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 
 void mpirma_handle_free(enum mpirma_hkind kind, int handle)
 {
-	int i = slot_of(kind, handle);
-
-	if (i >= 0 && mpirma_htables[kind].slot[i]) {
-		mpirma_htables[kind].slot[i] = NULL;
+	if (mpirma_handle_get(kind, handle)) {
+		mpirma_htables[kind].slot[handle - mpirma_hbase[kind]] = NULL;
 		mpirma_htables[kind].live--;
 	}
 }

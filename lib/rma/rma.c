@@ -348,13 +348,13 @@ static bool rma_op_ok(struct mpirma_dtype *t, MPI_Op op)
 	return m & ok;
 }
 
-/*
- * The common case, built without datatype layouts: every side the same
- * predefined type, whose one element is contiguous and unpadded, and the
- * same count.  Returns false when @a is not that case or something needs
- * the full checks of rma_build() (which then also report the error); the
- * epoch and rank checks are the caller's.
- */
+/* Has a call of MPIRMA_KIND_* @kind a result side? */
+static bool kind_has_result(int kind)
+{
+	return kind == MPIRMA_KIND_GET || kind == MPIRMA_KIND_GET_ACC ||
+	       kind == MPIRMA_KIND_CAS;
+}
+
 /*
  * The kernel element type of @a when every side is @a->tcount elements of
  * one predefined datatype that is exactly one kernel element
@@ -382,8 +382,10 @@ static int basic_type(const struct mpirma_rma_args *a, bool has_origin,
 }
 
 /*
- * The common case built without the general machinery: every side is
- * basic_type().  False when the general path must build it.
+ * The common case, built without datatype layouts: every side is
+ * basic_type().  Returns false when @a is not that case or something needs
+ * the full checks of rma_build() (which then also report the error); the
+ * epoch and rank checks are the caller's.
  */
 static bool rma_build_basic(const struct mpirma_rma_args *a,
 			    struct mpirma_op *op, bool has_origin,
@@ -423,9 +425,7 @@ static bool rma_fast(struct mpirma_window *w, const struct mpirma_rma_args *a)
 {
 	bool acc = a->kind == MPIRMA_KIND_ACC || a->kind == MPIRMA_KIND_GET_ACC;
 	bool has_origin = a->kind != MPIRMA_KIND_GET;
-	bool has_result = a->kind == MPIRMA_KIND_GET ||
-			  a->kind == MPIRMA_KIND_GET_ACC ||
-			  a->kind == MPIRMA_KIND_CAS;
+	bool has_result = kind_has_result(a->kind);
 	int kop = 0, kt;
 
 	if ((unsigned int)a->trank >= (unsigned int)w->size || a->tdisp < 0 ||
@@ -458,9 +458,7 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 	*skip = false;
 	memset(op, 0, sizeof(*op));
 	has_origin = a->kind != MPIRMA_KIND_GET;
-	has_result = a->kind == MPIRMA_KIND_GET ||
-		     a->kind == MPIRMA_KIND_GET_ACC ||
-		     a->kind == MPIRMA_KIND_CAS;
+	has_result = kind_has_result(a->kind);
 	if (a->kind == MPIRMA_KIND_ACC || a->kind == MPIRMA_KIND_GET_ACC) {
 		ret = check_op(a, &kop);
 		if (ret)

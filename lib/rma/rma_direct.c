@@ -32,17 +32,29 @@
 #include "ship.h"
 #include "win.h"
 
-/* Where @op's target starts in this process, or NULL when not all inside. */
-static char *target_addr(const struct mpirma_window *w,
-			 const struct mpirma_op *op, uint64_t bytes)
+/*
+ * Where @bytes at displacement @disp of @rank's window memory start in this
+ * process, or NULL when not all inside.
+ */
+static char *target_addr(const struct mpirma_window *w, uint32_t rank,
+			 uint64_t disp, uint64_t bytes)
 {
-	const struct mpirma_win_seg *s = &w->segs[op->target_rank];
+	const struct mpirma_win_seg *s = &w->segs[rank];
 	uint64_t off;
 
-	if (__builtin_mul_overflow(op->target_disp, (uint64_t)s->disp_unit,
-				   &off) || off > s->len || bytes > s->len - off)
+	if (__builtin_mul_overflow(disp, (uint64_t)s->disp_unit, &off) ||
+	    off > s->len || bytes > s->len - off)
 		return NULL;
 	return s->base + off;
+}
+
+/* May user space update the @size-byte element at @t atomically? */
+static bool atomic_element(const struct mpirma_window *w, const char *t,
+			   unsigned int size)
+{
+	return w->direct_atomics &&
+	       (size == 1 || size == 2 || size == 4 || size == 8) &&
+	       !((uintptr_t)t % size);
 }
 
 static bool contiguous(const struct mpirma_layout *l)
@@ -62,14 +74,11 @@ char *mpirma_win_direct_target(const struct mpirma_window *w,
 	    !contiguous(&op->result) ||
 	    __builtin_mul_overflow(op->target.count, (uint64_t)size, &bytes))
 		return NULL;
-	t = target_addr(w, op, bytes);
+	t = target_addr(w, op->target_rank, op->target_disp, bytes);
 	if (!t)
 		return NULL;	/* the kernel reports the range error */
-	if (op->kind == MPIRMA_KIND_PUT || op->kind == MPIRMA_KIND_GET)
-		return t;
-	if (w->direct_atomics &&
-	    (size == 1 || size == 2 || size == 4 || size == 8) &&
-	    !((uintptr_t)t % size))
+	if (op->kind == MPIRMA_KIND_PUT || op->kind == MPIRMA_KIND_GET ||
+	    atomic_element(w, t, size))
 		return t;
 	return NULL;
 }
@@ -259,15 +268,12 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 			    unsigned int ktype, unsigned int kop,
 			    bool has_origin)
 {
-	const struct mpirma_win_seg *s = &w->segs[a->trank];
 	unsigned int size = mpirma_type_info[ktype].size;
-	uint64_t bytes = (uint64_t)a->tcount * size, off, old, v;
-	char *t;
+	uint64_t bytes = (uint64_t)a->tcount * size, old, v;
+	char *t = target_addr(w, (uint32_t)a->trank, (uint64_t)a->tdisp, bytes);
 
-	if (__builtin_mul_overflow((uint64_t)a->tdisp, (uint64_t)s->disp_unit,
-				   &off) || off > s->len || bytes > s->len - off)
+	if (!t)
 		return false;	/* the kernel reports the range error */
-	t = s->base + off;
 	switch (a->kind) {
 	case MPIRMA_KIND_PUT:
 		memmove(t, a->oaddr, bytes);
@@ -277,9 +283,7 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 		break;
 	default:
 		/* One element; longer ones take mpirma_win_direct()'s steps. */
-		if (a->tcount != 1 || !w->direct_atomics ||
-		    (size != 1 && size != 2 && size != 4 && size != 8) ||
-		    (uintptr_t)t % size)
+		if (a->tcount != 1 || !atomic_element(w, t, size))
 			return false;
 		if (size != 8 || !has_origin) {
 			mpirma_native_element((unsigned int)a->kind, ktype, kop,

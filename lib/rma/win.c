@@ -51,7 +51,6 @@ static const char *const strategy_names[] = {
 
 /* ------------------------------------------------------------ lookup */
 
-
 struct mpirma_window *mpirma_window_invalid(MPI_Win win)
 {
 	mpirma_err(MPI_ERR_WIN, "invalid window %d", win);
