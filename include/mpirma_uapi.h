@@ -77,6 +77,7 @@
 #define MPIRMA_FEAT_MSG		(1ULL << 6)	/* MPIRMA_IOC_MSG_SEND/_RECV */
 #define MPIRMA_FEAT_PLACEMENT	(1ULL << 7)	/* WIN_INTERLEAVE, WIN_PLACEMENT, worker */
 #define MPIRMA_FEAT_STATS_ADD	(1ULL << 8)	/* MPIRMA_IOC_WIN_STATS_ADD, direct_ops */
+#define MPIRMA_FEAT_MAP_USER	(1ULL << 9)	/* USER windows mmap-able too (map_user) */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -220,10 +221,11 @@ struct mpirma_win_create {
  * @length: out, its size in bytes
  * @disp_unit: out, its displacement unit
  * @flavor: out, the window's flavor
- * @mmap_offset: out, ALLOC: the offset to pass to mmap() on the member fd
- *	to map the whole window (all ranks); the page of every rank
- * @mmap_length: out, ALLOC: the length of that mapping
- * @seg_offset: out, ALLOC: where this rank's memory starts in the mapping
+ * @mmap_offset: out, ALLOC, and USER with MPIRMA_FEAT_MAP_USER: the offset
+ *	to pass to mmap() (MAP_SHARED) on the member fd to map the whole
+ *	window (all ranks' pages, rank after rank); 0 with nothing to map
+ * @mmap_length: out, the length of that mapping, or 0
+ * @seg_offset: out, where this rank's byte 0 lies in the mapping
  * @numa_node: out, ALLOC: the node of the rank's first page, or -1
  * @strategy: out, the window's atomicity strategy (never DEFAULT)
  * @nranks: out, the window's number of ranks

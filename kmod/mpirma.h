@@ -224,6 +224,7 @@ struct mpirma_win {
 	atomic_t ngone;			/* group members gone from the job */
 
 	struct mpirma_mem *mem;		/* ALLOC: all ranks' memory */
+	struct mpirma_view *view;	/* USER: all ranks' memory, to map */
 
 	const struct mpirma_strategy *strategy;
 	void *strategy_data;		/* owned by the strategy */
@@ -276,7 +277,6 @@ int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg);
 int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg);
 int mpirma_win_stats_add(struct mpirma_member *m, struct mpirma_win_stats_add *arg);
 int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *arg);
-int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma);
 struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank);
 struct mpirma_win *mpirma_win_get_sync(struct mpirma_member *m,
 				       const struct mpirma_win_sync *arg, u32 flags,
@@ -287,6 +287,17 @@ unsigned long mpirma_rank_placement(struct mpirma_win *win, u32 wr, u64 *counts,
 				    u64 *attached, u32 *nregions);
 void mpirma_win_member_gone(struct mpirma_job *job, u32 job_rank);
 void mpirma_win_destroy_pending(struct mpirma_job *job);
+
+/* map.c */
+/* mmap offset of a window: its id in the upper bits, page aligned. */
+#define MPIRMA_MMAP_SHIFT	32
+struct mpirma_view;
+bool mpirma_map_user_enabled(void);
+struct mpirma_view *mpirma_view_build(struct mpirma_win *win);
+void mpirma_view_set_id(struct mpirma_view *v, u32 id);
+u64 mpirma_view_seg(const struct mpirma_view *v, u32 wr, u64 *length);
+void mpirma_view_put(struct mpirma_view *v);
+int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma);
 
 /* mem.c */
 int mpirma_charge(struct mm_struct *mm, unsigned long npages);

@@ -32,9 +32,6 @@
 #include "strategy.h"
 #include "workers.h"
 
-/* mmap offset of a window: its id in the upper bits, page aligned. */
-#define MPIRMA_MMAP_SHIFT	32
-
 static void win_release_rank(struct mpirma_win_rank *r)
 {
 	struct mpirma_mem *mem, *tmp;
@@ -61,6 +58,7 @@ static void win_free(struct mpirma_win *win)
 		win->strategy->fini(win);
 	for (i = 0; i < win->nranks; i++)
 		win_release_rank(&win->ranks[i]);
+	mpirma_view_put(win->view);
 	mpirma_mem_put(win->mem);
 	mpirma_sync_free(win);
 	kfree(win->ranks);
@@ -359,6 +357,14 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 		if (ret)
 			return ret;
 	}
+	if (win->flavor == MPIRMA_FLAVOR_USER) {
+		win->view = mpirma_view_build(win);
+		if (IS_ERR(win->view)) {
+			ret = PTR_ERR(win->view);
+			win->view = NULL;
+			return ret;
+		}
+	}
 	ret = mpirma_sync_alloc(win);
 	if (ret)
 		return ret;
@@ -375,6 +381,7 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 		return ret;
 	}
 	win->id = id;
+	mpirma_view_set_id(win->view, id);
 	return 0;
 }
 
@@ -696,6 +703,9 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
 		arg->mmap_offset = (u64)win->id << MPIRMA_MMAP_SHIFT;
 		arg->mmap_length = (u64)win->mem->npages << PAGE_SHIFT;
 		arg->seg_offset = r->offset;
+	} else if (win->view) {
+		arg->mmap_offset = (u64)win->id << MPIRMA_MMAP_SHIFT;
+		arg->seg_offset = mpirma_view_seg(win->view, arg->rank, &arg->mmap_length);
 	}
 	arg->numa_node = rank_node(win, r);
 	arg->worker = rank_worker(win, r);
@@ -963,67 +973,4 @@ int mpirma_win_stats_add(struct mpirma_member *m, struct mpirma_win_stats_add *a
 	atomic64_add(total, &win->stats.direct_ops);
 	mpirma_win_put(win);
 	return 0;
-}
-
-/* A user mapping keeps the allocated pages (not the window) alive. */
-static void win_vm_open(struct vm_area_struct *vma)
-{
-	struct mpirma_mem *mem = vma->vm_private_data;
-
-	kref_get(&mem->ref);
-}
-
-static void win_vm_close(struct vm_area_struct *vma)
-{
-	mpirma_mem_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct mpirma_win_vm_ops = {
-	.open = win_vm_open,
-	.close = win_vm_close,
-};
-
-/**
- * mpirma_win_mmap - map all ranks' memory of an ALLOC window
- * @m: the member whose fd is mapped
- * @vma: the mapping; its offset is the window's mmap_offset
- *
- * Return: 0, -EINVAL (not shared, too long, bad offset), -ENOENT, -ENODEV
- * (not an ALLOC window).
- */
-int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
-{
-	unsigned long shift = MPIRMA_MMAP_SHIFT - PAGE_SHIFT;
-	unsigned long len = vma->vm_end - vma->vm_start;
-	struct mpirma_win *win;
-	struct mpirma_mem *mem;
-	u32 wr;
-	int ret;
-
-	if (!(vma->vm_flags & VM_SHARED))
-		return -EINVAL;
-	if (vma->vm_pgoff & ((1UL << shift) - 1) || (vma->vm_pgoff >> shift) > INT_MAX)
-		return -EINVAL;
-	win = mpirma_win_get(m, vma->vm_pgoff >> shift, &wr);
-	if (!win)
-		return -ENOENT;
-	if (win->flavor != MPIRMA_FLAVOR_ALLOC) {
-		ret = -ENODEV;
-		goto out_put_win;
-	}
-	mem = win->mem;
-	if (len > mem->npages << PAGE_SHIFT) {
-		ret = -EINVAL;
-		goto out_put_win;
-	}
-	vm_flags_set(vma, VM_DONTEXPAND);
-	ret = vm_map_pages_zero(vma, mem->pages, len >> PAGE_SHIFT);
-	if (ret)
-		goto out_put_win;
-	vma->vm_private_data = mem;
-	vma->vm_ops = &mpirma_win_vm_ops;
-	kref_get(&mem->ref);
-out_put_win:
-	mpirma_win_put(win);
-	return ret;
 }

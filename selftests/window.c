@@ -2,7 +2,8 @@
 /*
  * Windows: creation arguments and their errors, the three flavors,
  * zero-size windows, WIN_QUERY, mmap of ALLOC windows (contiguous or not,
- * zero-filled, shared between ranks), USER windows whose owner sees RMA
+ * zero-filled, shared between ranks) and of USER windows (the owners' own
+ * pages, through forks and split mappings), USER windows whose owner sees RMA
  * writes in its own memory, FREE (and ENOENT afterwards), WIN_STATS and
  * WIN_STATS_ADD, the module counters, NUMA placement, groups that are
  * subsets of the job, and DYNAMIC windows.
@@ -396,7 +397,7 @@ TEST_F(win, failed_rank_fails_collective)
 	MT_EXPECT_COUNTERS_ZERO();
 }
 
-/* ---- mmap of ALLOC windows ---- */
+/* ---- mmap of ALLOC and USER windows ---- */
 
 FIXTURE(mapw) {
 	int dev;
@@ -547,47 +548,134 @@ TEST_F(mapw, alloc_mmap)
 	MT_EXPECT_COUNTERS_ZERO();
 }
 
-TEST_F(mapw, user_window_no_mmap)
-{
-	struct mpirma_win_query q, qa;
-	char *buf = malloc(8192);
-	int job, mfd, wu, wa;
-	uint64_t off;
-	void *p;
+/*
+ * USER windows map too (MPIRMA_FEAT_MAP_USER): every rank's pinned pages,
+ * rank after rank, each rank's byte 0 at its offset in its first page.
+ */
+static const uint64_t umap_len[3] = { 100, 0, 5003 };
+static const uint64_t umap_off[3] = { 4090, 0, 7 };
 
-	MT_SETUP_SKIPPED();
-	mfd = mt_solo_job(self->dev, &job);
-	ASSERT_LE(0, mfd);
-	wu = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_USER, buf, 8192);
-	ASSERT_LT(0, wu);
-	wa = mt_win_create_all(mfd, 1, MPIRMA_FLAVOR_ALLOC, NULL, 8192);
-	ASSERT_LT(0, wa);
-	ASSERT_EQ(0, mt_win_query(mfd, wu, 0, &q));
-	ASSERT_EQ(0, mt_win_query(mfd, wa, 0, &qa));
-	EXPECT_EQ(MPIRMA_FLAVOR_USER, q.flavor);
-	/* whatever a USER window reports as its offset does not map */
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
-		 q.mmap_offset);
-	EXPECT_EQ(MAP_FAILED, p);
-	/* and where an ALLOC window with its id would be mapped, it is
-	 * ENODEV: the window exists but has nothing to map (the offset is
-	 * derived from the ALLOC window's, assuming id * constant)
-	 */
-	if (qa.mmap_offset && qa.mmap_offset % wa == 0) {
-		off = qa.mmap_offset / wa * wu;
-		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
-			 off);
-		EXPECT_EQ(MAP_FAILED, p);
-		EXPECT_EQ(ENODEV, errno);
+MT_RANK_FN(user_map_rank)
+{
+	size_t page = sysconf(_SC_PAGESIZE), len, i;
+	struct mpirma_win_query q[3];
+	uint8_t *buf, *mine, *map, *m2, *seg[3];
+	int win, k, next = (r->rank + 1) % 3, status;
+	pid_t pid;
+
+	buf = mt_anon(3 * page);
+	ASSERT_NE(NULL, buf);
+	mine = umap_len[r->rank] ? buf + umap_off[r->rank] : NULL;
+	for (i = 0; i < umap_len[r->rank]; i++)
+		mine[i] = r->rank * 40 + i % 40 + 1;
+	win = mt_win_create_all(r->mfd, 3, MPIRMA_FLAVOR_USER, mine,
+				umap_len[r->rank]);
+	ASSERT_LT(0, win);
+	for (k = 0; k < 3; k++) {
+		ASSERT_EQ(0, mt_win_query(r->mfd, win, k, &q[k]));
+		EXPECT_EQ(MPIRMA_FLAVOR_USER, q[k].flavor);
+		EXPECT_EQ(q[0].mmap_offset, q[k].mmap_offset);
+		EXPECT_EQ(q[0].mmap_length, q[k].mmap_length);
+		EXPECT_EQ(umap_off[k], q[k].seg_offset % page);
+		EXPECT_LE(q[k].seg_offset + q[k].length, q[k].mmap_length);
 	}
-	/* nor through the other fds */
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, job, qa.mmap_offset);
-	EXPECT_EQ(MAP_FAILED, p);
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->dev, qa.mmap_offset);
-	EXPECT_EQ(MAP_FAILED, p);
-	close(mfd);
-	close(job);
-	free(buf);
+	/* 2 pages of rank 0 (4090 + 100 bytes), none of rank 1, 2 of rank 2 */
+	EXPECT_EQ(4 * page, q[0].mmap_length);
+	EXPECT_EQ(2 * page + umap_off[2], q[2].seg_offset);
+
+	map = mt_win_map(r->mfd, win, &len);
+	ASSERT_NE(NULL, map);
+	for (k = 0; k < 3; k++)
+		seg[k] = map + q[k].seg_offset;
+	/* every rank's memory, as its owner wrote it */
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < umap_len[k]; i++)
+			if (seg[k][i] != k * 40 + i % 40 + 1)
+				break;
+		EXPECT_EQ(umap_len[k], i);
+	}
+	ASSERT_EQ(0, mt_fence(r->mfd, win));	/* all have looked */
+
+	/* stores through the mapping land in the owner's own memory */
+	for (i = 0; i < umap_len[next]; i++)
+		seg[next][i] = 0xc0 + r->rank;
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	for (i = 0; i < umap_len[r->rank]; i++)
+		if (mine[i] != 0xc0 + (r->rank + 2) % 3)
+			break;
+	EXPECT_EQ(umap_len[r->rank], i);
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	/* and the owner's stores, and RMA, show in every mapping */
+	if (r->rank == 0) {
+		struct mpirma_op op;
+		uint8_t v = 0x5a;
+
+		mine[99] = 0x77;
+		op = mt_put(MPIRMA_TYPE_BYTE, 2, 5002, &v, 1);
+		EXPECT_EQ(0, mt_rma1(r->mfd, win, &op));
+	}
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	EXPECT_EQ(0x77, seg[0][99]);
+	EXPECT_EQ(0x5a, seg[2][5002]);
+
+	/* a fork's copy of the mapping sees the same pages */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(seg[2][5002] == 0x5a && seg[0][99] == 0x77 ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, status);
+
+	/* a split mapping still finds its pages: in a fresh mapping, drop
+	 * page 1, then fault page 3 (2 * page + 7 + 5002) for the first time
+	 */
+	m2 = mt_win_map(r->mfd, win, &len);
+	ASSERT_NE(NULL, m2);
+	EXPECT_EQ(0, munmap(m2 + page, page));
+	EXPECT_EQ(0x5a, m2[q[2].seg_offset + 5002]);
+	EXPECT_EQ(seg[0][0], m2[q[0].seg_offset]);	/* page 0 */
+	EXPECT_EQ(0, munmap(m2, page));
+	EXPECT_EQ(0, munmap(m2 + 2 * page, 2 * page));
+
+	/* errors: private, too long, DYNAMIC windows have nothing to map */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, page, PROT_READ, MAP_PRIVATE, r->mfd,
+				   q[0].mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len + page, PROT_READ, MAP_SHARED,
+				   r->mfd, q[0].mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	if (r->rank == 0) {
+		int dyn = mt_win_create_all(r->mfd, 1, MPIRMA_FLAVOR_DYNAMIC,
+					    NULL, 0);
+		off_t off = q[0].mmap_offset / win * dyn;
+
+		ASSERT_LT(0, dyn);
+		/* the offset derived as id * constant, as for the others */
+		if (q[0].mmap_offset % win == 0) {
+			EXPECT_EQ(MAP_FAILED, mmap(NULL, page, PROT_READ,
+						   MAP_SHARED, r->mfd, off));
+			EXPECT_EQ(ENODEV, errno);
+		}
+		EXPECT_EQ(0, mt_win_free(r->mfd, dyn));
+	}
+
+	/* the mapping outlives the window, and keeps the pages pinned */
+	ASSERT_EQ(0, mt_win_free(r->mfd, win));
+	EXPECT_EQ(-ENOENT, mt_win_query(r->mfd, win, 0, &q[0]));
+	seg[0][0] = 1;
+	EXPECT_EQ(0, munmap(map, page));
+	munmap(buf, 3 * page);
+}
+
+TEST_F(mapw, user_window_mmap)
+{
+	MT_SETUP_SKIPPED();
+	if (!(self->q.features & MPIRMA_FEAT_MAP_USER))
+		SKIP(return, "the module does not map USER windows (map_user=0)");
+	if (variant->flags)
+		SKIP(return, "one variant is enough");
+	ASSERT_EQ(0, mt_run_job(self->dev, 3, user_map_rank, NULL, _metadata,
+				MT_TIMEOUT_MS));
 	MT_EXPECT_COUNTERS_ZERO();
 }
 

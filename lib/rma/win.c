@@ -320,15 +320,23 @@ static bool direct_enabled(void)
 	return !v || strcmp(v, "0");
 }
 
+/* Will this process map every rank's memory of a window of @kflavor? */
+static bool win_mappable(uint32_t kflavor)
+{
+	return kflavor == MPIRMA_FLAVOR_ALLOC ||
+	       (kflavor == MPIRMA_FLAVOR_USER && direct_enabled() &&
+		(mpirma_proc.query.features & MPIRMA_FEAT_MAP_USER));
+}
+
 /*
- * The strategy asked of the kernel: the hint, else for allocated windows
- * native, the one strategy whose element updates user space can share
- * (lib/rma/rma_direct.c), else the module's default.
+ * The strategy asked of the kernel: the hint, else for the windows this
+ * process maps native, the one strategy whose element updates user space
+ * can share (lib/rma/rma_direct.c), else the module's default.
  */
 static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor)
 {
 	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT ||
-	    kflavor != MPIRMA_FLAVOR_ALLOC || !direct_enabled())
+	    !win_mappable(kflavor) || !direct_enabled())
 		return w->hints.strategy;
 	return MPIRMA_ATOM_NATIVE;
 }
@@ -418,26 +426,30 @@ static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
 	w->direct_atomics = strategy == MPIRMA_ATOM_NATIVE;
 }
 
-/* ALLOC windows: map every rank's memory, w->base = the caller's part. */
-static int win_map(struct mpirma_window *w)
+/*
+ * Map every rank's memory of an ALLOC or USER window; @base: out, where the
+ * caller's own part lies in the mapping (NULL when nothing is mapped: every
+ * rank asked for 0 bytes, or the kernel does not map USER windows).
+ */
+static int win_map(struct mpirma_window *w, char **base)
 {
 	struct mpirma_win_query q;
 	void *p;
 	int ret;
 
+	*base = NULL;
 	ret = win_query(w, w->rank, &q);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
-	w->base = NULL;
 	if (!q.mmap_length)
-		return MPI_SUCCESS;	/* every rank asked for 0 bytes */
+		return MPI_SUCCESS;
 	p = mmap(NULL, q.mmap_length, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 mpirma_proc.fd, (off_t)q.mmap_offset);
 	if (p == MAP_FAILED)
 		return mpirma_err_errno(-errno, "mapping the window's memory");
 	w->map = p;
 	w->map_len = q.mmap_length;
-	w->base = (char *)p + q.seg_offset;
+	*base = (char *)p + q.seg_offset;
 	win_map_segs(w, p, q.strategy);
 	return MPI_SUCCESS;
 }
@@ -518,12 +530,20 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 		 * The kernel window exists on every rank now; failing here
 		 * leaves it to the end of the job (freeing it is collective).
 		 */
-		ret = win_map(w);
+		ret = win_map(w, (char **)&w->base);
 		if (ret) {
 			win_discard(w);
 			return ret;
 		}
 		*(void **)baseptr = w->base;
+	} else if (win_mappable(kflavor)) {
+		/*
+		 * Created windows only gain the direct path from the mapping:
+		 * without it (out of mappings, say) the kernel serves them.
+		 */
+		char *own;
+
+		(void)win_map(w, &own);
 	}
 	*win = w->handle;
 	return MPI_SUCCESS;

@@ -93,7 +93,7 @@ int mt_win_create_all(int mfd, uint32_t nranks, uint32_t flavor, void *base,
 		      uint64_t length);
 int mt_win_query(int mfd, uint32_t win, uint32_t rank,
 		 struct mpirma_win_query *q);
-/* mmap the whole ALLOC window; NULL (errno set) on failure.  *len gets the
+/* mmap the whole ALLOC or USER window; NULL (errno set) on failure.  *len gets the
  * mapping's length for munmap.
  */
 void *mt_win_map(int mfd, uint32_t win, size_t *len);
