@@ -6,6 +6,8 @@
  *    target's unit scales the displacement), and with size 0 / NULL;
  *  - MPI_Win_allocate with sizes that are not multiples of anything
  *    (peers have put data at the wrong offset then);
+ *  - puts of 64 KiB and more at odd offsets, on allocated and created
+ *    windows;
  *  - MPI_Win_allocate_shared + MPI_Win_shared_query: direct loads and
  *    stores to other ranks' memory, contiguous by default,
  *    alloc_shared_noncontig, MPI_PROC_NULL in the query;
@@ -95,6 +97,59 @@ static void test_allocate_odd(void)
 	CHECK_MPI(MPI_Win_fence(0, win));
 	CHECK(!memcmp(got, out, rsize), "get back what was put");
 	CHECK_MPI(MPI_Win_free(&win));
+}
+
+/*
+ * Large puts (mpirma writes those of 64 KiB or more with non-temporal
+ * stores) at odd offsets on both sides: every byte where it belongs, none
+ * around.
+ */
+static void test_large_puts(int create)
+{
+	static const MPI_Aint sizes[] = { 65535, 65536, 65536 + 13, 200000 };
+	const MPI_Aint len = 262144 + 64;
+	unsigned char *mem, *out;
+	MPI_Win win;
+	MPI_Aint i;
+	size_t k;
+
+	mtest_section(create ? "large puts, create" : "large puts, allocate");
+	out = malloc(len);
+	if (!CHECK(out != NULL, "no memory"))
+		return;
+	if (create) {
+		mem = malloc(len);
+		if (!CHECK(mem != NULL, "no memory"))
+			return;
+		CHECK_MPI(MPI_Win_create(mem, len, 1, MPI_INFO_NULL,
+					 MPI_COMM_WORLD, &win));
+	} else {
+		CHECK_MPI(MPI_Win_allocate(len, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+					   &mem, &win));
+	}
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		MPI_Aint n = sizes[k], at = 3 + (MPI_Aint)k * 5;
+
+		memset(mem, 0, len);
+		for (i = 0; i < n; i++)
+			out[i + 1] = (unsigned char)(mtest_rank + i * 7 + k);
+		CHECK_MPI(MPI_Win_fence(0, win));
+		CHECK_MPI(MPI_Put(out + 1, (int)n, MPI_BYTE, right, at, (int)n,
+				  MPI_BYTE, win));
+		CHECK_MPI(MPI_Win_fence(0, win));
+		for (i = 0; i < len; i++) {
+			unsigned char want = i >= at && i < at + n ?
+				(unsigned char)(left + (i - at) * 7 + k) : 0;
+
+			if (!CHECK(mem[i] == want, "%ld-byte put: byte %ld is %u, "
+				   "not %u", (long)n, (long)i, mem[i], want))
+				break;
+		}
+	}
+	CHECK_MPI(MPI_Win_free(&win));
+	if (create)
+		free(mem);
+	free(out);
 }
 
 static void test_shared(int noncontig)
@@ -428,6 +483,8 @@ int main(int argc, char **argv)
 	left = (mtest_rank + mtest_size - 1) % mtest_size;
 	test_create_disp_unit();
 	test_allocate_odd();
+	test_large_puts(0);
+	test_large_puts(1);
 	test_shared(0);
 	test_shared(1);
 	test_dynamic();

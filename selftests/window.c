@@ -667,13 +667,11 @@ MT_RANK_FN(user_map_rank)
 	munmap(buf, 3 * page);
 }
 
-TEST_F(mapw, user_window_mmap)
+TEST_F(win, user_window_mmap)
 {
 	MT_SETUP_SKIPPED();
 	if (!(self->q.features & MPIRMA_FEAT_MAP_USER))
 		SKIP(return, "the module does not map USER windows (map_user=0)");
-	if (variant->flags)
-		SKIP(return, "one variant is enough");
 	ASSERT_EQ(0, mt_run_job(self->dev, 3, user_map_rank, NULL, _metadata,
 				MT_TIMEOUT_MS));
 	MT_EXPECT_COUNTERS_ZERO();

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * rma_direct.c - the direct path: RMA operations run in user space on the
- * target's window memory, which every rank of an allocated window has
- * mapped (lib/rma/win.c, win_map).  No system call, so the cost of a small
+ * target's window memory, which every rank of an allocated window, and of a
+ * created one when the module allows it, has mapped (lib/rma/win.c,
+ * win_map).  No system call, so the cost of a small
  * operation is that of the memory access itself.
  *
- * Puts and gets of contiguous data are memcpy: MPI asks no atomicity of
- * them (a put conflicting with another access is erroneous), whatever the
- * window's strategy.
+ * Puts and gets of contiguous data are plain copies (large puts with
+ * non-temporal stores): MPI asks no atomicity of them (a put conflicting
+ * with another access is erroneous), whatever the window's strategy.
  *
  * Accumulate, get_accumulate, fetch_and_op and compare_and_swap must be
  * atomic per element with respect to every other accumulate-like operation
@@ -25,12 +26,64 @@
  * cannot see, so accumulate-like operations never come here.
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 #include "native_elem.h"
 #include "reduce.h"
 #include "ship.h"
 #include "win.h"
+
+/*
+ * Puts of at least this many bytes write the target with non-temporal
+ * stores, as the kernel's puts do (kmod/rma.c, MPIRMA_PUT_NT_MIN): the
+ * origin will not read that data again, and a copy this large would only
+ * push the origin's working set out of its caches.  It also keeps such puts
+ * off memcpy()'s rep movsb, which emulators run a byte per step.
+ */
+#define PUT_NT_MIN	(64 * 1024)
+
+#ifdef __SSE2__
+static void copy_nt(char *t, const char *s, uint64_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)t & 15);
+
+	memcpy(t, s, head);
+	t += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; n -= 64, t += 64, s += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)s);
+		__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+		__m128i d = _mm_loadu_si128((const __m128i *)(s + 48));
+
+		_mm_stream_si128((__m128i *)t, a);
+		_mm_stream_si128((__m128i *)(t + 16), b);
+		_mm_stream_si128((__m128i *)(t + 32), c);
+		_mm_stream_si128((__m128i *)(t + 48), d);
+	}
+	/* Non-temporal stores are weakly ordered: complete them here. */
+	_mm_sfence();
+	memcpy(t, s, n);
+}
+#endif
+
+/* A put's copy; origin and target may overlap (a rank's own window). */
+static void put_copy(char *t, const char *s, uint64_t n)
+{
+#ifdef __SSE2__
+	uintptr_t ti = (uintptr_t)t, si = (uintptr_t)s;
+
+	if (n >= PUT_NT_MIN && (ti + n <= si || si + n <= ti)) {
+		copy_nt(t, s, n);
+		return;
+	}
+#endif
+	memmove(t, s, n);
+}
 
 /*
  * Where @bytes at displacement @disp of @rank's window memory start in this
@@ -276,7 +329,7 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 		return false;	/* the kernel reports the range error */
 	switch (a->kind) {
 	case MPIRMA_KIND_PUT:
-		memmove(t, a->oaddr, bytes);
+		put_copy(t, a->oaddr, bytes);
 		break;
 	case MPIRMA_KIND_GET:
 		memmove(a->raddr, t, bytes);
@@ -339,7 +392,7 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 	direct_count(w, op->kind, bytes);
 	switch (op->kind) {
 	case MPIRMA_KIND_PUT:
-		memmove(t, src, bytes);
+		put_copy(t, src, bytes);
 		return;
 	case MPIRMA_KIND_GET:
 		memmove(res, t, bytes);
