@@ -6,7 +6,8 @@
  *
  * Flavors map onto the kernel's (docs/library.md, "Windows and RMA"):
  *
- *   MPI_Win_create           FLAVOR_USER: the kernel pins the caller's memory
+ *   MPI_Win_create           FLAVOR_USER: the kernel pins the caller's memory,
+ *                            mmap'ed when the module allows (MAP_USER)
  *   MPI_Win_allocate         FLAVOR_ALLOC, every rank page-aligned, mmap'ed
  *   MPI_Win_allocate_shared  FLAVOR_ALLOC + MPIRMA_WIN_CONTIG (unless
  *                            alloc_shared_noncontig), mmap'ed
@@ -310,8 +311,8 @@ static void win_discard(struct mpirma_window *w)
 
 /*
  * MPIRMA_DIRECT=0 turns the direct path (lib/rma/rma_direct.c) off: every
- * operation then goes through the kernel, and allocated windows get the
- * module's default strategy.
+ * operation then goes through the kernel, nothing is mapped but allocated
+ * windows, and every window gets the module's default strategy.
  */
 static bool direct_enabled(void)
 {
