@@ -214,6 +214,10 @@ VM_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 1800
 # them without CPUs (their memory is served by another node's workers).
 VM_NUMA4_ARGS ?= --cpus 2 --numa 4 --timeout 600
 VM_NUMA4_TESTS ?= workers window death contention
+# The library's kernel path for MPI_Win_create windows (the module's
+# map_user=0): the MPI tests of RMA, in one more short boot.
+VM_NOMAP_ARGS ?= --cpus 2 --numa 2 --timeout 600 --param map_user=0
+VM_NOMAP_MPITESTS ?= win,sync,concurrency,rmaerr
 DEMO_ARGS ?= -n 4
 
 # ================================================================== targets
@@ -585,7 +589,8 @@ unit: unit-build
 
 # The VM suite (libexec/mpirma/check: selftests, MPI tests, hybrid, faults,
 # benchmark smoke) on the default kernel in one boot, then VM_NUMA4_TESTS
-# in a second, short boot at 4 NUMA nodes; then the kernel-facing suites
+# in a second, short boot at 4 NUMA nodes, and the RMA MPI tests with
+# map_user=0 in a third; then the kernel-facing suites
 # (CHECK_SECOND_SUITES: every selftest, fault injection and reloads) on
 # CHECK_SECOND, in one more boot.  The rest of the suite on that kernel is
 # make check-6.12; the whole suite on the RT kernel is make check-rt
@@ -619,6 +624,8 @@ vmtest: all fault-module module-all
 	@rm -f $(CHECK_TALLY)
 	$(TALLY) $(KREL) -- $(VM) $(VM_CHECK_ARGS) -- $(CHECK_SCRIPT)
 	$(TALLY) $(KREL) -- $(VM) $(VM_NUMA4_ARGS) -- $(CHECK_SCRIPT) $(VM_NUMA4_TESTS)
+	$(TALLY) $(KREL) -- $(VM) $(VM_NOMAP_ARGS) -- \
+		$(CHECK_SCRIPT) -s mpitests -m $(VM_NOMAP_MPITESTS)
 	$(if $(CHECK_SECOND),$(TALLY) $(call kernel_release,$(CHECK_SECOND)) -- \
 		$(VM) --kernel $(CHECK_SECOND) $(VM_CHECK_ARGS) -- \
 		$(CHECK_SCRIPT) -s $(CHECK_SECOND_SUITES))
