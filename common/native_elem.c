@@ -8,7 +8,11 @@
 #include "native_elem.h"
 #include "reduce.h"
 
-u64 mpirma_native_load(const void *p, size_t size)
+/*
+ * The accesses, inline: called with a constant @size (steps_sized()), each
+ * is one instruction, not a call.
+ */
+static __always_inline u64 load_sized(const void *p, size_t size)
 {
 	switch (size) {
 	case 1:
@@ -22,7 +26,8 @@ u64 mpirma_native_load(const void *p, size_t size)
 	}
 }
 
-u64 mpirma_native_cmpxchg(void *p, u64 old, u64 new, size_t size)
+static __always_inline u64 cmpxchg_sized(void *p, u64 old, u64 new,
+								size_t size)
 {
 	switch (size) {
 	case 1:
@@ -34,6 +39,16 @@ u64 mpirma_native_cmpxchg(void *p, u64 old, u64 new, size_t size)
 	default:
 		return cmpxchg((u64 *)p, old, new);
 	}
+}
+
+u64 mpirma_native_load(const void *p, size_t size)
+{
+	return load_sized(p, size);
+}
+
+u64 mpirma_native_cmpxchg(void *p, u64 old, u64 new, size_t size)
+{
+	return cmpxchg_sized(p, old, new, size);
 }
 
 static u64 native_xchg(void *p, u64 new, size_t size)
@@ -146,4 +161,89 @@ void mpirma_native_element(unsigned int kind, unsigned int type, unsigned int op
 	}
 	if (old)
 		memcpy(old, &cur, size);
+}
+
+bool mpirma_native_stepped(unsigned int kind, unsigned int type, unsigned int op,
+			   bool fetch)
+{
+	return (kind == MPIRMA_KIND_ACC || kind == MPIRMA_KIND_GET_ACC) &&
+	       op != MPIRMA_OP_REPLACE && op != MPIRMA_OP_NO_OP &&
+	       !mpirma_native_one_instr(kind, type, op, fetch);
+}
+
+/*
+ * Elements per step: the snapshot and the results are two arrays of them on
+ * the stack, which in the kernel must stay small.
+ */
+#ifdef MPIRMA_USERSPACE
+#define NATIVE_STEP	512
+#else
+#define NATIVE_STEP	32
+#endif
+
+/*
+ * mpirma_native_steps() for one @size, inlined with it constant: a variable
+ * size made every element cost two calls to memcpy() and two to the
+ * accesses, more than the arithmetic itself.  @cur and @next: NATIVE_STEP
+ * elements each, the caller's (one pair, whichever size is inlined).
+ */
+static __always_inline void
+steps_sized(unsigned int kind, unsigned int type, unsigned int op, u8 *t, const u8 *src,
+	    u8 *old, u64 n, size_t size, u64 first, u64 *cur, u64 *next)
+{
+	u64 nsteps = (n + NATIVE_STEP - 1) / NATIVE_STEP, s, i, k, m;
+
+	for (s = 0; s < nsteps; s++) {
+		u8 *tp;
+
+		i = (first + s) % nsteps * NATIVE_STEP;
+		tp = t + i * size;
+		m = n - i < NATIVE_STEP ? n - i : NATIVE_STEP;
+		/* packed: element k of the step at byte k * size */
+		for (k = 0; k < m; k++) {
+			u64 v = load_sized(tp + k * size, size);
+
+			memcpy((u8 *)cur + k * size, &v, size);
+			memcpy((u8 *)next + k * size, &v, size);
+		}
+		mpirma_reduce(type, op, next, src + i * size, NULL, m);
+		for (k = 0; k < m; k++) {
+			u64 c = 0, v = 0;
+
+			memcpy(&c, (u8 *)cur + k * size, size);
+			memcpy(&v, (u8 *)next + k * size, size);
+			if (v != c && cmpxchg_sized(tp + k * size, c, v, size) != c) {
+				/* raced: this one element, the careful way */
+				mpirma_native_element(kind, type, op, tp + k * size,
+						      src + (i + k) * size, NULL,
+						      old ? old + (i + k) * size : NULL, size);
+				continue;
+			}
+			if (old)
+				memcpy(old + (i + k) * size, &c, size);
+		}
+	}
+}
+
+void mpirma_native_steps(unsigned int kind, unsigned int type, unsigned int op, void *t,
+			 const void *src, void *old, u64 n, size_t size, unsigned int part,
+			 unsigned int nparts)
+{
+	u64 cur[NATIVE_STEP], next[NATIVE_STEP];
+	u64 first = nparts > 1 ? (n + NATIVE_STEP - 1) / NATIVE_STEP * part / nparts : 0;
+
+	switch (size) {
+	case 1:
+		steps_sized(kind, type, op, t, src, old, n, 1, first, cur, next);
+		break;
+	case 2:
+		steps_sized(kind, type, op, t, src, old, n, 2, first, cur, next);
+		break;
+	case 4:
+		steps_sized(kind, type, op, t, src, old, n, 4, first, cur, next);
+		break;
+	default:
+		steps_sized(kind, type, op, t, src, old, n, 8, first, cur, next);
+		break;
+	}
 }

@@ -53,4 +53,44 @@ bool mpirma_native_one_instr(unsigned int kind, unsigned int type, unsigned int 
 void mpirma_native_element(unsigned int kind, unsigned int type, unsigned int op, void *p,
 			   const void *src, const void *cmp, void *old, size_t size);
 
+/**
+ * mpirma_native_stepped() - does mpirma_native_steps() serve this update?
+ * @kind: MPIRMA_KIND_ACC or _GET_ACC (CAS never)
+ * @type: its MPIRMA_TYPE_*; 1, 2, 4 or 8 bytes
+ * @op: MPIRMA_OP_*: an op computed on a copy (not REPLACE, NO_OP, or one
+ *	of mpirma_native_one_instr()'s, which gain nothing from a snapshot)
+ * @fetch: the previous values are wanted
+ */
+bool mpirma_native_stepped(unsigned int kind, unsigned int type, unsigned int op,
+			   bool fetch);
+
+/**
+ * mpirma_native_steps() - an accumulate of @n elements, a step at a time
+ * @kind, @type, @op: as for mpirma_native_element(); see
+ *	mpirma_native_stepped() for which
+ * @t: the first target element, naturally aligned
+ * @src: @n origin elements (any alignment)
+ * @old: NULL, or receives the @n elements as they were
+ * @n: elements
+ * @size: their size: 1, 2, 4 or 8
+ * @part: of @nparts: start the steps this share of the way in
+ * @nparts: callers that may walk the same range at once (1: start at 0)
+ *
+ * Per step: a snapshot of the targets, the reduction engine over the whole
+ * step at once, then one compare-and-exchange per element that publishes its
+ * result if the element has not changed meanwhile; an element that has
+ * takes mpirma_native_element()'s loop.  So each element is updated as
+ * atomically as by mpirma_native_element(), with the arithmetic's cost per
+ * call paid once per step.  An element the op leaves as it was is not
+ * written: the update took effect at the snapshot.
+ *
+ * Elements of one update have no order among them: callers that update one
+ * range from several CPUs at once (ranks reducing into one array) each start
+ * at another @part, so that they do not walk it in lock-step, where every
+ * exchange of the slower one would fail.
+ */
+void mpirma_native_steps(unsigned int kind, unsigned int type, unsigned int op, void *t,
+			 const void *src, void *old, u64 n, size_t size, unsigned int part,
+			 unsigned int nparts);
+
 #endif /* _MPIRMA_NATIVE_ELEM_H */

@@ -17,6 +17,9 @@
  * is an exchange of the value with itself, an atomic 16-byte read.  So every
  * op of these types is lock-free whatever accumulate_ops says; the hint
  * (same_op) has nothing left to unlock.
+ * A run of such elements with an op computed on a copy takes the same
+ * loop a step at a time (mpirma_native_steps(): one reduction per step,
+ * one compare-and-exchange per element), as the library's direct path does.
  * Mixed traffic on one location (fetch_and_op, accumulate, CAS) stays
  * atomic because all of it goes through the same instruction on the same
  * word.  Larger (32-byte) or misaligned elements take the window lock; they are always
@@ -79,6 +82,10 @@ static void native_apply(const struct mpirma_update *u)
 
 			mpirma_update_part(&part, u, s, off);
 			mpirma_strategy_lock.apply(&part);
+		} else if (size != 16 && s->len > size && src &&
+			   mpirma_native_stepped(u->kind, u->type, u->op, old != NULL)) {
+			mpirma_native_steps(u->kind, u->type, u->op, s->addr, src + off,
+					    old ? old + off : NULL, s->len / size, size, 0, 1);
 		} else {
 			for (i = 0; i < s->len; i += size) {
 				u8 *p = (u8 *)s->addr + i;

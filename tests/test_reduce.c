@@ -12,7 +12,8 @@
  * hold the previous target, and no byte outside the buffers may change.
  * The op/type tables must equal the reference table.  The native element
  * update (common/native_elem.c) is checked the same way, one element at a
- * time, with its neighbours.
+ * time, with its neighbours, and so is its stepped form over runs of
+ * elements.
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
@@ -402,6 +403,80 @@ static void test_native_element(void)
 	printf("test_reduce: %u native element updates checked\n", elems);
 }
 
+/*
+ * mpirma_native_steps() against the reference: every allowed pair it serves
+ * (mpirma_native_stepped()), as accumulate and get_accumulate, with counts
+ * around the step (partial, whole, several steps) and every start (part of
+ * 4): each element once, the elements past the run untouched, the previous
+ * values fetched.
+ */
+static void test_native_steps(void)
+{
+	static const size_t counts[] = { 2, 31, 32, 33, 511, 512, 513, 1500 };
+	unsigned int type, op, kind, runs = 0;
+	uint64_t seed = 4242;
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		size_t size = ref_type_size(type), c;
+		uint8_t *tv, *sv, *t, *want, *old;
+		size_t max = 1500 + 1;
+
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			continue;
+		tv = malloc(max * size);
+		sv = malloc(max * size);
+		t = aligned_alloc(8, ((max * size + 7) / 8) * 8);
+		want = malloc(max * size);
+		old = malloc(max * size);
+		if (!tv || !sv || !t || !want || !old) {
+			perror("malloc");
+			exit(2);
+		}
+		for (op = 0; op < MPIRMA_NR_OPS; op++) {
+			if (!ref_op_allowed(op, type))
+				continue;
+			for (kind = MPIRMA_KIND_ACC; kind <= MPIRMA_KIND_GET_ACC; kind++) {
+				unsigned int bad = 0;
+				bool fetch = kind == MPIRMA_KIND_GET_ACC;
+
+				if (!mpirma_native_stepped(kind, type, op, fetch))
+					continue;
+				for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+					size_t n = counts[c], k;
+					unsigned int part = (unsigned int)(c % 4);
+
+					ref_fill_pairs(type, tv, sv, max, &seed, 0x5a, 0xa5);
+					memcpy(t, tv, max * size);
+					memcpy(want, tv, max * size);
+					ref_reduce(type, op, want, sv, NULL, n);
+					memset(old, 0x3c, max * size);
+					mpirma_native_steps(kind, type, op, t, sv,
+							    fetch ? old : NULL, n, size, part, 4);
+					runs++;
+					for (k = 0; k < n; k++)
+						if (!ref_result_ok(type, op, t + k * size,
+								   want + k * size, tv + k * size,
+								   sv + k * size) ||
+						    (fetch && memcmp(old + k * size,
+								     tv + k * size, size)))
+							bad++;
+					if (memcmp(t + n * size, tv + n * size, size))
+						bad++;	/* past the run */
+				}
+				result(!bad, "mpirma_native_steps(%s, %s, %s): %u wrong",
+				       fetch ? "get_acc" : "acc", ref_type_name(type),
+				       ref_op_name(op), bad);
+			}
+		}
+		free(tv);
+		free(sv);
+		free(t);
+		free(want);
+		free(old);
+	}
+	printf("test_reduce: %u stepped native updates checked\n", runs);
+}
+
 int main(void)
 {
 	unsigned int pairs;
@@ -412,6 +487,7 @@ int main(void)
 	test_reduce_empty();
 	test_cas();
 	test_native_element();
+	test_native_steps();
 	printf("test_reduce: %u op x type pairs checked against the reference\n",
 	       pairs);
 	printf("%u passed, %u failed\n", npassed, nfailed);

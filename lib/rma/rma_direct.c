@@ -136,134 +136,6 @@ char *mpirma_win_direct_target(const struct mpirma_window *w,
 	return NULL;
 }
 
-/* Elements per step of a long accumulate (two stack buffers of 4 KiB). */
-#define DIRECT_STEP	512
-
-/*
- * The element accesses of acc_steps(), inline: called with a constant
- * @size, each is one instruction (a load, a lock cmpxchg of that width,
- * the same instruction mpirma_native_cmpxchg() issues), not a call.
- */
-static inline __attribute__((always_inline)) uint64_t
-step_load(const char *p, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
-	case 2:
-		return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
-	case 4:
-		return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
-	default:
-		return __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
-	}
-}
-
-#define STEP_CAS(T, p, old, new)					\
-	({ T o_ = (T)(old);						\
-	   __atomic_compare_exchange_n((T *)(p), &o_, (T)(new), false,	\
-				       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); })
-
-static inline __attribute__((always_inline)) bool
-step_cas(char *p, uint64_t old, uint64_t new, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return STEP_CAS(uint8_t, p, old, new);
-	case 2:
-		return STEP_CAS(uint16_t, p, old, new);
-	case 4:
-		return STEP_CAS(uint32_t, p, old, new);
-	default:
-		return STEP_CAS(uint64_t, p, old, new);
-	}
-}
-
-/*
- * An accumulate or get_accumulate of many elements with an arithmetic op:
- * per step, a snapshot of the targets, the reduction engine over the whole
- * step at once, then one compare-and-exchange per element that publishes
- * the result if the element has not changed meanwhile.  An element that
- * did change takes mpirma_native_element()'s loop.  Same atomicity as
- * element by element, with the arithmetic's cost per call paid once per
- * step.  An element whose value the op leaves as it was is not written:
- * the update took effect at the snapshot.
- *
- * Always inlined with a constant @size (acc_steps()): a variable size made
- * every element cost two calls to memcpy() and two to native_elem.c,
- * more than the arithmetic itself.
- *
- * The steps run in a rotated order starting at @first: ranks that
- * accumulate into the same range at once (the usual reduction pattern)
- * otherwise walk it in lock-step, and every compare-and-exchange of the
- * slower one fails and takes the per-element loop.  Elements of one
- * operation have no order among them, so this changes no semantics.
- */
-static inline __attribute__((always_inline)) void
-acc_steps_sized(const struct mpirma_op *op, char *t, const char *src,
-		char *res, uint64_t n, unsigned int size, uint64_t first)
-{
-	uint64_t cur[DIRECT_STEP], next[DIRECT_STEP];
-	uint64_t nsteps = (n + DIRECT_STEP - 1) / DIRECT_STEP, s, i, k, m;
-
-	for (s = 0; s < nsteps; s++) {
-		char *tp;
-
-		i = (first + s) % nsteps * DIRECT_STEP;
-		tp = t + i * size;
-		m = n - i < DIRECT_STEP ? n - i : DIRECT_STEP;
-		/* packed: element k of the step at byte k * size */
-		for (k = 0; k < m; k++) {
-			uint64_t v = step_load(tp + k * size, size);
-
-			memcpy((char *)cur + k * size, &v, size);
-			memcpy((char *)next + k * size, &v, size);
-		}
-		mpirma_reduce(op->type, op->op, next, src + i * size, NULL, m);
-		for (k = 0; k < m; k++) {
-			uint64_t c = 0, v = 0;
-
-			memcpy(&c, (char *)cur + k * size, size);
-			memcpy(&v, (char *)next + k * size, size);
-			if (v != c && !step_cas(tp + k * size, c, v, size)) {
-				/* raced: this one element, the careful way */
-				mpirma_native_element(op->kind, op->type, op->op,
-						      tp + k * size,
-						      src + (i + k) * size, NULL,
-						      res ? res + (i + k) * size :
-						      NULL, size);
-				continue;
-			}
-			if (res)
-				memcpy(res + (i + k) * size, &c, size);
-		}
-	}
-}
-
-/* @rank of @nranks starts its steps its share of the way in. */
-static void acc_steps(const struct mpirma_op *op, char *t, const char *src,
-		      char *res, uint64_t n, unsigned int size, int rank,
-		      int nranks)
-{
-	uint64_t nsteps = (n + DIRECT_STEP - 1) / DIRECT_STEP;
-	uint64_t first = nsteps * (uint64_t)rank / (uint64_t)nranks;
-
-	switch (size) {
-	case 1:
-		acc_steps_sized(op, t, src, res, n, 1, first);
-		break;
-	case 2:
-		acc_steps_sized(op, t, src, res, n, 2, first);
-		break;
-	case 4:
-		acc_steps_sized(op, t, src, res, n, 4, first);
-		break;
-	default:
-		acc_steps_sized(op, t, src, res, n, 8, first);
-		break;
-	}
-}
-
 void mpirma_win_direct_report(struct mpirma_window *w)
 {
 	struct mpirma_win_stats_add a;
@@ -403,11 +275,12 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		 * that is one locked instruction per element gains nothing
 		 * from a snapshot.
 		 */
-		if (n > 1 && src && op->kind != MPIRMA_KIND_CAS &&
-		    op->op != MPIRMA_OP_REPLACE &&
-		    !mpirma_native_one_instr(op->kind, op->type, op->op,
-					     res != NULL)) {
-			acc_steps(op, t, src, res, n, size, w->rank, w->size);
+		if (n > 1 && src &&
+		    mpirma_native_stepped(op->kind, op->type, op->op,
+					  res != NULL)) {
+			mpirma_native_steps(op->kind, op->type, op->op, t, src,
+					    res, n, size, (unsigned int)w->rank,
+					    (unsigned int)w->size);
 			return;
 		}
 		for (i = 0; i < n; i++)
