@@ -77,13 +77,21 @@ struct gbuf {
 	size_t len;
 };
 
-static void gbuf_init(struct gbuf *b, size_t len, size_t off)
+/* malloc() that ends the test when there is no memory. */
+static void *xmalloc(size_t len)
 {
-	b->alloc = malloc(GUARD + off + len + GUARD);
-	if (!b->alloc) {
+	void *p = malloc(len);
+
+	if (!p) {
 		perror("malloc");
 		exit(2);
 	}
+	return p;
+}
+
+static void gbuf_init(struct gbuf *b, size_t len, size_t off)
+{
+	b->alloc = xmalloc(GUARD + off + len + GUARD);
 	memset(b->alloc, GUARD_BYTE, GUARD + off + len + GUARD);
 	b->p = b->alloc + GUARD + off;
 	b->len = len;
@@ -176,15 +184,11 @@ static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
 	size_t size = ref_type_size(type);
 	size_t n = ref_pairs_count(type, 64, MAX_ELEMS);
 	size_t len = n * size, k, bad = 0;
-	uint8_t *rt = malloc(len), *rs = malloc(len), *ro = malloc(len);
-	uint8_t *orig = malloc(len);
+	uint8_t *rt = xmalloc(len), *rs = xmalloc(len), *ro = xmalloc(len);
+	uint8_t *orig = xmalloc(len);
 	struct gbuf t, s, o;
 	char b1[128], b2[128], b3[128], b4[128];
 
-	if (!rt || !rs || !ro || !orig) {
-		perror("malloc");
-		exit(2);
-	}
 	gbuf_init(&t, len, off);
 	gbuf_init(&s, len, (off * 3 + 1) % 8);
 	gbuf_init(&o, len, (off + 5) % 8);
@@ -350,12 +354,8 @@ static void test_native_element(void)
 
 		if (size != 1 && size != 2 && size != 4 && size != 8)
 			continue;
-		tv = malloc(n * size);
-		sv = malloc(n * size);
-		if (!tv || !sv) {
-			perror("malloc");
-			exit(2);
-		}
+		tv = xmalloc(n * size);
+		sv = xmalloc(n * size);
 		for (op = 0; op < MPIRMA_NR_OPS; op++) {
 			if (!ref_op_allowed(op, type))
 				continue;
@@ -423,15 +423,11 @@ static void test_native_steps(void)
 
 		if (size != 1 && size != 2 && size != 4 && size != 8)
 			continue;
-		tv = malloc(max * size);
-		sv = malloc(max * size);
-		t = aligned_alloc(8, ((max * size + 7) / 8) * 8);
-		want = malloc(max * size);
-		old = malloc(max * size);
-		if (!tv || !sv || !t || !want || !old) {
-			perror("malloc");
-			exit(2);
-		}
+		tv = xmalloc(max * size);
+		sv = xmalloc(max * size);
+		t = xmalloc(max * size);	/* malloc: 16-byte aligned */
+		want = xmalloc(max * size);
+		old = xmalloc(max * size);
 		for (op = 0; op < MPIRMA_NR_OPS; op++) {
 			if (!ref_op_allowed(op, type))
 				continue;
