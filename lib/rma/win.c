@@ -428,17 +428,19 @@ static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
 }
 
 /*
- * Map every rank's memory of an ALLOC or USER window; @base: out, where the
- * caller's own part lies in the mapping (NULL when nothing is mapped: every
- * rank asked for 0 bytes, or the kernel does not map USER windows).
+ * Map every rank's memory of an ALLOC or USER window; @base: NULL, or out,
+ * where the caller's own part lies in the mapping (NULL when nothing is
+ * mapped: every rank asked for 0 bytes, or the kernel does not map USER
+ * windows).
  */
-static int win_map(struct mpirma_window *w, char **base)
+static int win_map(struct mpirma_window *w, void **base)
 {
 	struct mpirma_win_query q;
 	void *p;
 	int ret;
 
-	*base = NULL;
+	if (base)
+		*base = NULL;
 	ret = win_query(w, w->rank, &q);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
@@ -450,7 +452,8 @@ static int win_map(struct mpirma_window *w, char **base)
 		return mpirma_err_errno(-errno, "mapping the window's memory");
 	w->map = p;
 	w->map_len = q.mmap_length;
-	*base = (char *)p + q.seg_offset;
+	if (base)
+		*base = (char *)p + q.seg_offset;
 	win_map_segs(w, p, q.strategy);
 	return MPI_SUCCESS;
 }
@@ -531,7 +534,7 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 		 * The kernel window exists on every rank now; failing here
 		 * leaves it to the end of the job (freeing it is collective).
 		 */
-		ret = win_map(w, (char **)&w->base);
+		ret = win_map(w, &w->base);
 		if (ret) {
 			win_discard(w);
 			return ret;
@@ -542,9 +545,7 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 		 * Created windows only gain the direct path from the mapping:
 		 * without it (out of mappings, say) the kernel serves them.
 		 */
-		char *own;
-
-		(void)win_map(w, &own);
+		(void)win_map(w, NULL);
 	}
 	*win = w->handle;
 	return MPI_SUCCESS;
