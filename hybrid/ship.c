@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,9 +51,9 @@
 #define HY_PENDING_MAX	1024	/* acknowledgements kept before waiting */
 #define HY_BATCH_OPS	256	/* accumulates per message, at most ... */
 #define HY_BATCH_BYTES	65536	/* ... and bytes (one larger goes alone) */
-#define HY_IDLE_SPINS	64	/* polls with only a yield between them */
-#define HY_IDLE_MIN_NS	2000	/* then sleeps from 2 us ... */
-#define HY_IDLE_MAX_NS	500000	/* ... doubling up to 0.5 ms */
+#define HY_IDLE_MIN_NS	2000	/* the agent's sleeps between polls: 2 us ... */
+#define HY_IDLE_MAX_NS	2000000	/* ... to 2 ms */
+#define HY_IDLE_SHARE	20	/* idle, a sleep of 20 polls' time per poll */
 
 /* What travels: header, target blocks, origin data, compare value. */
 struct ship_hdr {
@@ -336,27 +335,51 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
 /*
  * Waits for the next operation.  A blocking probe would keep a CPU busy in
  * the host's progress loop (and its lock) for the agent's whole life, taken
- * from the program's threads: the agent polls, and sleeps longer and longer
- * (up to HY_IDLE_MAX_NS) while nothing comes.
+ * from the program's threads, which usually have every core of the node:
+ * so the agent polls and sleeps.  What a poll costs is measured, not
+ * guessed: a microsecond on a quiet node, a hundred times that on a busy or
+ * emulated one, where every poll also takes the host's lock from the
+ * program's own MPI calls.  The first sleep after a poll lasts as long as
+ * the poll did, and the sleeps double up to HY_IDLE_SHARE polls' time, so
+ * an idle agent takes no more than about 5% of a CPU (and sleeps at most
+ * HY_IDLE_MAX_NS), while one that is being sent a stream polls often.
  */
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long clamp_ns(long long ns, long long lo, long long hi)
+{
+	return ns < lo ? lo : ns > hi ? hi : ns;
+}
+
 static bool probe(MPI_Message *m, MPI_Status *st)
 {
-	struct timespec ts = { 0, 0 };
+	static long long poll_ns = HY_IDLE_MIN_NS;	/* the agent's alone */
+	long long sleep_ns = 0, t;
 	int flag = 0;
 
-	for (int polls = 0;; polls++) {
+	for (;;) {
+		struct timespec ts;
+
+		t = mono_ns();
 		if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag,
 				 m, st) != MPI_SUCCESS)
 			return false;
+		/* a running mean over the last eight polls or so */
+		poll_ns += (mono_ns() - t - poll_ns) / 8;
 		if (flag)
 			return true;
-		if (polls < HY_IDLE_SPINS) {
-			sched_yield();
-			continue;
-		}
-		ts.tv_nsec = ts.tv_nsec ? ts.tv_nsec * 2 : HY_IDLE_MIN_NS;
-		if (ts.tv_nsec > HY_IDLE_MAX_NS)
-			ts.tv_nsec = HY_IDLE_MAX_NS;
+		sleep_ns = clamp_ns(sleep_ns ? 2 * sleep_ns : poll_ns,
+				    HY_IDLE_MIN_NS,
+				    clamp_ns(HY_IDLE_SHARE * poll_ns,
+					     HY_IDLE_MIN_NS, HY_IDLE_MAX_NS));
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)sleep_ns;
 		nanosleep(&ts, NULL);
 	}
 }
