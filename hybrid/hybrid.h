@@ -57,8 +57,13 @@
  *	then means the logical node)
  * @world_group: the host's group of MPI_COMM_WORLD (rank translation)
  * @span: windows that span nodes get engine parts (every rank is served,
- *	the host granted MPI_THREAD_MULTIPLE everywhere, there are several
- *	nodes); false: such windows are the host's alone
+ *	there are several nodes, and with @agent the host granted
+ *	MPI_THREAD_MULTIPLE everywhere); false: such windows are the host's
+ *	alone
+ * @span_host_acc: MPIRMA_SPAN_ACCUMULATE=host: on those windows every
+ *	accumulate-like operation is the host's, to any target, so the host
+ *	is their one atomicity domain and no agent runs
+ * @agent: this process runs the agent thread (ship.c)
  * @thread_level: what MPI_Query_thread answers (the level the program
  *	was given), or -1: the host's own answer
  * @ship_comm: the host communicator shipped operations travel on (a
@@ -80,6 +85,8 @@ struct hy_state {
 	bool logical;
 	MPI_Group world_group;
 	bool span;
+	bool span_host_acc;
+	bool agent;
 	int thread_level;
 	MPI_Comm ship_comm;
 	bool threads;
@@ -355,7 +362,10 @@ int hy_span_settle(struct hy_win *w, int rank);
  * synchronization leaves them (call after it, with hy.lock held):
  * hy_span_access() is MPI_SUCCESS when an operation to window rank @rank
  * may be issued (always on a window that does not span nodes), else
- * MPI_ERR_RMA_SYNC (hy_fail).  hy_span_start() records @group's ranks.
+ * MPI_ERR_RMA_SYNC (hy_fail).  hy_span_start() records @group's ranks
+ * and, unless @posted (MPI_MODE_NOCHECK), waits until the node-local ones
+ * have posted; hy_span_post() (without hy.lock) tells @group's node-local
+ * origins that this process posted.  Both return host classes.
  */
 int hy_span_access_check(const struct hy_win *w, int rank);
 
@@ -363,7 +373,8 @@ static inline int hy_span_access(const struct hy_win *w, int rank)
 {
 	return w->span ? hy_span_access_check(w, rank) : MPI_SUCCESS;
 }
-void hy_span_start(struct hy_win *w, MPI_Group group);
+int hy_span_start(struct hy_win *w, MPI_Group group, bool posted);
+int hy_span_post(struct hy_win *w, MPI_Group group);
 
 /* Is window rank @rank of @w on another node (served by span.c)? */
 static inline bool hy_remote(const struct hy_win *w, int rank)
@@ -403,6 +414,22 @@ static inline struct hy_win *hy_enter_to(MPI_Win win, int target)
 	struct hy_win *w = hy_enter(win);
 
 	if (w && hy_remote(w, target)) {
+		hy_unlock();
+		return NULL;
+	}
+	return w;
+}
+
+/*
+ * hy_enter() for an accumulate-like operation: NULL (lock not taken) also
+ * on a window that spans nodes when the host applies them all
+ * (hy.span_host_acc).
+ */
+static inline struct hy_win *hy_enter_acc(MPI_Win win)
+{
+	struct hy_win *w = hy_enter(win);
+
+	if (w && w->span && hy.span_host_acc) {
 		hy_unlock();
 		return NULL;
 	}

@@ -297,7 +297,8 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 }
 
 /*
- * Windows that span nodes get engine parts when every rank is served and
+ * Windows that span nodes get engine parts when every rank is served and,
+ * unless the host applies their accumulates (MPIRMA_SPAN_ACCUMULATE=host),
  * the host granted MPI_THREAD_MULTIPLE everywhere (the agent runs beside
  * the program's threads).  Collective over MPI_COMM_WORLD.
  */
@@ -307,9 +308,30 @@ static int span_default;	/* 1 once the program asks for THREAD_MULTIPLE */
 static int span_default = 1;
 #endif
 
+/* MPIRMA_SPAN_ACCUMULATE: "agent" (the default) or "host". */
+static bool span_host_acc(void)
+{
+	static int said;
+	const char *v = getenv("MPIRMA_SPAN_ACCUMULATE");
+
+	if (!v || !*v || !strcmp(v, "agent"))
+		return false;
+	if (!strcmp(v, "host"))
+		return true;
+	if (!said++)
+		fprintf(stderr, "mpirma: MPIRMA_SPAN_ACCUMULATE=%s: not agent "
+			"or host; using agent\n", v);
+	return false;
+}
+
+/*
+ * Under Open MPI spanning needs asking for, since the agent's
+ * MPI_THREAD_MULTIPLE breaks osc pt2pt; host accumulates need no agent.
+ */
 static int span_wanted(void)
 {
-	return env_int("MPIRMA_SPANNING", span_default, 0, 1);
+	return env_int("MPIRMA_SPANNING",
+		       span_host_acc() ? 1 : span_default, 0, 1);
 }
 
 static void span_start(int ok, bool say)
@@ -327,16 +349,22 @@ static void span_start(int ok, bool say)
 	PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!nodes)
 		return;		/* no window can span nodes */
+	hy.span_host_acc = span_host_acc();
 	if (!want)
 		why = "MPIRMA_SPANNING=0";
 	else if (!all[0])
 		why = "mpirma does not serve every node";
-	else if (!all[1])
+	else if (!all[1] && !hy.span_host_acc)
 		why = HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
 		      "which the layer's agent thread needs";
 	hy.span = !why;
 	hy_ship_start();
-	if (say && hy.span)
+	if (say && hy.span && hy.span_host_acc)
+		fprintf(stderr, "mpirma: windows that span nodes: node-local "
+			"puts and gets through the module, every "
+			"accumulate-like operation through " HY_HOST_NAME
+			" (MPIRMA_SPAN_ACCUMULATE=host)\n");
+	else if (say && hy.span)
 		fprintf(stderr, "mpirma: windows that span nodes: node-local "
 			"targets through the module, accumulates to other "
 			"nodes shipped to the target's agent\n");
@@ -425,7 +453,8 @@ int hy_start(void)
 /* Ask the host for MPI_THREAD_MULTIPLE (for the agent)? */
 static bool want_threads(void)
 {
-	return span_wanted() && access(MPIRMA_DEVICE, F_OK) == 0;
+	return span_wanted() && !span_host_acc() &&
+	       access(MPIRMA_DEVICE, F_OK) == 0;
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -428,10 +428,11 @@ int hy_ship_start(void)
 {
 	int ok, all;
 
-	if (!hy.span)
+	if (!hy.span || hy.span_host_acc)
 		return MPI_SUCCESS;
 	PMPI_Comm_dup(MPI_COMM_WORLD, &hy.ship_comm);
 	ok = pthread_create(&agent_thread, NULL, agent, NULL) == 0;
+	hy.agent = ok;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
 		if (ok)
@@ -446,13 +447,14 @@ void hy_ship_stop(void)
 	struct ship_hdr quit = { .slot = HY_QUIT };
 	int me;
 
-	if (!hy.span)
+	if (!hy.agent)
 		return;
 	PMPI_Comm_rank(hy.ship_comm, &me);
 	PMPI_Send(&quit, sizeof(quit), MPI_BYTE, me, HY_TAG_OP, hy.ship_comm);
 	pthread_join(agent_thread, NULL);
 	PMPI_Comm_free(&hy.ship_comm);
 	hy.span = false;
+	hy.agent = false;
 	free(slots);
 	slots = NULL;
 	nslots = 0;

@@ -18,6 +18,15 @@
  * agent (ship.c), so all of a target's accumulates run in its node's
  * atomicity domain.
  *
+ * PSCW: the host matches post and start, but the standard lets
+ * MPI_Win_start return before the posts came (Open MPI's osc pt2pt only
+ * holds back its own operations until then), and the module serves the
+ * node-local targets without the host.  So a post also tells each of its
+ * node-local origins through the engine (a message of no bytes), and
+ * MPI_Win_start waits for those of its node-local targets; with
+ * MPI_MODE_NOCHECK, which the standard requires on both calls or neither,
+ * neither happens.
+ *
  * Completion: what this process issued to a target is complete there when
  * the engine has flushed it (node-local target) or its agent has
  * acknowledged it and the host has flushed (other nodes).  Every call that
@@ -29,6 +38,9 @@
 
 #include "hybrid.h"
 #include "ship.h"
+
+/* Engine message of no bytes: a target posted to a node-local origin. */
+#define HY_TAG_POSTED	0x5350
 
 /* Engine part: its epoch is open (hy_span_release ends it on failure). */
 static bool engine_open(struct hy_win *w)
@@ -82,7 +94,7 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		ok = engine_open(w);
 		hy_unlock();
 		sp->myslot = -1;
-		if (ok)
+		if (ok && hy.agent)
 			ok = hy_ship_open(w) >= 0;
 	}
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, a->comm);
@@ -169,27 +181,77 @@ int hy_span_access_check(const struct hy_win *w, int rank)
 		       "MPI_Win_start first)", rank);
 }
 
-void hy_span_start(struct hy_win *w, MPI_Group group)
+/*
+ * The window ranks of host group @group as flags in @in (one per window
+ * rank).  False when out of memory (@in then unchanged).
+ */
+static bool group_flags(const struct hy_win *w, MPI_Group group,
+			unsigned char *in)
 {
-	struct hy_span *sp = w->span;
 	int n = 0, *from, *to;
+	bool ok;
 
 	PMPI_Group_size(group, &n);
 	from = malloc(sizeof(int) * (size_t)(n ? n : 1));
 	to = malloc(sizeof(int) * (size_t)(n ? n : 1));
-	memset(sp->in_start, 0, (size_t)sp->size);
-	if (from && to) {
+	ok = from && to;
+	if (ok) {
+		memset(in, 0, (size_t)w->span->size);
 		for (int k = 0; k < n; k++)
 			from[k] = k;
 		PMPI_Group_translate_ranks(group, n, from, w->hgroup, to);
 		for (int k = 0; k < n; k++)
-			if (to[k] >= 0 && to[k] < sp->size)
-				sp->in_start[to[k]] = 1;
-	} else {
-		/* Out of memory: no check rather than a false error. */
-		memset(sp->in_start, 1, (size_t)sp->size);
+			if (to[k] >= 0 && to[k] < w->span->size)
+				in[to[k]] = 1;
 	}
-	sp->started = true;
 	free(from);
 	free(to);
+	return ok;
+}
+
+int hy_span_post(struct hy_win *w, MPI_Group group)
+{
+	struct hy_span *sp = w->span;
+	unsigned char *in = malloc((size_t)sp->size);
+	int ret = MPI_SUCCESS;
+
+	if (!in || !group_flags(w, group, in)) {
+		free(in);
+		return hy_fail(MPI_ERR_NO_MEM, "out of memory (MPI_Win_post)");
+	}
+	hy_lock();
+	for (int r = 0; r < sp->size && !ret; r++) {
+		MPII_Request req;
+
+		if (!in[r] || sp->erank[r] < 0)
+			continue;
+		ret = hy_inner(MPII_Isend(NULL, 0, MPII_BYTE, sp->erank[r],
+					  HY_TAG_POSTED, w->icomm, &req));
+		if (!ret)
+			MPII_Request_free(&req);
+	}
+	hy_unlock();
+	free(in);
+	return ret;
+}
+
+int hy_span_start(struct hy_win *w, MPI_Group group, bool posted)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS;
+
+	if (!group_flags(w, group, sp->in_start)) {
+		/* Out of memory: no check rather than a false error. */
+		memset(sp->in_start, 1, (size_t)sp->size);
+		ret = posted ? MPI_SUCCESS :
+		      hy_fail(MPI_ERR_NO_MEM, "out of memory (MPI_Win_start)");
+		posted = true;
+	}
+	sp->started = true;
+	for (int r = 0; r < sp->size && !posted && !ret; r++)
+		if (sp->in_start[r] && sp->erank[r] >= 0)
+			ret = hy_inner(MPII_Recv(NULL, 0, MPII_BYTE,
+						 sp->erank[r], HY_TAG_POSTED,
+						 w->icomm, MPII_STATUS_IGNORE));
+	return ret;
 }

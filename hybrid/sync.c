@@ -51,6 +51,7 @@ static inline bool host_only(struct hy_win *w)
 	return true;
 }
 
+
 /*
  * MPI_PROC_NULL as the target of lock, unlock or flush on a window that
  * spans nodes: a no-op, as the standard says and the engine does (Open MPI
@@ -91,6 +92,15 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 		return MPI_SUCCESS;
 	if (w && host_only(w)) {
 		ret = PMPI_Win_lock(lock_type, rank, assert, win);
+		/*
+		 * Held for real when the call returns: the standard lets the
+		 * host acquire it later (Open MPI's osc pt2pt asks with the
+		 * first operation), but the module serves node-local targets
+		 * without the host seeing an operation.  A flush of nothing
+		 * waits for the grant; on failure the epoch stays open.
+		 */
+		if (!ret)
+			ret = PMPI_Win_flush(rank, win);
 		if (!ret && rank >= 0 && rank < w->span->size)
 			span_epoch(&w->span->lock_of[rank], true);
 		return ret;
@@ -133,6 +143,9 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 	if (w && host_only(w)) {
 		int ret = PMPI_Win_lock_all(assert, win);
 
+		/* Held for real, as in MPI_Win_lock. */
+		if (!ret)
+			ret = PMPI_Win_flush_all(win);
 		if (!ret)
 			span_epoch_bool(&w->span->lock_all, true);
 		return ret;
@@ -168,11 +181,12 @@ int MPI_Win_flush(int rank, MPI_Win win)
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
 	if (w->span) {
-		bool remote = !hy_rank_local(w, rank);
+		bool host = !hy_rank_local(w, rank) || hy.span_host_acc;
 		int ret = hy_span_settle(w, rank);
 
-		/* A node-local target has nothing in the host's window. */
-		return span_end(w, ret, remote ? PMPI_Win_flush(rank, win) :
+		/* A node-local target has nothing in the host's window,
+		 * unless the host applies accumulates. */
+		return span_end(w, ret, host ? PMPI_Win_flush(rank, win) :
 				MPI_SUCCESS, "MPI_Win_flush");
 	}
 	return hy_leave(w, MPII_Win_flush(hy_rank(w, rank), w->inner),
@@ -203,10 +217,10 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
 	if (w->span) {
-		bool remote = !hy_rank_local(w, rank);
+		bool host = !hy_rank_local(w, rank) || hy.span_host_acc;
 		int ret = hy_span_settle(w, rank);
 
-		return span_end(w, ret, remote ?
+		return span_end(w, ret, host ?
 				PMPI_Win_flush_local(rank, win) : MPI_SUCCESS,
 				"MPI_Win_flush_local");
 	}
@@ -263,8 +277,15 @@ static int with_group(struct hy_win *w, MPI_Group group, int assert,
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
+	int ret;
 
-	if (!w || host_only(w))
+	if (w && host_only(w)) {
+		ret = PMPI_Win_post(group, assert, win);
+		if (ret || (assert & MPI_MODE_NOCHECK))
+			return ret;
+		return hy_done(w, hy_span_post(w, group), "MPI_Win_post");
+	}
+	if (!w)
 		return PMPI_Win_post(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_post, "MPI_Win_post");
 }
@@ -276,12 +297,12 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 	if (w && host_only(w)) {
 		int ret = PMPI_Win_start(group, assert, win);
 
-		if (!ret) {
-			hy_lock();
-			hy_span_start(w, group);
-			hy_unlock();
-		}
-		return ret;
+		if (ret)
+			return ret;
+		hy_lock();
+		ret = hy_span_start(w, group, assert & MPI_MODE_NOCHECK);
+		hy_unlock();
+		return hy_done(w, ret, "MPI_Win_start");
 	}
 	if (!w)
 		return PMPI_Win_start(group, assert, win);

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mtest.h"
 
@@ -28,13 +27,6 @@
 #define INCS	25
 
 static int right, left;
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 static void test_fence(void)
 {
@@ -300,7 +292,7 @@ static void test_pscw_early_post(void)
 		CHECK_MPI(MPI_Win_complete(win));
 		break;
 	case 1:
-		sleep_ms(300);
+		mtest_sleep_ms(300);
 		mem = 111;
 		CHECK_MPI(MPI_Win_post(g0, 0, win));
 		CHECK_MPI(MPI_Win_wait(win));

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "mtest.h"
 
@@ -34,6 +35,13 @@ void mtest_init_thread(int *argc, char ***argv, const char *name,
 void mtest_section(const char *what)
 {
 	section = what;
+}
+
+void mtest_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
 }
 
 bool mtest_check(bool ok, const char *file, int line, const char *fmt, ...)

@@ -28,6 +28,8 @@ void mtest_init_thread(int *argc, char ***argv, const char *name,
 		       int required, int *provided);
 /* Label for failure messages until the next call ("fence", "lock", ...). */
 void mtest_section(const char *what);
+/* Sleeps @ms milliseconds (to let a peer run ahead, or not). */
+void mtest_sleep_ms(int ms);
 /* Sum failures over MPI_COMM_WORLD, print the summary, MPI_Finalize.
  * Returns the exit status for main().
  */
