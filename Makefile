@@ -252,6 +252,7 @@ help:
 	@echo "make faults       fault injection, random kill -9, reload tests in the VM"
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
+	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
 	@echo "make debug-kernel the KASAN/lockdep/UBSAN/KFENCE kernel (cached, long build)"
 	@echo "                  DEBUG_KSRC=6.1|6.12 (source version) DEBUG_RT=1 (PREEMPT_RT, 6.12)"
 	@echo "make check-debug  the VM suite on the debug kernel (CHECK_ARGS=selftests...)"
@@ -798,6 +799,22 @@ check-2node: deps
 	@tools/mpirma-deps --two-vms
 	$(MAKE) all $(TWONODE_PROGS)
 	tools/vm-2node $(TWONODE_ARGS)
+
+# The benchmark across the two VMs (bench/run-2node): each host MPI alone
+# and with its layer, one rank per VM, so that the remote targets of the
+# layer's issue are really remote; the table is bench/hybrid-summary's.
+BENCH_2NODE_DIR := $(B)/bench-2node
+BENCH_2NODE_ARGS ?=
+BENCH_2NODE_NOTE := two VMs, one rank each: rank 1 on node2, its target rank 0 on node1, \
+	over TCP between the VMs (2 nodes: the two VMs)
+SCRIPTS += bench/run-2node
+
+.PHONY: bench-2node
+bench-2node: deps
+	@tools/mpirma-deps --two-vms
+	$(MAKE) all $(RMA_BENCH_PEERS)
+	bench/run-2node -o $(BENCH_2NODE_DIR) $(BENCH_2NODE_ARGS)
+	bench/hybrid-summary $(BENCH_2NODE_DIR) "$(BENCH_2NODE_NOTE)"
 
 # ------------------------------------------------------------------ debug kernel
 
