@@ -51,7 +51,6 @@ static inline bool host_only(struct hy_win *w)
 	return true;
 }
 
-
 /*
  * MPI_PROC_NULL as the target of lock, unlock or flush on a window that
  * spans nodes: a no-op, as the standard says and the engine does (Open MPI
@@ -95,11 +94,11 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 		/*
 		 * Held for real when the call returns: the standard lets the
 		 * host acquire it later (Open MPI's osc pt2pt asks with the
-		 * first operation), but the module serves node-local targets
+		 * first operation), but the module serves a node-local target
 		 * without the host seeing an operation.  A flush of nothing
 		 * waits for the grant; on failure the epoch stays open.
 		 */
-		if (!ret)
+		if (!ret && hy_rank_local(w, rank))
 			ret = PMPI_Win_flush(rank, win);
 		if (!ret && rank >= 0 && rank < w->span->size)
 			span_epoch(&w->span->lock_of[rank], true);
