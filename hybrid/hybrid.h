@@ -362,10 +362,16 @@ int hy_span_settle(struct hy_win *w, int rank);
  * synchronization leaves them (call after it, with hy.lock held):
  * hy_span_access() is MPI_SUCCESS when an operation to window rank @rank
  * may be issued (always on a window that does not span nodes), else
- * MPI_ERR_RMA_SYNC (hy_fail).  hy_span_start() records @group's ranks
- * and, unless @posted (MPI_MODE_NOCHECK), waits until the node-local ones
- * have posted; hy_span_post() (without hy.lock) tells @group's node-local
- * origins that this process posted.  Both return host classes.
+ * MPI_ERR_RMA_SYNC (hy_fail).
+ *
+ * PSCW: hy_span_group() sets @in[r] for the window ranks r of host group
+ * @group (false: out of memory, @in unchanged), before the host's call, so
+ * that nothing fails after it.  After the host's post, hy_span_post()
+ * (without hy.lock) tells the node-local origins flagged in @in that this
+ * process posted; after the host's start, hy_span_start() (hy.lock held)
+ * opens the access epoch to the ranks in sp->in_start and, unless @posted
+ * (MPI_MODE_NOCHECK), waits until the node-local ones have posted.  Both
+ * return host classes.
  */
 int hy_span_access_check(const struct hy_win *w, int rank);
 
@@ -373,8 +379,10 @@ static inline int hy_span_access(const struct hy_win *w, int rank)
 {
 	return w->span ? hy_span_access_check(w, rank) : MPI_SUCCESS;
 }
-int hy_span_start(struct hy_win *w, MPI_Group group, bool posted);
-int hy_span_post(struct hy_win *w, MPI_Group group);
+bool hy_span_group(const struct hy_win *w, MPI_Group group,
+		   unsigned char *in);
+int hy_span_post(struct hy_win *w, const unsigned char *in);
+int hy_span_start(struct hy_win *w, bool posted);
 
 /* Is window rank @rank of @w on another node (served by span.c)? */
 static inline bool hy_remote(const struct hy_win *w, int rank)

@@ -181,12 +181,8 @@ int hy_span_access_check(const struct hy_win *w, int rank)
 		       "MPI_Win_start first)", rank);
 }
 
-/*
- * The window ranks of host group @group as flags in @in (one per window
- * rank).  False when out of memory (@in then unchanged).
- */
-static bool group_flags(const struct hy_win *w, MPI_Group group,
-			unsigned char *in)
+bool hy_span_group(const struct hy_win *w, MPI_Group group,
+		   unsigned char *in)
 {
 	int n = 0, *from, *to;
 	bool ok;
@@ -209,16 +205,11 @@ static bool group_flags(const struct hy_win *w, MPI_Group group,
 	return ok;
 }
 
-int hy_span_post(struct hy_win *w, MPI_Group group)
+int hy_span_post(struct hy_win *w, const unsigned char *in)
 {
 	struct hy_span *sp = w->span;
-	unsigned char *in = malloc((size_t)sp->size);
 	int ret = MPI_SUCCESS;
 
-	if (!in || !group_flags(w, group, in)) {
-		free(in);
-		return hy_fail(MPI_ERR_NO_MEM, "out of memory (MPI_Win_post)");
-	}
 	hy_lock();
 	for (int r = 0; r < sp->size && !ret; r++) {
 		MPII_Request req;
@@ -231,22 +222,14 @@ int hy_span_post(struct hy_win *w, MPI_Group group)
 			MPII_Request_free(&req);
 	}
 	hy_unlock();
-	free(in);
 	return ret;
 }
 
-int hy_span_start(struct hy_win *w, MPI_Group group, bool posted)
+int hy_span_start(struct hy_win *w, bool posted)
 {
 	struct hy_span *sp = w->span;
 	int ret = MPI_SUCCESS;
 
-	if (!group_flags(w, group, sp->in_start)) {
-		/* Out of memory: no check rather than a false error. */
-		memset(sp->in_start, 1, (size_t)sp->size);
-		ret = posted ? MPI_SUCCESS :
-		      hy_fail(MPI_ERR_NO_MEM, "out of memory (MPI_Win_start)");
-		posted = true;
-	}
 	sp->started = true;
 	for (int r = 0; r < sp->size && !posted && !ret; r++)
 		if (sp->in_start[r] && sp->erank[r] >= 0)

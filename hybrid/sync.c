@@ -11,6 +11,8 @@
  * host window; the calls that complete operations first complete what the
  * engine and the agents carry (hy_span_settle), span.c.
  */
+#include <stdlib.h>
+
 #include "hybrid.h"
 
 /*
@@ -96,10 +98,15 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 		 * host acquire it later (Open MPI's osc pt2pt asks with the
 		 * first operation), but the module serves a node-local target
 		 * without the host seeing an operation.  A flush of nothing
-		 * waits for the grant; on failure the epoch stays open.
+		 * waits for the grant (MPI_MODE_NOCHECK asks for none); if it
+		 * fails, the lock is given back: the call failed as a whole.
 		 */
-		if (!ret && hy_rank_local(w, rank))
+		if (!ret && !(assert & MPI_MODE_NOCHECK) &&
+		    hy_rank_local(w, rank)) {
 			ret = PMPI_Win_flush(rank, win);
+			if (ret)
+				PMPI_Win_unlock(rank, win);
+		}
 		if (!ret && rank >= 0 && rank < w->span->size)
 			span_epoch(&w->span->lock_of[rank], true);
 		return ret;
@@ -143,8 +150,11 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 		int ret = PMPI_Win_lock_all(assert, win);
 
 		/* Held for real, as in MPI_Win_lock. */
-		if (!ret)
+		if (!ret && !(assert & MPI_MODE_NOCHECK)) {
 			ret = PMPI_Win_flush_all(win);
+			if (ret)
+				PMPI_Win_unlock_all(win);
+		}
 		if (!ret)
 			span_epoch_bool(&w->span->lock_all, true);
 		return ret;
@@ -279,10 +289,20 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 	int ret;
 
 	if (w && host_only(w)) {
+		bool notify = !(assert & MPI_MODE_NOCHECK);
+		unsigned char *to = notify ? malloc((size_t)w->span->size) : NULL;
+
+		/* Out of memory before the host posts, not after. */
+		if (notify && (!to || !hy_span_group(w, group, to))) {
+			free(to);
+			return hy_done(w, hy_fail(MPI_ERR_NO_MEM, "out of memory"),
+				       "MPI_Win_post");
+		}
 		ret = PMPI_Win_post(group, assert, win);
-		if (ret || (assert & MPI_MODE_NOCHECK))
-			return ret;
-		return hy_done(w, hy_span_post(w, group), "MPI_Win_post");
+		if (!ret && notify)
+			ret = hy_done(w, hy_span_post(w, to), "MPI_Win_post");
+		free(to);
+		return ret;
 	}
 	if (!w)
 		return PMPI_Win_post(group, assert, win);
@@ -294,12 +314,20 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 
 	if (w && host_only(w)) {
-		int ret = PMPI_Win_start(group, assert, win);
+		int ret;
 
+		/* The ranks first: out of memory before the host starts. */
+		hy_lock();
+		ret = hy_span_group(w, group, w->span->in_start) ? MPI_SUCCESS :
+		      hy_fail(MPI_ERR_NO_MEM, "out of memory");
+		hy_unlock();
+		if (ret)
+			return hy_done(w, ret, "MPI_Win_start");
+		ret = PMPI_Win_start(group, assert, win);
 		if (ret)
 			return ret;
 		hy_lock();
-		ret = hy_span_start(w, group, assert & MPI_MODE_NOCHECK);
+		ret = hy_span_start(w, assert & MPI_MODE_NOCHECK);
 		hy_unlock();
 		return hy_done(w, ret, "MPI_Win_start");
 	}
