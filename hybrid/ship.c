@@ -36,6 +36,7 @@
  * receive of a reply is posted before the operation is sent, both under
  * one lock, so replies, which come back in sending order, match them.
  */
+#define _GNU_SOURCE		/* pthread_setname_np */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@
 #define HY_BATCH_BYTES	65536	/* ... and bytes (one larger goes alone) */
 #define HY_IDLE_MIN_NS	2000	/* the agent's sleeps between polls: 2 us ... */
 #define HY_IDLE_MAX_NS	2000000	/* ... to 2 ms */
-#define HY_IDLE_SHARE	20	/* idle, a sleep of 20 polls' time per poll */
+#define HY_IDLE_SHARE	20	/* idle, a sleep of 20 rounds' cost per round */
 
 /* What travels: header, target blocks, origin data, compare value. */
 struct ship_hdr {
@@ -336,19 +337,24 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
  * Waits for the next operation.  A blocking probe would keep a CPU busy in
  * the host's progress loop (and its lock) for the agent's whole life, taken
  * from the program's threads, which usually have every core of the node:
- * so the agent polls and sleeps.  What a poll costs is measured, not
- * guessed: a microsecond on a quiet node, a hundred times that on a busy or
- * emulated one, where every poll also takes the host's lock from the
- * program's own MPI calls.  The first sleep after a poll lasts as long as
- * the poll did, and the sleeps double up to HY_IDLE_SHARE polls' time, so
- * an idle agent takes no more than about 5% of a CPU (and sleeps at most
- * HY_IDLE_MAX_NS), while one that is being sent a stream polls often.
+ * so the agent polls and sleeps.  What a round of poll and sleep costs is
+ * measured, not guessed: the CPU time the agent itself spent in it (the
+ * poll, and the system call, timer and context switches of the sleep), or
+ * the poll's wall time if longer (then it waited for the host's lock, which
+ * the program's own calls wanted too).  That is a microsecond or two on a
+ * quiet node, a hundred times more on a busy or emulated one.  The first
+ * sleep after a poll lasts as long as a round costs, and the sleeps double
+ * up to HY_IDLE_SHARE rounds' cost, so an idle agent takes no more than
+ * about 5% of a CPU (and sleeps at most HY_IDLE_MAX_NS), while one that is
+ * being sent a stream polls often.  Counting the poll's wall time alone
+ * left out the sleep's own cost: idle agents took 10% of a CPU each in the
+ * emulated VM.
  */
-static long long mono_ns(void)
+static long long clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -359,28 +365,33 @@ static long long clamp_ns(long long ns, long long lo, long long hi)
 
 static bool probe(MPI_Message *m, MPI_Status *st)
 {
-	static long long poll_ns = HY_IDLE_MIN_NS;	/* the agent's alone */
-	long long sleep_ns = 0, t;
+	static long long round_ns = HY_IDLE_MIN_NS;	/* the agent's alone */
+	long long sleep_ns = 0, t, cpu, cost;
 	int flag = 0;
 
 	for (;;) {
 		struct timespec ts;
 
-		t = mono_ns();
+		cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		t = clock_ns(CLOCK_MONOTONIC);
 		if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag,
 				 m, st) != MPI_SUCCESS)
 			return false;
-		/* a running mean over the last eight polls or so */
-		poll_ns += (mono_ns() - t - poll_ns) / 8;
 		if (flag)
 			return true;
-		sleep_ns = clamp_ns(sleep_ns ? 2 * sleep_ns : poll_ns,
+		t = clock_ns(CLOCK_MONOTONIC) - t;
+		sleep_ns = clamp_ns(sleep_ns ? 2 * sleep_ns : round_ns,
 				    HY_IDLE_MIN_NS,
-				    clamp_ns(HY_IDLE_SHARE * poll_ns,
+				    clamp_ns(HY_IDLE_SHARE * round_ns,
 					     HY_IDLE_MIN_NS, HY_IDLE_MAX_NS));
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)sleep_ns;
 		nanosleep(&ts, NULL);
+		cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+		if (cost < t)
+			cost = t;
+		/* a running mean over the last eight rounds or so */
+		round_ns += (cost - round_ns) / 8;
 	}
 }
 
@@ -432,11 +443,15 @@ int hy_ship_start(void)
 		return MPI_SUCCESS;
 	PMPI_Comm_dup(MPI_COMM_WORLD, &hy.ship_comm);
 	ok = pthread_create(&agent_thread, NULL, agent, NULL) == 0;
+	if (ok)	/* what top -H and /proc show for it */
+		pthread_setname_np(agent_thread, "mpirma-agent");
 	hy.agent = ok;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
 		if (ok)
-			hy_ship_stop();
+			hy_ship_stop();	/* frees ship_comm */
+		else
+			PMPI_Comm_free(&hy.ship_comm);
 		hy.span = false;
 	}
 	return MPI_SUCCESS;
