@@ -367,11 +367,12 @@ int hy_span_settle(struct hy_win *w, int rank);
  * PSCW: hy_span_group() sets @in[r] for the window ranks r of host group
  * @group (false: out of memory, @in unchanged), before the host's call, so
  * that nothing fails after it.  After the host's post, hy_span_post()
- * (without hy.lock) tells the node-local origins flagged in @in that this
- * process posted; after the host's start, hy_span_start() (hy.lock held)
- * opens the access epoch to the ranks in sp->in_start and, unless @posted
- * (MPI_MODE_NOCHECK), waits until the node-local ones have posted.  Both
- * return host classes.
+ * (without hy.lock) tells the origins flagged in @in that this process
+ * posted, those the host does not hold back for us (node-local ones, and
+ * remote ones when agents run); after the host's start, hy_span_start()
+ * (without hy.lock) opens the access epoch to the ranks in sp->in_start
+ * and, unless @posted (MPI_MODE_NOCHECK), waits until those of them have
+ * posted.  Both return host classes.
  */
 int hy_span_access_check(const struct hy_win *w, int rank);
 

@@ -21,11 +21,13 @@
  * PSCW: the host matches post and start, but the standard lets
  * MPI_Win_start return before the posts came (Open MPI's osc pt2pt only
  * holds back its own operations until then), and the module serves the
- * node-local targets without the host.  So a post also tells each of its
- * node-local origins through the engine (a message of no bytes), and
- * MPI_Win_start waits for those of its node-local targets; with
- * MPI_MODE_NOCHECK, which the standard requires on both calls or neither,
- * neither happens.
+ * node-local targets without the host, the agents the shipped accumulates
+ * of remote origins.  So a post also tells each of its node-local origins
+ * through the engine (a message of no bytes) and, when agents run, each of
+ * its remote origins through the host (on the window's duplicate
+ * communicator), and MPI_Win_start waits for the notices of the targets it
+ * may reach without the host; with MPI_MODE_NOCHECK, which the standard
+ * requires on both calls or neither, neither happens.
  *
  * Completion: what this process issued to a target is complete there when
  * the engine has flushed it (node-local target) or its agent has
@@ -205,36 +207,77 @@ bool hy_span_group(const struct hy_win *w, MPI_Group group,
 	return ok;
 }
 
+/*
+ * Does a post on @w travel outside the host between this process and
+ * window rank @r (its origin, or the target it starts to)?  Always when
+ * @r is node-local (the module serves their accesses), and when agents
+ * apply remote accumulates.
+ */
+static bool span_notified(const struct hy_win *w, int r)
+{
+	return w->span->erank[r] >= 0 || !hy.span_host_acc;
+}
+
+/*
+ * A notice that failed does not stop the others: an origin not told would
+ * wait forever, and one told twice would take the spare notice for the
+ * next epoch's post.
+ */
 int hy_span_post(struct hy_win *w, const unsigned char *in)
 {
 	struct hy_span *sp = w->span;
-	int ret = MPI_SUCCESS;
+	int ret = MPI_SUCCESS, r2;
 
 	hy_lock();
-	for (int r = 0; r < sp->size && !ret; r++) {
+	for (int r = 0; r < sp->size; r++) {
 		MPII_Request req;
 
 		if (!in[r] || sp->erank[r] < 0)
 			continue;
-		ret = hy_inner(MPII_Isend(NULL, 0, MPII_BYTE, sp->erank[r],
-					  HY_TAG_POSTED, w->icomm, &req));
-		if (!ret)
+		r2 = hy_inner(MPII_Isend(NULL, 0, MPII_BYTE, sp->erank[r],
+					 HY_TAG_POSTED, w->icomm, &req));
+		if (!r2)
 			MPII_Request_free(&req);
+		ret = ret ? ret : r2;
 	}
 	hy_unlock();
+	for (int r = 0; r < sp->size; r++) {
+		MPI_Request req;
+
+		if (!in[r] || sp->erank[r] >= 0 || !span_notified(w, r))
+			continue;
+		r2 = PMPI_Isend(NULL, 0, MPI_BYTE, r, HY_TAG_POSTED, sp->comm,
+				&req);
+		if (!r2)
+			PMPI_Request_free(&req);
+		ret = ret ? ret : r2;
+	}
 	return ret;
 }
 
 int hy_span_start(struct hy_win *w, bool posted)
 {
 	struct hy_span *sp = w->span;
-	int ret = MPI_SUCCESS;
+	int ret = MPI_SUCCESS, r2;
 
+	hy_lock();
 	sp->started = true;
-	for (int r = 0; r < sp->size && !posted && !ret; r++)
-		if (sp->in_start[r] && sp->erank[r] >= 0)
-			ret = hy_inner(MPII_Recv(NULL, 0, MPII_BYTE,
-						 sp->erank[r], HY_TAG_POSTED,
-						 w->icomm, MPII_STATUS_IGNORE));
+	for (int r = 0; r < sp->size && !posted; r++) {
+		if (!sp->in_start[r] || sp->erank[r] < 0)
+			continue;
+		r2 = hy_inner(MPII_Recv(NULL, 0, MPII_BYTE, sp->erank[r],
+					HY_TAG_POSTED, w->icomm,
+					MPII_STATUS_IGNORE));
+		ret = ret ? ret : r2;
+	}
+	hy_unlock();
+	for (int r = 0; r < sp->size && !posted; r++) {
+		if (!sp->in_start[r] || sp->erank[r] >= 0 ||
+		    !span_notified(w, r))
+			continue;
+		r2 = PMPI_Recv(NULL, 0, MPI_BYTE, r, HY_TAG_POSTED, sp->comm,
+			       MPI_STATUS_IGNORE);
+		ret = ret ? ret : r2;
+	}
 	return ret;
 }

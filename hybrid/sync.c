@@ -97,12 +97,15 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 		 * Held for real when the call returns: the standard lets the
 		 * host acquire it later (Open MPI's osc pt2pt asks with the
 		 * first operation), but the module serves a node-local target
-		 * without the host seeing an operation.  A flush of nothing
-		 * waits for the grant (MPI_MODE_NOCHECK asks for none); if it
-		 * fails, the lock is given back: the call failed as a whole.
+		 * without the host seeing an operation, and a remote target's
+		 * agent applies shipped accumulates the same way.  A flush of
+		 * nothing waits for the grant (MPI_MODE_NOCHECK asks for
+		 * none); if it fails, the lock is given back: the call failed
+		 * as a whole.  Only a remote target whose every access is the
+		 * host's (MPIRMA_SPAN_ACCUMULATE=host) needs none.
 		 */
 		if (!ret && !(assert & MPI_MODE_NOCHECK) &&
-		    hy_rank_local(w, rank)) {
+		    (hy_rank_local(w, rank) || !hy.span_host_acc)) {
 			ret = PMPI_Win_flush(rank, win);
 			if (ret)
 				PMPI_Win_unlock(rank, win);
@@ -326,9 +329,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 		ret = PMPI_Win_start(group, assert, win);
 		if (ret)
 			return ret;
-		hy_lock();
 		ret = hy_span_start(w, assert & MPI_MODE_NOCHECK);
-		hy_unlock();
 		return hy_done(w, ret, "MPI_Win_start");
 	}
 	if (!w)

@@ -14,7 +14,9 @@
  *    the one left form a permutation (nothing lost, nothing seen twice);
  *  - MPI_NO_OP reads of the sum, which only grows, never going back;
  *  - a compare_and_swap spinlock guarding a get + put increment;
- *  - MPI_LOCK_EXCLUSIVE guarding a get + put increment;
+ *  - MPI_LOCK_EXCLUSIVE guarding a get + put increment, and one made of
+ *    a fetch (NO_OP) and a REPLACE, which remote origins ship to the
+ *    target's agent: the lock must hold for those too;
  *  - accumulate_ordering: REPLACE, then SUM, then a fetch (NO_OP) from one
  *    origin, unflushed, must apply in that order;
  *  - completion: flush (a message after it finds the data at the target),
@@ -43,7 +45,7 @@
 #define VEC	4	/* elements of the strided vector */
 
 enum {
-	S_SUM, S_TICKET, S_GACC, S_LOCK, S_GUARDED, S_EXCL, S_FLUSH,
+	S_SUM, S_TICKET, S_GACC, S_LOCK, S_GUARDED, S_EXCL, S_XACC, S_FLUSH,
 	S_SWAP, S_ERR,
 	S_VEC,				/* VEC elements, stride 2 */
 	S_ORDER = S_VEC + 2 * VEC,	/* one per origin rank */
@@ -181,6 +183,19 @@ static void increment(const struct span *w, int t, int slot)
 			  w->win));
 }
 
+/* The same with accumulate-like operations, atomic each but not together. */
+static void increment_acc(const struct span *w, int t, int slot)
+{
+	long v, unused = 0;
+
+	CHECK_MPI(MPI_Fetch_and_op(&unused, &v, MPI_LONG, t, at(w, t, slot),
+				   MPI_NO_OP, w->win));
+	CHECK_MPI(MPI_Win_flush(t, w->win));
+	v++;
+	CHECK_MPI(MPI_Accumulate(&v, 1, MPI_LONG, t, at(w, t, slot), 1,
+				 MPI_LONG, MPI_REPLACE, w->win));
+}
+
 /*
  * Slot @s of this process's memory when it is target @t (-1 otherwise),
  * read in an epoch on itself after the others' epochs are over.
@@ -272,6 +287,9 @@ static void test_atomic(struct span *w)
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w->win));
 		increment(w, t, S_EXCL);
 		CHECK_MPI(MPI_Win_unlock(t, w->win));
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w->win));
+		increment_acc(w, t, S_XACC);
+		CHECK_MPI(MPI_Win_unlock(t, w->win));
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Type_free(&strided);
@@ -295,6 +313,9 @@ static void test_atomic(struct span *w)
 		      w->mem[S_GUARDED], want);
 		CHECK(w->mem[S_EXCL] == want, "lock-guarded %ld, want %ld",
 		      w->mem[S_EXCL], want);
+		CHECK(w->mem[S_XACC] == want,
+		      "lock-guarded accumulates %ld, want %ld",
+		      w->mem[S_XACC], want);
 		for (int k = 0; k < VEC; k++)
 			CHECK(w->mem[S_VEC + 2 * k] == want * (k + 1) &&
 			      w->mem[S_VEC + 2 * k + 1] == 0,
@@ -387,15 +408,19 @@ static void test_completion(struct span *w)
 		 * it must not overwrite the puts (MPI_Win_start delays every
 		 * access, module-served ones too, until the post).
 		 */
+		long base = w->mem[S_FLUSH];
+
 		mtest_sleep_ms(300);
 		for (int k = 1; k < mtest_size; k++)
 			w->mem[fence + k] = 1000 + k;
+		/* and the accumulates, which remote origins ship to the agent */
+		w->mem[S_FLUSH] = base + 1000;
 		CHECK_MPI(MPI_Win_post(others, 0, w->win));
 		CHECK_MPI(MPI_Win_wait(w->win));
 		for (int k = 1; k < mtest_size; k++)
 			CHECK_EQ(w->mem[fence + k], -k, "put before complete");
-		CHECK_EQ(w->mem[S_FLUSH], left + 1 + 2L * mtest_size - 1,
-			 "accumulated before complete");
+		CHECK_EQ(w->mem[S_FLUSH], left + 1000 + 2L * mtest_size,
+			 "accumulated before complete, after the post");
 	} else {
 		int zero = 0;
 
