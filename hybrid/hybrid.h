@@ -304,11 +304,12 @@ int hy_request_done(MPI_Request *req);
 /*
  * hybrid/ship.c: the agent and the shipped operations.  hy_ship_start()
  * and hy_ship_stop() are collective over MPI_COMM_WORLD (at hy_start and
- * hy_stop).  hy_ship_open() gives a new window its slot in the agent,
- * hy_ship_close() takes it back.
+ * hy_stop); with @report, hy_ship_stop() says on stderr what the agent
+ * served and the CPU time it took.  hy_ship_open() gives a new window its
+ * slot in the agent, hy_ship_close() takes it back.
  */
 int hy_ship_start(void);
-void hy_ship_stop(void);
+void hy_ship_stop(bool report);
 int hy_ship_open(struct hy_win *w);
 void hy_ship_close(struct hy_win *w);
 

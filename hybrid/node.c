@@ -499,7 +499,7 @@ int MPI_Query_thread(int *provided)
 void hy_stop(void)
 {
 	/* Every window is freed: nobody ships to this agent any more. */
-	hy_ship_stop();
+	hy_ship_stop(env_int("MPIRMA_VERBOSE", 0, 0, 9) >= 2);
 	if (hy.active) {
 		hy_lock();
 		/* The node's ranks leave the module job together. */

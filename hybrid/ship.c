@@ -39,6 +39,7 @@
 #define _GNU_SOURCE		/* pthread_setname_np */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,6 +117,13 @@ static int nslots;
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_t agent_thread;
+
+/* What the agent did, for hy_ship_stop's report (its thread's alone). */
+static struct {
+	long long messages;	/* operation messages served */
+	long long cpu_ns;	/* the thread's CPU time */
+	long long wall_ns;	/* its lifetime */
+} agent_stats;
 
 static bool has_origin(unsigned int kind, unsigned int op)
 {
@@ -339,16 +347,17 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
  * from the program's threads, which usually have every core of the node:
  * so the agent polls and sleeps.  What a round of poll and sleep costs is
  * measured, not guessed: the CPU time the agent itself spent in it (the
- * poll, and the system call, timer and context switches of the sleep), or
+ * poll, and the system calls, timer and context switches of the sleep), or
  * the poll's wall time if longer (then it waited for the host's lock, which
  * the program's own calls wanted too).  That is a microsecond or two on a
  * quiet node, a hundred times more on a busy or emulated one.  The first
  * sleep after a poll lasts as long as a round costs, and the sleeps double
- * up to HY_IDLE_SHARE rounds' cost, so an idle agent takes no more than
- * about 5% of a CPU (and sleeps at most HY_IDLE_MAX_NS), while one that is
- * being sent a stream polls often.  Counting the poll's wall time alone
- * left out the sleep's own cost: idle agents took 10% of a CPU each in the
- * emulated VM.
+ * up to HY_IDLE_SHARE rounds' cost, so an idle agent takes about 5% of a
+ * CPU, while one that is being sent a stream polls often.  A sleep lasts
+ * HY_IDLE_MAX_NS at most, for the latency of the first operation after a
+ * pause: where a round costs more than HY_IDLE_MAX_NS / HY_IDLE_SHARE, the
+ * share grows (7-10% in the emulated VM, whose polls cost 0.3-0.5 ms).
+ * Counting the poll's wall time alone left out the sleep's own cost.
  */
 static long long clock_ns(clockid_t clock)
 {
@@ -366,13 +375,12 @@ static long long clamp_ns(long long ns, long long lo, long long hi)
 static bool probe(MPI_Message *m, MPI_Status *st)
 {
 	static long long round_ns = HY_IDLE_MIN_NS;	/* the agent's alone */
-	long long sleep_ns = 0, t, cpu, cost;
+	long long sleep_ns = 0, t, cpu, last_cpu = -1, cost;
 	int flag = 0;
 
 	for (;;) {
 		struct timespec ts;
 
-		cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		t = clock_ns(CLOCK_MONOTONIC);
 		if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag,
 				 m, st) != MPI_SUCCESS)
@@ -380,6 +388,14 @@ static bool probe(MPI_Message *m, MPI_Status *st)
 		if (flag)
 			return true;
 		t = clock_ns(CLOCK_MONOTONIC) - t;
+		/* one reading a round: the last round's CPU time, all of it */
+		cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		if (last_cpu >= 0) {
+			cost = cpu - last_cpu > t ? cpu - last_cpu : t;
+			/* a running mean over the last eight rounds or so */
+			round_ns += (cost - round_ns) / 8;
+		}
+		last_cpu = cpu;
 		sleep_ns = clamp_ns(sleep_ns ? 2 * sleep_ns : round_ns,
 				    HY_IDLE_MIN_NS,
 				    clamp_ns(HY_IDLE_SHARE * round_ns,
@@ -387,11 +403,6 @@ static bool probe(MPI_Message *m, MPI_Status *st)
 		ts.tv_sec = 0;
 		ts.tv_nsec = (long)sleep_ns;
 		nanosleep(&ts, NULL);
-		cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
-		if (cost < t)
-			cost = t;
-		/* a running mean over the last eight rounds or so */
-		round_ns += (cost - round_ns) / 8;
 	}
 }
 
@@ -404,6 +415,7 @@ static void *agent(void *unused)
 {
 	size_t cap = sizeof(struct ship_reply);
 	struct ship_reply *r = malloc(cap);
+	long long born = clock_ns(CLOCK_MONOTONIC);
 
 	(void)unused;
 	for (;;) {
@@ -430,8 +442,11 @@ static void *agent(void *unused)
 		PMPI_Send(r, rlen, MPI_BYTE, st.MPI_SOURCE, HY_TAG_REPLY,
 			  hy.ship_comm);
 		free(h);
+		agent_stats.messages++;
 	}
 	free(r);
+	agent_stats.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	agent_stats.wall_ns = clock_ns(CLOCK_MONOTONIC) - born;
 	return NULL;
 }
 
@@ -449,7 +464,7 @@ int hy_ship_start(void)
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
 		if (ok)
-			hy_ship_stop();	/* frees ship_comm */
+			hy_ship_stop(false);	/* frees ship_comm */
 		else
 			PMPI_Comm_free(&hy.ship_comm);
 		hy.span = false;
@@ -457,7 +472,7 @@ int hy_ship_start(void)
 	return MPI_SUCCESS;
 }
 
-void hy_ship_stop(void)
+void hy_ship_stop(bool report)
 {
 	struct ship_hdr quit = { .slot = HY_QUIT };
 	int me;
@@ -467,6 +482,13 @@ void hy_ship_stop(void)
 	PMPI_Comm_rank(hy.ship_comm, &me);
 	PMPI_Send(&quit, sizeof(quit), MPI_BYTE, me, HY_TAG_OP, hy.ship_comm);
 	pthread_join(agent_thread, NULL);
+	if (report && agent_stats.wall_ns > 0)
+		fprintf(stderr, "mpirma: agent of rank %d: %lld messages "
+			"served, %.1f%% of a CPU over %.1f s\n", me,
+			agent_stats.messages,
+			100.0 * (double)agent_stats.cpu_ns /
+			(double)agent_stats.wall_ns,
+			(double)agent_stats.wall_ns / 1e9);
 	PMPI_Comm_free(&hy.ship_comm);
 	hy.span = false;
 	hy.agent = false;
