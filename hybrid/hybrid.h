@@ -121,7 +121,8 @@ struct hy_batch;
  * @myslot: this process's slot (ship.c)
  * @win_id: the engine window's id in the kernel (for the agent)
  * @locked: the engine window's permanent MPI_Win_lock_all epoch is open
- * @comm: a duplicate of the window's communicator (the barrier of free)
+ * @comm: a duplicate of the window's communicator (the barrier of free,
+ *	the posts' notices to remote origins)
  * @fence, @lock_all, @started: access epochs the host's synchronization
  *	opened, and @lock_of, @in_start per window rank: what the operations the
  *	host never sees (node-local and shipped ones) are checked against,
@@ -130,6 +131,11 @@ struct hy_batch;
  *	threads)
  * @pend: shipped messages not yet acknowledged, @npend of @cap
  * @batch: per window rank, accumulates not yet shipped (ship.c), or NULL
+ * @host_acc: per window rank, with hy.span_host_acc: the host was given
+ *	accumulate-like operations to it that no host flush, unlock or
+ *	collective synchronization has completed yet, so a flush of that
+ *	target must make the host's (hy.lock); otherwise a node-local
+ *	target's flush is the module's alone
  */
 struct hy_span {
 	int size;
@@ -151,6 +157,7 @@ struct hy_span {
 	int npend;
 	int cap;
 	struct hy_batch *batch;
+	unsigned char *host_acc;
 };
 
 /**
@@ -431,15 +438,18 @@ static inline struct hy_win *hy_enter_to(MPI_Win win, int target)
 }
 
 /*
- * hy_enter() for an accumulate-like operation: NULL (lock not taken) also
- * on a window that spans nodes when the host applies them all
- * (hy.span_host_acc).
+ * hy_enter() for an accumulate-like operation to window rank @target: NULL
+ * (lock not taken) also on a window that spans nodes when the host applies
+ * them all (hy.span_host_acc); the target's next flush then goes to the
+ * host too.
  */
-static inline struct hy_win *hy_enter_acc(MPI_Win win)
+static inline struct hy_win *hy_enter_acc(MPI_Win win, int target)
 {
 	struct hy_win *w = hy_enter(win);
 
 	if (w && w->span && hy.span_host_acc) {
+		if (target >= 0 && target < w->span->size)
+			w->span->host_acc[target] = 1;
 		hy_unlock();
 		return NULL;
 	}

@@ -262,7 +262,7 @@ int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 		   int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
 		   MPI_Op op, MPI_Win win)
 {
-	struct hy_win *w = hy_enter_acc(win);
+	struct hy_win *w = hy_enter_acc(win, target);
 	int ret;
 
 	if (!w)
@@ -278,7 +278,7 @@ int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 		    int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
 		    MPI_Op op, MPI_Win win, MPI_Request *req)
 {
-	struct hy_win *w = hy_enter_acc(win);
+	struct hy_win *w = hy_enter_acc(win, target);
 	MPII_Request ireq;
 	int ret;
 
@@ -296,7 +296,7 @@ int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 		       MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
 		       MPI_Op op, MPI_Win win)
 {
-	struct hy_win *w = hy_enter_acc(win);
+	struct hy_win *w = hy_enter_acc(win, target);
 	int ret;
 
 	if (!w)
@@ -315,7 +315,7 @@ int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 			MPI_Datatype ttype, MPI_Op op, MPI_Win win,
 			MPI_Request *req)
 {
-	struct hy_win *w = hy_enter_acc(win);
+	struct hy_win *w = hy_enter_acc(win, target);
 	MPII_Request ireq;
 	int ret;
 
@@ -332,7 +332,7 @@ int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 		     int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win)
 {
-	struct hy_win *w = hy_enter_acc(win);
+	struct hy_win *w = hy_enter_acc(win, target);
 	MPII_Datatype it;
 	MPII_Op iop;
 	int ret;
@@ -367,7 +367,7 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 			 MPI_Datatype type, int target, MPI_Aint tdisp,
 			 MPI_Win win)
 {
-	struct hy_win *w = hy_enter_acc(win);
+	struct hy_win *w = hy_enter_acc(win, target);
 	MPII_Datatype it;
 	int ret;
 

@@ -77,9 +77,10 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		sp->slot = malloc(sizeof(int) * (size_t)size);
 		sp->lock_of = calloc((size_t)size, 1);
 		sp->in_start = calloc((size_t)size, 1);
+		sp->host_acc = calloc((size_t)size, 1);
 		w->span = sp;
 		ok = sp->erank && sp->world && sp->slot && sp->lock_of &&
-		     sp->in_start;
+		     sp->in_start && sp->host_acc;
 	}
 	if (ok) {
 		PMPI_Comm_group(a->comm, &g);
@@ -146,6 +147,7 @@ void hy_span_release(struct hy_win *w)
 	free(sp->slot);
 	free(sp->lock_of);
 	free(sp->in_start);
+	free(sp->host_acc);
 	free(sp->pend);
 	free(sp);
 	w->span = NULL;
