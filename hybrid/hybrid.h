@@ -64,6 +64,7 @@
  *	accumulate-like operation is the host's, to any target, so the host
  *	is their one atomicity domain and no agent runs
  * @agent: this process runs the agent thread (ship.c)
+ * @verbose: MPIRMA_VERBOSE, as MPI_Init read it
  * @thread_level: what MPI_Query_thread answers (the level the program
  *	was given), or -1: the host's own answer
  * @ship_comm: the host communicator shipped operations travel on (a
@@ -87,6 +88,7 @@ struct hy_state {
 	bool span;
 	bool span_host_acc;
 	bool agent;
+	int verbose;
 	int thread_level;
 	MPI_Comm ship_comm;
 	bool threads;

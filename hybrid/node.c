@@ -377,7 +377,7 @@ int hy_start(void)
 {
 	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
 	int require = env_int("MPIRMA_REQUIRE", 0, 0, 1);
-	int verbose = env_int("MPIRMA_VERBOSE", 0, 0, 9);
+	int verbose = hy.verbose = env_int("MPIRMA_VERBOSE", 0, 0, 9);
 	MPI_Comm node, lnode;
 	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok;
 	int mine[2];
@@ -499,7 +499,7 @@ int MPI_Query_thread(int *provided)
 void hy_stop(void)
 {
 	/* Every window is freed: nobody ships to this agent any more. */
-	hy_ship_stop(env_int("MPIRMA_VERBOSE", 0, 0, 9) >= 2);
+	hy_ship_stop(hy.verbose >= 2);
 	if (hy.active) {
 		hy_lock();
 		/* The node's ranks leave the module job together. */

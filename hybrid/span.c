@@ -210,20 +210,12 @@ bool hy_span_group(const struct hy_win *w, MPI_Group group,
 }
 
 /*
- * Does a post on @w travel outside the host between this process and
- * window rank @r (its origin, or the target it starts to)?  Always when
- * @r is node-local (the module serves their accesses), and when agents
- * apply remote accumulates.
- */
-static bool span_notified(const struct hy_win *w, int r)
-{
-	return w->span->erank[r] >= 0 || !hy.span_host_acc;
-}
-
-/*
- * A notice that failed does not stop the others: an origin not told would
- * wait forever, and one told twice would take the spare notice for the
- * next epoch's post.
+ * Node-local origins always hear of a post (the module serves their
+ * accesses), remote ones only when agents apply their accumulates: in host
+ * mode all of a remote origin's accesses are the host's, which holds them
+ * back itself.  A notice that failed does not stop the others: an origin
+ * not told would wait forever, and one told twice would take the spare
+ * notice for the next epoch's post.
  */
 int hy_span_post(struct hy_win *w, const unsigned char *in)
 {
@@ -243,10 +235,10 @@ int hy_span_post(struct hy_win *w, const unsigned char *in)
 		ret = ret ? ret : r2;
 	}
 	hy_unlock();
-	for (int r = 0; r < sp->size; r++) {
+	for (int r = 0; r < sp->size && !hy.span_host_acc; r++) {
 		MPI_Request req;
 
-		if (!in[r] || sp->erank[r] >= 0 || !span_notified(w, r))
+		if (!in[r] || sp->erank[r] >= 0)
 			continue;
 		r2 = PMPI_Isend(NULL, 0, MPI_BYTE, r, HY_TAG_POSTED, sp->comm,
 				&req);
@@ -273,9 +265,8 @@ int hy_span_start(struct hy_win *w, bool posted)
 		ret = ret ? ret : r2;
 	}
 	hy_unlock();
-	for (int r = 0; r < sp->size && !posted; r++) {
-		if (!sp->in_start[r] || sp->erank[r] >= 0 ||
-		    !span_notified(w, r))
+	for (int r = 0; r < sp->size && !posted && !hy.span_host_acc; r++) {
+		if (!sp->in_start[r] || sp->erank[r] >= 0)
 			continue;
 		r2 = PMPI_Recv(NULL, 0, MPI_BYTE, r, HY_TAG_POSTED, sp->comm,
 			       MPI_STATUS_IGNORE);

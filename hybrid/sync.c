@@ -59,9 +59,9 @@ static bool span_host_flush(struct hy_win *w, int rank, bool done)
 	struct hy_span *sp = w->span;
 	bool owed;
 
-	if (!hy_rank_local(w, rank))
+	if (!hy_rank_local(w, rank))	/* remote, or not a window rank */
 		return true;
-	owed = rank >= 0 && rank < sp->size && sp->host_acc[rank];
+	owed = sp->host_acc[rank];
 	if (owed && done)
 		sp->host_acc[rank] = 0;
 	return owed;
@@ -168,7 +168,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 	if (w->span) {
 		int ret, host;
 
-		span_host_flush(w, rank, true);
+		span_host_flush(w, rank, true);	/* the unlock completes them */
 		ret = hy_span_settle(w, rank);
 		host = PMPI_Win_unlock(rank, win);
 
