@@ -272,19 +272,16 @@ static bool layout_span(const struct mpirma_layout *l, unsigned int size,
 }
 
 /*
- * The target range of @op inside its target's window, as the kernel will
- * check it (kmod/rma.c).  MPI_ERR_RMA_RANGE (recorded) when it is not.
+ * The target range of @op inside window memory @e of rank @rank, as the
+ * kernel will check it (kmod/rma.c).  MPI_ERR_RMA_RANGE (recorded) when it
+ * is not.
  */
-static int range_check(const struct mpirma_window *w,
-		       const struct mpirma_op *op)
+static int extent_check(const struct mpirma_win_extent *e,
+			const struct mpirma_op *op, unsigned int rank)
 {
-	const struct mpirma_win_extent *e;
 	int64_t lo, hi, base;
 	uint64_t off;
 
-	if (!w->extent)
-		return MPI_SUCCESS;	/* dynamic: only the kernel knows */
-	e = &w->extent[op->target_rank];
 	if (!layout_span(&op->target, mpirma_type_info[op->type].size, &lo,
 			 &hi) ||
 	    __builtin_mul_overflow(op->target_disp, (uint64_t)e->disp_unit,
@@ -305,7 +302,16 @@ out_range:
 			  "the %llu bytes of window memory of rank %u",
 			  mpirma_kind_name(op->kind),
 			  (unsigned long long)op->target_disp, e->disp_unit,
-			  (unsigned long long)e->len, op->target_rank);
+			  (unsigned long long)e->len, rank);
+}
+
+/* extent_check() for @op's target on @w (dynamic: only the kernel knows). */
+static int range_check(const struct mpirma_window *w,
+		       const struct mpirma_op *op)
+{
+	if (!w->extent)
+		return MPI_SUCCESS;
+	return extent_check(&w->extent[op->target_rank], op, op->target_rank);
 }
 
 /* ------------------------------------------------------------ the calls */
@@ -674,6 +680,15 @@ int mpirma_rma_prepare(int win, const struct mpirma_rma_args *a,
 	ret = rma_build(w, a, op, skip, &s);
 	*scratch = s;
 	return mpirma_raise_win(win, ret, fn, NULL);
+}
+
+int mpirma_rma_range(int win, const struct mpirma_op *op, uint64_t len,
+		     uint32_t disp_unit, int rank, const char *fn)
+{
+	struct mpirma_win_extent e = { .len = len, .disp_unit = disp_unit };
+
+	return mpirma_raise_win(win, extent_check(&e, op, (unsigned int)rank),
+				fn, NULL);
 }
 
 int64_t mpirma_rma_win_id(int win)

@@ -54,6 +54,16 @@ int mpirma_rma_prepare(int win, const struct mpirma_rma_args *a,
 		       const char *fn);
 
 /*
+ * Checks the target range of @op, built by mpirma_rma_prepare(), against a
+ * target window of @len bytes with displacement unit @disp_unit, as the
+ * target's kernel will: 0, or MPI_ERR_RMA_RANGE raised on @win in the name
+ * of @fn, naming window rank @rank.  So an operation to another node fails
+ * at the call, as one to the origin's own node does.
+ */
+int mpirma_rma_range(int win, const struct mpirma_op *op, uint64_t len,
+		     uint32_t disp_unit, int rank, const char *fn);
+
+/*
  * The kernel's id of engine window @win, or -1.  Not thread-safe; the id
  * itself may be used from any thread while the window lives.
  */
