@@ -8,7 +8,8 @@
  *    (peers have put data at the wrong offset then);
  *  - puts of 64 KiB and more at odd offsets, on allocated and created
  *    windows;
- *  - MPI_Win_allocate_shared + MPI_Win_shared_query: direct loads and
+ *  - MPI_Win_allocate_shared (on each shared-memory node) +
+ *    MPI_Win_shared_query: direct loads and
  *    stores to other ranks' memory, contiguous by default,
  *    alloc_shared_noncontig, MPI_PROC_NULL in the query;
  *  - MPI_Win_create_dynamic with attach/detach, addresses exchanged with
@@ -152,29 +153,43 @@ static void test_large_puts(int create)
 	free(out);
 }
 
+/*
+ * On the ranks of this process's shared-memory node (all of them on one
+ * node; several nodes share no memory, so a job over several gets one
+ * window per node).
+ */
 static void test_shared(int noncontig)
 {
-	MPI_Aint size = (mtest_rank + 1) * sizeof(int) * 3, qsize;
-	int *mine, *other, du, i, r;
 	MPI_Info info = MPI_INFO_NULL;
+	int *mine, *other, du, i, r, me, n, right, left;
+	MPI_Aint size, qsize;
+	MPI_Comm node;
 	MPI_Win win;
+
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, mtest_rank,
+			    MPI_INFO_NULL, &node);
+	MPI_Comm_rank(node, &me);
+	MPI_Comm_size(node, &n);
+	right = (me + 1) % n;
+	left = (me + n - 1) % n;
+	size = (me + 1) * sizeof(int) * 3;
 
 	mtest_section(noncontig ? "allocate_shared noncontig" : "allocate_shared");
 	if (noncontig) {
 		MPI_Info_create(&info);
 		MPI_Info_set(info, "alloc_shared_noncontig", "true");
 	}
-	CHECK_MPI(MPI_Win_allocate_shared(size, sizeof(int), info, MPI_COMM_WORLD,
+	CHECK_MPI(MPI_Win_allocate_shared(size, sizeof(int), info, node,
 					  &mine, &win));
 	if (info != MPI_INFO_NULL)
 		MPI_Info_free(&info);
 	MPI_Win_lock_all(0, win);
-	for (i = 0; i < 3 * (mtest_rank + 1); i++)
-		mine[i] = mtest_rank * 100 + i;
+	for (i = 0; i < 3 * (me + 1); i++)
+		mine[i] = me * 100 + i;
 	MPI_Win_sync(win);
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(node);
 	MPI_Win_sync(win);
-	for (r = 0; r < mtest_size; r++) {
+	for (r = 0; r < n; r++) {
 		CHECK_MPI(MPI_Win_shared_query(win, r, &qsize, &du, &other));
 		CHECK_EQ(qsize, (r + 1) * sizeof(int) * 3, "shared_query size");
 		CHECK_EQ(du, sizeof(int), "shared_query disp_unit");
@@ -185,7 +200,7 @@ static void test_shared(int noncontig)
 				   "rank %d's memory, int %d: %d", r, i, other[i]))
 				break;
 		/* contiguous by default: rank r + 1 follows rank r */
-		if (!noncontig && r == 0 && mtest_size > 1) {
+		if (!noncontig && r == 0 && n > 1) {
 			int *next;
 
 			MPI_Win_shared_query(win, 1, &qsize, &du, &next);
@@ -199,14 +214,15 @@ static void test_shared(int noncontig)
 	      "shared_query(MPI_PROC_NULL)");
 	/* a store into the neighbour's memory, seen by it */
 	MPI_Win_shared_query(win, right, &qsize, &du, &other);
-	MPI_Barrier(MPI_COMM_WORLD);
-	other[0] = -mtest_rank - 1;
+	MPI_Barrier(node);
+	other[0] = -me - 1;
 	MPI_Win_sync(win);
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(node);
 	MPI_Win_sync(win);
 	CHECK_EQ(mine[0], -left - 1, "store from the left neighbour");
 	MPI_Win_unlock_all(win);
 	CHECK_MPI(MPI_Win_free(&win));
+	MPI_Comm_free(&node);
 }
 
 static void test_dynamic(void)
