@@ -226,12 +226,17 @@ int hy_fail(int host_class, const char *fmt, ...)
 
 int hy_done_failed(struct hy_win *w, int cls, const char *fn)
 {
+	return hy_raise(w->host, cls, fn);
+}
+
+int hy_raise(MPI_Win host, int cls, const char *fn)
+{
 	MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
 	int rank = 0;
 
 	if (cls == MPI_SUCCESS)
 		return MPI_SUCCESS;
-	PMPI_Win_get_errhandler(w->host, &eh);
+	PMPI_Win_get_errhandler(host, &eh);
 	if (eh == MPI_ERRORS_ARE_FATAL) {
 		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 		fprintf(stderr, "mpirma: rank %d: %s: %s\n", rank, fn,
@@ -241,6 +246,6 @@ int hy_done_failed(struct hy_win *w, int cls, const char *fn)
 	    eh != MPI_ERRORS_RETURN)
 		PMPI_Errhandler_free(&eh);
 	last_msg[0] = 0;
-	PMPI_Win_call_errhandler(w->host, cls);
+	PMPI_Win_call_errhandler(host, cls);
 	return cls;
 }

@@ -93,5 +93,6 @@ void mpi_finalize_(MPI_Fint *ierror)
 		return;
 	}
 	host(ierror);
+	hy_keyval_stop();
 }
 F_ALIASES(mpi_finalize, MPI_FINALIZE)

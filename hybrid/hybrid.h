@@ -14,14 +14,14 @@
  * Routing (docs/design.md, "The hybrid layer"): a window whose
  * communicator lies within one node is served by the engine, through the
  * module, for every operation and synchronization.  A window that spans
- * nodes (span.c) has two parts over the same memory: an engine window over
- * this node's ranks, which serves node-local targets, and a host window,
- * which serves puts and gets to other nodes and every synchronization.
- * Accumulate-like operations for other nodes are shipped to an agent
- * thread of the target (ship.c), which applies them through the module, so
- * every accumulate on a target runs in its node's atomicity domain.  When
- * the host cannot grant MPI_THREAD_MULTIPLE (the agent needs it), a window
- * that spans nodes is the host's alone.
+ * nodes (span.c) has an engine window over this node's ranks, which serves
+ * node-local targets; operations for other nodes are shipped to an agent
+ * thread of the target (ship.c), which applies them through the module
+ * there and keeps the target's locks, so every target has one atomicity
+ * domain and the host's own RMA is never used.  When the host cannot
+ * grant MPI_THREAD_MULTIPLE (the agent needs it), a window that spans
+ * nodes is the host's alone.  The program's handle of a window mpirma
+ * serves is a host window of no bytes on MPI_COMM_SELF (win.c).
  *
  * The engine grants MPI_THREAD_SERIALIZED; the layer keeps whatever the
  * host grants true by taking hy.lock around every call into the engine.
@@ -125,14 +125,25 @@ struct hy_batch;
  * @locked: the engine window's permanent MPI_Win_lock_all epoch is open
  * @comm: a duplicate of the window's communicator (the barrier of free,
  *	the posts' notices to remote origins)
- * @fence, @lock_all, @started: access epochs the host's synchronization
- *	opened, and @lock_of, @in_start per window rank: what the operations the
- *	host never sees (node-local and shipped ones) are checked against,
- *	since the engine's part is always in its lock_all epoch (hy.lock)
+ * @fence, @lock_all: open access epochs, @started: the layer's PSCW
+ *	access epoch (span.c), and @lock_of, @in_start per window rank: what
+ *	the operations the host never sees (node-local and shipped ones) are
+ *	checked against, since the engine's part is always in its lock_all
+ *	epoch (hy.lock); @lock_all and @lock_of are 1 for a lock the agents
+ *	granted (or the host's), 2 for one taken with MPI_MODE_NOCHECK
+ * @posted: the layer's PSCW exposure epoch is open; @in_post, per window
+ *	rank: an origin of it whose completion notice has not come yet
+ * @wait_for: per window rank, a target whose post notice MPI_Win_start
+ *	still waits for
+ * @host_epoch: the host window is in the MPI_Win_lock_all epoch that
+ *	carries a PSCW access epoch's host operations
  * @lock: protects the pending list and the batches (RMA calls of several
  *	threads)
  * @pend: shipped messages not yet acknowledged, @npend of @cap
  * @batch: per window rank, accumulates not yet shipped (ship.c), or NULL
+ * @extent: per window rank, the size in bytes and the displacement unit
+ *	of its memory (two each), for the range check of operations to other
+ *	nodes; NULL for a dynamic window, whose targets' kernels check alone
  * @host_acc: per window rank, with hy.span_host_acc: the host was given
  *	accumulate-like operations to it that no host flush, unlock or
  *	collective synchronization has completed yet, so a flush of that
@@ -150,15 +161,20 @@ struct hy_span {
 	bool locked;
 	MPI_Comm comm;
 	bool fence;
-	bool lock_all;
+	unsigned char lock_all;
 	bool started;
 	unsigned char *lock_of;
 	unsigned char *in_start;
+	bool posted;
+	unsigned char *in_post;
+	unsigned char *wait_for;
+	bool host_epoch;
 	pthread_mutex_t lock;
 	struct hy_pending *pend;
 	int npend;
 	int cap;
 	struct hy_batch *batch;
+	uint64_t *extent;
 	unsigned char *host_acc;
 };
 
@@ -300,12 +316,30 @@ static inline int hy_inner(int inner_code)
  * Returns what the program gets.
  */
 int hy_done_failed(struct hy_win *w, int host_class, const char *fn);
+/* The same on the program's handle @host, for a window already dropped. */
+int hy_raise(MPI_Win host, int host_class, const char *fn);
 
 static inline int hy_done(struct hy_win *w, int host_class, const char *fn)
 {
 	return host_class == MPI_SUCCESS ? MPI_SUCCESS :
 	       hy_done_failed(w, host_class, fn);
 }
+
+/*
+ * hybrid/keyval.c: the errors of window attributes' delete callbacks.
+ * Every window keyval the program creates in C calls its delete callback
+ * through the layer, which raises a failure on the window's handler and
+ * tells the host it succeeded, so that the host always deletes the
+ * attribute and frees the window (Open MPI 4.1 ignores such a failure,
+ * MPICH 4.0.2 keeps the window, whose free is collective).  A call that
+ * deletes attributes (MPI_Win_free, MPI_Win_delete_attr, MPI_Win_set_attr
+ * over an old value) is bracketed: hy_keyval_watch() before the host's
+ * call, hy_keyval_done(ret) after, which returns the first callback's
+ * failure in this thread since, or @ret.
+ */
+void hy_keyval_watch(void);
+int hy_keyval_done(int ret);
+void hy_keyval_stop(void);
 
 /* A request that is already complete, for the R-forms (host requests). */
 int hy_request_done(MPI_Request *req);
@@ -336,6 +370,15 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	    const char *fn);
 
 /*
+ * The lock of window rank @rank of @w (-1: a shared lock of every rank),
+ * which that target's agent keeps for every origin: hy_ship_lock() returns
+ * once it is granted; hy_ship_unlock() gives it back (after the operations
+ * it covered are complete).  Call without hy.lock; host classes.
+ */
+int hy_ship_lock(struct hy_win *w, int rank, bool exclusive);
+int hy_ship_unlock(struct hy_win *w, int rank);
+
+/*
  * Waits for the acknowledgements of the accumulates shipped on @w to window
  * rank @rank (-1: to every rank).  Call without hy.lock.  Host class: the
  * first shipped operation that failed.
@@ -351,6 +394,13 @@ struct create_args {
 	MPI_Comm comm;
 	void *base;		/* in: create; out: allocate */
 };
+
+/*
+ * hybrid/win.c: the program's handle of a window the engine serves alone
+ * (and of one that spans nodes when agents run): a host window of no bytes
+ * on MPI_COMM_SELF.  Not collective; host class.
+ */
+int hy_win_handle(MPI_Info info, MPI_Win *host);
 
 /*
  * hybrid/span.c: a window that spans nodes.  hy_span_open(), collective
@@ -374,15 +424,11 @@ int hy_span_settle(struct hy_win *w, int rank);
  * may be issued (always on a window that does not span nodes), else
  * MPI_ERR_RMA_SYNC (hy_fail).
  *
- * PSCW: hy_span_group() sets @in[r] for the window ranks r of host group
- * @group (false: out of memory, @in unchanged), before the host's call, so
- * that nothing fails after it.  After the host's post, hy_span_post()
- * (without hy.lock) tells the origins flagged in @in that this process
- * posted, those the host does not hold back for us (node-local ones, and
- * remote ones when agents run); after the host's start, hy_span_start()
- * (without hy.lock) opens the access epoch to the ranks in sp->in_start
- * and, unless @posted (MPI_MODE_NOCHECK), waits until those of them have
- * posted.  Both return host classes.
+ * PSCW on a window that spans nodes is the layer's (span.c), with notices
+ * matched by origin; the host's own is never called.  Each call is made
+ * without hy.lock and returns the layer's class (for hy_done); a host call
+ * it makes reports through the window's handler itself and leaves its code
+ * in *@host.  hy_span_wait() with @flag is MPI_Win_test.
  */
 int hy_span_access_check(const struct hy_win *w, int rank);
 
@@ -390,10 +436,10 @@ static inline int hy_span_access(const struct hy_win *w, int rank)
 {
 	return w->span ? hy_span_access_check(w, rank) : MPI_SUCCESS;
 }
-bool hy_span_group(const struct hy_win *w, MPI_Group group,
-		   unsigned char *in);
-int hy_span_post(struct hy_win *w, const unsigned char *in);
-int hy_span_start(struct hy_win *w, bool posted);
+int hy_span_post(struct hy_win *w, MPI_Group group, int assert);
+int hy_span_start(struct hy_win *w, MPI_Group group, int assert, int *host);
+int hy_span_complete(struct hy_win *w, int *host);
+int hy_span_wait(struct hy_win *w, int *flag);
 
 /* Is window rank @rank of @w on another node (served by span.c)? */
 static inline bool hy_remote(const struct hy_win *w, int rank)
@@ -426,13 +472,14 @@ static inline struct hy_win *hy_enter(MPI_Win win)
 
 /*
  * hy_enter() for a put or get to window rank @target: NULL (lock not taken)
- * also when @target is on another node, where the host's window serves it.
+ * also when @target is on another node and no agents run, so that the
+ * host's window serves it.
  */
 static inline struct hy_win *hy_enter_to(MPI_Win win, int target)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (w && hy_remote(w, target)) {
+	if (w && !hy.agent && hy_remote(w, target)) {
 		hy_unlock();
 		return NULL;
 	}

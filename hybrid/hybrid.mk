@@ -83,7 +83,8 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
 # with each host's compiler wrapper, staged with the runner, the launcher
 # shim and the list in libexec/mpirma/hybrid/.
 HY_STAGE := $(B)/libexec/mpirma/hybrid
-HY_TESTS := win sync ops datatype errors concurrency nodes span threads killpoint
+HY_TESTS := win sync ops datatype errors concurrency nodes span threads killpoint \
+	wincomm rmaerr
 HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
 HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \

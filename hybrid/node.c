@@ -17,15 +17,15 @@
  * why once on stderr and runs on the host MPI alone.
  *
  * Windows that span nodes need an agent thread in every process (ship.c),
- * so MPI_Init asks the host for MPI_THREAD_MULTIPLE and gives the program
- * the level it asked for (never more than the host granted), which
- * MPI_Query_thread then reports.  MPIRMA_SPANNING=0, or a host that does
- * not grant it, leaves such windows to the host alone (MPIRMA_VERBOSE
- * says which).  Under Open MPI spanning is off unless MPIRMA_SPANNING=1 or
- * the program asks for MPI_THREAD_MULTIPLE itself: Open MPI 4.1's osc
- * pt2pt, its only one-sided component between nodes over TCP, fails every
- * MPI_Win_create once that level is granted, so asking for it on the
- * program's behalf would break a job that works without the layer.
+ * so MPI_Init asks the host for MPI_THREAD_MULTIPLE (when this node has
+ * the module) and gives the program the level it asked for (never more
+ * than the host granted), which MPI_Query_thread then reports.
+ * MPIRMA_SPANNING=0, or a host that does not grant it, leaves such windows
+ * to the host alone (MPIRMA_VERBOSE says which).  The layer's windows need
+ * nothing of the host's one-sided components but a window of no bytes on
+ * MPI_COMM_SELF for the handle, so Open MPI 4.1's osc pt2pt, which fails
+ * every window once MPI_THREAD_MULTIPLE is granted and is its only
+ * component between nodes over TCP, is never asked for one (win.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -302,11 +302,6 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
  * the host granted MPI_THREAD_MULTIPLE everywhere (the agent runs beside
  * the program's threads).  Collective over MPI_COMM_WORLD.
  */
-#ifdef OPEN_MPI
-static int span_default;	/* 1 once the program asks for THREAD_MULTIPLE */
-#else
-static int span_default = 1;
-#endif
 
 /* MPIRMA_SPAN_ACCUMULATE: "agent" (the default) or "host". */
 static bool span_host_acc(void)
@@ -324,14 +319,10 @@ static bool span_host_acc(void)
 	return false;
 }
 
-/*
- * Under Open MPI spanning needs asking for, since the agent's
- * MPI_THREAD_MULTIPLE breaks osc pt2pt; host accumulates need no agent.
- */
+/* MPIRMA_SPANNING: windows that span nodes are mpirma's (1, the default). */
 static int span_wanted(void)
 {
-	return env_int("MPIRMA_SPANNING",
-		       span_host_acc() ? 1 : span_default, 0, 1);
+	return env_int("MPIRMA_SPANNING", 1, 0, 1);
 }
 
 static void span_start(int ok, bool say)
@@ -366,8 +357,9 @@ static void span_start(int ok, bool say)
 			" (MPIRMA_SPAN_ACCUMULATE=host)\n");
 	else if (say && hy.span)
 		fprintf(stderr, "mpirma: windows that span nodes: node-local "
-			"targets through the module, accumulates to other "
-			"nodes shipped to the target's agent\n");
+			"targets through the module, operations to other "
+			"nodes shipped to the target's agent, synchronization "
+			"mpirma's over " HY_HOST_NAME "'s messages\n");
 	else if (say)
 		fprintf(stderr, "mpirma: windows that span nodes are "
 			HY_HOST_NAME "'s alone (%s)\n", why);
@@ -476,8 +468,6 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int ret, host;
 
-	if (required == MPI_THREAD_MULTIPLE)
-		span_default = 1;
 	ret = PMPI_Init_thread(argc, argv, want_threads() ?
 			       MPI_THREAD_MULTIPLE : required, &host);
 	if (ret)
@@ -516,8 +506,12 @@ void hy_stop(void)
 
 int MPI_Finalize(void)
 {
+	int ret;
+
 	hy_stop();
-	return PMPI_Finalize();
+	ret = PMPI_Finalize();
+	hy_keyval_stop();	/* the host's finalize may free windows */
+	return ret;
 }
 
 /* With logical nodes, "shared memory" means the logical node. */

@@ -7,9 +7,13 @@
  * host's own call runs.
  *
  * On a window that spans nodes, an operation to a node-local target is the
- * engine's (on its part of the window), a put or get to another node the
- * host's, and an accumulate-like operation to another node is shipped to
- * the target's agent (ship.c).
+ * engine's (on its part of the window), and one to another node is shipped
+ * to the target's agent (ship.c), which applies it through the module
+ * there: so the host's RMA carries nothing, and its bugs (MPICH 4.0.2's
+ * puts to MPI_Win_create windows landing past the target's memory, Open
+ * MPI 4.1's op/type table) reach no window mpirma serves.  Without agents
+ * (MPIRMA_SPAN_ACCUMULATE=host) every operation to another node, and every
+ * accumulate-like one, is the host's.
  *
  * The request-based forms return a host generalized request that is
  * already complete: the engine completes an R-operation locally before it
@@ -85,6 +89,15 @@ static int put(struct hy_win *w, const void *oaddr, int ocount,
 		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
+	if (hy_remote(w, target)) {
+		struct mpirma_rma_args a = {
+			.kind = MPIRMA_KIND_PUT, .oaddr = oaddr,
+			.ocount = ocount, .otype = iot, .trank = target,
+			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
+		};
+
+		return hy_ship(w, &a, req ? "MPI_Rput" : "MPI_Put");
+	}
 	if (!req)
 		return hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(w, target),
 					 tdisp, tcount, itt, w->inner));
@@ -103,6 +116,15 @@ static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
 		ret = hy_span_access(w, target);
 	if (ret)
 		return ret;
+	if (hy_remote(w, target)) {
+		struct mpirma_rma_args a = {
+			.kind = MPIRMA_KIND_GET, .raddr = oaddr,
+			.rcount = ocount, .rtype = iot, .trank = target,
+			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
+		};
+
+		return hy_ship(w, &a, req ? "MPI_Rget" : "MPI_Get");
+	}
 	if (!req)
 		return hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(w, target),
 					 tdisp, tcount, itt, w->inner));

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * ship.c - accumulate-like operations for targets on other nodes: shipped
- * over the host MPI to an agent thread of the target process, which applies
- * them through the module, so that every accumulate, get_accumulate,
+ * ship.c - operations for targets on other nodes: shipped over the host
+ * MPI to an agent thread of the target process, which applies them through
+ * the module, so that every put, get, accumulate, get_accumulate,
  * fetch_and_op and compare_and_swap on a target runs in that target node's
- * atomicity domain, atomic per element with the node's own origins (the
- * kernel, or the direct path's compare-and-exchange loops, which the
- * kernel's native strategy shares).
+ * module, and the accumulate-like ones in its atomicity domain, atomic per
+ * element with the node's own origins (the kernel, or the direct path's
+ * compare-and-exchange loops, which the kernel's native strategy shares).
+ * The agent also keeps the lock of its process's part of every such
+ * window, for local and remote origins alike (serve_lock).
  *
  * The origin builds the kernel operation with the engine's own code
  * (mpirma_rma_prepare: the MPI call's checks and datatype layouts), packs
@@ -22,7 +24,7 @@
  * lock (holding hy.lock) still serves the other nodes.  The kernel checks
  * every operation again at the target (range, type, op).
  *
- * Plain accumulates to one target are batched at the origin (struct
+ * Puts and plain accumulates to one target are batched at the origin (struct
  * hy_batch): each message carries up to HY_BATCH_OPS of them, which the
  * agent applies with one MPIRMA_IOC_RMA, in order, and acknowledges with
  * one reply (the first failure's status and place).  A batch leaves when
@@ -49,6 +51,11 @@
 
 #define HY_TAG_OP	0x5348	/* origin -> agent: an operation */
 #define HY_TAG_REPLY	0x5349	/* agent -> origin: status (and result) */
+#define HY_TAG_GRANT	0x6000	/* agent -> origin: a lock, + the slot */
+#define HY_KIND_LOCK	0x100	/* a message on HY_TAG_OP: lock (op: type) */
+#define HY_KIND_UNLOCK	0x101	/* ... unlock */
+#define HY_LOCK_SHARED	1
+#define HY_LOCK_EXCL	2
 #define HY_QUIT		UINT32_MAX	/* slot of the message that stops the agent */
 #define HY_PENDING_MAX	1024	/* acknowledgements kept before waiting */
 #define HY_BATCH_OPS	256	/* accumulates per message, at most ... */
@@ -102,11 +109,29 @@ struct hy_pending {
 	int target;
 };
 
-/* The agent's windows: per slot, the kernel id and this process's rank. */
+/* A lock request the agent cannot grant yet. */
+struct lock_wait {
+	int origin;		/* its rank in hy.ship_comm */
+	int type;		/* HY_LOCK_* */
+};
+
+/*
+ * The agent's windows: per slot, the kernel id and this process's rank,
+ * and the lock of this process's part of the window, which the agent
+ * keeps for every origin (local and remote alike, so MPI_LOCK_EXCLUSIVE
+ * excludes both): @shared holders, or @excl, and the requests waiting in
+ * arrival order (@wait, @nwait of @capwait), granted first come first
+ * served.
+ */
 struct agent_slot {
 	bool used;
 	uint32_t win_id;
 	uint32_t erank;
+	int shared;
+	bool excl;
+	struct lock_wait *wait;
+	int nwait;
+	int capwait;
 };
 
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER; /* slots */
@@ -127,12 +152,14 @@ static struct {
 
 static bool has_origin(unsigned int kind, unsigned int op)
 {
-	return !(kind == MPIRMA_KIND_GET_ACC && op == MPIRMA_OP_NO_OP);
+	return kind != MPIRMA_KIND_GET &&
+	       !(kind == MPIRMA_KIND_GET_ACC && op == MPIRMA_OP_NO_OP);
 }
 
+/* Puts and accumulates have none: they are batched. */
 static bool has_result(unsigned int kind)
 {
-	return kind != MPIRMA_KIND_ACC;
+	return kind != MPIRMA_KIND_ACC && kind != MPIRMA_KIND_PUT;
 }
 
 /* The elements a layout covers (the kernel checks the sides agree). */
@@ -269,7 +296,7 @@ static int serve_batch(const struct ship_hdr *h, size_t n,
 	for (off = 0; off < n; off += len, nops++) {
 		const struct ship_hdr *r = (const struct ship_hdr *)(m + off);
 
-		if (n - off < sizeof(*r) || r->kind != MPIRMA_KIND_ACC ||
+		if (n - off < sizeof(*r) || has_result(r->kind) ||
 		    r->slot != h->slot || nops == HY_BATCH_OPS)
 			return -EINVAL;
 		len = record_len(r);
@@ -319,11 +346,10 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
 	pthread_mutex_unlock(&slots_lock);
 	if (!s.used)
 		return -EBADF;
-	if (h->kind == MPIRMA_KIND_ACC)
+	if (!has_result(h->kind))
 		return serve_batch(h, n, &s, index);
 	size = mpirma_rma_elem_size(h->type);
-	if (!size || (h->kind != MPIRMA_KIND_GET_ACC &&
-		      h->kind != MPIRMA_KIND_CAS) || msg_len(h, size) != n)
+	if (!size || h->kind > MPIRMA_KIND_CAS || msg_len(h, size) != n)
 		return -EINVAL;
 	need = sizeof(**r) + h->nelem * size;
 	if (need > *cap) {
@@ -339,6 +365,75 @@ static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
 	if (!ret && !op.status)
 		*rlen = (int)need;
 	return ret ? ret : op.status;
+}
+
+/* Can slot @s's lock be granted as @type now? */
+static bool lock_fits(const struct agent_slot *s, int type)
+{
+	return !s->excl && (type == HY_LOCK_SHARED || !s->shared);
+}
+
+/* Grants slot @k's lock as @type to @origin; slots_lock held. */
+static void lock_grant(int k, int type, int origin)
+{
+	if (type == HY_LOCK_EXCL)
+		slots[k].excl = true;
+	else
+		slots[k].shared++;
+	/* no bytes: eager, it does not wait for the origin */
+	PMPI_Send(NULL, 0, MPI_BYTE, origin, HY_TAG_GRANT + k, hy.ship_comm);
+}
+
+/*
+ * A lock or unlock from @origin.  A request that cannot be granted waits
+ * behind those before it (a shared one does not overtake a waiting
+ * exclusive one); an unlock grants what it can from the front.  Out of
+ * memory for a waiting request ends the job: its origin would wait
+ * forever.
+ */
+static void serve_lock(const struct ship_hdr *h, int origin)
+{
+	int k = (int)h->slot;
+	struct agent_slot *s;
+
+	pthread_mutex_lock(&slots_lock);
+	if (k >= nslots || !slots[k].used) {
+		/* A window is freed collectively: no lock can come for it. */
+		pthread_mutex_unlock(&slots_lock);
+		return;
+	}
+	s = &slots[k];
+	if (h->kind == HY_KIND_LOCK) {
+		if (!s->nwait && lock_fits(s, h->op)) {
+			lock_grant(k, h->op, origin);
+		} else {
+			if (s->nwait == s->capwait) {
+				int cap = s->capwait ? 2 * s->capwait : 8;
+				struct lock_wait *q = realloc(s->wait,
+							      sizeof(*q) *
+							      (size_t)cap);
+
+				if (!q)
+					PMPI_Abort(MPI_COMM_WORLD,
+						   MPI_ERR_NO_MEM);
+				s->wait = q;
+				s->capwait = cap;
+			}
+			s->wait[s->nwait++] = (struct lock_wait){ origin,
+								  h->op };
+		}
+	} else {
+		if (s->excl)
+			s->excl = false;
+		else if (s->shared)
+			s->shared--;
+		while (s->nwait && lock_fits(s, s->wait[0].type)) {
+			lock_grant(k, s->wait[0].type, s->wait[0].origin);
+			memmove(s->wait, s->wait + 1,
+				sizeof(*s->wait) * (size_t)--s->nwait);
+		}
+	}
+	pthread_mutex_unlock(&slots_lock);
 }
 
 /*
@@ -436,6 +531,13 @@ static void *agent(void *unused)
 			free(h);
 			break;
 		}
+		if (n == (int)sizeof(*h) && (h->kind == HY_KIND_LOCK ||
+					     h->kind == HY_KIND_UNLOCK)) {
+			serve_lock(h, st.MPI_SOURCE);
+			free(h);
+			agent_stats.messages++;
+			continue;
+		}
 		status = serve(h, (size_t)n, &r, &cap, &rlen, &index);
 		r->status = status;
 		r->index = index;
@@ -492,6 +594,8 @@ void hy_ship_stop(bool report)
 	PMPI_Comm_free(&hy.ship_comm);
 	hy.span = false;
 	hy.agent = false;
+	for (int k = 0; k < nslots; k++)
+		free(slots[k].wait);
 	free(slots);
 	slots = NULL;
 	nslots = 0;
@@ -519,9 +623,11 @@ int hy_ship_open(struct hy_win *w)
 		slots = s;
 		nslots += 8;
 	}
-	slots[k].used = true;
-	slots[k].win_id = sp->win_id;
-	slots[k].erank = (uint32_t)sp->erank[sp->me];
+	free(slots[k].wait);
+	slots[k] = (struct agent_slot){
+		.used = true, .win_id = sp->win_id,
+		.erank = (uint32_t)sp->erank[sp->me],
+	};
 	pthread_mutex_unlock(&slots_lock);
 	sp->myslot = k;
 	return k;
@@ -750,6 +856,49 @@ int hy_ship_complete(struct hy_win *w, int rank)
 	return ret;
 }
 
+/* A lock message of @kind (@type) to the agent of window rank @rank. */
+static int lock_msg(struct hy_win *w, int rank, uint16_t kind, int type)
+{
+	struct hy_span *sp = w->span;
+	struct ship_hdr h = { .slot = (uint32_t)sp->slot[rank], .kind = kind,
+			      .op = (uint16_t)type };
+
+	return PMPI_Send(&h, sizeof(h), MPI_BYTE, sp->world[rank], HY_TAG_OP,
+			 hy.ship_comm);
+}
+
+int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
+{
+	struct hy_span *sp = w->span;
+	int first = rank < 0 ? 0 : rank, last = rank < 0 ? sp->size : rank + 1;
+	int ret = MPI_SUCCESS, r;
+
+	/* Every request first, then the grants: the targets work at once. */
+	for (int t = first; t < last; t++) {
+		r = lock_msg(w, t, HY_KIND_LOCK,
+			     exclusive ? HY_LOCK_EXCL : HY_LOCK_SHARED);
+		ret = ret ? ret : r;
+	}
+	for (int t = first; t < last && !ret; t++)
+		ret = PMPI_Recv(NULL, 0, MPI_BYTE, sp->world[t],
+				HY_TAG_GRANT + sp->slot[t], hy.ship_comm,
+				MPI_STATUS_IGNORE);
+	return ret;
+}
+
+int hy_ship_unlock(struct hy_win *w, int rank)
+{
+	int first = rank < 0 ? 0 : rank;
+	int last = rank < 0 ? w->span->size : rank + 1;
+	int ret = MPI_SUCCESS, r;
+
+	for (int t = first; t < last; t++) {
+		r = lock_msg(w, t, HY_KIND_UNLOCK, 0);
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
 int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	    const char *fn)
 {
@@ -772,6 +921,12 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	mine.trank = sp->erank[sp->me];
 	ret = hy_inner(mpirma_rma_prepare(w->inner, &mine, &op, &skip,
 					  &scratch, fn));
+	if (!ret && !skip && sp->extent) {
+		const uint64_t *e = &sp->extent[2 * a->trank];
+
+		ret = hy_inner(mpirma_rma_range(w->inner, &op, e[0],
+						(uint32_t)e[1], a->trank, fn));
+	}
 	if (ret || skip) {
 		free(scratch);
 		return ret;
@@ -789,11 +944,11 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 			memcpy(rblocks, (void *)(uintptr_t)op.result.blocks,
 			       op.result.nblocks * sizeof(*rblocks));
 	}
-	/* A plain accumulate is batched: its batch's message gets the reply. */
+	/* A put or accumulate is batched: its batch's message gets the reply. */
 	rlen = (int)(sizeof(*reply) + rbytes);
-	if (op.kind != MPIRMA_KIND_ACC)
+	if (has_result(op.kind))
 		reply = malloc((size_t)rlen);
-	if (!h || (op.kind != MPIRMA_KIND_ACC && !reply) ||
+	if (!h || (has_result(op.kind) && !reply) ||
 	    (op.result.nblocks && rbytes && !rblocks)) {
 		free(scratch);
 		free(h);
@@ -827,7 +982,7 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	/* The host's part, without the engine's lock. */
 	hy_unlock();
 	pthread_mutex_lock(&sp->lock);
-	if (op.kind == MPIRMA_KIND_ACC) {
+	if (!has_result(op.kind)) {
 		ret = batch_add(w, a->trank, h, len);
 		pthread_mutex_unlock(&sp->lock);
 		free(h);

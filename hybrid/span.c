@@ -1,48 +1,66 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * span.c - a window whose communicator spans nodes, in two parts over the
- * same memory (docs/design.md, "The hybrid layer"):
- *  - an engine window over this node's ranks of the window (created by
- *    win.c as for a node window: MPI_Win_allocate's memory comes from it),
- *    which serves puts, gets and accumulate-like operations to node-local
- *    targets through the module.  Every process keeps it in one
- *    MPI_Win_lock_all epoch (MPI_MODE_NOCHECK: the kernel holds nothing)
- *    from creation to free, so the engine always allows them, and
- *    completes them with engine flushes;
- *  - a host window over the same memory (MPI_Win_create, or
- *    MPI_Win_create_dynamic), the program's handle, which serves puts and
- *    gets to other nodes and every synchronization: fence, locks, PSCW.
- *    Every origin, local or remote, takes the host's locks, so
- *    MPI_LOCK_EXCLUSIVE excludes both alike.
- * Accumulate-like operations to other nodes are shipped to the target's
- * agent (ship.c), so all of a target's accumulates run in its node's
- * atomicity domain.
+ * span.c - a window whose communicator spans nodes (docs/design.md, "The
+ * hybrid layer").  Everything on it but the transport is mpirma's: the host
+ * MPI carries messages, and its own one-sided code is never asked for
+ * anything, so its bugs (the op/type table, offsets, PSCW matching) do not
+ * reach such a window.
+ *  - An engine window over this node's ranks of the window (created by
+ *    win.c as for a node window: MPI_Win_allocate's memory comes from it)
+ *    serves node-local targets through the module.  Every process keeps it
+ *    in one MPI_Win_lock_all epoch (MPI_MODE_NOCHECK: the kernel holds
+ *    nothing) from creation to free, so the engine always allows its
+ *    operations, and completes them with engine flushes.
+ *  - Operations to other nodes, puts and gets as well as accumulates, are
+ *    shipped to the target's agent thread (ship.c), which applies them
+ *    through the module there: one atomicity domain per target.
+ *  - Locks are kept by the target's agent for every origin, local or
+ *    remote (ship.c), so MPI_LOCK_EXCLUSIVE excludes both alike; a fence
+ *    is the completion of everything this process issued and a barrier;
+ *    PSCW is built from notices of no bytes (below).
+ *  - The program's handle is a host window of no bytes on MPI_COMM_SELF
+ *    (hy_win_handle), which keeps attributes, name and error handler.
+ * With host accumulates (MPIRMA_SPAN_ACCUMULATE=host, no agents) the handle
+ * is a host window over the same memory instead, which serves puts and
+ * gets to other nodes, every accumulate-like operation, fence and locks.
  *
- * PSCW: the host matches post and start, but the standard lets
- * MPI_Win_start return before the posts came (Open MPI's osc pt2pt only
- * holds back its own operations until then), and the module serves the
- * node-local targets without the host, the agents the shipped accumulates
- * of remote origins.  So a post also tells each of its node-local origins
- * through the engine (a message of no bytes) and, when agents run, each of
- * its remote origins through the host (on the window's duplicate
- * communicator), and MPI_Win_start waits for the notices of the targets it
- * may reach without the host; with MPI_MODE_NOCHECK, which the standard
- * requires on both calls or neither, neither happens.
+ * PSCW is the layer's own in both modes: MPICH 4.0.2's MPI_Win_start
+ * counts post notices instead of matching them by origin, so a post for a
+ * later epoch from another process lets a start return early or never.
+ * A post sends each origin of its group a notice of no bytes (through the
+ * engine to node-local ones, through the host on the window's duplicate
+ * communicator to the others), and MPI_Win_start receives one from each
+ * target of its group, by source: one pair of processes, one tag, one
+ * communicator, so the notices of successive epochs stay in order.  With
+ * host accumulates, the origin's host operations go through the host
+ * window under a host MPI_Win_lock_all(MPI_MODE_NOCHECK) from start to
+ * complete, whose unlock completes them at the targets.  Then
+ * MPI_Win_complete sends each target a second notice, and MPI_Win_wait (or
+ * MPI_Win_test) receives one from each origin.  MPI_MODE_NOCHECK, which
+ * the standard requires on both post and start or neither, skips the
+ * first notice.
  *
  * Completion: what this process issued to a target is complete there when
  * the engine has flushed it (node-local target) or its agent has
- * acknowledged it and the host has flushed (other nodes).  Every call that
- * completes operations (flush, unlock, fence, complete, free) settles the
- * engine and the agents first (hy_span_settle), then makes the host's call.
+ * acknowledged it (other nodes; with host accumulates, when the host has
+ * flushed it).  Every call that completes operations (flush, unlock,
+ * fence, complete, free) settles the engine and the agents first
+ * (hy_span_settle), then makes the host's call if there is one.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hybrid.h"
 #include "ship.h"
 
-/* Engine message of no bytes: a target posted to a node-local origin. */
+/*
+ * Notices of no bytes (PSCW): a target posted to an origin; an origin
+ * completed its epoch at a target.  Engine messages on the window's engine
+ * communicator to node-local peers, host messages on sp->comm to the others.
+ */
 #define HY_TAG_POSTED	0x5350
+#define HY_TAG_DONE	0x5351
 
 /* Engine part: its epoch is open (hy_span_release ends it on failure). */
 static bool engine_open(struct hy_win *w)
@@ -77,10 +95,17 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		sp->slot = malloc(sizeof(int) * (size_t)size);
 		sp->lock_of = calloc((size_t)size, 1);
 		sp->in_start = calloc((size_t)size, 1);
+		sp->in_post = calloc((size_t)size, 1);
+		sp->wait_for = calloc((size_t)size, 1);
 		sp->host_acc = calloc((size_t)size, 1);
+		if (a->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+			sp->extent = malloc(2 * sizeof(uint64_t) *
+					    (size_t)size);
 		w->span = sp;
 		ok = sp->erank && sp->world && sp->slot && sp->lock_of &&
-		     sp->in_start && sp->host_acc;
+		     sp->in_start && sp->in_post && sp->wait_for &&
+		     sp->host_acc &&
+		     (sp->extent || a->flavor == MPI_WIN_FLAVOR_DYNAMIC);
 	}
 	if (ok) {
 		PMPI_Comm_group(a->comm, &g);
@@ -106,9 +131,28 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 			       "spans nodes)");
 	/* Published: nobody ships to a slot before it exists. */
 	PMPI_Allgather(&sp->myslot, 1, MPI_INT, sp->slot, 1, MPI_INT, a->comm);
+	/* Each target's memory, so that a range error fails at the call. */
+	if (sp->extent) {
+		uint64_t mine[2] = { (uint64_t)a->size, (uint64_t)a->disp_unit };
+
+		PMPI_Allgather(mine, 2, MPI_UINT64_T, sp->extent, 2,
+			       MPI_UINT64_T, a->comm);
+	}
 	ret = PMPI_Comm_dup(a->comm, &sp->comm);
 	if (ret)
 		return ret;
+	if (hy.agent) {
+		/* Nothing travels through a host window: a handle will do. */
+		ret = hy_win_handle(a->info, &w->host);
+		m = ret == MPI_SUCCESS;
+		PMPI_Allreduce(&m, &all, 1, MPI_INT, MPI_MIN, sp->comm);
+		if (m && !all) {
+			PMPI_Win_free(&w->host);
+			ret = hy_fail(MPI_ERR_WIN, "another rank could not "
+				      "create the window");
+		}
+		return ret;
+	}
 	if (a->flavor == MPI_WIN_FLAVOR_DYNAMIC)
 		return PMPI_Win_create_dynamic(a->info, a->comm, &w->host);
 	return PMPI_Win_create(a->base, a->size, a->disp_unit, a->info,
@@ -147,7 +191,10 @@ void hy_span_release(struct hy_win *w)
 	free(sp->slot);
 	free(sp->lock_of);
 	free(sp->in_start);
+	free(sp->in_post);
+	free(sp->wait_for);
 	free(sp->host_acc);
+	free(sp->extent);
 	free(sp->pend);
 	free(sp);
 	w->span = NULL;
@@ -185,8 +232,12 @@ int hy_span_access_check(const struct hy_win *w, int rank)
 		       "MPI_Win_start first)", rank);
 }
 
-bool hy_span_group(const struct hy_win *w, MPI_Group group,
-		   unsigned char *in)
+/*
+ * Sets @in[r] for the window ranks r of host group @group; false: out of
+ * memory, @in unchanged.
+ */
+static bool span_group(const struct hy_win *w, MPI_Group group,
+		       unsigned char *in)
 {
 	int n = 0, *from, *to;
 	bool ok;
@@ -210,14 +261,10 @@ bool hy_span_group(const struct hy_win *w, MPI_Group group,
 }
 
 /*
- * Node-local origins always hear of a post (the module serves their
- * accesses), remote ones only when agents apply their accumulates: in host
- * mode all of a remote origin's accesses are the host's, which holds them
- * back itself.  A notice that failed does not stop the others: an origin
- * not told would wait forever, and one told twice would take the spare
- * notice for the next epoch's post.
+ * Sends a notice with @tag to every window rank flagged in @to.  One that
+ * failed does not stop the others: a peer not told would wait forever.
  */
-int hy_span_post(struct hy_win *w, const unsigned char *in)
+static int span_notify(struct hy_win *w, const unsigned char *to, int tag)
 {
 	struct hy_span *sp = w->span;
 	int ret = MPI_SUCCESS, r2;
@@ -226,22 +273,21 @@ int hy_span_post(struct hy_win *w, const unsigned char *in)
 	for (int r = 0; r < sp->size; r++) {
 		MPII_Request req;
 
-		if (!in[r] || sp->erank[r] < 0)
+		if (!to[r] || sp->erank[r] < 0)
 			continue;
-		r2 = hy_inner(MPII_Isend(NULL, 0, MPII_BYTE, sp->erank[r],
-					 HY_TAG_POSTED, w->icomm, &req));
+		r2 = hy_inner(MPII_Isend(NULL, 0, MPII_BYTE, sp->erank[r], tag,
+					 w->icomm, &req));
 		if (!r2)
 			MPII_Request_free(&req);
 		ret = ret ? ret : r2;
 	}
 	hy_unlock();
-	for (int r = 0; r < sp->size && !hy.span_host_acc; r++) {
+	for (int r = 0; r < sp->size; r++) {
 		MPI_Request req;
 
-		if (!in[r] || sp->erank[r] >= 0)
+		if (!to[r] || sp->erank[r] >= 0)
 			continue;
-		r2 = PMPI_Isend(NULL, 0, MPI_BYTE, r, HY_TAG_POSTED, sp->comm,
-				&req);
+		r2 = PMPI_Isend(NULL, 0, MPI_BYTE, r, tag, sp->comm, &req);
 		if (!r2)
 			PMPI_Request_free(&req);
 		ret = ret ? ret : r2;
@@ -249,28 +295,195 @@ int hy_span_post(struct hy_win *w, const unsigned char *in)
 	return ret;
 }
 
-int hy_span_start(struct hy_win *w, bool posted)
+/*
+ * Receives the notice with @tag of window rank @r, if it has come (@block:
+ * waits for it).  True when it is taken (or failed: *@ret then says how),
+ * so that nobody waits for it again.
+ */
+static bool span_take(struct hy_win *w, int r, int tag, bool block, int *ret)
 {
 	struct hy_span *sp = w->span;
-	int ret = MPI_SUCCESS, r2;
+	int flag = 1, r2;
+
+	if (sp->erank[r] >= 0) {
+		hy_lock();
+		r2 = block ? MPII_SUCCESS :
+		     MPII_Iprobe(sp->erank[r], tag, w->icomm, &flag,
+				 MPII_STATUS_IGNORE);
+		if (r2 == MPII_SUCCESS && flag)
+			r2 = MPII_Recv(NULL, 0, MPII_BYTE, sp->erank[r], tag,
+				       w->icomm, MPII_STATUS_IGNORE);
+		r2 = hy_inner(r2);
+		hy_unlock();
+	} else {
+		r2 = block ? MPI_SUCCESS :
+		     PMPI_Iprobe(r, tag, sp->comm, &flag, MPI_STATUS_IGNORE);
+		if (r2 == MPI_SUCCESS && flag)
+			r2 = PMPI_Recv(NULL, 0, MPI_BYTE, r, tag, sp->comm,
+				       MPI_STATUS_IGNORE);
+	}
+	if (r2 && !*ret)
+		*ret = r2;
+	return r2 || flag;
+}
+
+/*
+ * Takes the notice with @tag of every window rank flagged in @from,
+ * clearing its flag; with @block until none is left, else those that have
+ * come.  Peers of one kind only (all node-local, or all remote) are waited
+ * for in a blocking receive each.  Both kinds are polled in turn, with
+ * naps that double from 1 us to 1 ms while nothing comes: a blocking
+ * receive in the engine would make no progress in the host, where a
+ * remote peer's notice or its host unlock may be waiting for this process.
+ */
+static int span_collect(struct hy_win *w, unsigned char *from, int tag,
+			bool block)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS, nap = 1;
+
+	for (;;) {
+		int local = 0, remote = 0;
+		bool got = false;
+
+		for (int r = 0; r < sp->size; r++) {
+			if (!from[r])
+				continue;
+			if (span_take(w, r, tag, false, &ret)) {
+				from[r] = 0;
+				got = true;
+			} else if (sp->erank[r] >= 0) {
+				local++;
+			} else {
+				remote++;
+			}
+		}
+		if (!block || local + remote == 0)
+			return ret;
+		if (!local || !remote) {
+			for (int r = 0; r < sp->size; r++)
+				if (from[r] && span_take(w, r, tag, true, &ret))
+					from[r] = 0;
+			return ret;
+		}
+		nap = got ? 1 : nap < 1000 ? nap * 2 : 1000;
+		usleep((useconds_t)nap);
+	}
+}
+
+/*
+ * Does an access epoch to the ranks flagged in @to need the host's window?
+ * Only without agents (MPIRMA_SPAN_ACCUMULATE=host): for puts and gets to
+ * other nodes, and for every accumulate.
+ */
+static bool span_host_access(const struct hy_win *w, const unsigned char *to)
+{
+	for (int r = 0; r < w->span->size && !hy.agent; r++)
+		if (to[r] && (w->span->erank[r] < 0 || hy.span_host_acc))
+			return true;
+	return false;
+}
+
+int hy_span_post(struct hy_win *w, MPI_Group group, int assert)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS;
 
 	hy_lock();
-	sp->started = true;
-	for (int r = 0; r < sp->size && !posted; r++) {
-		if (!sp->in_start[r] || sp->erank[r] < 0)
-			continue;
-		r2 = hy_inner(MPII_Recv(NULL, 0, MPII_BYTE, sp->erank[r],
-					HY_TAG_POSTED, w->icomm,
-					MPII_STATUS_IGNORE));
-		ret = ret ? ret : r2;
-	}
+	if (sp->posted)
+		ret = hy_fail(MPI_ERR_RMA_SYNC, "an exposure epoch is already "
+			      "open (MPI_Win_post twice without MPI_Win_wait)");
+	else if (!span_group(w, group, sp->in_post))
+		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
+	else
+		sp->posted = true;
 	hy_unlock();
-	for (int r = 0; r < sp->size && !posted && !hy.span_host_acc; r++) {
-		if (!sp->in_start[r] || sp->erank[r] >= 0)
-			continue;
-		r2 = PMPI_Recv(NULL, 0, MPI_BYTE, r, HY_TAG_POSTED, sp->comm,
-			       MPI_STATUS_IGNORE);
-		ret = ret ? ret : r2;
+	if (ret || (assert & MPI_MODE_NOCHECK))
+		return ret;
+	return span_notify(w, sp->in_post, HY_TAG_POSTED);
+}
+
+int hy_span_start(struct hy_win *w, MPI_Group group, int assert, int *host)
+{
+	struct hy_span *sp = w->span;
+	int ret = MPI_SUCCESS;
+
+	*host = MPI_SUCCESS;
+	hy_lock();
+	if (sp->started)
+		ret = hy_fail(MPI_ERR_RMA_SYNC, "an access epoch is already "
+			      "open (MPI_Win_start twice without "
+			      "MPI_Win_complete)");
+	else if (!span_group(w, group, sp->in_start))
+		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
+	else
+		sp->started = true;
+	hy_unlock();
+	if (ret)
+		return ret;
+	/*
+	 * The epoch is open whatever follows: MPI_Win_complete then still
+	 * tells every target, whose MPI_Win_wait waits for it.
+	 */
+	if (!(assert & MPI_MODE_NOCHECK)) {
+		memcpy(sp->wait_for, sp->in_start, (size_t)sp->size);
+		ret = span_collect(w, sp->wait_for, HY_TAG_POSTED, true);
 	}
+	if (span_host_access(w, sp->in_start)) {
+		*host = PMPI_Win_lock_all(MPI_MODE_NOCHECK, w->host);
+		sp->host_epoch = *host == MPI_SUCCESS;
+	}
+	return ret;
+}
+
+int hy_span_complete(struct hy_win *w, int *host)
+{
+	struct hy_span *sp = w->span;
+	int ret, r2;
+
+	*host = MPI_SUCCESS;
+	hy_lock();
+	if (!sp->started) {
+		ret = hy_fail(MPI_ERR_RMA_SYNC, "no access epoch is open "
+			      "(MPI_Win_complete without MPI_Win_start)");
+		hy_unlock();
+		return ret;
+	}
+	/* The host's unlock below completes its accumulates too. */
+	memset(sp->host_acc, 0, (size_t)sp->size);
+	ret = hy_span_settle(w, -1);
+	if (sp->host_epoch)
+		*host = PMPI_Win_unlock_all(w->host);
+	sp->host_epoch = false;
+	r2 = span_notify(w, sp->in_start, HY_TAG_DONE);
+	hy_lock();
+	sp->started = false;
+	hy_unlock();
+	return ret ? ret : r2;
+}
+
+int hy_span_wait(struct hy_win *w, int *flag)
+{
+	struct hy_span *sp = w->span;
+	bool done = true;
+	int ret;
+
+	hy_lock();
+	ret = sp->posted ? MPI_SUCCESS :
+	      hy_fail(MPI_ERR_RMA_SYNC, "no exposure epoch is open (call "
+		      "MPI_Win_post first)");
+	hy_unlock();
+	if (ret)
+		return ret;
+	ret = span_collect(w, sp->in_post, HY_TAG_DONE, !flag);
+	for (int r = 0; r < sp->size; r++)
+		done = done && !sp->in_post[r];
+	if (done) {
+		hy_lock();
+		sp->posted = false;
+		hy_unlock();
+	}
+	if (flag)
+		*flag = done;
 	return ret;
 }

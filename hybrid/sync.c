@@ -7,9 +7,10 @@
  * The engine's blocking calls run with hy.lock held: other threads of this
  * process that call into the engine meanwhile wait for them.
  *
- * On a window that spans nodes every synchronization is the host's, on the
- * host window; the calls that complete operations first complete what the
- * engine and the agents carry (hy_span_settle), span.c.
+ * On a window that spans nodes fence and locks are the host's, on the host
+ * window, and PSCW the layer's, from the host's point to point (span.c);
+ * the calls that complete operations first complete what the engine and
+ * the agents carry (hy_span_settle).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static int span_end(struct hy_win *w, int settled, int host, const char *fn)
  * window that spans nodes (hy_span_access checks against it): @flag, of
  * w->span, becomes @on.
  */
-static void span_epoch(unsigned char *flag, bool on)
+static void span_epoch(unsigned char *flag, unsigned char on)
 {
 	hy_lock();
 	*flag = on;
@@ -47,18 +48,21 @@ static void span_epoch_bool(bool *flag, bool on)
 
 /*
  * Must a flush of window rank @rank make the host's call (hy.lock held)?
- * Always for a remote target; for a node-local one only when the host was
- * given accumulates to it (MPIRMA_SPAN_ACCUMULATE=host) that it has not
- * completed: otherwise a node-local put + flush would pay a host flush,
- * which osc pt2pt turns into a round trip through the target's progress
- * (9 ms in the VM, against 3 us).  @done: the host's call will complete
- * them, so they are forgotten.
+ * Never when agents run: the host's window then carries no operation.
+ * Without them, always for a remote target; for a node-local one only when
+ * the host was given accumulates to it (MPIRMA_SPAN_ACCUMULATE=host) that
+ * it has not completed: otherwise a node-local put + flush would pay a
+ * host flush, which osc pt2pt turns into a round trip through the target's
+ * progress (9 ms in the VM, against 3 us).  @done: the host's call will
+ * complete them, so they are forgotten.
  */
 static bool span_host_flush(struct hy_win *w, int rank, bool done)
 {
 	struct hy_span *sp = w->span;
 	bool owed;
 
+	if (hy.agent)
+		return false;
 	if (!hy_rank_local(w, rank))	/* remote, or not a window rank */
 		return true;
 	owed = sp->host_acc[rank];
@@ -73,13 +77,60 @@ static void span_host_done(struct hy_win *w)
 	memset(w->span->host_acc, 0, (size_t)w->span->size);
 }
 
-/* A synchronization only the host's window takes part in. */
+/*
+ * A window that spans nodes, whose synchronization is not the engine
+ * window's own: the host's, or the layer's PSCW (hy.lock released).
+ */
 static inline bool host_only(struct hy_win *w)
 {
 	if (!w->span)
 		return false;
 	hy_unlock();
 	return true;
+}
+
+/*
+ * Is a passive-target epoch open to window rank @rank of a window that
+ * spans nodes (-1: to any rank; @all: MPI_Win_lock_all's counts)?  A rank
+ * outside the window passes: the host reports it.  hy.lock held.
+ */
+static bool span_locked(const struct hy_win *w, int rank, bool all)
+{
+	const struct hy_span *sp = w->span;
+
+	if (all && sp->lock_all)
+		return true;
+	if (rank == -1)
+		return memchr(sp->lock_of, 1, (size_t)sp->size) != NULL;
+	return rank < 0 || rank >= sp->size || sp->lock_of[rank];
+}
+
+/*
+ * A passive-target call made out of turn on a window that spans nodes,
+ * which the engine would refuse on its own windows: @cls (span_misuse:
+ * MPI_ERR_RMA_SYNC), and nothing done.  Releases hy.lock.
+ */
+static int span_fail(struct hy_win *w, const char *fn, int cls,
+		     const char *what)
+{
+	int ret = hy_fail(cls, "%s", what);
+
+	hy_unlock();
+	return hy_done(w, ret, fn);
+}
+
+static int span_misuse(struct hy_win *w, const char *fn, const char *what)
+{
+	return span_fail(w, fn, MPI_ERR_RMA_SYNC, what);
+}
+
+/*
+ * A target rank outside the window (MPI_PROC_NULL was handled before),
+ * which with agents no host call reports.
+ */
+static bool span_rank_bad(const struct hy_win *w, int rank)
+{
+	return rank < 0 || rank >= w->span->size;
 }
 
 /*
@@ -106,7 +157,9 @@ int MPI_Win_fence(int assert, MPI_Win win)
 
 		span_host_done(w);
 		ret = hy_span_settle(w, -1);
-		host = PMPI_Win_fence(assert, win);
+		/* With agents, all is complete: the rest is a barrier. */
+		host = hy.agent ? PMPI_Barrier(w->span->comm) :
+		       PMPI_Win_fence(assert, win);
 
 		/* Errors never break sync: the epoch is what was asked. */
 		span_epoch_bool(&w->span->fence, !(assert & MPI_MODE_NOSUCCEED));
@@ -123,6 +176,29 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 
 	if (w && span_proc_null(w, rank))
 		return MPI_SUCCESS;
+	if (w) {
+		ret = hy_lock_type(lock_type, &type);
+		if (ret) {
+			hy_unlock();
+			return hy_done(w, ret, "MPI_Win_lock");
+		}
+	}
+	if (w && w->span && rank >= 0 && rank < w->span->size &&
+	    span_locked(w, rank, true))
+		return span_misuse(w, "MPI_Win_lock", "a passive target epoch "
+				   "to this rank is already open");
+	if (w && w->span && hy.agent) {
+		if (span_rank_bad(w, rank))
+			return span_fail(w, "MPI_Win_lock", MPI_ERR_RANK,
+					 "no such rank in the window");
+		hy_unlock();
+		ret = assert & MPI_MODE_NOCHECK ? MPI_SUCCESS :
+		      hy_ship_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
+		if (!ret)
+			span_epoch(&w->span->lock_of[rank],
+				   assert & MPI_MODE_NOCHECK ? 2 : 1);
+		return ret;
+	}
 	if (w && host_only(w)) {
 		ret = PMPI_Win_lock(lock_type, rank, assert, win);
 		/*
@@ -148,11 +224,6 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	}
 	if (!w)
 		return PMPI_Win_lock(lock_type, rank, assert, win);
-	ret = hy_lock_type(lock_type, &type);
-	if (ret) {
-		hy_unlock();
-		return hy_done(w, ret, "MPI_Win_lock");
-	}
 	return hy_leave(w, MPII_Win_lock(type, hy_rank(w, rank), hy_assert(assert),
 					 w->inner), "MPI_Win_lock");
 }
@@ -165,12 +236,22 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 		return PMPI_Win_unlock(rank, win);
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
+	if (w->span && !span_locked(w, rank, false))
+		return span_misuse(w, "MPI_Win_unlock", "the rank is not "
+				   "locked (MPI_Win_unlock without "
+				   "MPI_Win_lock)");
+	if (w->span && hy.agent && span_rank_bad(w, rank))
+		return span_fail(w, "MPI_Win_unlock", MPI_ERR_RANK,
+				 "no such rank in the window");
 	if (w->span) {
+		bool granted = hy.agent && w->span->lock_of[rank] == 1;
 		int ret, host;
 
 		span_host_flush(w, rank, true);	/* the unlock completes them */
 		ret = hy_span_settle(w, rank);
-		host = PMPI_Win_unlock(rank, win);
+		/* Completed or not, the lock is given back. */
+		host = !hy.agent ? PMPI_Win_unlock(rank, win) :
+		       granted ? hy_ship_unlock(w, rank) : MPI_SUCCESS;
 
 		if (rank >= 0 && rank < w->span->size)
 			span_epoch(&w->span->lock_of[rank], false);
@@ -184,6 +265,20 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
+	if (w && w->span && span_locked(w, -1, true))
+		return span_misuse(w, "MPI_Win_lock_all", "a passive target "
+				   "epoch is already open");
+	if (w && w->span && hy.agent) {
+		int ret;
+
+		hy_unlock();
+		ret = assert & MPI_MODE_NOCHECK ? MPI_SUCCESS :
+		      hy_ship_lock(w, -1, false);
+		if (!ret)
+			span_epoch(&w->span->lock_all,
+				   assert & MPI_MODE_NOCHECK ? 2 : 1);
+		return ret;
+	}
 	if (w && host_only(w)) {
 		int ret = PMPI_Win_lock_all(assert, win);
 
@@ -194,7 +289,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 				PMPI_Win_unlock_all(win);
 		}
 		if (!ret)
-			span_epoch_bool(&w->span->lock_all, true);
+			span_epoch(&w->span->lock_all, 1);
 		return ret;
 	}
 	if (!w)
@@ -209,14 +304,19 @@ int MPI_Win_unlock_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_unlock_all(win);
+	if (w->span && !w->span->lock_all)
+		return span_misuse(w, "MPI_Win_unlock_all", "no MPI_Win_lock_all "
+				   "epoch is open");
 	if (w->span) {
+		bool granted = hy.agent && w->span->lock_all == 1;
 		int ret, host;
 
 		span_host_done(w);
 		ret = hy_span_settle(w, -1);
-		host = PMPI_Win_unlock_all(win);
+		host = !hy.agent ? PMPI_Win_unlock_all(win) :
+		       granted ? hy_ship_unlock(w, -1) : MPI_SUCCESS;
 
-		span_epoch_bool(&w->span->lock_all, false);
+		span_epoch(&w->span->lock_all, 0);
 		return span_end(w, ret, host, "MPI_Win_unlock_all");
 	}
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
@@ -230,6 +330,12 @@ int MPI_Win_flush(int rank, MPI_Win win)
 		return PMPI_Win_flush(rank, win);
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
+	if (w->span && hy.agent && span_rank_bad(w, rank))
+		return span_fail(w, "MPI_Win_flush", MPI_ERR_RANK,
+				 "no such rank in the window");
+	if (w->span && !span_locked(w, rank, true))
+		return span_misuse(w, "MPI_Win_flush", "no passive target epoch is "
+				   "open to the rank");
 	if (w->span) {
 		bool host = span_host_flush(w, rank, true);
 		int ret = hy_span_settle(w, rank);
@@ -247,13 +353,16 @@ int MPI_Win_flush_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_all(win);
+	if (w->span && !span_locked(w, -1, true))
+		return span_misuse(w, "MPI_Win_flush_all", "no passive target epoch is "
+				   "open");
 	if (w->span) {
 		int ret;
 
 		span_host_done(w);
 		ret = hy_span_settle(w, -1);
-		return span_end(w, ret, PMPI_Win_flush_all(win),
-				"MPI_Win_flush_all");
+		return span_end(w, ret, hy.agent ? MPI_SUCCESS :
+				PMPI_Win_flush_all(win), "MPI_Win_flush_all");
 	}
 	return hy_leave(w, MPII_Win_flush_all(w->inner), "MPI_Win_flush_all");
 }
@@ -266,6 +375,12 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 		return PMPI_Win_flush_local(rank, win);
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
+	if (w->span && hy.agent && span_rank_bad(w, rank))
+		return span_fail(w, "MPI_Win_flush_local", MPI_ERR_RANK,
+				 "no such rank in the window");
+	if (w->span && !span_locked(w, rank, true))
+		return span_misuse(w, "MPI_Win_flush_local", "no passive target epoch is "
+				   "open to the rank");
 	if (w->span) {
 		bool host = span_host_flush(w, rank, false);
 		int ret = hy_span_settle(w, rank);
@@ -284,10 +399,14 @@ int MPI_Win_flush_local_all(MPI_Win win)
 
 	if (!w)
 		return PMPI_Win_flush_local_all(win);
+	if (w->span && !span_locked(w, -1, true))
+		return span_misuse(w, "MPI_Win_flush_local_all", "no passive target epoch is "
+				   "open");
 	if (w->span) {
 		int ret = hy_span_settle(w, -1);
 
-		return span_end(w, ret, PMPI_Win_flush_local_all(win),
+		return span_end(w, ret, hy.agent ? MPI_SUCCESS :
+				PMPI_Win_flush_local_all(win),
 				"MPI_Win_flush_local_all");
 	}
 	return hy_leave(w, MPII_Win_flush_local_all(w->inner),
@@ -304,7 +423,8 @@ int MPI_Win_sync(MPI_Win win)
 		int ret = hy_inner(MPII_Win_sync(w->inner));
 
 		hy_unlock();
-		return span_end(w, ret, PMPI_Win_sync(win), "MPI_Win_sync");
+		return span_end(w, ret, hy.agent ? MPI_SUCCESS :
+				PMPI_Win_sync(win), "MPI_Win_sync");
 	}
 	return hy_leave(w, MPII_Win_sync(w->inner), "MPI_Win_sync");
 }
@@ -327,24 +447,10 @@ static int with_group(struct hy_win *w, MPI_Group group, int assert,
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
-	int ret;
 
-	if (w && host_only(w)) {
-		bool notify = !(assert & MPI_MODE_NOCHECK);
-		unsigned char *to = notify ? malloc((size_t)w->span->size) : NULL;
-
-		/* Out of memory before the host posts, not after. */
-		if (notify && (!to || !hy_span_group(w, group, to))) {
-			free(to);
-			return hy_done(w, hy_fail(MPI_ERR_NO_MEM, "out of memory"),
-				       "MPI_Win_post");
-		}
-		ret = PMPI_Win_post(group, assert, win);
-		if (!ret && notify)
-			ret = hy_done(w, hy_span_post(w, to), "MPI_Win_post");
-		free(to);
-		return ret;
-	}
+	if (w && host_only(w))
+		return hy_done(w, hy_span_post(w, group, assert),
+			       "MPI_Win_post");
 	if (!w)
 		return PMPI_Win_post(group, assert, win);
 	return with_group(w, group, assert, MPII_Win_post, "MPI_Win_post");
@@ -355,20 +461,9 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 
 	if (w && host_only(w)) {
-		int ret;
+		int host, ret = hy_span_start(w, group, assert, &host);
 
-		/* The ranks first: out of memory before the host starts. */
-		hy_lock();
-		ret = hy_span_group(w, group, w->span->in_start) ? MPI_SUCCESS :
-		      hy_fail(MPI_ERR_NO_MEM, "out of memory");
-		hy_unlock();
-		if (ret)
-			return hy_done(w, ret, "MPI_Win_start");
-		ret = PMPI_Win_start(group, assert, win);
-		if (ret)
-			return ret;
-		ret = hy_span_start(w, assert & MPI_MODE_NOCHECK);
-		return hy_done(w, ret, "MPI_Win_start");
+		return span_end(w, ret, host, "MPI_Win_start");
 	}
 	if (!w)
 		return PMPI_Win_start(group, assert, win);
@@ -379,18 +474,13 @@ int MPI_Win_complete(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w)
-		return PMPI_Win_complete(win);
-	if (w->span) {
-		int ret, host;
+	if (w && host_only(w)) {
+		int host, ret = hy_span_complete(w, &host);
 
-		span_host_done(w);
-		ret = hy_span_settle(w, -1);
-		host = PMPI_Win_complete(win);
-
-		span_epoch_bool(&w->span->started, false);
 		return span_end(w, ret, host, "MPI_Win_complete");
 	}
+	if (!w)
+		return PMPI_Win_complete(win);
 	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
 }
 
@@ -398,7 +488,9 @@ int MPI_Win_wait(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w || host_only(w))
+	if (w && host_only(w))
+		return hy_done(w, hy_span_wait(w, NULL), "MPI_Win_wait");
+	if (!w)
 		return PMPI_Win_wait(win);
 	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
 }
@@ -407,7 +499,9 @@ int MPI_Win_test(MPI_Win win, int *flag)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (!w || host_only(w))
+	if (w && host_only(w))
+		return hy_done(w, hy_span_wait(w, flag), "MPI_Win_test");
+	if (!w)
 		return PMPI_Win_test(win, flag);
 	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");
 }

@@ -148,6 +148,38 @@ static int create_inner(struct hy_win *w, struct create_args *a,
 }
 
 /*
+ * The program's handle of a node window: a host window of no bytes on
+ * MPI_COMM_SELF, which only carries what the host keeps of a window
+ * (attributes, name, error handler, Fortran handle; the group is the
+ * layer's, w->hgroup).  Not on the window's communicator: Open MPI 4.1's
+ * one-sided components each refuse some (osc sm and rdma name their
+ * shared state after the communicator's id, which the halves of a split
+ * share, and collide; osc rdma cannot serve one process; osc pt2pt none
+ * under MPI_THREAD_MULTIPLE).  Each process takes the first flavor its
+ * host serves, with MPI_COMM_SELF's errors returned meanwhile; its
+ * choice concerns nobody else.
+ */
+int hy_win_handle(MPI_Info info, MPI_Win *host)
+{
+	MPI_Errhandler eh;
+	void *base;
+	int ret;
+
+	PMPI_Comm_get_errhandler(MPI_COMM_SELF, &eh);
+	PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	ret = PMPI_Win_allocate(0, 1, info, MPI_COMM_SELF, &base, host);
+	if (ret)
+		ret = PMPI_Win_create_dynamic(info, MPI_COMM_SELF, host);
+	if (ret)
+		ret = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, host);
+	PMPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
+	PMPI_Errhandler_free(&eh);
+	return ret ? hy_fail(MPI_ERR_WIN, "the host MPI creates no window on "
+			     "MPI_COMM_SELF to hold the program's handle") :
+		     MPI_SUCCESS;
+}
+
+/*
  * Creates a window the engine serves, or returns -1 when the engine does
  * not serve @a->comm (the caller asks the host).  Collective over the comm.
  */
@@ -183,9 +215,16 @@ out_agree:
 	/* Every member fails, or none: a window must exist everywhere. */
 	ok = ret == MPI_SUCCESS;
 	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
-	if (ok && all_ok)
-		ret = spans ? hy_span_open(w, a) :
-		      PMPI_Win_create(NULL, 0, 1, a->info, a->comm, &w->host);
+	if (ok && all_ok && !spans) {
+		ret = hy_win_handle(a->info, &w->host);
+		/* Every member has its handle, or none keeps one. */
+		ok = ret == MPI_SUCCESS;
+		PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+		if (ok && !all_ok)
+			PMPI_Win_free(&w->host);
+	} else if (ok && all_ok) {
+		ret = hy_span_open(w, a);
+	}
 	if (!ok || !all_ok || ret) {
 		if (ok && !ret)
 			ret = hy_fail(MPI_ERR_OTHER, "another rank could not "
@@ -198,7 +237,7 @@ out_agree:
 		PMPI_Comm_call_errhandler(a->comm, ret);
 		return ret;
 	}
-	PMPI_Win_get_group(w->host, &w->hgroup);
+	PMPI_Comm_group(a->comm, &w->hgroup);
 	w->flavor = a->flavor;
 	w->model = MPI_WIN_UNIFIED;
 	w->base = a->base;
@@ -262,21 +301,26 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 	return ret != -1 ? ret : PMPI_Win_create_dynamic(info, comm, win);
 }
 
-/* Unlinks @w from the table and frees it with its engine window.  hy.lock. */
-static int win_drop(struct hy_win *w)
+/*
+ * Unlinks @w from the table and frees it with its engine window.  hy.lock.
+ * The engine's free completes the window's operations first; one of them
+ * that failed makes it return the error, and the window is gone all the
+ * same (its free is collective): only a free that did not happen keeps @w.
+ */
+static int win_drop(struct hy_win *w, bool *gone)
 {
 	struct hy_win **p;
 	int ret;
 
-	/* The engine's free completes the window's operations first. */
 	ret = hy_inner(MPII_Win_free(&w->inner));
-	if (ret)
+	*gone = w->inner == MPII_WIN_NULL;
+	if (!*gone)
 		return ret;
 	for (p = &hy_wins; *p != w; p = &(*p)->next)
 		;
 	*p = w->next;
 	win_release(w);
-	return MPI_SUCCESS;
+	return ret;
 }
 
 /*
@@ -288,6 +332,7 @@ static int win_drop(struct hy_win *w)
 static int span_free(struct hy_win *w, MPI_Win *win)
 {
 	int quiet, ret;
+	bool gone;
 
 	quiet = hy_span_quiesce(w);
 	if (quiet)
@@ -295,7 +340,7 @@ static int span_free(struct hy_win *w, MPI_Win *win)
 	ret = PMPI_Win_free(win);
 	hy_lock();
 	if (!ret)
-		ret = win_drop(w);
+		ret = win_drop(w, &gone);
 	hy_unlock();
 	return quiet ? quiet : ret;
 }
@@ -303,23 +348,31 @@ static int span_free(struct hy_win *w, MPI_Win *win)
 int MPI_Win_free(MPI_Win *win)
 {
 	struct hy_win *w;
+	bool gone;
 	int ret;
 
+	hy_keyval_watch();
 	hy_lock();
 	w = hy_win_find(*win);
 	if (!w) {
 		hy_unlock();
-		return PMPI_Win_free(win);
+		return hy_keyval_done(PMPI_Win_free(win));
 	}
 	if (w->span) {
 		hy_unlock();
-		return span_free(w, win);
+		return hy_keyval_done(span_free(w, win));
 	}
-	ret = win_drop(w);
+	ret = win_drop(w, &gone);
 	hy_unlock();
-	if (ret)
+	if (!gone)
 		return hy_done(w, ret, "MPI_Win_free");
-	return PMPI_Win_free(win);
+	if (ret) {
+		/* Raised on the handle while it exists, then freed. */
+		hy_raise(*win, ret, "MPI_Win_free");
+		PMPI_Win_free(win);
+		return hy_keyval_done(ret);
+	}
+	return hy_keyval_done(PMPI_Win_free(win));
 }
 
 int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
@@ -346,6 +399,22 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
 	else
 		return PMPI_Win_get_attr(win, keyval, val, flag);
 	return MPI_SUCCESS;
+}
+
+/* The window's group: the handle of a node window is on MPI_COMM_SELF. */
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+	struct hy_win *w;
+	int ret;
+
+	hy_lock();
+	w = hy_win_find(win);
+	hy_unlock();
+	if (!w)
+		return PMPI_Win_get_group(win, group);
+	/* A new handle of the same group, as the host's call gives. */
+	ret = PMPI_Group_excl(w->hgroup, 0, NULL, group);
+	return ret ? hy_done(w, ret, "MPI_Win_get_group") : MPI_SUCCESS;
 }
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
@@ -380,8 +449,8 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 	}
 	ret = hy_inner(MPII_Win_attach(w->inner, base, size));
 	hy_unlock();
-	if (!ret && w->span) {
-		/* Other nodes reach it through the host's window. */
+	if (!ret && w->span && !hy.agent) {
+		/* Without agents other nodes reach it through the host. */
 		ret = PMPI_Win_attach(win, base, size);
 		if (ret) {
 			hy_lock();
@@ -406,7 +475,7 @@ int MPI_Win_detach(MPI_Win win, const void *base)
 	}
 	ret = hy_inner(MPII_Win_detach(w->inner, base));
 	hy_unlock();
-	if (!ret && w->span)
+	if (!ret && w->span && !hy.agent)
 		return PMPI_Win_detach(win, base);
 	return hy_done(w, ret, "MPI_Win_detach");
 }
