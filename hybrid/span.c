@@ -384,20 +384,33 @@ static bool span_host_access(const struct hy_win *w, const unsigned char *to)
 	return false;
 }
 
-int hy_span_post(struct hy_win *w, MPI_Group group, int assert)
+/*
+ * Opens a PSCW epoch (*@open) with the window ranks of @group in @ranks,
+ * unless one is open already (@twice says so), or out of memory.
+ */
+static int span_pscw_open(struct hy_win *w, MPI_Group group, bool *open,
+			  unsigned char *ranks, const char *twice)
 {
-	struct hy_span *sp = w->span;
 	int ret = MPI_SUCCESS;
 
 	hy_lock();
-	if (sp->posted)
-		ret = hy_fail(MPI_ERR_RMA_SYNC, "an exposure epoch is already "
-			      "open (MPI_Win_post twice without MPI_Win_wait)");
-	else if (!span_group(w, group, sp->in_post))
+	if (*open)
+		ret = hy_fail(MPI_ERR_RMA_SYNC, "%s", twice);
+	else if (!span_group(w, group, ranks))
 		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
 	else
-		sp->posted = true;
+		*open = true;
 	hy_unlock();
+	return ret;
+}
+
+int hy_span_post(struct hy_win *w, MPI_Group group, int assert)
+{
+	struct hy_span *sp = w->span;
+	int ret = span_pscw_open(w, group, &sp->posted, sp->in_post,
+				 "an exposure epoch is already open "
+				 "(MPI_Win_post twice without MPI_Win_wait)");
+
 	if (ret || (assert & MPI_MODE_NOCHECK))
 		return ret;
 	return span_notify(w, sp->in_post, HY_TAG_POSTED);
@@ -406,19 +419,12 @@ int hy_span_post(struct hy_win *w, MPI_Group group, int assert)
 int hy_span_start(struct hy_win *w, MPI_Group group, int assert, int *host)
 {
 	struct hy_span *sp = w->span;
-	int ret = MPI_SUCCESS;
+	int ret = span_pscw_open(w, group, &sp->started, sp->in_start,
+				 "an access epoch is already open "
+				 "(MPI_Win_start twice without "
+				 "MPI_Win_complete)");
 
 	*host = MPI_SUCCESS;
-	hy_lock();
-	if (sp->started)
-		ret = hy_fail(MPI_ERR_RMA_SYNC, "an access epoch is already "
-			      "open (MPI_Win_start twice without "
-			      "MPI_Win_complete)");
-	else if (!span_group(w, group, sp->in_start))
-		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
-	else
-		sp->started = true;
-	hy_unlock();
 	if (ret)
 		return ret;
 	/*

@@ -134,6 +134,24 @@ static bool span_rank_bad(const struct hy_win *w, int rank)
 }
 
 /*
+ * The checks of a flush of window rank @rank (-1: of every rank) on a
+ * window that spans nodes: the rank, then the passive target epoch.  True,
+ * with hy.lock released and *@ret the call's failure, when one fails.
+ */
+static bool span_flush_bad(struct hy_win *w, int rank, const char *fn,
+			   int *ret)
+{
+	if (rank != -1 && hy.agent && span_rank_bad(w, rank))
+		*ret = span_fail(w, fn, MPI_ERR_RANK,
+				 "no such rank in the window");
+	else if (!span_locked(w, rank, true))
+		*ret = span_misuse(w, fn, "no passive target epoch is open");
+	else
+		return false;
+	return true;
+}
+
+/*
  * MPI_PROC_NULL as the target of lock, unlock or flush on a window that
  * spans nodes: a no-op, as the standard says and the engine does (Open MPI
  * 4.1's own lock rejects it).  Releases hy.lock when it is one.
@@ -325,91 +343,79 @@ int MPI_Win_unlock_all(MPI_Win win)
 int MPI_Win_flush(int rank, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
+	bool host;
+	int ret;
 
 	if (!w)
 		return PMPI_Win_flush(rank, win);
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
-	if (w->span && hy.agent && span_rank_bad(w, rank))
-		return span_fail(w, "MPI_Win_flush", MPI_ERR_RANK,
-				 "no such rank in the window");
-	if (w->span && !span_locked(w, rank, true))
-		return span_misuse(w, "MPI_Win_flush", "no passive target epoch is "
-				   "open to the rank");
-	if (w->span) {
-		bool host = span_host_flush(w, rank, true);
-		int ret = hy_span_settle(w, rank);
-
-		return span_end(w, ret, host ? PMPI_Win_flush(rank, win) :
-				MPI_SUCCESS, "MPI_Win_flush");
-	}
-	return hy_leave(w, MPII_Win_flush(hy_rank(w, rank), w->inner),
+	if (!w->span)
+		return hy_leave(w, MPII_Win_flush(hy_rank(w, rank), w->inner),
+				"MPI_Win_flush");
+	if (span_flush_bad(w, rank, "MPI_Win_flush", &ret))
+		return ret;
+	host = span_host_flush(w, rank, true);
+	ret = hy_span_settle(w, rank);
+	return span_end(w, ret, host ? PMPI_Win_flush(rank, win) : MPI_SUCCESS,
 			"MPI_Win_flush");
 }
 
 int MPI_Win_flush_all(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
+	int ret;
 
 	if (!w)
 		return PMPI_Win_flush_all(win);
-	if (w->span && !span_locked(w, -1, true))
-		return span_misuse(w, "MPI_Win_flush_all", "no passive target epoch is "
-				   "open");
-	if (w->span) {
-		int ret;
-
-		span_host_done(w);
-		ret = hy_span_settle(w, -1);
-		return span_end(w, ret, hy.agent ? MPI_SUCCESS :
-				PMPI_Win_flush_all(win), "MPI_Win_flush_all");
-	}
-	return hy_leave(w, MPII_Win_flush_all(w->inner), "MPI_Win_flush_all");
+	if (!w->span)
+		return hy_leave(w, MPII_Win_flush_all(w->inner),
+				"MPI_Win_flush_all");
+	if (span_flush_bad(w, -1, "MPI_Win_flush_all", &ret))
+		return ret;
+	span_host_done(w);
+	ret = hy_span_settle(w, -1);
+	return span_end(w, ret, hy.agent ? MPI_SUCCESS :
+			PMPI_Win_flush_all(win), "MPI_Win_flush_all");
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
+	bool host;
+	int ret;
 
 	if (!w)
 		return PMPI_Win_flush_local(rank, win);
 	if (span_proc_null(w, rank))
 		return MPI_SUCCESS;
-	if (w->span && hy.agent && span_rank_bad(w, rank))
-		return span_fail(w, "MPI_Win_flush_local", MPI_ERR_RANK,
-				 "no such rank in the window");
-	if (w->span && !span_locked(w, rank, true))
-		return span_misuse(w, "MPI_Win_flush_local", "no passive target epoch is "
-				   "open to the rank");
-	if (w->span) {
-		bool host = span_host_flush(w, rank, false);
-		int ret = hy_span_settle(w, rank);
-
-		return span_end(w, ret, host ?
-				PMPI_Win_flush_local(rank, win) : MPI_SUCCESS,
+	if (!w->span)
+		return hy_leave(w, MPII_Win_flush_local(hy_rank(w, rank),
+							w->inner),
 				"MPI_Win_flush_local");
-	}
-	return hy_leave(w, MPII_Win_flush_local(hy_rank(w, rank), w->inner),
-			"MPI_Win_flush_local");
+	if (span_flush_bad(w, rank, "MPI_Win_flush_local", &ret))
+		return ret;
+	host = span_host_flush(w, rank, false);
+	ret = hy_span_settle(w, rank);
+	return span_end(w, ret, host ? PMPI_Win_flush_local(rank, win) :
+			MPI_SUCCESS, "MPI_Win_flush_local");
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
+	int ret;
 
 	if (!w)
 		return PMPI_Win_flush_local_all(win);
-	if (w->span && !span_locked(w, -1, true))
-		return span_misuse(w, "MPI_Win_flush_local_all", "no passive target epoch is "
-				   "open");
-	if (w->span) {
-		int ret = hy_span_settle(w, -1);
-
-		return span_end(w, ret, hy.agent ? MPI_SUCCESS :
-				PMPI_Win_flush_local_all(win),
+	if (!w->span)
+		return hy_leave(w, MPII_Win_flush_local_all(w->inner),
 				"MPI_Win_flush_local_all");
-	}
-	return hy_leave(w, MPII_Win_flush_local_all(w->inner),
+	if (span_flush_bad(w, -1, "MPI_Win_flush_local_all", &ret))
+		return ret;
+	ret = hy_span_settle(w, -1);
+	return span_end(w, ret, hy.agent ? MPI_SUCCESS :
+			PMPI_Win_flush_local_all(win),
 			"MPI_Win_flush_local_all");
 }
 
