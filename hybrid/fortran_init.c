@@ -5,8 +5,10 @@
  * Open MPI's Fortran bindings call the PMPI_ C functions, so a Fortran
  * program never reaches the layer's C MPI_Init there; MPICH's call the C
  * MPI_ names, so there it does.  These entry points call the host's own
- * Fortran ones (which also set up the host's Fortran sentinels) and then
- * start the node jobs unless the C MPI_Init already did; MPI_FINALIZE stops
+ * Fortran MPI_INIT_THREAD (which also sets up the host's Fortran
+ * sentinels), asking for MPI_THREAD_MULTIPLE for the agents as the C
+ * MPI_Init does, and then start the node jobs unless the C MPI_Init
+ * already did; MPI_FINALIZE stops
  * them first (hy_stop() is idempotent).  The pmpi_ names are the same
  * functions, so a Fortran tool's PMPI_INIT starts mpirma too; the host's
  * own are therefore looked up past this library (RTLD_NEXT).  Only Fortran
@@ -19,7 +21,6 @@
 
 #include "hybrid.h"
 
-typedef void f_init_fn(MPI_Fint *ierror);
 typedef void f_init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
 			      MPI_Fint *ierror);
 typedef void f_finalize_fn(MPI_Fint *ierror);
@@ -55,31 +56,46 @@ void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
 		      MPI_Fint *ierror);
 void mpi_finalize_(MPI_Fint *ierror);
 
-void mpi_init_(MPI_Fint *ierror)
+/*
+ * The host's MPI_INIT_THREAD, asked for MPI_THREAD_MULTIPLE when the agents
+ * need it (as the C MPI_Init does); the program is given the level it
+ * asked for, @required, never more than the host granted.  Under MPICH the
+ * host's routine went through the layer's C MPI_Init_thread, which asked
+ * on its own behalf; the level is the program's again after it.
+ */
+static void init_thread(MPI_Fint required, MPI_Fint *provided,
+			MPI_Fint *ierror)
 {
-	f_init_fn *host = (f_init_fn *)host_fortran("pmpi_init_");
+	f_init_thread_fn *host =
+		(f_init_thread_fn *)host_fortran("pmpi_init_thread_");
+	MPI_Fint ask = hy_want_threads() ? MPI_THREAD_MULTIPLE : required;
+	MPI_Fint got = MPI_THREAD_SINGLE;
 
 	if (!host) {
 		*ierror = MPI_ERR_INTERN;
 		return;
 	}
-	host(ierror);
+	host(&ask, &got, ierror);
+	if (*ierror != MPI_SUCCESS)
+		return;
+	*provided = required < got ? required : got;
+	hy.thread_level = *provided;
+	hy.threads = *provided == MPI_THREAD_MULTIPLE;
 	started(ierror);
+}
+
+void mpi_init_(MPI_Fint *ierror)
+{
+	MPI_Fint provided;
+
+	init_thread(MPI_THREAD_SINGLE, &provided, ierror);
 }
 F_ALIASES(mpi_init, MPI_INIT)
 
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
 		      MPI_Fint *ierror)
 {
-	f_init_thread_fn *host =
-		(f_init_thread_fn *)host_fortran("pmpi_init_thread_");
-
-	if (!host) {
-		*ierror = MPI_ERR_INTERN;
-		return;
-	}
-	host(required, provided, ierror);
-	started(ierror);
+	init_thread(*required, provided, ierror);
 }
 F_ALIASES(mpi_init_thread, MPI_INIT_THREAD)
 

@@ -214,6 +214,9 @@ struct hy_win {
 int hy_start(void);
 void hy_stop(void);
 
+/* Must MPI_Init ask the host for MPI_THREAD_MULTIPLE (for the agents)? */
+bool hy_want_threads(void);
+
 /*
  * hybrid/win.c: the window table, newest first.  Call with hy.lock held.
  * Inline, as every call on a window starts here.

@@ -13,8 +13,9 @@
  * MPIRMA_LOGICAL_NODES=K splits each real node's ranks into K logical nodes
  * (contiguous blocks of node-local ranks), each its own module job, so that
  * a single machine can test traffic between nodes.  MPIRMA_REQUIRE=1 makes
- * MPI_Init fail when mpirma cannot serve a node; otherwise that node says
- * why once on stderr and runs on the host MPI alone.
+ * MPI_Init fail when mpirma cannot serve a node, or windows that span nodes
+ * cannot be mpirma's; otherwise that node says why once on stderr and runs
+ * on the host MPI alone (MPIRMA_VERBOSE=1 says why of spanning windows).
  *
  * Windows that span nodes need an agent thread in every process (ship.c),
  * so MPI_Init asks the host for MPI_THREAD_MULTIPLE (when this node has
@@ -325,7 +326,39 @@ static int span_wanted(void)
 	return env_int("MPIRMA_SPANNING", 1, 0, 1);
 }
 
-static void span_start(int ok, bool say)
+/*
+ * Why the handles of mpirma's windows cannot be had under
+ * MPI_THREAD_MULTIPLE, or NULL.  Open MPI makes them with osc sm (or ucx);
+ * a job that leaves it only osc pt2pt (OMPI_MCA_osc=pt2pt), which refuses
+ * every window at that level, must not be asked for it.
+ */
+static const char *no_handles(void)
+{
+#ifdef OPEN_MPI
+	const char *v = getenv("OMPI_MCA_osc");
+	char list[256], *save = NULL, *c;
+	bool exclude, sm = false;
+
+	if (!v || !*v)
+		return NULL;
+	exclude = *v == '^';
+	snprintf(list, sizeof(list), "%s", v + exclude);
+	for (c = strtok_r(list, ",", &save); c; c = strtok_r(NULL, ",", &save))
+		sm = sm || !strcmp(c, "sm") || (!exclude && !strcmp(c, "ucx"));
+	if (exclude ? !sm : sm)
+		return NULL;
+	return "OMPI_MCA_osc leaves Open MPI no component (sm or ucx) for "
+	       "the windows' handles under MPI_THREAD_MULTIPLE";
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * Returns why windows that span nodes are the host's alone although
+ * mpirma serves every node and they were not turned off, or NULL.
+ */
+static const char *span_start(int ok, bool say)
 {
 	int want = span_wanted();
 	int level = MPI_THREAD_SINGLE, mine[2], all[2];
@@ -339,17 +372,21 @@ static void span_start(int ok, bool say)
 	mine[1] = level == MPI_THREAD_MULTIPLE;
 	PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!nodes)
-		return;		/* no window can span nodes */
+		return NULL;	/* no window can span nodes */
 	hy.span_host_acc = span_host_acc();
 	if (!want)
 		why = "MPIRMA_SPANNING=0";
 	else if (!all[0])
 		why = "mpirma does not serve every node";
+	else if (!all[1] && !hy.span_host_acc && no_handles())
+		why = no_handles();
 	else if (!all[1] && !hy.span_host_acc)
 		why = HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
 		      "which the layer's agent thread needs";
 	hy.span = !why;
 	hy_ship_start();
+	if (!why && !hy.span)
+		why = "an agent thread could not be started";
 	if (say && hy.span && hy.span_host_acc)
 		fprintf(stderr, "mpirma: windows that span nodes: node-local "
 			"puts and gets through the module, every "
@@ -363,6 +400,7 @@ static void span_start(int ok, bool say)
 	else if (say)
 		fprintf(stderr, "mpirma: windows that span nodes are "
 			HY_HOST_NAME "'s alone (%s)\n", why);
+	return want && all[0] ? why : NULL;
 }
 
 int hy_start(void)
@@ -375,6 +413,7 @@ int hy_start(void)
 	int mine[2];
 	struct hy_setup s;
 	int *both, level = hy.thread_level;
+	const char *why_not;
 
 	/* The program's level: MPI_Init_thread's answer, or the host's. */
 	if (level < 0)
@@ -438,14 +477,21 @@ int hy_start(void)
 		fprintf(stderr, "mpirma: active on " HY_HOST_NAME ": logical "
 			"node %d, %d ranks from world rank %d\n", hy.node, lsize,
 			wrank);
-	span_start(s.ok, verbose && wrank == 0);
+	why_not = span_start(s.ok, verbose && wrank == 0);
+	if (require && why_not) {
+		if (wrank == 0)
+			fprintf(stderr, "mpirma: MPIRMA_REQUIRE=1 and windows "
+				"that span nodes would be " HY_HOST_NAME
+				"'s alone (%s): MPI_Init fails\n", why_not);
+		PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
+		return MPI_ERR_OTHER;
+	}
 	return MPI_SUCCESS;
 }
 
-/* Ask the host for MPI_THREAD_MULTIPLE (for the agent)? */
-static bool want_threads(void)
+bool hy_want_threads(void)
 {
-	return span_wanted() && !span_host_acc() &&
+	return span_wanted() && !span_host_acc() && !no_handles() &&
 	       access(MPIRMA_DEVICE, F_OK) == 0;
 }
 
@@ -453,7 +499,7 @@ int MPI_Init(int *argc, char ***argv)
 {
 	int ret, host;
 
-	if (!want_threads()) {
+	if (!hy_want_threads()) {
 		ret = PMPI_Init(argc, argv);
 		return ret ? ret : hy_start();
 	}
@@ -468,7 +514,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int ret, host;
 
-	ret = PMPI_Init_thread(argc, argv, want_threads() ?
+	ret = PMPI_Init_thread(argc, argv, hy_want_threads() ?
 			       MPI_THREAD_MULTIPLE : required, &host);
 	if (ret)
 		return ret;
@@ -488,8 +534,23 @@ int MPI_Query_thread(int *provided)
 
 void hy_stop(void)
 {
+	static bool stopped;
+	bool agents = hy.agent;
+
+	if (stopped)
+		return;
+	stopped = true;
 	/* Every window is freed: nobody ships to this agent any more. */
 	hy_ship_stop(hy.verbose >= 2);
+	/*
+	 * Into the host's MPI_Finalize together: MPICH 4.0.2 over TCP hung
+	 * there in half the two-VM runs after the agents had talked (the
+	 * ranks of one VM in UCX's endpoint flush, those of the other already
+	 * in the launcher's barrier, which makes no progress); with this
+	 * barrier, none since.
+	 */
+	if (agents)
+		PMPI_Barrier(MPI_COMM_WORLD);
 	if (hy.active) {
 		hy_lock();
 		/* The node's ranks leave the module job together. */
