@@ -10,9 +10,15 @@
  * window.  So a keyval created in C gets the layer's delete callback, which
  * calls the program's, raises a failure on the window's error handler
  * (the window still exists then) and tells the host it succeeded; the call
- * that ran it returns the failure.  Fortran keyvals are the host's own.
+ * that ran it returns the failure.  Fortran keyvals are the host's own:
+ * MPICH's Fortran library creates them through the C MPI_Win_create_keyval
+ * and then calls their callbacks with Fortran's conventions, so a call
+ * from a host Fortran library is passed on as it is.
  */
+#define _GNU_SOURCE		/* dladdr */
+#include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hybrid.h"
 
@@ -72,6 +78,18 @@ void hy_keyval_stop(void)
 	pthread_mutex_unlock(&keyvals_lock);
 }
 
+/* Is @caller's code in a host MPI's Fortran library? */
+static bool from_fortran(void *caller)
+{
+	Dl_info info;
+
+	if (!dladdr(caller, &info) || !info.dli_fname)
+		return false;
+	return strstr(info.dli_fname, "fort") ||	/* libmpichfort */
+	       strstr(info.dli_fname, "mpifh") ||	/* libmpi_mpifh */
+	       strstr(info.dli_fname, "usempi");	/* Open MPI's modules */
+}
+
 /*
  * The copy callback is passed on as it is: windows are never duplicated,
  * so the host never calls it.
@@ -80,9 +98,12 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy,
 			  MPI_Win_delete_attr_function *del, int *keyval,
 			  void *extra)
 {
-	struct keyval *k = malloc(sizeof(*k));
+	struct keyval *k;
 	int ret;
 
+	if (from_fortran(__builtin_return_address(0)))
+		return PMPI_Win_create_keyval(copy, del, keyval, extra);
+	k = malloc(sizeof(*k));
 	if (!k)
 		return PMPI_Win_create_keyval(copy, del, keyval, extra);
 	k->del = del;
