@@ -7,10 +7,11 @@
  * The engine's blocking calls run with hy.lock held: other threads of this
  * process that call into the engine meanwhile wait for them.
  *
- * On a window that spans nodes fence and locks are the host's, on the host
- * window, and PSCW the layer's, from the host's point to point (span.c);
- * the calls that complete operations first complete what the engine and
- * the agents carry (hy_span_settle).
+ * On a window that spans nodes synchronization is the layer's, over the
+ * host's messages: the agents' locks (ship.c), a fence of completion and a
+ * barrier, PSCW from notices (span.c); with host accumulates, fence and
+ * locks are the host window's.  The calls that complete operations first
+ * complete what the engine and the agents carry (hy_span_settle).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,8 +101,13 @@ static bool span_locked(const struct hy_win *w, int rank, bool all)
 
 	if (all && sp->lock_all)
 		return true;
-	if (rank == -1)
-		return memchr(sp->lock_of, 1, (size_t)sp->size) != NULL;
+	if (rank == -1) {
+		/* 1 or 2: granted, or taken with MPI_MODE_NOCHECK */
+		for (int r = 0; r < sp->size; r++)
+			if (sp->lock_of[r])
+				return true;
+		return false;
+	}
 	return rank < 0 || rank >= sp->size || sp->lock_of[rank];
 }
 

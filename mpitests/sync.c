@@ -10,7 +10,8 @@
  *  - shared lock: every rank reads every other at once;
  *  - lock_all: puts to everybody, completed by MPI_Win_flush,
  *    flush_all, flush_local, flush_local_all; MPI_Win_sync before local
- *    loads; MPI_MODE_NOCHECK;
+ *    loads; MPI_MODE_NOCHECK, on lock_all and on a lock flushed by
+ *    flush_all;
  *  - post/start/complete/wait on a ring, with MPI_Win_test polling, one
  *    target posting to all origins, and a post for a later epoch that
  *    arrives before the one for the current epoch;
@@ -182,6 +183,20 @@ static void test_lock_all(void)
 		MPI_Barrier(MPI_COMM_WORLD);
 		CHECK_MPI(MPI_Win_unlock_all(win));
 	}
+	/* a lock taken with MPI_MODE_NOCHECK is an epoch for flush_all too */
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOCHECK, win));
+	vals[0] = 4242;
+	CHECK_MPI(MPI_Put(&vals[0], 1, MPI_LONG, right, mtest_rank, 1, MPI_LONG,
+			  win));
+	CHECK_MPI(MPI_Win_flush_local_all(win));
+	CHECK_MPI(MPI_Win_flush_all(win));
+	CHECK_MPI(MPI_Win_unlock(right, win));
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mtest_rank, 0, win));
+	CHECK_MPI(MPI_Win_sync(win));
+	CHECK_EQ(mem[left], 4242, "put under a MPI_MODE_NOCHECK lock");
+	CHECK_MPI(MPI_Win_unlock(mtest_rank, win));
+	MPI_Barrier(MPI_COMM_WORLD);
 	CHECK_MPI(MPI_Win_free(&win));
 	free(vals);
 	free(got);
