@@ -378,10 +378,9 @@ static const char *span_start(int ok, bool say)
 		why = "MPIRMA_SPANNING=0";
 	else if (!all[0])
 		why = "mpirma does not serve every node";
-	else if (!all[1] && !hy.span_host_acc && no_handles())
-		why = no_handles();
 	else if (!all[1] && !hy.span_host_acc)
-		why = HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
+		why = no_handles() ? no_handles() :
+		      HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
 		      "which the layer's agent thread needs";
 	hy.span = !why;
 	hy_ship_start();

@@ -144,9 +144,9 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 	if (hy.agent) {
 		/* Nothing travels through a host window: a handle will do. */
 		ret = hy_win_handle(a->info, &w->host);
-		m = ret == MPI_SUCCESS;
-		PMPI_Allreduce(&m, &all, 1, MPI_INT, MPI_MIN, sp->comm);
-		if (m && !all) {
+		ok = ret == MPI_SUCCESS;
+		PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, sp->comm);
+		if (ok && !all) {
 			PMPI_Win_free(&w->host);
 			ret = hy_fail(MPI_ERR_WIN, "another rank could not "
 				      "create the window");
