@@ -24,6 +24,11 @@
  *   scaling     k = 1..N-1 origins (ranks 1..k), each accumulating into its
  *               own cache line of rank 0, one per flush          [op/s]
  *
+ * With --remote the origins of every workload are the ranks on other nodes
+ * than rank 0 (MPI_COMM_TYPE_SHARED), which must be the last ones (block
+ * placement): so that across nodes every operation measured is remote,
+ * rank 0's operations on its own memory no longer hiding them.
+ *
  * Method: a repetition is time-bounded (--time / --reps per repetition):
  * each origin runs until its own clock says the repetition is over; the
  * figure is the operations of all origins over the longest origin's time.
@@ -89,9 +94,11 @@ static struct {
 	unsigned int nbatches;
 	const char *impl;
 	const char *csv;
+	bool remote;			/* --remote */
 } opt;
 
 static int rank, nranks;
+static int first_origin;		/* the lowest rank that may be an origin */
 static FILE *csv;
 static unsigned int wrong;		/* rank 0: repetitions that failed verification */
 
@@ -170,6 +177,7 @@ static void usage(FILE *f)
 		"  -s, --sizes LIST      bandwidth sizes, K/M suffix (default 4K,64K,1M,4M)\n"
 		"  -b, --batches LIST    accumulates per flush of batched (default 64,1024)\n"
 		"  -q, --quick           smoke test: 2 repetitions, 0.05 s per cell, sizes 4K,64K\n"
+		"  -r, --remote          origins: only the ranks on other nodes than rank 0\n"
 		"      --impl NAME       the CSV's impl column (default: from the library version)\n"
 		"      --csv FILE        append the rows to FILE instead of printing them\n"
 		"  -h, --help            this text\n\n"
@@ -272,6 +280,7 @@ static void parse_options(int argc, char **argv)
 		{ "sizes", required_argument, NULL, 's' },
 		{ "batches", required_argument, NULL, 'b' },
 		{ "quick", no_argument, NULL, 'q' },
+		{ "remote", no_argument, NULL, 'r' },
 		{ "impl", required_argument, NULL, O_IMPL },
 		{ "csv", required_argument, NULL, O_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -281,7 +290,7 @@ static void parse_options(int argc, char **argv)
 	char *end;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "w:f:t:R:s:b:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:f:t:R:s:b:qrh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			for_each_item("--workloads", optarg, add_workload);
@@ -312,6 +321,9 @@ static void parse_options(int argc, char **argv)
 			break;
 		case 'q':
 			quick = true;
+			break;
+		case 'r':
+			opt.remote = true;
 			break;
 		case O_IMPL:
 			opt.impl = optarg;
@@ -715,8 +727,41 @@ static void run_cell(const struct cell *c, const struct win *wn, double *src)
 
 /* ------------------------------------------------------------ workloads */
 
+/*
+ * The origins: with --remote the ranks not on rank 0's node, which must be
+ * the last ones; else every rank (rank 0 only as the target of latency and
+ * scaling when there is another).
+ */
+static void find_origins(void)
+{
+	int on0 = 0, mine, first = nranks, bad = 0;
+	MPI_Comm node;
+
+	if (!opt.remote) {
+		first_origin = 0;
+		return;
+	}
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	/* a rank shares rank 0's node when its node communicator holds rank 0 */
+	mine = rank == 0;
+	MPI_Allreduce(&mine, &on0, 1, MPI_INT, MPI_MAX, node);
+	MPI_Comm_free(&node);
+	mine = on0 ? nranks : rank;
+	MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	mine = on0 && rank > first;
+	MPI_Allreduce(&mine, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (first == nranks)
+		usage_error("--remote: every rank is on rank 0's node");
+	if (bad)
+		usage_error("--remote: the ranks on other nodes than rank 0 must be the last "
+			    "(place them by block)");
+	first_origin = first;
+}
+
 static void run_flavor(enum flavor fl, double *src)
 {
+	const int all = nranks - first_origin;	/* every origin */
+	const int one = first_origin ? first_origin : nranks > 1;	/* a lone origin */
 	static char names[MAX_SIZES * 2 + MAX_BATCHES + 8][64];
 	unsigned int nn = 0, i;
 	struct cell c;
@@ -725,18 +770,19 @@ static void run_flavor(enum flavor fl, double *src)
 
 	win_open(&wn, fl);
 	if (opt.wl[W_CONTENDED]) {
-		c = (struct cell){ K_CONTENDED, "contended", 0, nranks, 8, 1 };
+		c = (struct cell){ K_CONTENDED, "contended", first_origin, all, 8, 1 };
 		run_cell(&c, &wn, src);
 	}
 	for (i = 0; opt.wl[W_BATCHED] && i < opt.nbatches; i++) {
 		snprintf(names[nn], sizeof(names[nn]), "batched_%u", opt.batches[i]);
-		c = (struct cell){ K_SCATTER, names[nn++], 0, nranks, 8, opt.batches[i] };
+		c = (struct cell){ K_SCATTER, names[nn++], first_origin, all, 8,
+				   opt.batches[i] };
 		run_cell(&c, &wn, src);
 	}
 	for (k = K_ACC; opt.wl[W_LATENCY] && k <= K_GET; k++) {
 		snprintf(names[nn], sizeof(names[nn]), "latency_%s", latency_names[k]);
-		/* rank 1 alone, so that the target is another process */
-		c = (struct cell){ k, names[nn++], nranks > 1 ? 1 : 0, 1, 8, 1 };
+		/* one origin alone, so that the target is another process */
+		c = (struct cell){ k, names[nn++], one, 1, 8, 1 };
 		run_cell(&c, &wn, src);
 	}
 	for (i = 0; opt.wl[W_BANDWIDTH] && i < opt.nsizes; i++) {
@@ -750,10 +796,10 @@ static void run_flavor(enum flavor fl, double *src)
 		else
 			snprintf(sz, sizeof(sz), "%zu", s);
 		snprintf(names[nn], sizeof(names[nn]), "bandwidth_accumulate_%s", sz);
-		c = (struct cell){ K_BW_ACC, names[nn++], 0, nranks, s, 1 };
+		c = (struct cell){ K_BW_ACC, names[nn++], first_origin, all, s, 1 };
 		run_cell(&c, &wn, src);
 		snprintf(names[nn], sizeof(names[nn]), "bandwidth_put_%s", sz);
-		c = (struct cell){ K_BW_PUT, names[nn++], 0, nranks, s, 1 };
+		c = (struct cell){ K_BW_PUT, names[nn++], first_origin, all, s, 1 };
 		/* each rank's own range: its values, so misplaced data shows */
 		for (size_t e = 0; e < s / sizeof(double); e++)
 			src[e] = put_val(rank, e);
@@ -761,9 +807,9 @@ static void run_flavor(enum flavor fl, double *src)
 		for (size_t e = 0; e < s / sizeof(double); e++)
 			src[e] = 1.0;
 	}
-	/* origins 1..k; a single rank can only target itself */
-	for (k = 1; opt.wl[W_SCALING] && k <= (nranks > 1 ? nranks - 1 : 1); k++) {
-		c = (struct cell){ K_DISJOINT, "scaling", nranks > 1 ? 1 : 0, k, 8, 1 };
+	/* origins one..one+k-1; a single rank can only target itself */
+	for (k = 1; opt.wl[W_SCALING] && k <= (nranks > one ? nranks - one : 1); k++) {
+		c = (struct cell){ K_DISJOINT, "scaling", one, k, 8, 1 };
 		run_cell(&c, &wn, src);
 	}
 	win_close(&wn);
@@ -784,6 +830,7 @@ int main(int argc, char **argv)
 	MPI_Get_library_version(version, &len);
 	/* the impl column, fixed once */
 	opt.impl = detect_impl(version);
+	find_origins();
 
 	csv = stdout;
 	if (rank == 0 && opt.csv) {

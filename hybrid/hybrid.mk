@@ -107,6 +107,32 @@ hybrid: $(addprefix $(HY_STAGE)/$(1)/,$(HY_TESTS) $(HY_EXAMPLES))
 endef
 $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 
+# The same tests in one program, for lists that run several per launch
+# (NAME+NAME in hybrid/list: each launch costs seconds in the VM):
+# mpitests/lib/suite.c calls each test's main, renamed mtest_main_NAME.
+# The members take no arguments.
+HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr
+HY_SUITE_OBJ := $(B)/obj/hybrid-suite
+
+define hybrid_suite
+$(HY_SUITE_OBJ)/$(1)/%.o: mpitests/%.c $(wildcard mpitests/lib/*.h)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) \
+		-Dmain=mtest_main_$$* -c -o $$@ $$<
+
+$(HY_STAGE)/$(1)/suite: mpitests/lib/suite.c $(HY_TEST_SUPPORT) \
+		$(addprefix $(HY_SUITE_OBJ)/$(1)/,$(addsuffix .o,$(HY_SUITE))) \
+		$(wildcard mpitests/lib/*.h)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) \
+		'-DMTEST_SUITE_TESTS=$(foreach t,$(HY_SUITE),X($(t)))' -o $$@.tmp \
+		$$(filter %.c %.o,$$^) -lm -lpthread
+	mv -f $$@.tmp $$@
+
+hybrid: $(HY_STAGE)/$(1)/suite
+endef
+$(foreach h,$(HY_HOSTS),$(eval $(call hybrid_suite,$(h))))
+
 # Fortran: the MPI standard's SUM and MAPVALS examples (fortran/tests/,
 # the same programs as mpirma's own suite) built with each host's mpifort.
 # Open MPI's `use mpi` rejects the printed text over two argument-kind

@@ -143,10 +143,27 @@ static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_t agent_thread;
 
-/* What the agent did, for hy_ship_stop's report (its thread's alone). */
+/*
+ * Receiving and applying the shipped messages, one thread at a time (the
+ * agent, or a program thread in an assisted wait), so that each origin's
+ * are applied in the order it sent them; also protects serving, the
+ * reply buffer and agent_stats.messages.
+ */
+static pthread_mutex_t serve_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-	long long messages;	/* operation messages served */
-	long long cpu_ns;	/* the thread's CPU time */
+	struct ship_reply *reply;	/* grown as results need */
+	size_t cap;
+	bool quit;			/* HY_QUIT has come */
+} serving;
+
+/* Program threads in an assisted wait (atomic): they serve, the agent rests. */
+static int waiters;
+
+/* What the agent did, for hy_ship_stop's report. */
+static struct {
+	long long messages;	/* messages served, by anyone */
+	long long assisted;	/* ... of them by a waiting program thread */
+	long long cpu_ns;	/* the agent thread's CPU time */
 	long long wall_ns;	/* its lifetime */
 } agent_stats;
 
@@ -437,7 +454,7 @@ static void serve_lock(const struct ship_hdr *h, int origin)
 }
 
 /*
- * Waits for the next operation.  A blocking probe would keep a CPU busy in
+ * The agent's pace.  A blocking probe would keep a CPU busy in
  * the host's progress loop (and its lock) for the agent's whole life, taken
  * from the program's threads, which usually have every core of the node:
  * so the agent polls and sleeps.  What a round of poll and sleep costs is
@@ -467,21 +484,88 @@ static long long clamp_ns(long long ns, long long lo, long long hi)
 	return ns < lo ? lo : ns > hi ? hi : ns;
 }
 
-static bool probe(MPI_Message *m, MPI_Status *st)
+/*
+ * Receives and applies the next message, if one has come, and replies.
+ * Returns 1 when it served one, 0 when none had come, -1 at HY_QUIT or
+ * when the host failed.  serve_mutex held.  Out of memory it ends the job:
+ * an origin would otherwise wait for its reply forever.
+ */
+static int serve_next(void)
+{
+	struct ship_hdr *h;
+	MPI_Message m;
+	MPI_Status st;
+	int flag = 0, n = 0, rlen, status;
+	uint32_t index;
+
+	if (serving.quit)
+		return -1;
+	if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag, &m,
+			 &st) != MPI_SUCCESS)
+		return -1;
+	if (!flag)
+		return 0;
+	PMPI_Get_count(&st, MPI_BYTE, &n);
+	h = malloc(n > (int)sizeof(*h) ? (size_t)n : sizeof(*h));
+	if (!serving.reply) {
+		serving.cap = sizeof(struct ship_reply);
+		serving.reply = malloc(serving.cap);
+	}
+	if (!h || !serving.reply)
+		PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+	PMPI_Mrecv(h, n, MPI_BYTE, &m, &st);
+	if (n >= (int)sizeof(*h) && h->slot == HY_QUIT) {
+		free(h);
+		serving.quit = true;
+		return -1;
+	}
+	agent_stats.messages++;
+	if (n == (int)sizeof(*h) && (h->kind == HY_KIND_LOCK ||
+				     h->kind == HY_KIND_UNLOCK)) {
+		serve_lock(h, st.MPI_SOURCE);
+		free(h);
+		return 1;
+	}
+	status = serve(h, (size_t)n, &serving.reply, &serving.cap, &rlen,
+		       &index);
+	serving.reply->status = status;
+	serving.reply->index = index;
+	PMPI_Send(serving.reply, rlen, MPI_BYTE, st.MPI_SOURCE, HY_TAG_REPLY,
+		  hy.ship_comm);
+	free(h);
+	return 1;
+}
+
+/*
+ * The agent: serves operations from every origin until its own process
+ * sends HY_QUIT (hy_ship_stop).  Between messages it polls and sleeps
+ * (see above).
+ */
+static void *agent(void *unused)
 {
 	static long long round_ns = HY_IDLE_MIN_NS;	/* the agent's alone */
+	long long born = clock_ns(CLOCK_MONOTONIC);
 	long long sleep_ns = 0, t, cpu, last_cpu = -1, cost;
-	int flag = 0;
+	struct timespec ts;
+	int got;
 
+	(void)unused;
 	for (;;) {
-		struct timespec ts;
-
 		t = clock_ns(CLOCK_MONOTONIC);
-		if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag,
-				 m, st) != MPI_SUCCESS)
-			return false;
-		if (flag)
-			return true;
+		got = 0;
+		/* a waiting program thread polls anyway: no need to take its CPU */
+		if (!__atomic_load_n(&waiters, __ATOMIC_RELAXED)) {
+			pthread_mutex_lock(&serve_mutex);
+			got = serve_next();
+			pthread_mutex_unlock(&serve_mutex);
+		}
+		if (got < 0)
+			break;
+		if (got) {
+			sleep_ns = 0;
+			last_cpu = -1;
+			continue;
+		}
 		t = clock_ns(CLOCK_MONOTONIC) - t;
 		/* one reading a round: the last round's CPU time, all of it */
 		cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -499,57 +583,55 @@ static bool probe(MPI_Message *m, MPI_Status *st)
 		ts.tv_nsec = (long)sleep_ns;
 		nanosleep(&ts, NULL);
 	}
-}
-
-/*
- * The agent: receives operations from every origin and applies them, until
- * its own process sends HY_QUIT (hy_ship_stop).  Out of memory it ends the
- * job: an origin would otherwise wait for its reply forever.
- */
-static void *agent(void *unused)
-{
-	size_t cap = sizeof(struct ship_reply);
-	struct ship_reply *r = malloc(cap);
-	long long born = clock_ns(CLOCK_MONOTONIC);
-
-	(void)unused;
-	for (;;) {
-		struct ship_hdr *h;
-		MPI_Message m;
-		MPI_Status st;
-		int n = 0, rlen, status;
-		uint32_t index;
-
-		if (!probe(&m, &st))
-			break;
-		PMPI_Get_count(&st, MPI_BYTE, &n);
-		h = malloc(n > (int)sizeof(*h) ? (size_t)n : sizeof(*h));
-		if (!h || !r)
-			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-		PMPI_Mrecv(h, n, MPI_BYTE, &m, &st);
-		if (n >= (int)sizeof(*h) && h->slot == HY_QUIT) {
-			free(h);
-			break;
-		}
-		if (n == (int)sizeof(*h) && (h->kind == HY_KIND_LOCK ||
-					     h->kind == HY_KIND_UNLOCK)) {
-			serve_lock(h, st.MPI_SOURCE);
-			free(h);
-			agent_stats.messages++;
-			continue;
-		}
-		status = serve(h, (size_t)n, &r, &cap, &rlen, &index);
-		r->status = status;
-		r->index = index;
-		PMPI_Send(r, rlen, MPI_BYTE, st.MPI_SOURCE, HY_TAG_REPLY,
-			  hy.ship_comm);
-		free(h);
-		agent_stats.messages++;
-	}
-	free(r);
 	agent_stats.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	agent_stats.wall_ns = clock_ns(CLOCK_MONOTONIC) - born;
 	return NULL;
+}
+
+/*
+ * A program thread waiting in the layer serves what has come, unless
+ * another thread is serving.  A process waiting in a barrier or for a
+ * reply polls the host anyway: serving there answers a remote origin
+ * without waking the agent, which in a VM of one CPU meant waiting for
+ * the waiting thread's time slice to end or the agent's sleep, a
+ * millisecond or more per remote operation (make bench-2node).
+ */
+static void assist(void)
+{
+	if (pthread_mutex_trylock(&serve_mutex))
+		return;
+	while (serve_next() > 0)
+		agent_stats.assisted++;
+	pthread_mutex_unlock(&serve_mutex);
+}
+
+int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st)
+{
+	int flag = 0, ret;
+
+	if (!hy.agent)
+		return PMPI_Waitall(n, req, st);
+	__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		ret = PMPI_Testall(n, req, &flag, st);
+		if (ret != MPI_SUCCESS || flag)
+			break;
+		assist();
+	}
+	__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
+	return ret;
+}
+
+int hy_ship_barrier(MPI_Comm comm)
+{
+	MPI_Request req;
+	MPI_Status st;
+	int ret;
+
+	if (!hy.agent)
+		return PMPI_Barrier(comm);
+	ret = PMPI_Ibarrier(comm, &req);
+	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req, &st);
 }
 
 int hy_ship_start(void)
@@ -586,14 +668,18 @@ void hy_ship_stop(bool report)
 	pthread_join(agent_thread, NULL);
 	if (report && agent_stats.wall_ns > 0)
 		fprintf(stderr, "mpirma: agent of rank %d: %lld messages "
-			"served, %.1f%% of a CPU over %.1f s\n", me,
-			agent_stats.messages,
+			"served (%lld by waiting program threads), %.1f%% of "
+			"a CPU over %.1f s\n", me,
+			agent_stats.messages, agent_stats.assisted,
 			100.0 * (double)agent_stats.cpu_ns /
 			(double)agent_stats.wall_ns,
 			(double)agent_stats.wall_ns / 1e9);
 	PMPI_Comm_free(&hy.ship_comm);
 	hy.span = false;
 	hy.agent = false;
+	free(serving.reply);
+	serving.reply = NULL;
+	serving.quit = false;
 	for (int k = 0; k < nslots; k++)
 		free(slots[k].wait);
 	free(slots);
@@ -659,7 +745,7 @@ static void wait2(MPI_Request *req)
 {
 	MPI_Status st[2];
 
-	PMPI_Waitall(2, req, st);
+	hy_ship_wait(2, req, st);
 }
 
 /* A failed shipped operation as the host's class (takes hy.lock). */
@@ -879,10 +965,15 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 			     exclusive ? HY_LOCK_EXCL : HY_LOCK_SHARED);
 		ret = ret ? ret : r;
 	}
-	for (int t = first; t < last && !ret; t++)
-		ret = PMPI_Recv(NULL, 0, MPI_BYTE, sp->world[t],
-				HY_TAG_GRANT + sp->slot[t], hy.ship_comm,
-				MPI_STATUS_IGNORE);
+	for (int t = first; t < last && !ret; t++) {
+		MPI_Request req;
+		MPI_Status st;
+
+		ret = PMPI_Irecv(NULL, 0, MPI_BYTE, sp->world[t],
+				 HY_TAG_GRANT + sp->slot[t], hy.ship_comm, &req);
+		if (ret == MPI_SUCCESS)
+			ret = hy_ship_wait(1, &req, &st);
+	}
 	return ret;
 }
 

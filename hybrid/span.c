@@ -171,7 +171,7 @@ int hy_span_quiesce(struct hy_win *w)
 	hy_unlock();
 	ret = ret ? ret : r;
 	/* Every origin has its acknowledgements: no agent works for it. */
-	PMPI_Barrier(sp->comm);
+	hy_ship_barrier(sp->comm);
 	hy_ship_close(w);
 	return ret;
 }

@@ -182,7 +182,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
 		span_host_done(w);
 		ret = hy_span_settle(w, -1);
 		/* With agents, all is complete: the rest is a barrier. */
-		host = hy.agent ? PMPI_Barrier(w->span->comm) :
+		host = hy.agent ? hy_ship_barrier(w->span->comm) :
 		       PMPI_Win_fence(assert, win);
 
 		/* Errors never break sync: the epoch is what was asked. */
@@ -516,4 +516,15 @@ int MPI_Win_test(MPI_Win win, int *flag)
 	if (!w)
 		return PMPI_Win_test(win, flag);
 	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");
+}
+
+/*
+ * The program's barrier: while agents run, this process serves the
+ * operations that come for it as it waits (hy_ship_barrier), as the host's
+ * own one-sided progress would in its barrier, instead of leaving them to
+ * the agent's next poll.
+ */
+int MPI_Barrier(MPI_Comm comm)
+{
+	return hy_ship_barrier(comm);
 }

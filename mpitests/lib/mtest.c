@@ -10,26 +10,38 @@
 #include "mtest.h"
 
 int mtest_rank, mtest_size;
+bool mtest_in_suite;
 
 static const char *test_name = "mpitest";
 static const char *section = "";
 static long checks, failures;
 
-void mtest_init(int *argc, char ***argv, const char *name)
+/* A test begins: its name, and nothing counted yet (a suite runs many). */
+static void begin(const char *name)
 {
-	MPI_Init(argc, argv);
 	test_name = name;
+	section = "";
+	checks = 0;
+	failures = 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &mtest_size);
+}
+
+void mtest_init(int *argc, char ***argv, const char *name)
+{
+	if (!mtest_in_suite)
+		MPI_Init(argc, argv);
+	begin(name);
 }
 
 void mtest_init_thread(int *argc, char ***argv, const char *name,
 		       int required, int *provided)
 {
-	MPI_Init_thread(argc, argv, required, provided);
-	test_name = name;
-	MPI_Comm_rank(MPI_COMM_WORLD, &mtest_rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &mtest_size);
+	if (!mtest_in_suite)
+		MPI_Init_thread(argc, argv, required, provided);
+	else
+		MPI_Query_thread(provided);
+	begin(name);
 }
 
 void mtest_section(const char *what)
@@ -89,7 +101,8 @@ int mtest_finish(void)
 		printf("# %s: %d rank(s), %ld checks on rank 0, %ld failed on "
 		       "all ranks\n", test_name, mtest_size, checks, total);
 	fflush(stdout);
-	MPI_Finalize();
+	if (!mtest_in_suite)
+		MPI_Finalize();
 	return total ? 1 : 0;
 }
 

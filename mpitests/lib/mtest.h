@@ -21,6 +21,12 @@
 
 extern int mtest_rank, mtest_size;
 
+/*
+ * Set by the suite driver (suite.c), which runs several tests in one job:
+ * mtest_init then finds MPI initialized and mtest_finish leaves it so.
+ */
+extern bool mtest_in_suite;
+
 /* MPI_Init, rank and size; @name labels the summary line. */
 void mtest_init(int *argc, char ***argv, const char *name);
 /* The same with MPI_Init_thread. */
@@ -30,8 +36,8 @@ void mtest_init_thread(int *argc, char ***argv, const char *name,
 void mtest_section(const char *what);
 /* Sleeps @ms milliseconds (to let a peer run ahead, or not). */
 void mtest_sleep_ms(int ms);
-/* Sum failures over MPI_COMM_WORLD, print the summary, MPI_Finalize.
- * Returns the exit status for main().
+/* Sum failures over MPI_COMM_WORLD, print the summary, MPI_Finalize
+ * (not in a suite).  Returns the exit status for main().
  */
 int mtest_finish(void);
 

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suite: several MPI tests in one job.  Under a host MPI each launch costs
+ * seconds in the VM (Open MPI's most), so the tests that need the same
+ * rank count and environment run in one launch, one after the other
+ * (mpitests/run: a list entry NAME+NAME+...).  Each test is its usual
+ * source with main renamed mtest_main_NAME; mtest_init and mtest_finish
+ * see that MPI is already initialized and leave it so.  Between tests the
+ * error handler of MPI_COMM_WORLD is put back and every rank meets in a
+ * barrier, so one test's leftovers do not reach the next.
+ *
+ * Usage: mpiexec -n N suite NAME...   Exit status: 1 when a test failed,
+ * 2 for an unknown NAME.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mtest.h"
+
+/* MTEST_SUITE_TESTS: X(name) for every member, from the build. */
+#define X(t)	int mtest_main_##t(int argc, char **argv);
+MTEST_SUITE_TESTS
+#undef X
+
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+} tests[] = {
+#define X(t)	{ #t, mtest_main_##t },
+	MTEST_SUITE_TESTS
+#undef X
+};
+
+#define NTESTS	(sizeof(tests) / sizeof(tests[0]))
+
+int main(int argc, char **argv)
+{
+	int provided, status = 0, i;
+	size_t k;
+
+	/* Unknown names first: the job ends before it has started a test. */
+	for (i = 1; i < argc; i++) {
+		for (k = 0; k < NTESTS && strcmp(argv[i], tests[k].name); k++)
+			;
+		if (k == NTESTS) {
+			fprintf(stderr, "suite: no test '%s' in this suite\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	/* The most any member asks for (threads wants MPI_THREAD_MULTIPLE). */
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	mtest_in_suite = true;
+	for (i = 1; i < argc; i++) {
+		char *targv[] = { argv[i], NULL };
+
+		for (k = 0; strcmp(argv[i], tests[k].name); k++)
+			;
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (tests[k].main(1, targv))
+			status = 1;
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return status;
+}
