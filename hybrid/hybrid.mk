@@ -133,6 +133,25 @@ hybrid: $(HY_STAGE)/$(1)/suite
 endef
 $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_suite,$(h))))
 
+# Global Arrays and ARMCI-MPI (apps/ga.c) linked with Debian's libraries
+# for each host (libga-HOST.a over libarmci-HOST.a, which need ScaLAPACK,
+# LAPACK, BLAS and gfortran's runtime), where make deps installed them.
+HY_GA_LIBS = -lga-$(1) -larmci-$(1) -lscalapack-$(1) -llapack -lblas -lgfortran -lm
+HY_MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null)
+HY_GA_HOSTS := $(if $(wildcard /usr/include/ga.h),$(foreach h,$(HY_HOSTS),$(if \
+	$(wildcard /usr/lib/$(HY_MULTIARCH)/libga-$(h).a),$(h))))
+
+define hybrid_apps
+$(HY_STAGE)/$(1)/ga: apps/ga.c mpitests/lib/mtest.c $(wildcard mpitests/lib/*.h)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) -o $$@.tmp \
+		$$(filter %.c,$$^) $(call HY_GA_LIBS,$(1))
+	mv -f $$@.tmp $$@
+
+hybrid: $(HY_STAGE)/$(1)/ga
+endef
+$(foreach h,$(HY_GA_HOSTS),$(eval $(call hybrid_apps,$(h))))
+
 # Fortran: the MPI standard's SUM and MAPVALS examples (fortran/tests/,
 # the same programs as mpirma's own suite) built with each host's mpifort.
 # Open MPI's `use mpi` rejects the printed text over two argument-kind
