@@ -256,6 +256,8 @@ help:
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
 	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
+	@echo "make check-apps   NWChem DFT and CCSD under both hosts with the layer, in the VM"
+	@echo "make bench-apps   NWChem time to solution, each host alone and with the layer"
 	@echo "make debug-kernel the KASAN/lockdep/UBSAN/KFENCE kernel (cached, long build)"
 	@echo "                  DEBUG_KSRC=6.1|6.12 (source version) DEBUG_RT=1 (PREEMPT_RT, 6.12)"
 	@echo "make check-debug  the VM suite on the debug kernel (CHECK_ARGS=selftests...)"
@@ -780,6 +782,32 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIB
 		$(BENCH_MPI_ARGS) | tee $(BENCH_DIR)/run.log
 	bench/summary $(BENCH_DIR) | tee $(BENCH_DIR)/results.txt
 	bench/hybrid-summary $(BENCH_DIR)
+
+# ------------------------------------------------------------------ applications
+
+# NWChem from Debian under both hosts with the layer (apps/run), each in one
+# VM boot: check-apps the longer set (water DFT and CCSD, 2 and 4 ranks, 1
+# and 2 logical nodes, energies against apps/nwchem/reference), bench-apps
+# the time to solution of DFT and CCSD on each host alone and with the
+# layer (apps/bench-summary's table in build/apps/bench.txt).  make check
+# runs only the small SCF case (README.md, "Running Global Arrays and
+# NWChem on mpirma").
+APPS_DIR := $(B)/apps
+APPS_VM_ARGS ?= --cpus 2 --numa 2 --timeout 7200
+SCRIPTS += apps/bench-summary
+
+.PHONY: check-apps bench-apps
+check-apps: deps
+	$(MAKE) all
+	$(VM) $(APPS_VM_ARGS) -- $(APPS_STAGE)/run --long
+
+bench-apps: deps
+	$(MAKE) all
+	@mkdir -p $(APPS_DIR)
+	@rm -f $(APPS_DIR)/bench.csv
+	$(VM) $(APPS_VM_ARGS) -- $(APPS_STAGE)/run --bench $(APPS_DIR)/bench.csv | \
+		tee $(APPS_DIR)/bench.log
+	apps/bench-summary $(APPS_DIR)/bench.csv | tee $(APPS_DIR)/bench.txt
 
 # ------------------------------------------------------------------ two VMs
 

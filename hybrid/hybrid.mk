@@ -152,6 +152,36 @@ hybrid: $(HY_STAGE)/$(1)/ga
 endef
 $(foreach h,$(HY_GA_HOSTS),$(eval $(call hybrid_apps,$(h))))
 
+# The same from Fortran (apps/ga_f.F90): Debian's GA takes 8-byte default
+# integers, as NWChem does.
+define hybrid_apps_f
+$(HY_STAGE)/$(1)/ga_f: apps/ga_f.F90
+	@mkdir -p $$(@D)
+	OMPI_FC="$$(FC)" MPICH_FC="$$(FC)" $(HY_FC_$(1)) $$(FFLAGS) -Wall -Werror \
+		-Wno-unused-dummy-argument -fdefault-integer-8 -cpp -I/usr/include \
+		-o $$@.tmp $$< $(filter-out -lgfortran,$(call HY_GA_LIBS,$(1)))
+	mv -f $$@.tmp $$@
+
+hybrid: $(HY_STAGE)/$(1)/ga_f
+endef
+
+# NWChem under the layer (apps/run; make check runs its small case in the
+# VM, check-apps and bench-apps the rest), staged with its inputs.
+APPS_STAGE := $(B)/libexec/mpirma/apps
+APPS_STAGED := $(APPS_STAGE)/run $(addprefix $(APPS_STAGE)/nwchem/,reference \
+	$(notdir $(wildcard apps/nwchem/*.nw)))
+SCRIPTS += apps/run
+
+$(APPS_STAGE)/run: apps/run
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(APPS_STAGE)/nwchem/%: apps/nwchem/%
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+hybrid: $(APPS_STAGED)
+
 # Fortran: the MPI standard's SUM and MAPVALS examples (fortran/tests/,
 # the same programs as mpirma's own suite) built with each host's mpifort.
 # Open MPI's `use mpi` rejects the printed text over two argument-kind
@@ -189,6 +219,7 @@ $(addprefix $(HY_STAGE)/$(1)/,$(HY_FTESTS)): $(HY_STAGE)/$(1)/f_%: fortran/tests
 hybrid: $(addprefix $(HY_STAGE)/$(1)/,$(HY_FTESTS))
 endef
 $(foreach h,$(HY_FHOSTS),$(eval $(call hybrid_ftests,$(h))))
+$(foreach h,$(filter $(HY_GA_HOSTS),$(HY_FHOSTS)),$(eval $(call hybrid_apps_f,$(h))))
 
 hybrid: $(HY_STAGED)
 SCRIPTS += hybrid/run hybrid/launch
