@@ -33,6 +33,16 @@ static const struct {
 
 #define NTESTS	(sizeof(tests) / sizeof(tests[0]))
 
+/* The index of test @name, or NTESTS. */
+static size_t find(const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < NTESTS && strcmp(name, tests[k].name); k++)
+		;
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	int provided, status = 0, i;
@@ -40,9 +50,7 @@ int main(int argc, char **argv)
 
 	/* Unknown names first: the job ends before it has started a test. */
 	for (i = 1; i < argc; i++) {
-		for (k = 0; k < NTESTS && strcmp(argv[i], tests[k].name); k++)
-			;
-		if (k == NTESTS) {
+		if (find(argv[i]) == NTESTS) {
 			fprintf(stderr, "suite: no test '%s' in this suite\n",
 				argv[i]);
 			return 2;
@@ -54,8 +62,7 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		char *targv[] = { argv[i], NULL };
 
-		for (k = 0; strcmp(argv[i], tests[k].name); k++)
-			;
+		k = find(argv[i]);
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (tests[k].main(1, targv))
