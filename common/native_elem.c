@@ -163,6 +163,74 @@ void mpirma_native_element(unsigned int kind, unsigned int type, unsigned int op
 		memcpy(old, &cur, size);
 }
 
+bool mpirma_native_moved(unsigned int kind, unsigned int op, bool fetch)
+{
+	return (kind == MPIRMA_KIND_GET_ACC && op == MPIRMA_OP_NO_OP) ||
+	       (kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_REPLACE && !fetch);
+}
+
+static __always_inline void store_sized(void *p, u64 v, size_t size)
+{
+	switch (size) {
+	case 1:
+		WRITE_ONCE(*(u8 *)p, (u8)v);
+		break;
+	case 2:
+		WRITE_ONCE(*(u16 *)p, (u16)v);
+		break;
+	case 4:
+		WRITE_ONCE(*(u32 *)p, (u32)v);
+		break;
+	default:
+		WRITE_ONCE(*(u64 *)p, v);
+		break;
+	}
+}
+
+/* mpirma_native_move() for one @size, inlined with it constant. */
+static __always_inline void move_sized(u8 *t, const u8 *src, u8 *old, u64 n,
+				       size_t size)
+{
+	u64 k, v;
+
+	for (k = 0; k < n; k++) {
+		if (old) {
+			v = load_sized(t + k * size, size);
+			memcpy(old + k * size, &v, size);
+		} else {
+			v = 0;
+			memcpy(&v, src + k * size, size);
+			store_sized(t + k * size, v, size);
+		}
+	}
+}
+
+void mpirma_native_move(void *t, const void *src, void *old, u64 n, size_t size)
+{
+	switch (size) {
+	case 1:
+		/*
+		 * A byte cannot be read torn: any copy reads it whole.  Not so
+		 * for writes: memcpy() may store a byte twice (overlapping
+		 * tail stores), undoing an update that came in between.
+		 */
+		if (old)
+			memcpy(old, t, n);
+		else
+			move_sized(t, src, NULL, n, 1);
+		break;
+	case 2:
+		move_sized(t, src, old, n, 2);
+		break;
+	case 4:
+		move_sized(t, src, old, n, 4);
+		break;
+	default:
+		move_sized(t, src, old, n, 8);
+		break;
+	}
+}
+
 bool mpirma_native_stepped(unsigned int kind, unsigned int type, unsigned int op,
 			   bool fetch)
 {

@@ -54,6 +54,33 @@ void mpirma_native_element(unsigned int kind, unsigned int type, unsigned int op
 			   const void *src, const void *cmp, void *old, size_t size);
 
 /**
+ * mpirma_native_moved() - does mpirma_native_move() serve this update?
+ * @kind: MPIRMA_KIND_ACC, _GET_ACC or _CAS
+ * @op: MPIRMA_OP_*
+ * @fetch: the previous values are wanted
+ *
+ * A NO_OP get_accumulate reads each element and a REPLACE that fetches
+ * nothing writes it: one plain access of the element's width each, which
+ * is atomic against the locked instructions of every other update (an
+ * exchange sees the store before or after it, never half of it).
+ */
+bool mpirma_native_moved(unsigned int kind, unsigned int op, bool fetch);
+
+/**
+ * mpirma_native_move() - such an update of @n elements
+ * @t: the first target element, naturally aligned
+ * @src: REPLACE: @n origin elements (any alignment)
+ * @old: NO_OP: receives the @n elements (any alignment)
+ * @n: elements
+ * @size: their size: 1, 2, 4 or 8
+ *
+ * The copy runs element by element with the width constant, not a call
+ * per element: Global Arrays reads and writes every patch this way
+ * (ARMCI-MPI's default atomic gets and puts), a byte at a time.
+ */
+void mpirma_native_move(void *t, const void *src, void *old, u64 n, size_t size);
+
+/**
  * mpirma_native_stepped() - does mpirma_native_steps() serve this update?
  * @kind: MPIRMA_KIND_ACC or _GET_ACC (CAS never)
  * @type: its MPIRMA_TYPE_*; 1, 2, 4 or 8 bytes

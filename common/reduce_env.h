@@ -14,10 +14,12 @@
  *    work of reduce_fp.c.  @x87 asks for an initialised x87 unit as well as
  *    SSE (long double).  In user space the FPU is always usable.
  *
- * native_elem.c also uses READ_ONCE(), cmpxchg(), xchg() and xadd() (fetch
+ * native_elem.c also uses READ_ONCE() and WRITE_ONCE() (one plain access of
+ * the element's width, no barrier), cmpxchg(), xchg() and xadd() (fetch
  * and add, any of 1, 2, 4 or 8 bytes), and mpirma_atomic{32,64}_{and,or,xor}()
- * (no fetch; @v truncated to the width), which are all full barriers (sequentially consistent) in both
- * worlds and on x86 single locked instructions.
+ * (no fetch; @v truncated to the width); the last four are full barriers
+ * (sequentially consistent) in both worlds and on x86 single locked
+ * instructions.
  */
 #ifndef _MPIRMA_REDUCE_ENV_H
 #define _MPIRMA_REDUCE_ENV_H
@@ -57,6 +59,7 @@ typedef int64_t s64;
 #define WARN_ON_ONCE(cond)	__builtin_expect(!!(cond), 0)
 
 #define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 #define cmpxchg(ptr, old, new) ({					\
 	__typeof__(*(ptr)) __old = (old);				\

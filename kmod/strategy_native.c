@@ -17,6 +17,9 @@
  * is an exchange of the value with itself, an atomic 16-byte read.  So every
  * op of these types is lock-free whatever accumulate_ops says; the hint
  * (same_op) has nothing left to unlock.
+ * A run of elements that a NO_OP get_accumulate reads or a REPLACE writes
+ * without fetching is one plain access per element (mpirma_native_move()),
+ * atomic against all of the above.
  * A run of such elements with an op computed on a copy takes the same
  * loop a step at a time (mpirma_native_steps(): one reduction per step,
  * one compare-and-exchange per element), as the library's direct path does.
@@ -82,6 +85,10 @@ static void native_apply(const struct mpirma_update *u)
 
 			mpirma_update_part(&part, u, s, off);
 			mpirma_strategy_lock.apply(&part);
+		} else if (size != 16 && s->len > size &&
+			   mpirma_native_moved(u->kind, u->op, old != NULL)) {
+			mpirma_native_move(s->addr, src ? src + off : NULL,
+					   old ? old + off : NULL, s->len / size, size);
 		} else if (size != 16 && s->len > size && src &&
 			   mpirma_native_stepped(u->kind, u->type, u->op, old != NULL)) {
 			mpirma_native_steps(u->kind, u->type, u->op, s->addr, src + off,

@@ -473,6 +473,59 @@ static void test_native_steps(void)
 	printf("test_reduce: %u stepped native updates checked\n", runs);
 }
 
+/*
+ * mpirma_native_move() for every type of 1, 2, 4 or 8 bytes: a NO_OP
+ * get_accumulate fetches the elements and leaves them, a REPLACE writes the
+ * origin's; the element past the run untouched, at any misaligned origin
+ * or result.
+ */
+static void test_native_move(void)
+{
+	static const size_t counts[] = { 1, 2, 7, 64, 1500 };
+	unsigned int type, runs = 0;
+	uint64_t seed = 777;
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		size_t size = ref_type_size(type), max = 1500 + 1, c;
+		uint8_t *tv, *sv, *t, *old;
+		unsigned int bad = 0;
+
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			continue;
+		if (!mpirma_native_moved(MPIRMA_KIND_GET_ACC, MPIRMA_OP_NO_OP, true) ||
+		    !mpirma_native_moved(MPIRMA_KIND_ACC, MPIRMA_OP_REPLACE, false) ||
+		    mpirma_native_moved(MPIRMA_KIND_GET_ACC, MPIRMA_OP_REPLACE, true) ||
+		    mpirma_native_moved(MPIRMA_KIND_ACC, MPIRMA_OP_SUM, false))
+			bad++;
+		tv = xmalloc(max * size);
+		sv = xmalloc(max * size + 1);
+		t = xmalloc(max * size);
+		old = xmalloc(max * size + 1);
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			size_t n = counts[c];
+
+			ref_fill_pairs(type, tv, sv + 1, max, &seed, 0x5a, 0xa5);
+			memcpy(t, tv, max * size);
+			memset(old, 0x3c, max * size + 1);
+			mpirma_native_move(t, NULL, old + 1, n, size);
+			if (memcmp(old + 1, tv, n * size) || memcmp(t, tv, max * size) ||
+			    old[1 + n * size] != 0x3c)
+				bad++;
+			mpirma_native_move(t, sv + 1, NULL, n, size);
+			if (memcmp(t, sv + 1, n * size) ||
+			    memcmp(t + n * size, tv + n * size, size))
+				bad++;
+			runs += 2;
+		}
+		result(!bad, "mpirma_native_move(%s): %u wrong", ref_type_name(type), bad);
+		free(tv);
+		free(sv);
+		free(t);
+		free(old);
+	}
+	printf("test_reduce: %u native moves checked\n", runs);
+}
+
 int main(void)
 {
 	unsigned int pairs;
@@ -484,6 +537,7 @@ int main(void)
 	test_cas();
 	test_native_element();
 	test_native_steps();
+	test_native_move();
 	printf("test_reduce: %u op x type pairs checked against the reference\n",
 	       pairs);
 	printf("%u passed, %u failed\n", npassed, nfailed);

@@ -207,8 +207,18 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 		memmove(a->raddr, t, bytes);
 		break;
 	default:
+		if (!atomic_element(w, t, size))
+			return false;
+		/* a run read or written whole (Global Arrays' gets and puts) */
+		if (a->tcount > 1 &&
+		    mpirma_native_moved((unsigned int)a->kind, kop,
+					a->raddr != NULL)) {
+			mpirma_native_move(t, a->oaddr, a->raddr,
+					   (uint64_t)a->tcount, size);
+			break;
+		}
 		/* One element; longer ones take mpirma_win_direct()'s steps. */
-		if (a->tcount != 1 || !atomic_element(w, t, size))
+		if (a->tcount != 1)
 			return false;
 		if (size != 8 || !has_origin) {
 			mpirma_native_element((unsigned int)a->kind, ktype, kop,
@@ -275,6 +285,11 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		 * that is one locked instruction per element gains nothing
 		 * from a snapshot.
 		 */
+		if (n > 1 && mpirma_native_moved(op->kind, op->op,
+						 res != NULL)) {
+			mpirma_native_move(t, src, res, n, size);
+			return;
+		}
 		if (n > 1 && src &&
 		    mpirma_native_stepped(op->kind, op->type, op->op,
 					  res != NULL)) {
