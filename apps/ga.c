@@ -25,26 +25,12 @@
 #include <macdecls.h>
 
 #include "mtest.h"
+#include "permutation.h"
 
 #define N	24		/* doubles per rank (ARMCI), array side (GA) */
 #define INCS	40		/* fetch-and-adds per rank */
 
 static int me, np;
-
-/* Does every value 0..n-1 occur exactly once in @v? */
-static bool permutation(const long *v, long n)
-{
-	char *seen = calloc((size_t)n, 1);
-	bool ok = seen != NULL;
-
-	for (long i = 0; ok && i < n; i++) {
-		ok = v[i] >= 0 && v[i] < n && !seen[v[i]];
-		if (ok)
-			seen[v[i]] = 1;
-	}
-	free(seen);
-	return ok;
-}
 
 /* Each rank's fetched values, gathered: one permutation of 0..np*k-1. */
 static void check_fetched(const long *mine, int k, const char *what)

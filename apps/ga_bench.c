@@ -36,6 +36,7 @@
 #include <macdecls.h>
 
 #include "mtest.h"
+#include "permutation.h"
 
 #define S		16		/* the block's side */
 #define MAX_REPS	20
@@ -58,21 +59,6 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
-}
-
-/* Does every value 0..n-1 occur exactly once in @v? */
-static bool permutation(const long *v, long n)
-{
-	char *seen = calloc((size_t)n, 1);
-	bool ok = seen != NULL;
-
-	for (long i = 0; ok && i < n; i++) {
-		ok = v[i] >= 0 && v[i] < n && !seen[v[i]];
-		if (ok)
-			seen[v[i]] = 1;
-	}
-	free(seen);
-	return ok;
 }
 
 /* Each rank's fetched values, gathered: one permutation of 0..total-1. */

@@ -188,6 +188,38 @@ static inline uint64_t sum_double(char *t, uint64_t src)
 	}
 }
 
+/*
+ * An accumulate-like update of the @n elements of kernel type @type at @t
+ * (naturally aligned, of 1, 2, 4 or 8 bytes): @src the origin's (NULL for
+ * NO_OP), @cmp CAS's compare element, @res receives the elements as they
+ * were (NULL: not fetched).  Each element atomic as the kernel's native
+ * strategy makes it.
+ */
+static void direct_run(const struct mpirma_window *w, unsigned int kind,
+		       unsigned int type, unsigned int op, char *t,
+		       const char *src, const void *cmp, char *res,
+		       uint64_t n, unsigned int size)
+{
+	uint64_t i;
+
+	/* a run read or written whole (Global Arrays' gets and puts) */
+	if (n > 1 && mpirma_native_moved(kind, op, res != NULL)) {
+		mpirma_native_move(t, src, res, n, size);
+		return;
+	}
+	/* an op that is one locked instruction gains nothing from a snapshot */
+	if (n > 1 && src && mpirma_native_stepped(kind, type, op, res != NULL)) {
+		mpirma_native_steps(kind, type, op, t, src, res, n, size,
+				    (unsigned int)w->rank,
+				    (unsigned int)w->size);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		mpirma_native_element(kind, type, op, t + i * size,
+				      src ? src + i * size : NULL, cmp,
+				      res ? res + i * size : NULL, size);
+}
+
 bool mpirma_win_direct_fast(struct mpirma_window *w,
 			    const struct mpirma_rma_args *a,
 			    unsigned int ktype, unsigned int kop,
@@ -209,21 +241,10 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 	default:
 		if (!atomic_element(w, t, size))
 			return false;
-		/* a run read or written whole (Global Arrays' gets and puts) */
-		if (a->tcount > 1 &&
-		    mpirma_native_moved((unsigned int)a->kind, kop,
-					a->raddr != NULL)) {
-			mpirma_native_move(t, a->oaddr, a->raddr,
-					   (uint64_t)a->tcount, size);
-			break;
-		}
-		/* One element; longer ones take mpirma_win_direct()'s steps. */
-		if (a->tcount != 1)
-			return false;
-		if (size != 8 || !has_origin) {
-			mpirma_native_element((unsigned int)a->kind, ktype, kop,
-					      t, has_origin ? a->oaddr : NULL,
-					      a->caddr, a->raddr, size);
+		if (a->tcount != 1 || size != 8 || !has_origin) {
+			direct_run(w, (unsigned int)a->kind, ktype, kop, t,
+				   has_origin ? a->oaddr : NULL, a->caddr,
+				   a->raddr, (uint64_t)a->tcount, size);
 			break;
 		}
 		/*
@@ -265,7 +286,7 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		       char *t)
 {
 	unsigned int size = mpirma_type_info[op->type].size;
-	uint64_t n = op->target.count, bytes = n * size, i;
+	uint64_t n = op->target.count, bytes = n * size;
 	const char *src = mpirma_op_has_origin(op) ?
 			  (const char *)(uintptr_t)op->origin.addr : NULL;
 	char *res = (char *)(uintptr_t)op->result.addr;
@@ -280,29 +301,8 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		memmove(res, t, bytes);
 		return;
 	default:
-		/*
-		 * An accumulate has no result side: its address is 0.  An op
-		 * that is one locked instruction per element gains nothing
-		 * from a snapshot.
-		 */
-		if (n > 1 && mpirma_native_moved(op->kind, op->op,
-						 res != NULL)) {
-			mpirma_native_move(t, src, res, n, size);
-			return;
-		}
-		if (n > 1 && src &&
-		    mpirma_native_stepped(op->kind, op->type, op->op,
-					  res != NULL)) {
-			mpirma_native_steps(op->kind, op->type, op->op, t, src,
-					    res, n, size, (unsigned int)w->rank,
-					    (unsigned int)w->size);
-			return;
-		}
-		for (i = 0; i < n; i++)
-			mpirma_native_element(op->kind, op->type, op->op,
-					      t + i * size,
-					      src ? src + i * size : NULL, cmp,
-					      res ? res + i * size : NULL, size);
+		direct_run(w, op->kind, op->type, op->op, t, src, cmp, res, n,
+			   size);
 		return;
 	}
 }
