@@ -84,7 +84,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
 # shim and the list in libexec/mpirma/hybrid/.
 HY_STAGE := $(B)/libexec/mpirma/hybrid
 HY_TESTS := win sync ops datatype errors concurrency nodes span threads killpoint \
-	wincomm rmaerr
+	wincomm rmaerr largecount
 HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
 HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \
@@ -111,7 +111,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 # (NAME+NAME in hybrid/list: each launch costs seconds in the VM):
 # mpitests/lib/suite.c calls each test's main, renamed mtest_main_NAME.
 # The members take no arguments.
-HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr
+HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount
 HY_SUITE_OBJ := $(B)/obj/hybrid-suite
 
 define hybrid_suite
@@ -142,14 +142,14 @@ HY_GA_HOSTS := $(if $(wildcard /usr/include/ga.h),$(foreach h,$(HY_HOSTS),$(if \
 	$(wildcard /usr/lib/$(HY_MULTIARCH)/libga-$(h).a),$(h))))
 
 define hybrid_apps
-$(HY_STAGE)/$(1)/ga: apps/ga.c mpitests/lib/mtest.c $(wildcard mpitests/lib/*.h)
+$(HY_STAGE)/$(1)/ga: apps/ga.c apps/permutation.h mpitests/lib/mtest.c $(wildcard mpitests/lib/*.h)
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) -o $$@.tmp \
 		$$(filter %.c,$$^) $(call HY_GA_LIBS,$(1))
 	mv -f $$@.tmp $$@
 
 # its throughput (make bench-apps), checked in make check by a short run
-$(HY_STAGE)/$(1)/ga_bench: apps/ga_bench.c mpitests/lib/mtest.c $(wildcard mpitests/lib/*.h)
+$(HY_STAGE)/$(1)/ga_bench: apps/ga_bench.c apps/permutation.h mpitests/lib/mtest.c $(wildcard mpitests/lib/*.h)
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) -o $$@.tmp \
 		$$(filter %.c,$$^) $(call HY_GA_LIBS,$(1))

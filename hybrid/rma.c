@@ -19,6 +19,8 @@
  * already complete: the engine completes an R-operation locally before it
  * returns, so MPI_Wait and MPI_Test of the host see a finished request.
  */
+#include <limits.h>
+
 #include "hybrid.h"
 #include "ship.h"
 
@@ -73,14 +75,21 @@ static int inner_wait(int code, MPII_Request *ireq)
 	return ret;
 }
 
+/* Do counts fit the engine's plain calls (else its _c forms)? */
+static bool fits(MPI_Count a, MPI_Count b, MPI_Count c)
+{
+	return a <= INT_MAX && b <= INT_MAX && c <= INT_MAX;
+}
+
 /*
  * The four operations that have R-forms, on an engine window with hy.lock
  * held: @req NULL for the plain call, else the R-call, waited for (the
- * engine completes it locally at once).  Host class.
+ * engine completes it locally at once); @fn the call's name.  Counts are
+ * MPI_Count for MPI 4.0's large-count forms.  Host class.
  */
-static int put(struct hy_win *w, const void *oaddr, int ocount,
-	       MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
-	       MPI_Datatype ttype, MPII_Request *req)
+static int put(struct hy_win *w, const void *oaddr, MPI_Count ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount,
+	       MPI_Datatype ttype, MPII_Request *req, const char *fn)
 {
 	MPII_Datatype iot, itt;
 	int ret = two_types(otype, &iot, ttype, &itt);
@@ -96,18 +105,24 @@ static int put(struct hy_win *w, const void *oaddr, int ocount,
 			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
 		};
 
-		return hy_ship(w, &a, req ? "MPI_Rput" : "MPI_Put");
+		return hy_ship(w, &a, fn);
 	}
+	if (!req && fits(ocount, tcount, 0))
+		return hy_inner(MPII_Put(oaddr, (int)ocount, iot,
+					 hy_rank(w, target), tdisp,
+					 (int)tcount, itt, w->inner));
 	if (!req)
-		return hy_inner(MPII_Put(oaddr, ocount, iot, hy_rank(w, target),
-					 tdisp, tcount, itt, w->inner));
-	return inner_wait(MPII_Rput(oaddr, ocount, iot, hy_rank(w, target), tdisp,
-				    tcount, itt, w->inner, req), req);
+		return hy_inner(MPII_Put_c(oaddr, ocount, iot,
+					   hy_rank(w, target), tdisp, tcount,
+					   itt, w->inner));
+	return inner_wait(MPII_Rput_c(oaddr, ocount, iot, hy_rank(w, target),
+				      tdisp, tcount, itt, w->inner, req), req);
 }
 
-static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
-	       int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-	       MPII_Request *req)
+static int get(struct hy_win *w, void *oaddr, MPI_Count ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp,
+	       MPI_Count tcount, MPI_Datatype ttype, MPII_Request *req,
+	       const char *fn)
 {
 	MPII_Datatype iot, itt;
 	int ret = two_types(otype, &iot, ttype, &itt);
@@ -123,18 +138,24 @@ static int get(struct hy_win *w, void *oaddr, int ocount, MPI_Datatype otype,
 			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
 		};
 
-		return hy_ship(w, &a, req ? "MPI_Rget" : "MPI_Get");
+		return hy_ship(w, &a, fn);
 	}
+	if (!req && fits(ocount, tcount, 0))
+		return hy_inner(MPII_Get(oaddr, (int)ocount, iot,
+					 hy_rank(w, target), tdisp,
+					 (int)tcount, itt, w->inner));
 	if (!req)
-		return hy_inner(MPII_Get(oaddr, ocount, iot, hy_rank(w, target),
-					 tdisp, tcount, itt, w->inner));
-	return inner_wait(MPII_Rget(oaddr, ocount, iot, hy_rank(w, target), tdisp,
-				    tcount, itt, w->inner, req), req);
+		return hy_inner(MPII_Get_c(oaddr, ocount, iot,
+					   hy_rank(w, target), tdisp, tcount,
+					   itt, w->inner));
+	return inner_wait(MPII_Rget_c(oaddr, ocount, iot, hy_rank(w, target),
+				      tdisp, tcount, itt, w->inner, req), req);
 }
 
-static int acc(struct hy_win *w, const void *oaddr, int ocount,
-	       MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
-	       MPI_Datatype ttype, MPI_Op op, MPII_Request *req)
+static int acc(struct hy_win *w, const void *oaddr, MPI_Count ocount,
+	       MPI_Datatype otype, int target, MPI_Aint tdisp,
+	       MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+	       MPII_Request *req, const char *fn)
 {
 	MPII_Datatype iot, itt;
 	MPII_Op iop;
@@ -154,22 +175,27 @@ static int acc(struct hy_win *w, const void *oaddr, int ocount,
 			.op = iop,
 		};
 
-		return hy_ship(w, &a, req ? "MPI_Raccumulate" :
-			       "MPI_Accumulate");
+		return hy_ship(w, &a, fn);
 	}
+	if (!req && fits(ocount, tcount, 0))
+		return hy_inner(MPII_Accumulate(oaddr, (int)ocount, iot,
+						hy_rank(w, target), tdisp,
+						(int)tcount, itt, iop,
+						w->inner));
 	if (!req)
-		return hy_inner(MPII_Accumulate(oaddr, ocount, iot,
-						hy_rank(w, target), tdisp, tcount,
-						itt, iop, w->inner));
-	return inner_wait(MPII_Raccumulate(oaddr, ocount, iot, hy_rank(w, target),
-					   tdisp, tcount, itt, iop, w->inner,
-					   req), req);
+		return hy_inner(MPII_Accumulate_c(oaddr, ocount, iot,
+						  hy_rank(w, target), tdisp,
+						  tcount, itt, iop, w->inner));
+	return inner_wait(MPII_Raccumulate_c(oaddr, ocount, iot,
+					     hy_rank(w, target), tdisp, tcount,
+					     itt, iop, w->inner, req), req);
 }
 
-static int get_acc(struct hy_win *w, const void *oaddr, int ocount,
-		   MPI_Datatype otype, void *raddr, int rcount,
-		   MPI_Datatype rtype, int target, MPI_Aint tdisp, int tcount,
-		   MPI_Datatype ttype, MPI_Op op, MPII_Request *req)
+static int get_acc(struct hy_win *w, const void *oaddr, MPI_Count ocount,
+		   MPI_Datatype otype, void *raddr, MPI_Count rcount,
+		   MPI_Datatype rtype, int target, MPI_Aint tdisp,
+		   MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+		   MPII_Request *req, const char *fn)
 {
 	MPII_Datatype iot = MPII_DATATYPE_NULL, irt, itt;
 	MPII_Op iop;
@@ -195,19 +221,25 @@ static int get_acc(struct hy_win *w, const void *oaddr, int ocount,
 			.op = iop,
 		};
 
-		return hy_ship(w, &a, req ? "MPI_Rget_accumulate" :
-			       "MPI_Get_accumulate");
+		return hy_ship(w, &a, fn);
 	}
-	if (!req)
-		return hy_inner(MPII_Get_accumulate(oaddr, ocount, iot, raddr,
-						    rcount, irt,
+	if (!req && fits(ocount, rcount, tcount))
+		return hy_inner(MPII_Get_accumulate(oaddr, (int)ocount, iot,
+						    raddr, (int)rcount, irt,
 						    hy_rank(w, target), tdisp,
-						    tcount, itt, iop,
+						    (int)tcount, itt, iop,
 						    w->inner));
-	return inner_wait(MPII_Rget_accumulate(oaddr, ocount, iot, raddr,
-					       rcount, irt, hy_rank(w, target),
-					       tdisp, tcount, itt, iop,
-					       w->inner, req), req);
+	if (!req)
+		return hy_inner(MPII_Get_accumulate_c(oaddr, ocount, iot,
+						      raddr, rcount, irt,
+						      hy_rank(w, target),
+						      tdisp, tcount, itt, iop,
+						      w->inner));
+	return inner_wait(MPII_Rget_accumulate_c(oaddr, ocount, iot, raddr,
+						 rcount, irt,
+						 hy_rank(w, target), tdisp,
+						 tcount, itt, iop, w->inner,
+						 req), req);
 }
 
 /* The end of an R-call on an engine window: the program's request. */
@@ -229,7 +261,8 @@ int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target,
 	if (!w)
 		return PMPI_Put(oaddr, ocount, otype, target, tdisp, tcount,
 				ttype, win);
-	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
+		  "MPI_Put");
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Put");
 }
@@ -245,7 +278,8 @@ int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
 	if (!w)
 		return PMPI_Rput(oaddr, ocount, otype, target, tdisp, tcount,
 				 ttype, win, req);
-	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
+		  "MPI_Rput");
 	hy_unlock();
 	return r_done(w, ret, req, "MPI_Rput");
 }
@@ -259,7 +293,8 @@ int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target,
 	if (!w)
 		return PMPI_Get(oaddr, ocount, otype, target, tdisp, tcount,
 				ttype, win);
-	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
+		  "MPI_Get");
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Get");
 }
@@ -275,7 +310,8 @@ int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target,
 	if (!w)
 		return PMPI_Rget(oaddr, ocount, otype, target, tdisp, tcount,
 				 ttype, win, req);
-	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
+		  "MPI_Rget");
 	hy_unlock();
 	return r_done(w, ret, req, "MPI_Rget");
 }
@@ -291,7 +327,7 @@ int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 		return PMPI_Accumulate(oaddr, ocount, otype, target, tdisp,
 				       tcount, ttype, op, win);
 	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
-		  NULL);
+		  NULL, "MPI_Accumulate");
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Accumulate");
 }
@@ -308,7 +344,7 @@ int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 		return PMPI_Raccumulate(oaddr, ocount, otype, target, tdisp,
 					tcount, ttype, op, win, req);
 	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
-		  &ireq);
+		  &ireq, "MPI_Raccumulate");
 	hy_unlock();
 	return r_done(w, ret, req, "MPI_Raccumulate");
 }
@@ -326,7 +362,7 @@ int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 					   rtype, target, tdisp, tcount, ttype,
 					   op, win);
 	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
-		      tdisp, tcount, ttype, op, NULL);
+		      tdisp, tcount, ttype, op, NULL, "MPI_Get_accumulate");
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Get_accumulate");
 }
@@ -346,7 +382,7 @@ int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
 					    rcount, rtype, target, tdisp,
 					    tcount, ttype, op, win, req);
 	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
-		      tdisp, tcount, ttype, op, &ireq);
+		      tdisp, tcount, ttype, op, &ireq, "MPI_Rget_accumulate");
 	hy_unlock();
 	return r_done(w, ret, req, "MPI_Rget_accumulate");
 }
@@ -416,3 +452,148 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Compare_and_swap");
 }
+
+#if MPI_VERSION >= 4
+/*
+ * MPI 4.0's large-count forms, where the host declares them (MPICH 4; Open
+ * MPI 4.1 has none): the same paths with MPI_Count counts.
+ */
+int MPI_Put_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+	      int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype,
+	      MPI_Win win)
+{
+	struct hy_win *w = hy_enter_to(win, target);
+	int ret;
+
+	if (!w)
+		return PMPI_Put_c(oaddr, ocount, otype, target, tdisp, tcount,
+				  ttype, win);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
+		  "MPI_Put_c");
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Put_c");
+}
+
+int MPI_Rput_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+	       int target, MPI_Aint tdisp, MPI_Count tcount,
+	       MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+	struct hy_win *w = hy_enter_to(win, target);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rput_c(oaddr, ocount, otype, target, tdisp, tcount,
+				   ttype, win, req);
+	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
+		  "MPI_Rput_c");
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rput_c");
+}
+
+int MPI_Get_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+	      MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+{
+	struct hy_win *w = hy_enter_to(win, target);
+	int ret;
+
+	if (!w)
+		return PMPI_Get_c(oaddr, ocount, otype, target, tdisp, tcount,
+				  ttype, win);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
+		  "MPI_Get_c");
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Get_c");
+}
+
+int MPI_Rget_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+	       MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype,
+	       MPI_Win win, MPI_Request *req)
+{
+	struct hy_win *w = hy_enter_to(win, target);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rget_c(oaddr, ocount, otype, target, tdisp, tcount,
+				   ttype, win, req);
+	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
+		  "MPI_Rget_c");
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rget_c");
+}
+
+int MPI_Accumulate_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+		     int target, MPI_Aint tdisp, MPI_Count tcount,
+		     MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+	struct hy_win *w = hy_enter_acc(win, target);
+	int ret;
+
+	if (!w)
+		return PMPI_Accumulate_c(oaddr, ocount, otype, target, tdisp,
+					 tcount, ttype, op, win);
+	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
+		  NULL, "MPI_Accumulate_c");
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Accumulate_c");
+}
+
+int MPI_Raccumulate_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+		      int target, MPI_Aint tdisp, MPI_Count tcount,
+		      MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+		      MPI_Request *req)
+{
+	struct hy_win *w = hy_enter_acc(win, target);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Raccumulate_c(oaddr, ocount, otype, target, tdisp,
+					  tcount, ttype, op, win, req);
+	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
+		  &ireq, "MPI_Raccumulate_c");
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Raccumulate_c");
+}
+
+int MPI_Get_accumulate_c(const void *oaddr, MPI_Count ocount,
+			 MPI_Datatype otype, void *raddr, MPI_Count rcount,
+			 MPI_Datatype rtype, int target, MPI_Aint tdisp,
+			 MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+			 MPI_Win win)
+{
+	struct hy_win *w = hy_enter_acc(win, target);
+	int ret;
+
+	if (!w)
+		return PMPI_Get_accumulate_c(oaddr, ocount, otype, raddr,
+					     rcount, rtype, target, tdisp,
+					     tcount, ttype, op, win);
+	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
+		      tdisp, tcount, ttype, op, NULL, "MPI_Get_accumulate_c");
+	hy_unlock();
+	return hy_done(w, ret, "MPI_Get_accumulate_c");
+}
+
+int MPI_Rget_accumulate_c(const void *oaddr, MPI_Count ocount,
+			  MPI_Datatype otype, void *raddr, MPI_Count rcount,
+			  MPI_Datatype rtype, int target, MPI_Aint tdisp,
+			  MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
+			  MPI_Win win, MPI_Request *req)
+{
+	struct hy_win *w = hy_enter_acc(win, target);
+	MPII_Request ireq;
+	int ret;
+
+	if (!w)
+		return PMPI_Rget_accumulate_c(oaddr, ocount, otype, raddr,
+					      rcount, rtype, target, tdisp,
+					      tcount, ttype, op, win, req);
+	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
+		      tdisp, tcount, ttype, op, &ireq,
+		      "MPI_Rget_accumulate_c");
+	hy_unlock();
+	return r_done(w, ret, req, "MPI_Rget_accumulate_c");
+}
+#endif /* MPI_VERSION >= 4 */

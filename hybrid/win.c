@@ -15,6 +15,8 @@
  */
 #include <stdlib.h>
 
+#include <limits.h>
+
 #include "hybrid.h"
 
 /* The engine's windows; hy.lock. */
@@ -293,6 +295,43 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
 	return ret;
 }
 
+#if MPI_VERSION >= 4
+/*
+ * MPI 4.0's large-count window calls (MPICH 4): displacement units as
+ * MPI_Aint.  The engine takes units up to INT_MAX (MPI_WIN_DISP_UNIT is an
+ * int attribute); a window with a larger one is the host's.
+ */
+int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
+		     MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	if (disp_unit > INT_MAX)
+		return PMPI_Win_create_c(base, size, disp_unit, info, comm,
+					 win);
+	return MPI_Win_create(base, size, (int)disp_unit, info, comm, win);
+}
+
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+		       MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	if (disp_unit > INT_MAX)
+		return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr,
+					   win);
+	return MPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr,
+				win);
+}
+
+int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit,
+			      MPI_Info info, MPI_Comm comm, void *baseptr,
+			      MPI_Win *win)
+{
+	if (disp_unit > INT_MAX)
+		return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm,
+						  baseptr, win);
+	return MPI_Win_allocate_shared(size, (int)disp_unit, info, comm,
+				       baseptr, win);
+}
+#endif /* MPI_VERSION >= 4 */
+
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
 	struct create_args a = { MPI_WIN_FLAVOR_DYNAMIC, 0, 1, info, comm,
@@ -436,6 +475,28 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 	hy_unlock();
 	return hy_done(w, ret, "MPI_Win_shared_query");
 }
+
+#if MPI_VERSION >= 4
+int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
+			   MPI_Aint *disp_unit, void *baseptr)
+{
+	struct hy_win *w;
+	int unit = 0, ret;
+
+	hy_lock();
+	w = hy_win_find(win);
+	hy_unlock();
+	if (!w || w->span)
+		return PMPI_Win_shared_query_c(win, rank, size, disp_unit,
+					       baseptr);
+	if (!disp_unit)
+		return MPI_Win_shared_query(win, rank, size, NULL, baseptr);
+	ret = MPI_Win_shared_query(win, rank, size, &unit, baseptr);
+	if (ret == MPI_SUCCESS)
+		*disp_unit = unit;
+	return ret;
+}
+#endif /* MPI_VERSION >= 4 */
 
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {

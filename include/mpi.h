@@ -792,6 +792,72 @@ MPIRMA_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count,
 				   MPI_Datatype target_datatype, MPI_Op op,
 				   MPI_Win win, MPI_Request *request))
 
+/*
+ * MPI 4.0's large-count forms of the window and RMA calls: counts are
+ * MPI_Count and displacement units MPI_Aint; otherwise each is its plain
+ * call (window creation in lib/rma/win.c, operations in lib/rma/rma.c).
+ * mpirma takes displacement units up to INT_MAX (MPI_ERR_DISP beyond), so
+ * that MPI_WIN_DISP_UNIT, an int attribute, can hold every one.
+ */
+#define MPIRMA_HAVE_LARGE_COUNT_RMA 1
+MPIRMA_DECL(int, Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit,
+				MPI_Info info, MPI_Comm comm, MPI_Win *win))
+MPIRMA_DECL(int, Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit,
+				  MPI_Info info, MPI_Comm comm, void *baseptr,
+				  MPI_Win *win))
+MPIRMA_DECL(int, Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit,
+					 MPI_Info info, MPI_Comm comm,
+					 void *baseptr, MPI_Win *win))
+MPIRMA_DECL(int, Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size,
+				      MPI_Aint *disp_unit, void *baseptr))
+MPIRMA_DECL(int, Put_c, (const void *origin_addr, MPI_Count origin_count,
+			 MPI_Datatype origin_datatype, int target_rank,
+			 MPI_Aint target_disp, MPI_Count target_count,
+			 MPI_Datatype target_datatype, MPI_Win win))
+MPIRMA_DECL(int, Get_c, (void *origin_addr, MPI_Count origin_count,
+			 MPI_Datatype origin_datatype, int target_rank,
+			 MPI_Aint target_disp, MPI_Count target_count,
+			 MPI_Datatype target_datatype, MPI_Win win))
+MPIRMA_DECL(int, Accumulate_c, (const void *origin_addr, MPI_Count origin_count,
+				MPI_Datatype origin_datatype, int target_rank,
+				MPI_Aint target_disp, MPI_Count target_count,
+				MPI_Datatype target_datatype, MPI_Op op,
+				MPI_Win win))
+MPIRMA_DECL(int, Get_accumulate_c, (const void *origin_addr,
+				    MPI_Count origin_count,
+				    MPI_Datatype origin_datatype,
+				    void *result_addr, MPI_Count result_count,
+				    MPI_Datatype result_datatype,
+				    int target_rank, MPI_Aint target_disp,
+				    MPI_Count target_count,
+				    MPI_Datatype target_datatype, MPI_Op op,
+				    MPI_Win win))
+MPIRMA_DECL(int, Rput_c, (const void *origin_addr, MPI_Count origin_count,
+			  MPI_Datatype origin_datatype, int target_rank,
+			  MPI_Aint target_disp, MPI_Count target_count,
+			  MPI_Datatype target_datatype, MPI_Win win,
+			  MPI_Request *request))
+MPIRMA_DECL(int, Rget_c, (void *origin_addr, MPI_Count origin_count,
+			  MPI_Datatype origin_datatype, int target_rank,
+			  MPI_Aint target_disp, MPI_Count target_count,
+			  MPI_Datatype target_datatype, MPI_Win win,
+			  MPI_Request *request))
+MPIRMA_DECL(int, Raccumulate_c, (const void *origin_addr,
+				 MPI_Count origin_count,
+				 MPI_Datatype origin_datatype, int target_rank,
+				 MPI_Aint target_disp, MPI_Count target_count,
+				 MPI_Datatype target_datatype, MPI_Op op,
+				 MPI_Win win, MPI_Request *request))
+MPIRMA_DECL(int, Rget_accumulate_c, (const void *origin_addr,
+				     MPI_Count origin_count,
+				     MPI_Datatype origin_datatype,
+				     void *result_addr, MPI_Count result_count,
+				     MPI_Datatype result_datatype,
+				     int target_rank, MPI_Aint target_disp,
+				     MPI_Count target_count,
+				     MPI_Datatype target_datatype, MPI_Op op,
+				     MPI_Win win, MPI_Request *request))
+
 /* RMA synchronization (lib/rma/win_sync.c) */
 MPIRMA_DECL(int, Win_fence, (int assert, MPI_Win win))
 MPIRMA_DECL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))

@@ -493,7 +493,7 @@ out_nomem:
 
 /* ------------------------------------------------------------ layouts */
 
-static int layout_fill(struct mpirma_dtype *t, int count, const void *addr,
+static int layout_fill(struct mpirma_dtype *t, MPI_Count count, const void *addr,
 		       struct mpirma_layout *out, bool elem, unsigned int kt)
 {
 	const struct mpirma_block *b = elem ? t->eblocks : t->blocks;
@@ -521,18 +521,29 @@ static int layout_fill(struct mpirma_dtype *t, int count, const void *addr,
 	return MPI_SUCCESS;
 }
 
-static int layout_args(MPI_Datatype dt, int count, struct mpirma_dtype **t)
+static int layout_args(MPI_Datatype dt, MPI_Count count,
+		       struct mpirma_dtype **t)
 {
+	MPI_Aint ext;
 	int ret = mpirma_dtype_check(dt, true, t);
 
 	if (ret)
 		return ret;
 	if (count < 0)
-		return mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+		return mpirma_err(MPI_ERR_COUNT, "negative count %lld",
+				  (long long)count);
+	/* no byte count or address computed from it may overflow */
+	ext = mpirma_dtype_extent(*t);
+	if (count > 1 &&
+	    ((MPI_Count)(*t)->size > MPIRMA_MAX_SPAN / count ||
+	     (ext < 0 ? -ext : ext) > MPIRMA_MAX_SPAN / count))
+		return mpirma_err(MPI_ERR_COUNT, "%lld elements of datatype %d "
+				  "span more than 2^62 bytes", (long long)count,
+				  dt);
 	return MPI_SUCCESS;
 }
 
-int mpirma_dtype_layout(MPI_Datatype dt, int count, const void *addr,
+int mpirma_dtype_layout(MPI_Datatype dt, MPI_Count count, const void *addr,
 			struct mpirma_layout *out, unsigned int *ktype)
 {
 	struct mpirma_dtype *t;
@@ -549,8 +560,8 @@ int mpirma_dtype_layout(MPI_Datatype dt, int count, const void *addr,
 	return layout_fill(t, count, addr, out, elem, kt);
 }
 
-int mpirma_dtype_layout_bytes(MPI_Datatype dt, int count, const void *addr,
-			      struct mpirma_layout *out)
+int mpirma_dtype_layout_bytes(MPI_Datatype dt, MPI_Count count,
+			      const void *addr, struct mpirma_layout *out)
 {
 	struct mpirma_dtype *t;
 	int ret = layout_args(dt, count, &t);

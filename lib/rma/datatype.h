@@ -199,6 +199,13 @@ int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out);
 int mpirma_dtype_flatten(struct mpirma_dtype *t);
 
 /*
+ * The most bytes the data of one side, or its extent, may span: far beyond
+ * any memory, low enough that sums of such spans and displacements cannot
+ * overflow 64 bits.
+ */
+#define MPIRMA_MAX_SPAN		((MPI_Count)1 << 62)
+
+/*
  * The kernel layout of @count elements of @dt at @addr (NULL for the target
  * side: displacements then count from the target address).
  *
@@ -210,15 +217,16 @@ int mpirma_dtype_flatten(struct mpirma_dtype *t);
  * be NULL.
  *
  * Returns MPI_SUCCESS, MPI_ERR_TYPE (invalid, uncommitted derived type,
- * more blocks than MPIRMA_MAX_BLOCKS), MPI_ERR_COUNT, MPI_ERR_NO_MEM; the
- * cause is recorded with mpirma_err().
+ * more blocks than MPIRMA_MAX_BLOCKS), MPI_ERR_COUNT (negative, or data or
+ * extent past MPIRMA_MAX_SPAN bytes), MPI_ERR_NO_MEM; the cause is
+ * recorded with mpirma_err().
  */
-int mpirma_dtype_layout(MPI_Datatype dt, int count, const void *addr,
+int mpirma_dtype_layout(MPI_Datatype dt, MPI_Count count, const void *addr,
 			struct mpirma_layout *out, unsigned int *ktype);
 
 /* Like mpirma_dtype_layout(), always the byte view (MPIRMA_TYPE_BYTE). */
-int mpirma_dtype_layout_bytes(MPI_Datatype dt, int count, const void *addr,
-			      struct mpirma_layout *out);
+int mpirma_dtype_layout_bytes(MPI_Datatype dt, MPI_Count count,
+			      const void *addr, struct mpirma_layout *out);
 
 /*
  * Accumulate type matching: MPI_SUCCESS when every basic component of @a

@@ -54,7 +54,7 @@
  */
 struct rma_side {
 	MPI_Datatype dt;
-	int count;
+	MPI_Count count;
 	const void *addr;
 	struct mpirma_layout l;
 	unsigned int ktype;
@@ -78,7 +78,7 @@ static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype)
  * Describes @count elements of @dt at @addr (NULL on the target side) in
  * the element view.  MPI class (recorded); @what names the side.
  */
-static int side_init(struct rma_side *s, MPI_Datatype dt, int count,
+static int side_init(struct rma_side *s, MPI_Datatype dt, MPI_Count count,
 		     const void *addr, const char *what)
 {
 	int ret;
@@ -88,8 +88,8 @@ static int side_init(struct rma_side *s, MPI_Datatype dt, int count,
 	s->count = count;
 	s->addr = addr;
 	if (count < 0)
-		return mpirma_err(MPI_ERR_COUNT, "negative %s count %d", what,
-				  count);
+		return mpirma_err(MPI_ERR_COUNT, "negative %s count %lld",
+				  what, (long long)count);
 	ret = mpirma_dtype_layout(dt, count, addr, &s->l, &s->ktype);
 	if (ret)
 		return ret;
@@ -372,7 +372,9 @@ static int basic_type(const struct mpirma_rma_args *a, bool has_origin,
 {
 	int kt = mpirma_dtype_elem_ktype(a->ttype);
 
+	/* a count whose bytes overflow is the general path's MPI_ERR_COUNT */
 	if (kt < 0 || a->tcount <= 0 ||
+	    a->tcount > MPIRMA_MAX_SPAN / mpirma_type_info[kt].size ||
 	    (has_origin && (a->otype != a->ttype || a->ocount != a->tcount)) ||
 	    (has_result && (a->rtype != a->ttype || a->rcount != a->tcount)))
 		return -1;
@@ -728,119 +730,119 @@ static int rma_call_req(MPI_Win win, const struct mpirma_rma_args *a,
 /* ------------------------------------------------------------ API */
 
 /*
- * The arguments of the calls that have a request-based form, built once for
- * both forms.  Put and Accumulate (@kind; @op is not used by a put):
+ * The four calls that have request-based and large-count forms: each form
+ * (plain, R-, _c, R_c) is one line over the body here.  @request: NULL for
+ * the forms without one.  @fn: the call's name (errors name the form the
+ * program called).
  */
-static struct mpirma_rma_args origin_args(int kind, const void *origin_addr,
-				   int origin_count,
-				   MPI_Datatype origin_datatype,
-				   int target_rank, MPI_Aint target_disp,
-				   int target_count,
-				   MPI_Datatype target_datatype, MPI_Op op)
+static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
+		     MPI_Request *request, const char *fn)
 {
-	return (struct mpirma_rma_args){
+	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
+		return mpirma_not_running(fn);
+	return mpirma_raise_win(win, request ? rma_call_req(win, a, request) :
+				rma_call(win, a, false), fn, NULL);
+}
+
+/* Put and Accumulate (@kind; a put has no op). */
+static int origin_entry(int kind, const void *origin_addr,
+			MPI_Count origin_count, MPI_Datatype origin_datatype,
+			int target_rank, MPI_Aint target_disp,
+			MPI_Count target_count, MPI_Datatype target_datatype,
+			MPI_Op op, MPI_Win win, MPI_Request *request,
+			const char *fn)
+{
+	struct mpirma_rma_args a = {
 		.kind = kind, .oaddr = origin_addr,
 		.ocount = origin_count, .otype = origin_datatype,
 		.trank = target_rank, .tdisp = target_disp,
 		.tcount = target_count, .ttype = target_datatype, .op = op,
 	};
+
+	return rma_entry(win, &a, request, fn);
 }
 
 /* Get: the origin buffer of a get is the kernel's result side. */
-static struct mpirma_rma_args get_args(void *origin_addr, int origin_count,
-				MPI_Datatype origin_datatype, int target_rank,
-				MPI_Aint target_disp, int target_count,
-				MPI_Datatype target_datatype)
+static int get_entry(void *origin_addr, MPI_Count origin_count,
+		     MPI_Datatype origin_datatype, int target_rank,
+		     MPI_Aint target_disp, MPI_Count target_count,
+		     MPI_Datatype target_datatype, MPI_Win win,
+		     MPI_Request *request, const char *fn)
 {
-	return (struct mpirma_rma_args){
+	struct mpirma_rma_args a = {
 		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
 		.rcount = origin_count, .rtype = origin_datatype,
 		.trank = target_rank, .tdisp = target_disp,
 		.tcount = target_count, .ttype = target_datatype,
 	};
+
+	return rma_entry(win, &a, request, fn);
 }
 
 /* Get_accumulate: an accumulate with a result side. */
-static struct mpirma_rma_args get_acc_args(const void *origin_addr, int origin_count,
-				    MPI_Datatype origin_datatype,
-				    void *result_addr, int result_count,
-				    MPI_Datatype result_datatype,
-				    int target_rank, MPI_Aint target_disp,
-				    int target_count,
-				    MPI_Datatype target_datatype, MPI_Op op)
+static int get_acc_entry(const void *origin_addr, MPI_Count origin_count,
+			 MPI_Datatype origin_datatype, void *result_addr,
+			 MPI_Count result_count, MPI_Datatype result_datatype,
+			 int target_rank, MPI_Aint target_disp,
+			 MPI_Count target_count, MPI_Datatype target_datatype,
+			 MPI_Op op, MPI_Win win, MPI_Request *request,
+			 const char *fn)
 {
-	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_GET_ACC, origin_addr,
-					origin_count, origin_datatype,
-					target_rank, target_disp,
-					target_count, target_datatype, op);
+	struct mpirma_rma_args a = {
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
+		.ocount = origin_count, .otype = origin_datatype,
+		.raddr = result_addr, .rcount = result_count,
+		.rtype = result_datatype, .trank = target_rank,
+		.tdisp = target_disp, .tcount = target_count,
+		.ttype = target_datatype, .op = op,
+	};
 
-	a.raddr = result_addr;
-	a.rcount = result_count;
-	a.rtype = result_datatype;
-	return a;
+	return rma_entry(win, &a, request, fn);
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count,
-	     MPI_Datatype origin_datatype, int target_rank,
-	     MPI_Aint target_disp, int target_count,
-	     MPI_Datatype target_datatype, MPI_Win win)
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
-					origin_count, origin_datatype,
-					target_rank, target_disp,
-					target_count, target_datatype,
-					MPI_OP_NULL);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
+	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, MPI_OP_NULL, win,
+			    NULL, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Put)
 
 int PMPI_Get(void *origin_addr, int origin_count,
-	     MPI_Datatype origin_datatype, int target_rank,
-	     MPI_Aint target_disp, int target_count,
-	     MPI_Datatype target_datatype, MPI_Win win)
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-	struct mpirma_rma_args a = get_args(origin_addr, origin_count,
-				     origin_datatype, target_rank,
-				     target_disp, target_count,
-				     target_datatype);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
+	return get_entry(origin_addr, origin_count, origin_datatype,
+			 target_rank, target_disp, target_count,
+			 target_datatype, win, NULL, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Get)
 
 int PMPI_Accumulate(const void *origin_addr, int origin_count,
-		    MPI_Datatype origin_datatype, int target_rank,
-		    MPI_Aint target_disp, int target_count,
-		    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win)
 {
-	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
-					origin_count, origin_datatype,
-					target_rank, target_disp,
-					target_count, target_datatype, op);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
+	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, op, win, NULL,
+			    MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Accumulate)
 
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
-			MPI_Datatype origin_datatype, void *result_addr,
-			int result_count, MPI_Datatype result_datatype,
-			int target_rank, MPI_Aint target_disp,
-			int target_count, MPI_Datatype target_datatype,
-			MPI_Op op, MPI_Win win)
+	MPI_Datatype origin_datatype, void *result_addr, int result_count,
+	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win)
 {
-	struct mpirma_rma_args a = get_acc_args(origin_addr, origin_count,
-					 origin_datatype, result_addr,
-					 result_count, result_datatype,
-					 target_rank, target_disp,
-					 target_count, target_datatype, op);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
+	return get_acc_entry(origin_addr, origin_count, origin_datatype,
+			     result_addr, result_count, result_datatype,
+			     target_rank, target_disp, target_count,
+			     target_datatype, op, win, NULL, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Get_accumulate)
 
@@ -879,72 +881,140 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 MPIRMA_ALIAS(Compare_and_swap)
 
 int PMPI_Rput(const void *origin_addr, int origin_count,
-	      MPI_Datatype origin_datatype, int target_rank,
-	      MPI_Aint target_disp, int target_count,
-	      MPI_Datatype target_datatype, MPI_Win win,
-	      MPI_Request *request)
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_PUT, origin_addr,
-					origin_count, origin_datatype,
-					target_rank, target_disp,
-					target_count, target_datatype,
-					MPI_OP_NULL);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call_req(win, &a, request),
-				MPIRMA_FUNC, NULL);
+	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, MPI_OP_NULL, win,
+			    request, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Rput)
 
 int PMPI_Rget(void *origin_addr, int origin_count,
-	      MPI_Datatype origin_datatype, int target_rank,
-	      MPI_Aint target_disp, int target_count,
-	      MPI_Datatype target_datatype, MPI_Win win,
-	      MPI_Request *request)
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-	struct mpirma_rma_args a = get_args(origin_addr, origin_count,
-				     origin_datatype, target_rank,
-				     target_disp, target_count,
-				     target_datatype);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call_req(win, &a, request),
-				MPIRMA_FUNC, NULL);
+	return get_entry(origin_addr, origin_count, origin_datatype,
+			 target_rank, target_disp, target_count,
+			 target_datatype, win, request, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Rget)
 
 int PMPI_Raccumulate(const void *origin_addr, int origin_count,
-		     MPI_Datatype origin_datatype, int target_rank,
-		     MPI_Aint target_disp, int target_count,
-		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-		     MPI_Request *request)
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win, MPI_Request *request)
 {
-	struct mpirma_rma_args a = origin_args(MPIRMA_KIND_ACC, origin_addr,
-					origin_count, origin_datatype,
-					target_rank, target_disp,
-					target_count, target_datatype, op);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call_req(win, &a, request),
-				MPIRMA_FUNC, NULL);
+	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, op, win, request,
+			    MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Raccumulate)
 
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
-			 MPI_Datatype origin_datatype, void *result_addr,
-			 int result_count, MPI_Datatype result_datatype,
-			 int target_rank, MPI_Aint target_disp,
-			 int target_count, MPI_Datatype target_datatype,
-			 MPI_Op op, MPI_Win win, MPI_Request *request)
+	MPI_Datatype origin_datatype, void *result_addr, int result_count,
+	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+	int target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win, MPI_Request *request)
 {
-	struct mpirma_rma_args a = get_acc_args(origin_addr, origin_count,
-					 origin_datatype, result_addr,
-					 result_count, result_datatype,
-					 target_rank, target_disp,
-					 target_count, target_datatype, op);
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call_req(win, &a, request),
-				MPIRMA_FUNC, NULL);
+	return get_acc_entry(origin_addr, origin_count, origin_datatype,
+			     result_addr, result_count, result_datatype,
+			     target_rank, target_disp, target_count,
+			     target_datatype, op, win, request, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Rget_accumulate)
+
+/* MPI 4.0's large-count forms: MPI_Count counts, carried as 64 bits. */
+int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, MPI_OP_NULL, win,
+			    NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Put_c)
+
+int PMPI_Get_c(void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+	return get_entry(origin_addr, origin_count, origin_datatype,
+			 target_rank, target_disp, target_count,
+			 target_datatype, win, NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Get_c)
+
+int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win)
+{
+	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, op, win, NULL,
+			    MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Accumulate_c)
+
+int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win)
+{
+	return get_acc_entry(origin_addr, origin_count, origin_datatype,
+			     result_addr, result_count, result_datatype,
+			     target_rank, target_disp, target_count,
+			     target_datatype, op, win, NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Get_accumulate_c)
+
+int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, MPI_OP_NULL, win,
+			    request, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Rput_c)
+
+int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+	return get_entry(origin_addr, origin_count, origin_datatype,
+			 target_rank, target_disp, target_count,
+			 target_datatype, win, request, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Rget_c)
+
+int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win, MPI_Request *request)
+{
+	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
+			    origin_datatype, target_rank, target_disp,
+			    target_count, target_datatype, op, win, request,
+			    MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Raccumulate_c)
+
+int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
+	MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+	MPI_Win win, MPI_Request *request)
+{
+	return get_acc_entry(origin_addr, origin_count, origin_datatype,
+			     result_addr, result_count, result_datatype,
+			     target_rank, target_disp, target_count,
+			     target_datatype, op, win, request, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Rget_accumulate_c)

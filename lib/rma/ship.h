@@ -21,19 +21,22 @@
 
 #include "mpirma_uapi.h"
 
-/* The arguments of any RMA call (lib/rma/rma.c); unused sides count 0. */
+/*
+ * The arguments of any RMA call (lib/rma/rma.c); unused sides count 0.
+ * Counts are 64-bit for MPI 4.0's large-count forms (MPI_Put_c, ...).
+ */
 struct mpirma_rma_args {
 	int kind;			/* MPIRMA_KIND_* */
 	const void *oaddr;
-	int ocount;
+	int64_t ocount;
 	int otype;
 	void *raddr;
-	int rcount;
+	int64_t rcount;
 	int rtype;
 	const void *caddr;		/* compare_and_swap */
 	int trank;
 	long tdisp;
-	int tcount;
+	int64_t tcount;
 	int ttype;
 	int op;
 	bool single;			/* fetch_and_op, compare_and_swap */

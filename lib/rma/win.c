@@ -603,6 +603,72 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 }
 MPIRMA_ALIAS(Win_create_dynamic)
 
+/*
+ * MPI 4.0's large-count window calls: displacement units as MPI_Aint, up to
+ * INT_MAX (MPI_WIN_DISP_UNIT is an int attribute); MPI class of the
+ * communicator's handler.
+ */
+static int disp_unit_c(MPI_Comm comm, MPI_Aint disp_unit, const char *fn)
+{
+	if (disp_unit > INT_MAX)
+		return mpirma_raise_comm(comm, MPI_ERR_DISP, fn, "displacement "
+					 "unit %ld: mpirma takes units up to "
+					 "%d", (long)disp_unit, INT_MAX);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
+		      MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = disp_unit_c(comm, disp_unit, MPIRMA_FUNC);
+	if (ret)
+		return ret;
+	if (size > 0 && !base)
+		return mpirma_raise_comm(comm, MPI_ERR_BASE, MPIRMA_FUNC,
+					 "base is NULL for a window of %ld "
+					 "bytes", (long)size);
+	ret = win_create(comm, info, MPI_WIN_FLAVOR_CREATE, base, size,
+			 (int)disp_unit, NULL, win);
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Win_create_c)
+
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+			MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = disp_unit_c(comm, disp_unit, MPIRMA_FUNC);
+	if (!ret)
+		ret = mpirma_raise_comm(comm, win_create(comm, info,
+					MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
+					(int)disp_unit, baseptr, win),
+					MPIRMA_FUNC, NULL);
+	return ret;
+}
+MPIRMA_ALIAS(Win_allocate_c)
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit,
+			       MPI_Info info, MPI_Comm comm, void *baseptr,
+			       MPI_Win *win)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = disp_unit_c(comm, disp_unit, MPIRMA_FUNC);
+	if (!ret)
+		ret = mpirma_raise_comm(comm, win_create(comm, info,
+					MPI_WIN_FLAVOR_SHARED, NULL, size,
+					(int)disp_unit, baseptr, win),
+					MPIRMA_FUNC, NULL);
+	return ret;
+}
+MPIRMA_ALIAS(Win_allocate_shared_c)
+
 /* ------------------------------------------------------------ shared query */
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
@@ -649,6 +715,22 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Win_shared_query)
+
+int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
+			    MPI_Aint *disp_unit, void *baseptr)
+{
+	int unit = 0, ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!disp_unit)
+		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
+					"NULL output argument");
+	ret = PMPI_Win_shared_query(win, rank, size, &unit, baseptr);
+	if (!ret)
+		*disp_unit = unit;
+	return ret;
+}
+MPIRMA_ALIAS(Win_shared_query_c)
 
 /* ------------------------------------------------------------ dynamic */
 
