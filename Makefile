@@ -789,7 +789,8 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIB
 # VM boot: check-apps the longer set (water DFT and CCSD, 2 and 4 ranks, 1
 # and 2 logical nodes, energies against apps/nwchem/reference), bench-apps
 # the time to solution of DFT and CCSD on each host alone and with the
-# layer (apps/bench-summary's table in build/apps/bench.txt).  make check
+# layer, APPS_REPS times each, and GA ops/s (apps/ga_bench;
+# apps/bench-summary's tables in build/apps/bench.txt).  make check
 # runs only the small SCF case (README.md, "Running Global Arrays and
 # NWChem on mpirma").
 APPS_DIR := $(B)/apps
