@@ -207,7 +207,7 @@ static void direct_run(const struct mpirma_window *w, unsigned int kind,
 		mpirma_native_move(t, src, res, n, size);
 		return;
 	}
-	/* an op that is one locked instruction gains nothing from a snapshot */
+	/* ops computed on a copy, a step at a time (mpirma_native_stepped()) */
 	if (n > 1 && src && mpirma_native_stepped(kind, type, op, res != NULL)) {
 		mpirma_native_steps(kind, type, op, t, src, res, n, size,
 				    (unsigned int)w->rank,
