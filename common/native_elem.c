@@ -246,50 +246,60 @@ bool mpirma_native_stepped(unsigned int kind, unsigned int type, unsigned int op
 #ifdef MPIRMA_USERSPACE
 #define NATIVE_STEP	512
 #else
-#define NATIVE_STEP	32
+#define NATIVE_STEP	MPIRMA_NATIVE_GATHER
 #endif
 
 /*
- * mpirma_native_steps() for one @size, inlined with it constant: a variable
+ * One step of m elements of one @size, inlined with it constant: a variable
  * size made every element cost two calls to memcpy() and two to the
- * accesses, more than the arithmetic itself.  @cur and @next: NATIVE_STEP
- * elements each, the caller's (one pair, whichever size is inlined).
+ * accesses, more than the arithmetic itself.  Element k is at @t + k * size,
+ * or at @at[k] when @at is given; its origin at @src + k * size, its old
+ * value to @old + k * size.  @cur and @next: NATIVE_STEP elements each, the
+ * caller's (one pair, whichever size is inlined).
  */
+static __always_inline void
+step_sized(unsigned int kind, unsigned int type, unsigned int op, u8 *t, void *const *at,
+	   const u8 *src, u8 *old, u64 m, size_t size, u64 *cur, u64 *next)
+{
+	u64 k;
+
+	/* packed: element k of the step at byte k * size */
+	for (k = 0; k < m; k++) {
+		u64 v = load_sized(at ? at[k] : t + k * size, size);
+
+		memcpy((u8 *)cur + k * size, &v, size);
+		memcpy((u8 *)next + k * size, &v, size);
+	}
+	mpirma_reduce(type, op, next, src, NULL, m);
+	for (k = 0; k < m; k++) {
+		u8 *tp = at ? (u8 *)at[k] : t + k * size;
+		u64 c = 0, v = 0;
+
+		memcpy(&c, (u8 *)cur + k * size, size);
+		memcpy(&v, (u8 *)next + k * size, size);
+		if (v != c && cmpxchg_sized(tp, c, v, size) != c) {
+			/* raced: this one element, the careful way */
+			mpirma_native_element(kind, type, op, tp, src + k * size, NULL,
+					      old ? old + k * size : NULL, size);
+			continue;
+		}
+		if (old)
+			memcpy(old + k * size, &c, size);
+	}
+}
+
+/* mpirma_native_steps() for one @size, inlined with it constant. */
 static __always_inline void
 steps_sized(unsigned int kind, unsigned int type, unsigned int op, u8 *t, const u8 *src,
 	    u8 *old, u64 n, size_t size, u64 first, u64 *cur, u64 *next)
 {
-	u64 nsteps = (n + NATIVE_STEP - 1) / NATIVE_STEP, s, i, k, m;
+	u64 nsteps = (n + NATIVE_STEP - 1) / NATIVE_STEP, s, i, m;
 
 	for (s = 0; s < nsteps; s++) {
-		u8 *tp;
-
 		i = (first + s) % nsteps * NATIVE_STEP;
-		tp = t + i * size;
 		m = n - i < NATIVE_STEP ? n - i : NATIVE_STEP;
-		/* packed: element k of the step at byte k * size */
-		for (k = 0; k < m; k++) {
-			u64 v = load_sized(tp + k * size, size);
-
-			memcpy((u8 *)cur + k * size, &v, size);
-			memcpy((u8 *)next + k * size, &v, size);
-		}
-		mpirma_reduce(type, op, next, src + i * size, NULL, m);
-		for (k = 0; k < m; k++) {
-			u64 c = 0, v = 0;
-
-			memcpy(&c, (u8 *)cur + k * size, size);
-			memcpy(&v, (u8 *)next + k * size, size);
-			if (v != c && cmpxchg_sized(tp + k * size, c, v, size) != c) {
-				/* raced: this one element, the careful way */
-				mpirma_native_element(kind, type, op, tp + k * size,
-						      src + (i + k) * size, NULL,
-						      old ? old + (i + k) * size : NULL, size);
-				continue;
-			}
-			if (old)
-				memcpy(old + (i + k) * size, &c, size);
-		}
+		step_sized(kind, type, op, t + i * size, NULL, src + i * size,
+			   old ? old + i * size : NULL, m, size, cur, next);
 	}
 }
 
@@ -312,6 +322,30 @@ void mpirma_native_steps(unsigned int kind, unsigned int type, unsigned int op, 
 		break;
 	default:
 		steps_sized(kind, type, op, t, src, old, n, 8, first, cur, next);
+		break;
+	}
+}
+
+void mpirma_native_gathered(unsigned int kind, unsigned int type, unsigned int op,
+			    void *const *at, const void *src, void *old, unsigned int n,
+			    size_t size)
+{
+	u64 cur[NATIVE_STEP], next[NATIVE_STEP];
+
+	if (WARN_ON_ONCE(n > MPIRMA_NATIVE_GATHER))
+		n = MPIRMA_NATIVE_GATHER;
+	switch (size) {
+	case 1:
+		step_sized(kind, type, op, NULL, at, src, old, n, 1, cur, next);
+		break;
+	case 2:
+		step_sized(kind, type, op, NULL, at, src, old, n, 2, cur, next);
+		break;
+	case 4:
+		step_sized(kind, type, op, NULL, at, src, old, n, 4, cur, next);
+		break;
+	default:
+		step_sized(kind, type, op, NULL, at, src, old, n, 8, cur, next);
 		break;
 	}
 }

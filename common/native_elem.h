@@ -120,4 +120,26 @@ void mpirma_native_steps(unsigned int kind, unsigned int type, unsigned int op, 
 			 const void *src, void *old, u64 n, size_t size, unsigned int part,
 			 unsigned int nparts);
 
+/* Elements of one mpirma_native_gathered() call, at most (a kernel stack's worth). */
+#define MPIRMA_NATIVE_GATHER	32
+
+/**
+ * mpirma_native_gathered() - one step of mpirma_native_steps() over scattered elements
+ * @kind, @type, @op: as for mpirma_native_steps()
+ * @at: the @n target elements' addresses, each naturally aligned
+ * @src: @n origin elements, packed (any alignment)
+ * @old: NULL, or receives the @n elements as they were, packed
+ * @n: elements, at most MPIRMA_NATIVE_GATHER
+ * @size: their size: 1, 2, 4 or 8
+ *
+ * The scattered single elements of an indexed accumulate (a batch of
+ * one-element accumulates shipped from another node) cost one reduction,
+ * and in the kernel one FPU section, per step instead of per element.  An
+ * element named twice is still right: its second exchange fails and takes
+ * mpirma_native_element()'s loop.
+ */
+void mpirma_native_gathered(unsigned int kind, unsigned int type, unsigned int op,
+			    void *const *at, const void *src, void *old, unsigned int n,
+			    size_t size);
+
 #endif /* _MPIRMA_NATIVE_ELEM_H */

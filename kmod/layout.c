@@ -146,6 +146,16 @@ static bool sorted_blocks_overlap(const struct mpirma_block *b, size_t n)
 	return false;
 }
 
+static bool blocks_sorted(const struct mpirma_block *b, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (b[i].disp < b[i - 1].disp)
+			return false;
+	return true;
+}
+
 /**
  * mpirma_layout_check_overlap - reject a target layout touching a byte twice
  * @l: a loaded layout
@@ -170,6 +180,9 @@ int mpirma_layout_check_overlap(const struct mpirma_klayout *l)
 	if (!l->bytes)
 		return 0;
 	n = l->nblocks;
+	/* Already in order (an indexed accumulate often is): no copy, no sort. */
+	if (l->count <= 1 && blocks_sorted(l->blocks, n))
+		return sorted_blocks_overlap(l->blocks, n) ? -EINVAL : 0;
 	if (l->count > 1) {
 		mag = l->extent < 0 ? -l->extent : l->extent;
 		if (l->extent == S64_MIN)

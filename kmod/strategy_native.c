@@ -22,7 +22,9 @@
  * atomic against all of the above.
  * A run of such elements with an op computed on a copy takes the same
  * loop a step at a time (mpirma_native_steps(): one reduction per step,
- * one compare-and-exchange per element), as the library's direct path does.
+ * one compare-and-exchange per element), as the library's direct path does;
+ * so does a chunk's run of scattered single elements (an indexed accumulate,
+ * such as a batch shipped from another node: mpirma_native_gathered()).
  * Mixed traffic on one location (fetch_and_op, accumulate, CAS) stays
  * atomic because all of it goes through the same instruction on the same
  * word.  Larger (32-byte) or misaligned elements take the window lock; they are always
@@ -70,16 +72,51 @@ static bool native_span_ok(const struct mpirma_update *u, const struct mpirma_sp
 	       IS_ALIGNED((unsigned long)s->addr, size);
 }
 
+/*
+ * Is span @s one element that mpirma_native_gathered() may update with the
+ * spans before it?
+ */
+static bool native_gatherable(const struct mpirma_update *u, const struct mpirma_span *s,
+			      size_t size)
+{
+	return size != 16 && s->len == size && u->src && native_span_ok(u, s, size) &&
+	       mpirma_native_stepped(u->kind, u->type, u->op, u->old != NULL);
+}
+
+/* Updates the @n gathered elements at @at, whose origin data starts at byte @off. */
+static void native_gathered(const struct mpirma_update *u, void *const *at, unsigned int n,
+			    size_t off, size_t size)
+{
+	if (n)
+		mpirma_native_gathered(u->kind, u->type, u->op, at, u->src + off,
+				       u->old ? u->old + off : NULL, n, size);
+}
+
 static void native_apply(const struct mpirma_update *u)
 {
-	size_t size = mpirma_type_info[u->type].size, off = 0, i;
+	size_t size = mpirma_type_info[u->type].size, off = 0, goff = 0, i;
+	void *at[MPIRMA_NATIVE_GATHER];
 	const u8 *src = u->src;
+	unsigned int k, ng = 0;
 	u8 *old = u->old;
-	unsigned int k;
 
 	for (k = 0; k < u->nspans; k++) {
 		const struct mpirma_span *s = &u->spans[k];
 
+		if (native_gatherable(u, s, size)) {
+			/* scattered single elements: a step of them at a time */
+			if (!ng)
+				goff = off;
+			at[ng++] = s->addr;
+			off += s->len;
+			if (ng == MPIRMA_NATIVE_GATHER) {
+				native_gathered(u, at, ng, goff, size);
+				ng = 0;
+			}
+			continue;
+		}
+		native_gathered(u, at, ng, goff, size);
+		ng = 0;
 		if (!native_span_ok(u, s, size)) {
 			struct mpirma_update part;
 
@@ -108,6 +145,7 @@ static void native_apply(const struct mpirma_update *u)
 		}
 		off += s->len;
 	}
+	native_gathered(u, at, ng, goff, size);
 }
 
 const struct mpirma_strategy mpirma_strategy_native = {

@@ -177,6 +177,59 @@ TEST_F(layout, interleaved_repetitions)
 	EXPECT_EQ(0, memcmp(self->s.mem + 100, t, sizeof(t)));
 }
 
+/*
+ * Block lists already in target order (an indexed accumulate, such as the
+ * hybrid layer's runs) take the kernel's one-pass overlap check: distinct
+ * single elements, more than one native step of them, are applied each
+ * once; touching or repeated blocks are still EINVAL, and change nothing.
+ */
+TEST_F(layout, sorted_block_lists)
+{
+	static const struct mpirma_block overlap[] = {
+		{ .disp = 0, .len = 8 }, { .disp = 4, .len = 4 },
+	};
+	static const struct mpirma_block again[] = {
+		{ .disp = 8, .len = 4 }, { .disp = 8, .len = 4 },
+	};
+	static struct mpirma_block b[40];
+	double src[40], res[40], t[128], want[128];
+	int32_t isrc[3] = { 1, 2, 3 }, ires[3];
+	struct mpirma_op op;
+	int k;
+
+	MT_SETUP_SKIPPED();
+	for (k = 0; k < 128; k++)
+		want[k] = t[k] = k;
+	memcpy(self->s.mem + 4096, t, sizeof(t));
+	for (k = 0; k < 40; k++) {
+		b[k] = (struct mpirma_block){ .disp = (3 * k + 1) * 8, .len = 8 };
+		src[k] = 1000 + k;
+		want[3 * k + 1] += src[k];
+	}
+	op = mt_get_acc(MPIRMA_TYPE_DOUBLE, MPIRMA_OP_SUM, 0, 4096, src, res, 40);
+	op.target = mt_blocks(NULL, b, 40, 1, 0);
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	for (k = 0; k < 40; k++)
+		EXPECT_EQ(3 * k + 1, (int)res[k]);
+	EXPECT_EQ(0, memcmp(self->s.mem + 4096, want, sizeof(want)));
+	/* again without the fetch */
+	for (k = 0; k < 40; k++)
+		want[3 * k + 1] += src[k];
+	op = mt_acc(MPIRMA_TYPE_DOUBLE, MPIRMA_OP_SUM, 0, 4096, src, 40);
+	op.target = mt_blocks(NULL, b, 40, 1, 0);
+	ASSERT_EQ(0, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, memcmp(self->s.mem + 4096, want, sizeof(want)));
+
+	memcpy(self->snap, self->s.mem, WLEN);
+	op = mt_get_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 100, isrc, ires, 3);
+	op.target = mt_blocks(NULL, overlap, 2, 1, 0);
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
+	op = mt_get_acc(MPIRMA_TYPE_INT32, MPIRMA_OP_SUM, 0, 100, isrc, ires, 2);
+	op.target = mt_blocks(NULL, again, 2, 1, 0);
+	EXPECT_EQ(-EINVAL, mt_rma1(self->s.mfd, self->s.win, &op));
+	EXPECT_EQ(0, memcmp(self->snap, self->s.mem, WLEN));
+}
+
 struct rl {
 	struct mpirma_block b[MAX_EL];
 	uint32_t nb;

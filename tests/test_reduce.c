@@ -17,6 +17,7 @@
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -474,6 +475,97 @@ static void test_native_steps(void)
 }
 
 /*
+ * mpirma_native_gathered() against the reference: every pair it serves, as
+ * accumulate and get_accumulate, on up to MPIRMA_NATIVE_GATHER scattered
+ * elements, distinct or with one element named twice (whose second update
+ * must see the first): each result as applied in order, the elements not
+ * named untouched, the previous values fetched.
+ */
+static void test_native_gathered(void)
+{
+	enum { SPREAD = 3 * MPIRMA_NATIVE_GATHER };
+	unsigned int type, op, kind, runs = 0;
+	uint64_t seed = 999;
+
+	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
+		size_t size = ref_type_size(type);
+		uint8_t *tv, *sv, *t, *want, *prev, *old;
+		unsigned int last[SPREAD];
+		void *at[MPIRMA_NATIVE_GATHER];
+
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			continue;
+		tv = xmalloc(SPREAD * size);
+		sv = xmalloc(SPREAD * size);
+		t = xmalloc(SPREAD * size);
+		want = xmalloc(SPREAD * size);
+		prev = xmalloc(SPREAD * size);
+		old = xmalloc(MPIRMA_NATIVE_GATHER * size);
+		for (op = 0; op < MPIRMA_NR_OPS; op++) {
+			if (!ref_op_allowed(op, type))
+				continue;
+			for (kind = MPIRMA_KIND_ACC; kind <= MPIRMA_KIND_GET_ACC; kind++) {
+				bool fetch = kind == MPIRMA_KIND_GET_ACC;
+				unsigned int bad = 0, n, twice;
+
+				if (!mpirma_native_stepped(kind, type, op, fetch))
+					continue;
+				for (n = 1; n <= MPIRMA_NATIVE_GATHER; n += 7)
+					for (twice = 0; twice < 2 && (!twice || n > 1); twice++) {
+						unsigned int k, e;
+
+						ref_fill_pairs(type, tv, sv, SPREAD, &seed, 0x5a, 0xa5);
+						memcpy(t, tv, SPREAD * size);
+						memcpy(want, tv, SPREAD * size);
+						memset(last, 0xff, sizeof(last));
+						for (k = 0; k < n; k++) {
+							/* distinct, out of order; or the last = the first */
+							e = ((twice && k == n - 1 ? 0 : k) * 5 + 3) % SPREAD;
+							at[k] = t + e * size;
+							memcpy(prev + e * size, want + e * size, size);
+							ref_reduce(type, op, want + e * size,
+								   sv + k * size, NULL, 1);
+							last[e] = k;
+						}
+						memset(old, 0x3c, MPIRMA_NATIVE_GATHER * size);
+						mpirma_native_gathered(kind, type, op, at, sv,
+								       fetch ? old : NULL, n, size);
+						runs++;
+						for (e = 0; e < SPREAD; e++) {
+							if (last[e] == UINT_MAX) {
+								bad += !!memcmp(t + e * size,
+										tv + e * size, size);
+								continue;
+							}
+							if (!ref_result_ok(type, op, t + e * size,
+									   want + e * size,
+									   prev + e * size,
+									   sv + last[e] * size))
+								bad++;
+						}
+						/* the fetches of elements named once */
+						for (k = 0; fetch && k + twice < n; k++)
+							if (memcmp(old + k * size,
+									tv + (size_t)((uint8_t *)at[k] -
+										      t), size))
+								bad++;
+					}
+				result(!bad, "mpirma_native_gathered(%s, %s, %s): %u wrong",
+				       fetch ? "get_acc" : "acc", ref_type_name(type),
+				       ref_op_name(op), bad);
+			}
+		}
+		free(tv);
+		free(sv);
+		free(t);
+		free(want);
+		free(prev);
+		free(old);
+	}
+	printf("test_reduce: %u gathered native updates checked\n", runs);
+}
+
+/*
  * mpirma_native_move() for every type of 1, 2, 4 or 8 bytes: a NO_OP
  * get_accumulate fetches the elements and leaves them, a REPLACE writes the
  * origin's; the element past the run untouched, at any misaligned origin
@@ -537,6 +629,7 @@ int main(void)
 	test_cas();
 	test_native_element();
 	test_native_steps();
+	test_native_gathered();
 	test_native_move();
 	printf("test_reduce: %u op x type pairs checked against the reference\n",
 	       pairs);
