@@ -32,7 +32,13 @@
  * accumulate_ordering holds across both), and in the call that completes
  * it (hy_ship_complete: flush, unlock, fence, complete, free), which then
  * collects its acknowledgement.  Without batching every accumulate cost a
- * message, a wake-up of the agent, an ioctl and a reply.  An operation
+ * message, a wake-up of the agent, an ioctl and a reply.  A small put or
+ * accumulate contiguous on both sides joins a run (HY_REC_RUN) of its
+ * batch's last record when kind, type, op and count match: 8 bytes of
+ * displacement and its data, not a header each; the agent applies a run
+ * whose entries are disjoint as one kernel operation with block lists
+ * (run_ops), so a thousand scattered accumulates cost a few kernel
+ * operations, not a thousand.  An operation
  * with a result waits for the reply before it returns (the standard lets
  * an operation complete early).  The origin's
  * receive of a reply is posted before the operation is sent, both under
@@ -60,22 +66,36 @@
 #define HY_PENDING_MAX	1024	/* acknowledgements kept before waiting */
 #define HY_BATCH_OPS	256	/* accumulates per message, at most ... */
 #define HY_BATCH_BYTES	65536	/* ... and bytes (one larger goes alone) */
+#define HY_REC_RUN	1	/* ship_hdr.flags: a run of entries (batches only) */
+#define HY_RUN_BYTES	512	/* origin data of one entry, at most */
 #define HY_IDLE_MIN_NS	2000	/* the agent's sleeps between polls: 2 us ... */
 #define HY_IDLE_MAX_NS	2000000	/* ... to 2 ms */
 #define HY_IDLE_SHARE	20	/* idle, a sleep of 20 rounds' cost per round */
 
-/* What travels: header, target blocks, origin data, compare value. */
+/*
+ * What travels: header, target blocks, origin data, compare value.  In a
+ * batch, a record with HY_REC_RUN in @flags is a run instead: @nelem
+ * entries of one kind, type and op, each a uint64_t displacement and @count
+ * contiguous elements of origin data padded to 8 bytes (no blocks): the
+ * common scattered accumulate costs 16 bytes on the wire instead of 56.
+ */
 struct ship_hdr {
 	uint32_t slot;
 	uint16_t kind;
 	uint16_t type;
 	uint16_t op;
-	uint16_t pad;
+	uint16_t flags;		/* HY_REC_*, else 0 */
 	uint32_t nblocks;
 	uint64_t disp;
 	uint64_t count;
 	int64_t extent;
 	uint64_t nelem;
+};
+
+/* A run entry's target offset in bytes, and its place in the run. */
+struct run_key {
+	uint64_t off;
+	uint32_t entry;
 };
 
 /* What comes back, followed by the result data. */
@@ -92,7 +112,8 @@ struct hy_batch {
 	char *buf;
 	size_t len;
 	size_t cap;
-	uint32_t nops;
+	uint32_t nops;		/* operations (a run's entries each count) */
+	size_t run;		/* offset + 1 of the last record if a run, or 0 */
 };
 
 /**
@@ -153,6 +174,12 @@ static pthread_mutex_t serve_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	struct ship_reply *reply;	/* grown as results need */
 	size_t cap;
+	/* a batch's kernel operations, with room for nops of each: */
+	struct mpirma_op *ops;
+	uint32_t *first;		/* an operation's index in the message */
+	struct mpirma_block *blocks;	/* 2 per operation: a run's target, origin */
+	struct run_key *keys;		/* a run's entries by target offset */
+	uint32_t nops;
 	bool quit;			/* HY_QUIT has come */
 } serving;
 
@@ -222,12 +249,25 @@ static void layout_copy(const struct mpirma_layout *l, unsigned int size,
 
 /* ------------------------------------------------------------ the agent */
 
+/* Bytes of one entry of a run of @count elements of @size bytes. */
+static size_t run_entry_len(uint64_t count, unsigned int size)
+{
+	return sizeof(uint64_t) + ((count * size + 7) & ~(uint64_t)7);
+}
+
 /* Bytes a message with header @h must have; 0 when it cannot be valid. */
 static size_t msg_len(const struct ship_hdr *h, unsigned int size)
 {
 	uint64_t data = 0, len;
 
-	if (h->nblocks > MPIRMA_MAX_BLOCKS || h->nelem > INT_MAX / size)
+	if (h->flags == HY_REC_RUN) {
+		if (h->nblocks || !h->count || h->count > HY_RUN_BYTES / size ||
+		    h->nelem > HY_BATCH_OPS)
+			return 0;
+		return sizeof(*h) + h->nelem * run_entry_len(h->count, size);
+	}
+	if (h->flags || h->nblocks > MPIRMA_MAX_BLOCKS ||
+	    h->nelem > INT_MAX / size)
 		return 0;
 	if (has_origin(h->kind, h->op))
 		data += h->nelem * size;
@@ -253,11 +293,29 @@ static size_t record_len(const struct ship_hdr *h)
 	return len ? record_padded(len) : 0;
 }
 
-/* Record @index of message @h, which its sender built (so it is valid). */
-static const struct ship_hdr *record(const struct ship_hdr *h, uint32_t index)
+/* Operations in record @h: a run's entries, else 1. */
+static uint32_t record_ops(const struct ship_hdr *h)
 {
-	while (index--)
+	return h->flags == HY_REC_RUN ? (uint32_t)h->nelem : 1;
+}
+
+/*
+ * Operation @index of message @h, which its sender built (so it is valid):
+ * its record, and *@disp its target displacement.
+ */
+static const struct ship_hdr *record(const struct ship_hdr *h, uint32_t index,
+				     uint64_t *disp)
+{
+	while (index >= record_ops(h)) {
+		index -= record_ops(h);
 		h = (const struct ship_hdr *)((const char *)h + record_len(h));
+	}
+	*disp = h->disp;
+	if (h->flags == HY_REC_RUN) {
+		size_t e = run_entry_len(h->count, mpirma_rma_elem_size(h->type));
+
+		memcpy(disp, (const char *)(h + 1) + index * e, sizeof(*disp));
+	}
 	return h;
 }
 
@@ -297,6 +355,116 @@ static void record_op(const struct ship_hdr *h, const struct agent_slot *s,
 }
 
 /*
+ * Sorts the @n keys @k by offset; do entries of @len bytes there overlap?
+ * A shell sort: no comparison callback, whose indirect calls cost much.
+ */
+static bool run_keys_overlap(struct run_key *k, uint32_t n, uint64_t len)
+{
+	static const uint32_t gaps[] = { 57, 23, 10, 4, 1 };
+
+	for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++)
+		for (uint32_t i = gaps[g]; i < n; i++) {
+			struct run_key v = k[i];
+			uint32_t j = i;
+
+			for (; j >= gaps[g] && k[j - gaps[g]].off > v.off;
+			     j -= gaps[g])
+				k[j] = k[j - gaps[g]];
+			k[j] = v;
+		}
+	for (uint32_t i = 1; i < n; i++)
+		if (k[i].off - k[i - 1].off < len)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel operations of run @h on the agent's window @s, into @op (with
+ * @b: room for two blocks per entry); their number.  Entries that touch
+ * no element twice are one operation whose block lists name them in target
+ * order (their order does not matter then, and the kernel's overlap check
+ * of a sorted list is one pass), which the kernel applies in one pass, per
+ * element atomic as ever; others are an operation each, in order.
+ */
+static uint32_t run_ops(const struct ship_hdr *h, const struct agent_slot *s,
+			struct mpirma_op *op, struct mpirma_block *b)
+{
+	unsigned int size = mpirma_rma_elem_size(h->type);
+	uint64_t unit = (uint64_t)h->extent, len = h->count * size, disp;
+	size_t e = run_entry_len(h->count, size);
+	const char *p = (const char *)(h + 1);
+	uint32_t n = (uint32_t)h->nelem, i;
+	struct run_key *k = serving.keys;
+	bool one = n > 1 && unit;
+
+	for (i = 0; one && i < n; i++) {
+		memcpy(&disp, p + i * e, sizeof(disp));
+		if (disp > (uint64_t)INT64_MAX / unit)
+			one = false;
+		k[i] = (struct run_key){ .off = disp * unit, .entry = i };
+	}
+	if (one && !run_keys_overlap(k, n, len)) {
+		for (i = 0; i < n; i++) {
+			b[i] = (struct mpirma_block){ .disp = (int64_t)k[i].off,
+						      .len = len };
+			b[n + i] = (struct mpirma_block){
+				.disp = (int64_t)(k[i].entry * e +
+						  sizeof(uint64_t)),
+				.len = len };
+		}
+		memset(op, 0, sizeof(*op));
+		op->kind = h->kind;
+		op->type = h->type;
+		op->op = h->op;
+		op->target_rank = s->erank;
+		op->target = (struct mpirma_layout){
+			.blocks = (uint64_t)(uintptr_t)b, .nblocks = n,
+			.count = 1 };
+		op->origin = (struct mpirma_layout){
+			.addr = (uint64_t)(uintptr_t)p,
+			.blocks = (uint64_t)(uintptr_t)(b + n), .nblocks = n,
+			.count = 1 };
+		return 1;
+	}
+	for (i = 0; i < n; i++, p += e, op++) {
+		memset(op, 0, sizeof(*op));
+		op->kind = h->kind;
+		op->type = h->type;
+		op->op = h->op;
+		op->target_rank = s->erank;
+		memcpy(&op->target_disp, p, sizeof(op->target_disp));
+		op->target.count = h->count;
+		op->origin.addr = (uint64_t)(uintptr_t)(p + sizeof(uint64_t));
+		op->origin.count = h->count;
+	}
+	return n;
+}
+
+/* Room in serving for the kernel operations of a batch of @n operations. */
+static bool serving_room(uint32_t n)
+{
+	void *q;
+
+	if (n <= serving.nops)
+		return true;
+	q = realloc(serving.ops, n * sizeof(*serving.ops));
+	if (q)
+		serving.ops = q;
+	q = q ? realloc(serving.first, n * sizeof(*serving.first)) : NULL;
+	if (q)
+		serving.first = q;
+	q = q ? realloc(serving.blocks, 2 * n * sizeof(*serving.blocks)) : NULL;
+	if (q)
+		serving.blocks = q;
+	q = q ? realloc(serving.keys, n * sizeof(*serving.keys)) : NULL;
+	if (q) {
+		serving.keys = q;
+		serving.nops = n;
+	}
+	return q;
+}
+
+/*
  * A batch of @n bytes: plain accumulates on one window, applied in order
  * with one ioctl.  Returns the first failure's status (its place in
  * *@index), or 0.
@@ -305,35 +473,44 @@ static int serve_batch(const struct ship_hdr *h, size_t n,
 		       const struct agent_slot *s, uint32_t *index)
 {
 	const char *m = (const char *)h;
+	const struct ship_hdr *r;
 	struct mpirma_op *ops;
-	uint32_t nops = 0, nfailed;
+	uint32_t nops = 0, done, nfailed;
 	size_t off, len;
 	int ret;
 
-	for (off = 0; off < n; off += len, nops++) {
-		const struct ship_hdr *r = (const struct ship_hdr *)(m + off);
-
+	for (off = 0; off < n; off += len, nops += record_ops(r)) {
+		r = (const struct ship_hdr *)(m + off);
 		if (n - off < sizeof(*r) || has_result(r->kind) ||
-		    r->slot != h->slot || nops == HY_BATCH_OPS)
+		    r->slot != h->slot ||
+		    record_ops(r) > HY_BATCH_OPS - nops)
 			return -EINVAL;
 		len = record_len(r);
 		if (!len || len > n - off)
 			return -EINVAL;
 	}
-	ops = calloc(nops, sizeof(*ops));
-	if (!ops)
+	if (!serving_room(nops))
 		return -ENOMEM;
-	for (off = 0, nops = 0; off < n; off += record_len(h), nops++) {
-		h = (const struct ship_hdr *)(m + off);
-		record_op(h, s, NULL, &ops[nops]);
+	ops = serving.ops;
+	for (off = 0, nops = 0, done = 0; off < n; off += record_len(r)) {
+		uint32_t k = 1;
+
+		r = (const struct ship_hdr *)(m + off);
+		if (r->flags == HY_REC_RUN)
+			k = run_ops(r, s, &ops[nops], &serving.blocks[2 * done]);
+		else
+			record_op(r, s, NULL, &ops[nops]);
+		for (uint32_t j = 0; j < k; j++)
+			serving.first[nops + j] = done + (k > 1 ? j : 0);
+		nops += k;
+		done += record_ops(r);
 	}
 	ret = mpirma_rma_apply(s->win_id, ops, nops, &nfailed);
 	for (uint32_t k = 0; !ret && nfailed && k < nops; k++)
 		if (ops[k].status) {
-			*index = k;
+			*index = serving.first[k];
 			ret = ops[k].status;
 		}
-	free(ops);
 	return ret;
 }
 
@@ -678,6 +855,12 @@ void hy_ship_stop(bool report)
 	hy.span = false;
 	hy.agent = false;
 	free(serving.reply);
+	free(serving.ops);
+	free(serving.first);
+	free(serving.blocks);
+	free(serving.keys);
+	serving.ops = NULL;
+	serving.nops = 0;
 	serving.reply = NULL;
 	serving.quit = false;
 	for (int k = 0; k < nslots; k++)
@@ -769,9 +952,10 @@ static int failed(struct hy_win *w, unsigned int kind, int target,
 static int pending_failed(struct hy_win *w, const struct hy_pending *p,
 			  const char *fn)
 {
-	const struct ship_hdr *h = record(p->msg, p->reply->index);
+	uint64_t disp;
+	const struct ship_hdr *h = record(p->msg, p->reply->index, &disp);
 
-	return failed(w, h->kind, p->target, h->disp, p->reply->status, fn,
+	return failed(w, h->kind, p->target, disp, p->reply->status, fn,
 		      false);
 }
 
@@ -881,46 +1065,125 @@ static int batch_send(struct hy_win *w, int target)
 }
 
 /*
+ * The batch for window rank @target with room for @need more bytes (the
+ * batch shipped first when they would overflow it), or NULL with *@ret the
+ * host class; sp->lock held.
+ */
+static struct hy_batch *batch_room(struct hy_win *w, int target, size_t need,
+				   int *ret)
+{
+	struct hy_span *sp = w->span;
+	struct hy_batch *b;
+
+	if (!sp->batch) {
+		sp->batch = calloc((size_t)sp->size, sizeof(*sp->batch));
+		if (!sp->batch) {
+			*ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
+			return NULL;
+		}
+	}
+	b = &sp->batch[target];
+	if (b->nops && b->len + need > HY_BATCH_BYTES)
+		*ret = batch_send(w, target);
+	if (b->len + need > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+
+		while (cap < b->len + need)
+			cap *= 2;
+		q = realloc(b->buf, cap);
+		if (!q) {
+			*ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
+			return NULL;
+		}
+		b->buf = q;
+		b->cap = cap;
+	}
+	return b;
+}
+
+/* Counts one more operation in @b, and ships it when it is full. */
+static int batch_count(struct hy_win *w, int target, struct hy_batch *b)
+{
+	if (++b->nops == HY_BATCH_OPS || b->len >= HY_BATCH_BYTES)
+		return batch_send(w, target);
+	return MPI_SUCCESS;
+}
+
+/*
  * Adds record @rec of @len bytes to the batch for window rank @target, and
  * ships the batch when it is full; sp->lock held.  Host class.
  */
 static int batch_add(struct hy_win *w, int target, const struct ship_hdr *rec,
 		     size_t len)
 {
-	struct hy_span *sp = w->span;
 	size_t padded = record_padded(len);
-	struct hy_batch *b;
-	int ret = MPI_SUCCESS;
+	int ret = MPI_SUCCESS, r;
+	struct hy_batch *b = batch_room(w, target, padded, &ret);
 
-	if (!sp->batch) {
-		sp->batch = calloc((size_t)sp->size, sizeof(*sp->batch));
-		if (!sp->batch)
-			return hy_fail(MPI_ERR_NO_MEM, "out of memory");
-	}
-	b = &sp->batch[target];
-	if (b->nops && b->len + padded > HY_BATCH_BYTES)
-		ret = batch_send(w, target);
-	if (b->len + padded > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *q;
-
-		while (cap < b->len + padded)
-			cap *= 2;
-		q = realloc(b->buf, cap);
-		if (!q)
-			return hy_fail(MPI_ERR_NO_MEM, "out of memory");
-		b->buf = q;
-		b->cap = cap;
-	}
+	if (!b)
+		return ret;
 	memcpy(b->buf + b->len, rec, len);
 	memset(b->buf + b->len + len, 0, padded - len);
 	b->len += padded;
-	if (++b->nops == HY_BATCH_OPS || b->len >= HY_BATCH_BYTES) {
-		int r = batch_send(w, target);
+	b->run = 0;
+	r = batch_count(w, target, b);
+	return ret ? ret : r;
+}
 
-		ret = ret ? ret : r;
+/*
+ * Adds @op, a put or accumulate of @nelem contiguous elements of @size bytes
+ * on both sides, to the batch for window rank @target as an entry of a run:
+ * of the batch's last record when that is a run of the same kind, type, op
+ * and count, else of a new one; sp->lock held.  Host class.
+ */
+static int batch_add_run(struct hy_win *w, int target,
+			 const struct mpirma_op *op, unsigned int size,
+			 uint64_t nelem)
+{
+	struct hy_batch *b = w->span->batch ? &w->span->batch[target] : NULL;
+	size_t e = run_entry_len(nelem, size), need = e;
+	int ret = MPI_SUCCESS, r;
+	struct ship_hdr *h = NULL;
+	char *d;
+
+	if (b && b->run) {
+		h = (struct ship_hdr *)(b->buf + b->run - 1);
+		if (h->kind != op->kind || h->type != op->type ||
+		    h->op != op->op || h->count != nelem ||
+		    h->nelem == HY_BATCH_OPS || b->len + e > HY_BATCH_BYTES)
+			h = NULL;
 	}
-	return ret;
+	if (!h)
+		need += sizeof(*h);
+	b = batch_room(w, target, need, &ret);
+	if (!b)
+		return ret;
+	if (h) {
+		h = (struct ship_hdr *)(b->buf + b->run - 1);
+	} else {
+		h = (struct ship_hdr *)(b->buf + b->len);
+		*h = (struct ship_hdr){
+			.slot = (uint32_t)w->span->slot[target],
+			.kind = op->kind, .type = op->type, .op = op->op,
+			.flags = HY_REC_RUN, .count = nelem,
+			/* the displacement unit, if known: see run_ops() */
+			.extent = w->span->extent ?
+				  (int64_t)w->span->extent[2 * target + 1] : 0,
+		};
+		b->run = b->len + 1;
+		b->len += sizeof(*h);
+	}
+	d = b->buf + b->len;
+	memcpy(d, &op->target_disp, sizeof(uint64_t));
+	memcpy(d + sizeof(uint64_t), (const void *)(uintptr_t)op->origin.addr,
+	       nelem * size);
+	memset(d + sizeof(uint64_t) + nelem * size, 0,
+	       e - sizeof(uint64_t) - nelem * size);
+	b->len += e;
+	h->nelem++;
+	r = batch_count(w, target, b);
+	return ret ? ret : r;
 }
 
 int hy_ship_complete(struct hy_win *w, int rank)
@@ -1024,6 +1287,17 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
 	}
 	size = mpirma_rma_elem_size(op.type);
 	nelem = layout_elems(&op.target, size);
+	if (!has_result(op.kind) && !op.target.nblocks && !op.origin.nblocks &&
+	    nelem <= HY_RUN_BYTES / size) {
+		/* Contiguous on both sides, small: an entry of a run. */
+		free(scratch);
+		hy_unlock();
+		pthread_mutex_lock(&sp->lock);
+		ret = batch_add_run(w, a->trank, &op, size, nelem);
+		pthread_mutex_unlock(&sp->lock);
+		hy_lock();
+		return ret;
+	}
 	rbytes = has_result(op.kind) ? nelem * size : 0;
 	len = msg_len(&(struct ship_hdr){ .kind = op.kind, .op = op.op,
 					  .nblocks = op.target.nblocks,

@@ -19,6 +19,10 @@
  *    target's agent: the lock must hold for those too;
  *  - accumulate_ordering: REPLACE, then SUM, then a fetch (NO_OP) from one
  *    origin, unflushed, must apply in that order;
+ *  - runs of small unflushed puts and accumulates to one target (which the
+ *    layer ships as runs, applied as one kernel operation when disjoint):
+ *    scattered distinct elements, one element again and again, an op, a
+ *    kind or a count that changes, every result exact and in issue order;
  *  - completion: flush (a message after it finds the data at the target),
  *    fence, and post/start/complete/wait;
  *  - errors: accumulate-like operations outside any epoch fail with
@@ -34,6 +38,8 @@
  * span=0: it must not.  Absent: only "served by mpirma" is checked.
  * errors=0: no error checks (MPIRMA_SPAN_ACCUMULATE=host leaves the
  * accumulates' errors to the host MPI, which reports what it reports).
+ * runs=0: no runs test (MPICH 4.0.2 gets it wrong when it applies the
+ * accumulates itself).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +57,10 @@ enum {
 	S_ORDER = S_VEC + 2 * VEC,	/* one per origin rank */
 };
 
-static int nslots;		/* S_ORDER + 2 * size: order, then fence */
+#define RUN	96	/* longs per origin rank in the runs test */
+
+static int nslots;		/* S_ORDER + 2 * size: order, then fence, */
+static int run_base;		/* ... then RUN per rank: runs */
 
 /* The window under test: its memory and its targets. */
 struct span {
@@ -355,6 +364,81 @@ static void test_ordering(struct span *w)
 }
 
 /*
+ * The runs test's sequence from origin @r on its RUN longs of a target,
+ * issued (@w not NULL, to rank @t) or simulated on @mem.  Element i of the
+ * scattered part is (i * 37 + r) % 64: distinct, out of order.
+ */
+static void run_sequence(const struct span *w, int t, int r, long *mem)
+{
+	long v[2];
+
+	for (int i = 0; i < 64; i++) {
+		int e = (i * 37 + r) % 64;
+
+		v[0] = i + 1 + r;
+		if (mem)
+			mem[e] += v[0];
+		else
+			CHECK_MPI(MPI_Accumulate(v, 1, MPI_LONG, t,
+						 at(w, t, run_base + RUN * r + e),
+						 1, MPI_LONG, MPI_SUM, w->win));
+	}
+	for (int i = 0; i < 20; i++) {
+		/* the same element again and again, then another op, kind, count */
+		int e = 64 + i % 4;
+		MPI_Op op = i % 3 == 2 ? MPI_REPLACE : MPI_SUM;
+		int n = i % 5 == 4 ? 2 : 1;
+
+		v[0] = 100 * (i + 1) + r;
+		v[1] = -v[0];
+		if (mem) {
+			for (int k = 0; k < n; k++)
+				mem[e + k] = op == MPI_SUM ? mem[e + k] + v[k] : v[k];
+		} else {
+			CHECK_MPI(MPI_Accumulate(v, n, MPI_LONG, t,
+						 at(w, t, run_base + RUN * r + e),
+						 n, MPI_LONG, op, w->win));
+		}
+		if (i % 7 == 6) {
+			v[0] = 7 * i;
+			if (mem)
+				mem[70 + i % 3] = v[0];
+			else
+				CHECK_MPI(MPI_Put(v, 1, MPI_LONG, t,
+						  at(w, t, run_base + RUN * r +
+						     70 + i % 3),
+						  1, MPI_LONG, w->win));
+		}
+	}
+}
+
+static void test_runs(struct span *w)
+{
+	long want[RUN];
+
+	mtest_section("runs of small operations");
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	for (int i = 0; i < 2; i++)
+		run_sequence(w, target(i), mtest_rank, NULL);
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank != target(0) && mtest_rank != target(1))
+		return;
+	for (int r = 0; r < mtest_size; r++) {
+		const long *got = &w->mem[run_base + RUN * r];
+
+		memset(want, 0, sizeof(want));
+		for (int i = 0; i < 2; i++)
+			if (target(i) == mtest_rank)
+				run_sequence(NULL, 0, r, want);
+		for (int e = 0; e < RUN; e++)
+			if (!CHECK(got[e] == want[e], "runs: origin %d, element "
+				   "%d: %ld, want %ld", r, e, got[e], want[e]))
+				break;
+	}
+}
+
+/*
  * Completion: after MPI_Win_flush the data is at the target (a message
  * sent after it finds it there); after a fence, and after wait, every
  * origin's puts and accumulates are.
@@ -535,23 +619,29 @@ int main(int argc, char **argv)
 	static const int flavors[] = { MPI_WIN_FLAVOR_ALLOCATE,
 				       MPI_WIN_FLAVOR_CREATE,
 				       MPI_WIN_FLAVOR_DYNAMIC };
-	int expect = -1, errors;
+	int expect = -1, errors, runs;
 	struct span w;
 
 	mtest_init(&argc, &argv, "span");
 	expect = arg(argc, argv, "span");
 	errors = arg(argc, argv, "errors") != 0;
-	nslots = S_ORDER + 2 * mtest_size;
+	runs = arg(argc, argv, "runs") != 0;
+	run_base = S_ORDER + 2 * mtest_size;
+	nslots = run_base + RUN * mtest_size;
 	for (size_t f = 0; f < sizeof(flavors) / sizeof(flavors[0]); f++) {
 		open_span(&w, flavors[f], expect);
 		if (f == 0) {
 			test_atomic(&w);
 			test_ordering(&w);
+			if (runs)
+				test_runs(&w);
 			if (errors)
 				test_errors(&w);
 		} else {
 			/* The other flavors: the shipped path's addressing. */
 			test_ordering(&w);
+			if (runs)
+				test_runs(&w);
 		}
 		test_completion(&w);
 		close_span(&w);
