@@ -103,8 +103,10 @@ KUSER_CFLAGS := -DMPIRMA_USERSPACE -Icommon -ffp-contract=off
 
 # ------------------------------------------------------------------ sources
 
-# lib/base: handles, errors, info, attributes; lib/rma: the RMA engine;
-# lib/runtime: the standalone MPI runtime around it.
+# Three layers, each using only those below it (lib/check-layers, in make
+# unit): lib/base: the process, handles, errors, info, attributes,
+# datatypes, ops; lib/runtime: groups, communicators, point-to-point,
+# collectives, requests; lib/rma: windows and the RMA engine.
 LIB_DIRS := lib/base lib/rma lib/runtime
 LIB_SRCS := $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 LIB_INC := $(addprefix -I,$(LIB_DIRS))
@@ -118,7 +120,7 @@ KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h common/*.c common/
 	    include/mpirma_uapi.h
 SCRIPTS := tools/mpirma-vm tools/mpirma-kernels tools/mpirma-deps tools/check-tally tools/vm/run-job tools/mpirma-debug-kernel \
 	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
-	   $(wildcard .ci/run selftests/run)
+	   $(wildcard .ci/run selftests/run) lib/check-layers
 
 # Library: built only once lib/ has sources.
 # The library carries the kernel's reduction engine, built for user space, so
@@ -1057,12 +1059,17 @@ uninstall-fortran:
 # each peer MPI whose mpicc is installed (tools/mpirma-deps --bench).
 FORTRAN_HOST_CCS := $(foreach c,mpicc.openmpi mpicc.mpich,$(if $(shell command -v $(c) 2>/dev/null),$(c)))
 .PHONY: fortran-host-check
-unit: fortran-host-check
+unit: fortran-host-check check-layers
 fortran-host-check: $(FOBJ)/check.stamp
 	python3 $(FGEN) --c-wrappers --style host --only-list fortran/rma.list >$(FOBJ)/host-rma.c
 	$(if $(FORTRAN_HOST_CCS),,@echo "fortran-host-check: no mpicc.openmpi or mpicc.mpich, skipped")
 	$(foreach c,$(FORTRAN_HOST_CCS),$(c) $(WARNFLAGS) -std=gnu11 -c -o $(FOBJ)/host-rma-$(c).o \
 		$(FOBJ)/host-rma.c && echo "fortran-host-check: $(c): the RMA subset compiles" &&) true
+
+# libmpirma's folders point one way: base <- runtime <- rma.
+.PHONY: check-layers
+check-layers: $(LIB_OBJS)
+	lib/check-layers $(filter $(OBJ)/pic/lib/%,$(LIB_OBJS))
 
 # ------------------------------------------------------------------ lint
 

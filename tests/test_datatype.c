@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Host unit test of the library's datatypes and ops (lib/rma/datatype.c,
- * lib/rma/op.c, with lib/base/handle.c), no kernel and no VM: the library sources are
+ * Host unit test of the library's datatypes and ops (lib/base/datatype.c,
+ * lib/base/op.c, with lib/base/handle.c), no kernel and no VM: the library sources are
  * included here and the few process-level functions they call are stubbed.
  *
  * Covers: predefined sizes and bounds, each constructor's block list (type
@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "../lib/base/handle.c"
-#include "../lib/rma/datatype.c"
-#include "../lib/rma/op.c"
+#include "../lib/base/datatype.c"
+#include "../lib/base/op.c"
 
 /* ------------------------------------------------------------ stubs */
 
@@ -57,11 +57,11 @@ int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,
 	return errclass;
 }
 
-static struct mpirma_comm world = { .handle = MPI_COMM_WORLD, .size = 1 };
+static struct mpirma_objhdr world;
 
-struct mpirma_comm *mpirma_comm_get(MPI_Comm comm)
+struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle)
 {
-	return comm == MPI_COMM_WORLD ? &world : NULL;
+	return kind == MPIRMA_HK_COMM && handle == MPI_COMM_WORLD ? &world : NULL;
 }
 
 /* ------------------------------------------------------------ harness */

@@ -11,7 +11,7 @@
  *
  * Predefined keys: MPI_TAG_UB .. MPI_APPNUM on communicators (answered here,
  * on every communicator), MPI_WIN_BASE .. MPI_WIN_MODEL on windows
- * (answered by the window code, mpirma_win_predefined_attr).  They cannot be
+ * (answered by the window code, through its struct mpirma_kind_ops).  They cannot be
  * set or deleted.
  */
 #include <limits.h>
@@ -180,14 +180,20 @@ int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
 	return MPI_SUCCESS;
 }
 
+/* The kinds' registered operations (mpirma_kind_register). */
+static const struct mpirma_kind_ops *kind_ops[MPIRMA_NR_HKINDS];
+
+void mpirma_kind_register(enum mpirma_hkind kind,
+			  const struct mpirma_kind_ops *ops)
+{
+	kind_ops[kind] = ops;
+}
+
 struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle)
 {
-	struct mpirma_comm *c;
+	const struct mpirma_kind_ops *ops = kind_ops[kind];
 
-	if (kind == MPIRMA_HK_WIN)
-		return mpirma_win_hdr(handle);
-	c = mpirma_comm_get(handle);
-	return c ? &c->hdr : NULL;
+	return ops && ops->hdr ? ops->hdr(handle) : NULL;
 }
 
 int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
@@ -393,9 +399,10 @@ static int get_attr(enum mpirma_hkind kind, int handle, int keyval,
 	if (ret)
 		return ret;
 	if (kind == MPIRMA_HK_WIN) {
-		if (keyval >= KEYVAL_WIN_FIRST && keyval <= KEYVAL_WIN_LAST)
-			return mpirma_win_predefined_attr(handle, keyval, val,
-							  flag);
+		if (keyval >= KEYVAL_WIN_FIRST && keyval <= KEYVAL_WIN_LAST &&
+		    kind_ops[kind]->predefined_attr)
+			return kind_ops[kind]->predefined_attr(handle, keyval,
+							       val, flag);
 	} else {
 		pre = comm_predefined(keyval);
 		if (pre) {

@@ -348,7 +348,7 @@ static int raise_on(enum mpirma_hkind kind, int handle, int errclass,
 			/* No such object: its errors go to MPI_COMM_WORLD. */
 			kind = MPIRMA_HK_COMM;
 			handle = MPI_COMM_WORLD;
-			h = &mpirma_comm_get(MPI_COMM_WORLD)->hdr;
+			h = mpirma_objhdr_get(kind, handle);
 		}
 		e = h->errhandler;
 	}
@@ -410,7 +410,7 @@ int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
 
 MPI_Errhandler mpirma_win_errhandler(MPI_Win win)
 {
-	struct mpirma_objhdr *h = mpirma_win_hdr(win);
+	struct mpirma_objhdr *h = mpirma_objhdr_get(MPIRMA_HK_WIN, win);
 
 	return h ? h->errhandler : MPI_ERRORS_ARE_FATAL;
 }

@@ -164,7 +164,6 @@ int mpirma_handle_next(enum mpirma_hkind kind, int prev);
 /* ------------------------------------------------------------ objects */
 
 struct mpirma_attr;
-struct mpirma_topo;
 
 /**
  * struct mpirma_objhdr - what communicators and windows have in common
@@ -180,6 +179,27 @@ struct mpirma_objhdr {
 
 /* Fresh header: MPI_ERRORS_ARE_FATAL, no attributes, @name. */
 void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name);
+
+/**
+ * struct mpirma_kind_ops - what base/ asks of a kind of object that lives
+ * above it (communicators in runtime/, windows in rma/), registered by that
+ * layer when the library is loaded (mpirma_kind_register()): so base/
+ * calls nothing above it, and its errors and attributes still reach every
+ * object
+ * @hdr: the header of the live object @handle names, or NULL
+ * @predefined_attr: NULL, or the kind's own attribute keys (windows:
+ *	MPI_WIN_BASE ... MPI_WIN_MODEL) for MPI_X_get_attr: sets *@flag and
+ *	stores a pointer to the value in *(void **)@val, as the standard
+ *	wants; MPI class
+ */
+struct mpirma_kind_ops {
+	struct mpirma_objhdr *(*hdr)(int handle);
+	int (*predefined_attr)(int handle, int keyval, void *val, int *flag);
+};
+
+/* Registers @ops for @kind (MPIRMA_HK_COMM or MPIRMA_HK_WIN); at load time. */
+void mpirma_kind_register(enum mpirma_hkind kind,
+			  const struct mpirma_kind_ops *ops);
 
 /*
  * The header of a live communicator or window (@kind MPIRMA_HK_COMM or
@@ -203,167 +223,6 @@ int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
  */
 int mpirma_objhdr_destroy(struct mpirma_objhdr *h, enum mpirma_hkind kind,
 			  int handle);
-
-/* ------------------------------------------------------------ groups */
-
-/**
- * struct mpirma_group - an ordered set of job ranks (lib/runtime/group.c)
- * @refs: handles and communicators holding it
- * @size: number of members
- * @rank: the caller's rank in the group, or MPI_UNDEFINED
- * @ranks: job ranks in group-rank order
- */
-struct mpirma_group {
-	int refs;
-	int size;
-	int rank;
-	int *ranks;
-};
-
-/* The group of a handle (MPI_GROUP_EMPTY included), or NULL. */
-struct mpirma_group *mpirma_group_get(MPI_Group g);
-/*
- * New group handle of @n job ranks (copied); MPI_SUCCESS or
- * MPI_ERR_NO_MEM (recorded with mpirma_err).  n == 0 gives MPI_GROUP_EMPTY.
- */
-int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
-
-/* ------------------------------------------------------------ communicators */
-
-/**
- * struct mpirma_comm - a communicator (lib/runtime/comm.c; inter-communicators
- *	lib/runtime/intercomm.c)
- * @hdr: error handler, attributes, name
- * @handle: its MPI_Comm
- * @refs: 1 for the handle, +1 for each user that must outlive MPI_Comm_free
- *	(pending requests); freed when 0
- * @size: number of ranks
- * @rank: the caller's rank
- * @ranks: job ranks in comm-rank order
- * @job2rank: comm rank of each job rank (mpirma_proc.size entries), or -1
- * @ctx: context id; p2p uses mpirma_ctx_p2p(), collectives mpirma_ctx_coll()
- * @info: hints given by MPI_Comm_set_info / dup_with_info (MPI_INFO_NULL)
- * @topo: Cartesian topology (lib/runtime/topo.c), or NULL
- * @inter: an inter-communicator: @size, @rank, @ranks and @job2rank are
- *	the local group, point-to-point ranks name the remote group
- * @rsize, @rranks, @rjob2rank: inter: the remote group, as @size...
- * @local: inter: the local group as an intra-communicator object (no
- *	handle, same context: its messages only ever come from local members)
- *	for the local steps of collectives
- */
-struct mpirma_comm {
-	struct mpirma_objhdr hdr;
-	MPI_Comm handle;
-	int refs;
-	int size;
-	int rank;
-	int *ranks;
-	int *job2rank;
-	uint64_t ctx;
-	MPI_Info info;
-	struct mpirma_topo *topo;
-	bool inter;
-	int rsize;
-	int *rranks;
-	int *rjob2rank;
-	struct mpirma_comm *local;
-};
-
-/* The communicator of a handle (MPI_COMM_WORLD/SELF included), or NULL. */
-struct mpirma_comm *mpirma_comm_get(MPI_Comm comm);
-/*
- * The communicator argument of a communication call: MPI_SUCCESS with *@c
- * set, or MPI_ERR_COMM recorded ("MPI_COMM_NULL" / "invalid communicator N").
- */
-int mpirma_comm_check(MPI_Comm comm, struct mpirma_comm **c);
-
-/*
- * In an API function: @var = the communicator of @handle, or the function
- * returns MPI_ERR_COMM raised on MPI_COMM_WORLD ("invalid communicator N").
- */
-#define MPIRMA_GET_COMM(var, handle)					\
-	do {								\
-		(var) = mpirma_comm_get(handle);			\
-		if (!(var))						\
-			return mpirma_raise(MPI_ERR_COMM, MPIRMA_FUNC,	\
-					    "invalid communicator %d",	\
-					    (handle));			\
-	} while (0)
-
-void mpirma_comm_ref(struct mpirma_comm *c);
-void mpirma_comm_unref(struct mpirma_comm *c);
-
-static inline uint64_t mpirma_ctx_p2p(const struct mpirma_comm *c)
-{
-	return 2 * c->ctx;
-}
-
-static inline uint64_t mpirma_ctx_coll(const struct mpirma_comm *c)
-{
-	return 2 * c->ctx + 1;
-}
-
-/*
- * Peer rank -> job rank (rank must be valid): a member of the group, or of
- * the remote group of an inter-communicator.
- */
-static inline int mpirma_comm_job_rank(const struct mpirma_comm *c, int rank)
-{
-	return c->inter ? c->rranks[rank] : c->ranks[rank];
-}
-
-/* Job rank -> peer rank, or MPI_UNDEFINED when not a peer. */
-static inline int mpirma_comm_rank_of_job(const struct mpirma_comm *c,
-					  int job_rank)
-{
-	const int *map = c->inter ? c->rjob2rank : c->job2rank;
-	int r = (job_rank >= 0 && job_rank < mpirma_proc.size) ?
-		map[job_rank] : -1;
-	return r < 0 ? MPI_UNDEFINED : r;
-}
-
-/* The number of peers: the size, or an inter-communicator's remote size. */
-static inline int mpirma_comm_peer_size(const struct mpirma_comm *c)
-{
-	return c->inter ? c->rsize : c->size;
-}
-
-/*
- * MPI_SUCCESS for an intra-communicator; MPI_ERR_COMM (recorded) for an
- * inter-communicator, which @what does not take.
- */
-int mpirma_comm_intra_only(const struct mpirma_comm *c, const char *what);
-
-/*
- * A new communicator handle of @n job ranks (the caller among them) with
- * context @ctx, inheriting @parent's error handler (comm.c).  MPI class.
- */
-int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
-		    uint64_t ctx, MPI_Comm *out);
-
-/* The duplicate of inter-communicator @c (intercomm.c).  MPI class. */
-int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out);
-
-/*
- * A context id unique for every member of @parent: the MAX of the members'
- * mpirma_proc.next_ctx.  Collective over @parent.  MPI class.
- */
-int mpirma_comm_new_context(struct mpirma_comm *parent, uint64_t *ctx);
-
-/*
- * Internal byte-level collectives over @c's collective context (comm.c;
- * coll.c may build on them).  Each member contributes @len bytes; @recv gets
- * size * len bytes in rank order.  MPI class.
- */
-int mpirma_coll_allgather_bytes(struct mpirma_comm *c, const void *send,
-				size_t len, void *recv);
-
-/*
- * Internal tags on the collective context used by comm.c; coll.c uses tags
- * below 0x7f000000.
- */
-#define MPIRMA_TAG_COMM_ALLGATHER	0x7f000001
-#define MPIRMA_TAG_INTERCOMM		0x7f000002	/* leaders' exchange */
 
 /* ------------------------------------------------------------ info */
 
@@ -391,26 +250,11 @@ int mpirma_attrs_delete_all(struct mpirma_objhdr *h, enum mpirma_hkind kind,
 int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
 		      struct mpirma_objhdr *to);
 
-/* ------------------------------------------------------------ windows (rma) */
+/* ------------------------------------------------------------ windows */
 
 /*
- * Implemented by the window code (lib/rma/win.c): the header of a live window,
- * or NULL for an invalid handle.
- */
-struct mpirma_objhdr *mpirma_win_hdr(MPI_Win win);
-
-/*
- * Implemented by the window code: MPI_WIN_BASE, _SIZE, _DISP_UNIT,
- * _CREATE_FLAVOR, _MODEL for MPI_Win_get_attr.  Sets *flag and stores a
- * pointer to the value in *(void **)attr_val, as the standard wants.
- * MPI class.
- */
-int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
-			       int *flag);
-
-/*
- * Implemented by core (lib/base/error.c) on top of mpirma_win_hdr(): the window's
- * error handler, MPI_ERRORS_ARE_FATAL for an invalid handle.
+ * The window's error handler, MPI_ERRORS_ARE_FATAL for an invalid handle
+ * (lib/base/error.c, through the windows' registered header).
  */
 MPI_Errhandler mpirma_win_errhandler(MPI_Win win);
 
@@ -468,76 +312,8 @@ void mpirma_abort_job(int code) __attribute__((noreturn));
 void mpirma_errhandler_ref(MPI_Errhandler e);
 void mpirma_errhandler_unref(MPI_Errhandler e);
 
-/* ------------------------------------------------------------ requests */
+/* ------------------------------------------------------------ base-private */
 
-struct mpirma_request;
-
-/**
- * struct mpirma_request_ops - what a kind of request does (p2p, rma...)
- * @progress: try to complete @r; with @block, return only when it is
- *	complete.  Sets r->done and r->status when it completes.  Returns
- *	MPI_SUCCESS or an MPI class (recorded with mpirma_err).
- * @cancel: MPI_Cancel, or NULL when the kind cannot be cancelled.
- * @release: frees what the kind allocated (not @r itself); may be NULL.
- */
-struct mpirma_request_ops {
-	int (*progress)(struct mpirma_request *r, int block);
-	int (*cancel)(struct mpirma_request *r);
-	void (*release)(struct mpirma_request *r);
-};
-
-/**
- * struct mpirma_request - the common head of every request (lib/runtime/request.c)
- * @ops: the kind's operations
- * @handle: its MPI_Request
- * @done: complete; @status is valid
- * @comm: where errors of the request are raised (or MPI_COMM_NULL)
- * @win: where errors of the request are raised (or MPI_WIN_NULL)
- * @status: the completion status
- *
- * A kind embeds this first in its own struct, allocated with
- * mpirma_request_alloc(size of the kind's struct).
- */
-struct mpirma_request {
-	const struct mpirma_request_ops *ops;
-	MPI_Request handle;
-	int done;
-	MPI_Comm comm;
-	MPI_Win win;
-	MPI_Status status;
-};
-
-/*
- * Implemented in lib/runtime/request.c: allocates @size (>= sizeof(struct
- * mpirma_request)) zeroed bytes and a handle.  MPI class.
- */
-int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
-			 struct mpirma_request **out);
-/* Implemented in lib/runtime/request.c: ops->release, then the handle and memory. */
-void mpirma_request_destroy(struct mpirma_request *r);
-/* Implemented in lib/runtime/request.c: the request of a handle, or NULL. */
-struct mpirma_request *mpirma_request_get(MPI_Request req);
-
-/* ------------------------------------------------------------ core-private */
-
-/* comm.c: MPI_COMM_WORLD and MPI_COMM_SELF at init (MPI class). */
-int mpirma_comm_setup(void);
-/* comm.c: MPI_Finalize deletes the attributes of MPI_COMM_SELF, then of
- * MPI_COMM_WORLD (delete callbacks run while MPI still works)... */
-void mpirma_comm_finalize_self(void);
-/* ...and frees the communicators, groups and other objects left at the end. */
-void mpirma_comm_teardown(void);
-/* group.c: MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL for two job-rank lists. */
-int mpirma_ranks_compare(int n1, const int *r1, int n2, const int *r2);
-/* group.c: frees the groups left at MPI_Finalize. */
-void mpirma_group_teardown(void);
-/*
- * comm.c: MPI_Comm_split without raising: MPI class, cause recorded.
- * The new communicator inherits @comm's error handler.
- */
-int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-/* topo.c: gives @to a copy of @from's topology (MPI_Comm_dup).  MPI class. */
-int mpirma_topo_copy(const struct mpirma_comm *from, struct mpirma_comm *to);
 /* error.c: the value of the MPI_LASTUSEDCODE attribute. */
 int mpirma_last_used_code(void);
 

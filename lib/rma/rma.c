@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "datatype.h"
-#include "internal.h"
+#include "runtime.h"
 #include "op.h"
 #include "reduce.h"
 #include "request.h"

@@ -30,7 +30,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "internal.h"
+#include "runtime.h"
 #include "native_elem.h"
 #include "reduce.h"
 #include "ship.h"

@@ -35,7 +35,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "runtime.h"
 #include "mpirma.h"
 #include "win.h"
 
@@ -67,7 +67,7 @@ struct mpirma_window *mpirma_window_invalid(MPI_Win win)
 						MPIRMA_FUNC, NULL);	\
 	} while (0)
 
-struct mpirma_objhdr *mpirma_win_hdr(MPI_Win win)
+static struct mpirma_objhdr *win_hdr(int win)
 {
 	struct mpirma_window *w = mpirma_window_get(win);
 
@@ -989,8 +989,11 @@ MPIRMA_ALIAS(Win_get_info)
 
 /* ------------------------------------------------------------ attributes */
 
-int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
-			       int *flag)
+/*
+ * MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR, _MODEL for
+ * MPI_Win_get_attr (struct mpirma_kind_ops).  MPI class.
+ */
+static int win_predefined_attr(int win, int keyval, void *attr_val, int *flag)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	void *v;
@@ -1024,6 +1027,17 @@ int mpirma_win_predefined_attr(MPI_Win win, int keyval, void *attr_val,
 	*(void **)attr_val = v;
 	*flag = 1;
 	return MPI_SUCCESS;
+}
+
+/* What base/ asks of windows: their header, their own attribute keys. */
+static const struct mpirma_kind_ops win_kind_ops = {
+	.hdr = win_hdr,
+	.predefined_attr = win_predefined_attr,
+};
+
+static void __attribute__((constructor)) win_kind_register(void)
+{
+	mpirma_kind_register(MPIRMA_HK_WIN, &win_kind_ops);
 }
 
 /* ------------------------------------------------------------ extensions */

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "runtime.h"
 #include "win.h"
 
 #define FENCE_ASSERTS	(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | \

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "runtime.h"
 
 static struct mpirma_comm world, self;
 
@@ -34,6 +34,21 @@ struct mpirma_comm *mpirma_comm_get(MPI_Comm comm)
 	if (comm == MPI_COMM_SELF)
 		return &self;
 	return mpirma_handle_get(MPIRMA_HK_COMM, comm);
+}
+
+/* What base/ asks of communicators (their header: errors, attributes). */
+static struct mpirma_objhdr *comm_hdr(int handle)
+{
+	struct mpirma_comm *c = mpirma_comm_get(handle);
+
+	return c ? &c->hdr : NULL;
+}
+
+static const struct mpirma_kind_ops comm_kind_ops = { .hdr = comm_hdr };
+
+static void __attribute__((constructor)) comm_kind_register(void)
+{
+	mpirma_kind_register(MPIRMA_HK_COMM, &comm_kind_ops);
 }
 
 int mpirma_comm_check(MPI_Comm comm, struct mpirma_comm **c)

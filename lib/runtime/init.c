@@ -23,24 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
-
-struct mpirma_proc mpirma_proc = {
-	.state = MPIRMA_STATE_PRE_INIT,
-	.fd = -1,
-};
+#include "runtime.h"
 
 static pthread_t main_thread;
-
-int mpirma_ioctl(unsigned long cmd, void *arg)
-{
-	int ret;
-
-	do
-		ret = ioctl(mpirma_proc.fd, cmd, arg);
-	while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
-}
 
 /* Parses a non-negative decimal int; -1 if it is not one. */
 static int parse_nonneg(const char *s)

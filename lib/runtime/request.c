@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "runtime.h"
 #include "p2p.h"
 #include "request.h"
 

@@ -1658,7 +1658,7 @@ static int pack_check(MPI_Comm comm, int count, MPI_Datatype datatype,
 {
 	int ret;
 
-	if (!mpirma_comm_get(comm))
+	if (!mpirma_objhdr_get(MPIRMA_HK_COMM, comm))
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
 	ret = mpirma_buf_check(count, datatype, t);
 	if (!ret && (!position || *position < 0))
@@ -1720,7 +1720,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!mpirma_comm_get(comm))
+	if (!mpirma_objhdr_get(MPIRMA_HK_COMM, comm))
 		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
 					 "invalid communicator %d", comm);
 	ret = mpirma_dtype_check(datatype, false, &t);
