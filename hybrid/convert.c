@@ -218,7 +218,36 @@ static const struct hy_op_pair op_pairs[] = {
 static struct hy_type_pair *derived;
 static size_t nderived, capderived;
 
+/*
+ * Engine types of recent shapes, so that a program that builds the same
+ * type again and again pays for the engine's build, commit and flattening
+ * once: Debian's MPICH build of ARMCI-MPI makes a subarray type for every
+ * strided Global Arrays get and frees it after, which made the rebuild a
+ * fifth of such a job's time.  A shape is a combiner, its integer and
+ * address arguments and its input types, all predefined (a derived input's
+ * engine handle may name another type once freed).  The cache owns each
+ * type; @users counts the host handles converted to it.
+ * An unused shape is dropped when its entry is needed, the least recently
+ * used first.
+ */
+#define HY_SHAPES	32
+
+struct hy_shape {
+	bool live;
+	int comb, ni, na, nd;
+	int *ints;
+	MPI_Aint *addrs;
+	MPII_Datatype *itypes;
+	MPII_Datatype built;
+	unsigned int users;
+	unsigned long used;
+};
+
+static struct hy_shape shapes[HY_SHAPES];
+static unsigned long shape_clock;
+
 static int rebuild(MPI_Datatype t, MPII_Datatype *out);
+static void type_release(MPII_Datatype *t);
 
 /*
  * The predefined type converted last (hy_type(), hybrid.h): an RMA call
@@ -262,7 +291,7 @@ int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out)
 		struct hy_type_pair *d = realloc(derived, cap * sizeof(*d));
 
 		if (!d) {
-			MPII_Type_free(out);
+			type_release(out);
 			return hy_fail(MPI_ERR_NO_MEM, "out of memory");
 		}
 		derived = d;
@@ -273,12 +302,101 @@ int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out)
 	return MPI_SUCCESS;
 }
 
+/* The cached shape of engine type @t, or NULL. */
+static struct hy_shape *shape_of(MPII_Datatype t)
+{
+	for (int k = 0; k < HY_SHAPES; k++)
+		if (shapes[k].live && shapes[k].built == t)
+			return &shapes[k];
+	return NULL;
+}
+
+/* The engine type of a converted host handle is no longer wanted. */
+static void type_release(MPII_Datatype *t)
+{
+	struct hy_shape *sh = shape_of(*t);
+
+	if (sh)
+		sh->users--;
+	else
+		MPII_Type_free(t);
+}
+
+/* The cached type of this shape, or NULL; see struct hy_shape. */
+static struct hy_shape *shape_find(int comb, int ni, int na, int nd,
+				   const int *ints, const MPI_Aint *addrs,
+				   const MPII_Datatype *itypes)
+{
+	for (int k = 0; k < HY_SHAPES; k++) {
+		struct hy_shape *sh = &shapes[k];
+
+		if (sh->live && sh->comb == comb && sh->ni == ni &&
+		    sh->na == na && sh->nd == nd &&
+		    !memcmp(sh->ints, ints, sizeof(*ints) * (size_t)ni) &&
+		    !memcmp(sh->addrs, addrs, sizeof(*addrs) * (size_t)na) &&
+		    !memcmp(sh->itypes, itypes, sizeof(*itypes) * (size_t)nd))
+			return sh;
+	}
+	return NULL;
+}
+
+static void shape_drop(struct hy_shape *sh)
+{
+	MPII_Type_free(&sh->built);
+	free(sh->ints);
+	free(sh->addrs);
+	free(sh->itypes);
+	*sh = (struct hy_shape){ 0 };
+}
+
+/*
+ * Keeps engine type @built of this shape, converted for one host handle
+ * now, if an entry is free or unused (the cache then owns it); else the
+ * handle's pair does, as without a cache.
+ */
+static void shape_keep(int comb, int ni, int na, int nd, const int *ints,
+		       const MPI_Aint *addrs, const MPII_Datatype *itypes,
+		       MPII_Datatype built)
+{
+	struct hy_shape *sh = NULL;
+
+	for (int k = 0; k < HY_SHAPES; k++)
+		if (!shapes[k].live) {
+			sh = &shapes[k];
+			break;
+		} else if (!shapes[k].users &&
+			   (!sh || shapes[k].used < sh->used)) {
+			sh = &shapes[k];
+		}
+	if (!sh)
+		return;
+	if (sh->live)
+		shape_drop(sh);
+	*sh = (struct hy_shape){
+		.live = true, .comb = comb, .ni = ni, .na = na, .nd = nd,
+		.ints = malloc(sizeof(*ints) * (size_t)(ni + 1)),
+		.addrs = malloc(sizeof(*addrs) * (size_t)(na + 1)),
+		.itypes = malloc(sizeof(*itypes) * (size_t)(nd + 1)),
+		.built = built, .users = 1, .used = ++shape_clock,
+	};
+	if (!sh->ints || !sh->addrs || !sh->itypes) {
+		free(sh->ints);
+		free(sh->addrs);
+		free(sh->itypes);
+		*sh = (struct hy_shape){ 0 };
+		return;
+	}
+	memcpy(sh->ints, ints, sizeof(*ints) * (size_t)ni);
+	memcpy(sh->addrs, addrs, sizeof(*addrs) * (size_t)na);
+	memcpy(sh->itypes, itypes, sizeof(*itypes) * (size_t)nd);
+}
+
 /* MPI_Type_free: the host may give the handle to a new type next. */
 void hy_type_forget(MPI_Datatype t)
 {
 	for (size_t k = 0; k < nderived; k++)
 		if (derived[k].h == t) {
-			MPII_Type_free(&derived[k].i);
+			type_release(&derived[k].i);
 			derived[k] = derived[--nderived];
 			return;
 		}
@@ -296,6 +414,15 @@ static int inner_types(int n, const MPI_Datatype *h, MPII_Datatype *i)
 	return MPI_SUCCESS;
 }
 
+/* Is host type @t a predefined one? */
+static bool named(MPI_Datatype t)
+{
+	int a, b, c, comb;
+
+	PMPI_Type_get_envelope(t, &a, &b, &c, &comb);
+	return comb == MPI_COMBINER_NAMED;
+}
+
 /*
  * Builds in the engine the type the host's envelope and contents describe.
  * The engine checks the arguments again; its errors come back as classes.
@@ -303,6 +430,8 @@ static int inner_types(int n, const MPI_Datatype *h, MPII_Datatype *i)
 static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 {
 	int ni, na, nd, comb, ret, cnt;
+	struct hy_shape *sh;
+	bool cacheable;
 	int *ints = NULL;
 	MPI_Aint *addrs = NULL;
 	MPI_Datatype *htypes = NULL;
@@ -326,6 +455,17 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 	ret = inner_types(nd, htypes, itypes);
 	if (ret)
 		goto out_types;
+	cacheable = true;
+	for (int k = 0; k < nd; k++)
+		cacheable &= named(htypes[k]);
+	sh = cacheable ? shape_find(comb, ni, na, nd, ints, addrs, itypes) :
+	     NULL;
+	if (sh) {
+		sh->users++;
+		sh->used = ++shape_clock;
+		*out = sh->built;
+		goto out_types;
+	}
 
 	cnt = ni > 0 ? ints[0] : 0;
 	switch (comb) {
@@ -383,18 +523,19 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 			      "mpirma cannot rebuild", comb);
 	} else if (ret == MPII_SUCCESS) {
 		ret = hy_inner(MPII_Type_commit(&built));
-		if (ret == MPI_SUCCESS)
+		if (ret == MPI_SUCCESS) {
 			*out = built;
+			if (cacheable)
+				shape_keep(comb, ni, na, nd, ints, addrs,
+					   itypes, built);
+		}
 	} else {
 		ret = hy_inner(ret);
 	}
 out_types:
 	/* Derived inputs the host made for us are ours to free. */
 	for (int k = 0; k < nd; k++) {
-		int a, b, c, d;
-
-		PMPI_Type_get_envelope(htypes[k], &a, &b, &c, &d);
-		if (d != MPI_COMBINER_NAMED) {
+		if (!named(htypes[k])) {
 			/* Its handle may name another type next. */
 			hy_type_forget(htypes[k]);
 			PMPI_Type_free(&htypes[k]);

@@ -13,6 +13,10 @@
  * Also: the sizes and extents of the predefined pair types (their padding
  * is where peers go wrong), MPI_Get_count / MPI_Get_elements of a message
  * received with a derived type, MPI_Get_address, MPI_Aint_add/diff.
+ * Churn: vector types built, used in a put and freed again and again, in
+ * more shapes than the hybrid layer keeps converted (its cache of shapes,
+ * hybrid/convert.c), the same shape under several live handles at once,
+ * freed in another order than built.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +348,71 @@ static void test_rma(void)
 	CHECK_MPI(MPI_Free_mem(winbuf));
 }
 
+/*
+ * Put of vector(@count, 1, @stride) ints into the next rank's window at
+ * int 0, fenced: the ints it selects hold the origin's, the others -1.
+ */
+static void churn_put(MPI_Win win, int *winbuf, MPI_Datatype vec, int count,
+		      int stride, int round)
+{
+	int right = (mtest_rank + 1) % mtest_size;
+	int left = (mtest_rank + mtest_size - 1) % mtest_size;
+	int org[WIN_INTS], i;
+
+	for (i = 0; i < WIN_INTS; i++) {
+		winbuf[i] = -1;
+		org[i] = 1000 * round + mtest_rank * 100 + i;
+	}
+	CHECK_MPI(MPI_Win_fence(0, win));
+	CHECK_MPI(MPI_Put(org, count, MPI_INT, right, 0, 1, vec, win));
+	CHECK_MPI(MPI_Win_fence(0, win));
+	for (i = 0; i < WIN_INTS; i++) {
+		int want = i % stride == 0 && i / stride < count ?
+			   1000 * round + left * 100 + i / stride : -1;
+
+		if (!CHECK(winbuf[i] == want, "churn round %d, vector(%d, 1, "
+			   "%d): int %d is %d, want %d", round, count, stride,
+			   i, winbuf[i], want))
+			break;
+	}
+}
+
+static void test_churn(void)
+{
+	MPI_Datatype live[3];
+	int *winbuf, round;
+	MPI_Win win;
+
+	mtest_section("churn");
+	CHECK_MPI(MPI_Alloc_mem(WIN_INTS * sizeof(int), MPI_INFO_NULL, &winbuf));
+	CHECK_MPI(MPI_Win_create(winbuf, WIN_INTS * sizeof(int), sizeof(int),
+				 MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	for (round = 0; round < 120; round++) {
+		/* 40 shapes, each again three rounds later and every 40 */
+		int shape = (round * 3) % 40;
+		int count = 2 + shape % 5, stride = 2 + shape / 5;
+		MPI_Datatype vec;
+
+		CHECK_MPI(MPI_Type_vector(count, 1, stride, MPI_INT, &vec));
+		CHECK_MPI(MPI_Type_commit(&vec));
+		churn_put(win, winbuf, vec, count, stride, round);
+		CHECK_MPI(MPI_Type_free(&vec));
+	}
+	/* one shape under three live handles, freed out of order */
+	for (int k = 0; k < 3; k++) {
+		CHECK_MPI(MPI_Type_vector(3, 1, 4, MPI_INT, &live[k]));
+		CHECK_MPI(MPI_Type_commit(&live[k]));
+	}
+	churn_put(win, winbuf, live[1], 3, 4, 200);
+	CHECK_MPI(MPI_Type_free(&live[1]));
+	churn_put(win, winbuf, live[0], 3, 4, 201);
+	CHECK_MPI(MPI_Type_free(&live[0]));
+	churn_put(win, winbuf, live[2], 3, 4, 202);
+	CHECK_MPI(MPI_Type_free(&live[2]));
+	CHECK_MPI(MPI_Win_free(&win));
+	CHECK_MPI(MPI_Free_mem(winbuf));
+}
+
 /* A message with derived types on both ends; counts in the status. */
 static void test_p2p(void)
 {
@@ -402,6 +471,7 @@ int main(int argc, char **argv)
 	test_properties();
 	test_predefined();
 	test_rma();
+	test_churn();
 	test_p2p();
 	test_address();
 	for (i = 0; i < ntypes; i++) {
