@@ -340,13 +340,19 @@ static struct hy_shape *shape_find(int comb, int ni, int na, int nd,
 	return NULL;
 }
 
-static void shape_drop(struct hy_shape *sh)
+/* Frees entry @sh's key and empties it (its type is someone else's). */
+static void shape_clear(struct hy_shape *sh)
 {
-	MPII_Type_free(&sh->built);
 	free(sh->ints);
 	free(sh->addrs);
 	free(sh->itypes);
 	*sh = (struct hy_shape){ 0 };
+}
+
+static void shape_drop(struct hy_shape *sh)
+{
+	MPII_Type_free(&sh->built);
+	shape_clear(sh);
 }
 
 /*
@@ -380,10 +386,7 @@ static void shape_keep(int comb, int ni, int na, int nd, const int *ints,
 		.built = built, .users = 1, .used = ++shape_clock,
 	};
 	if (!sh->ints || !sh->addrs || !sh->itypes) {
-		free(sh->ints);
-		free(sh->addrs);
-		free(sh->itypes);
-		*sh = (struct hy_shape){ 0 };
+		shape_clear(sh);	/* the handle's pair keeps @built */
 		return;
 	}
 	memcpy(sh->ints, ints, sizeof(*ints) * (size_t)ni);

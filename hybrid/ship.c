@@ -319,6 +319,17 @@ static const struct ship_hdr *record(const struct ship_hdr *h, uint32_t index,
 	return h;
 }
 
+/* A kernel operation of record @h's kind, type and op on the agent's @s. */
+static void op_head(struct mpirma_op *op, const struct ship_hdr *h,
+		    const struct agent_slot *s)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = h->kind;
+	op->type = h->type;
+	op->op = h->op;
+	op->target_rank = s->erank;
+}
+
 /*
  * The kernel operation of record @h on the agent's window @s; @result
  * receives the previous target contents when the kind has them.
@@ -329,11 +340,7 @@ static void record_op(const struct ship_hdr *h, const struct agent_slot *s,
 	unsigned int size = mpirma_rma_elem_size(h->type);
 	const char *p = (const char *)(h + 1);
 
-	memset(op, 0, sizeof(*op));
-	op->kind = h->kind;
-	op->type = h->type;
-	op->op = h->op;
-	op->target_rank = s->erank;
+	op_head(op, h, s);
 	op->target_disp = h->disp;
 	op->target.nblocks = h->nblocks;
 	op->target.count = h->count;
@@ -412,11 +419,7 @@ static uint32_t run_ops(const struct ship_hdr *h, const struct agent_slot *s,
 						  sizeof(uint64_t)),
 				.len = len };
 		}
-		memset(op, 0, sizeof(*op));
-		op->kind = h->kind;
-		op->type = h->type;
-		op->op = h->op;
-		op->target_rank = s->erank;
+		op_head(op, h, s);
 		op->target = (struct mpirma_layout){
 			.blocks = (uint64_t)(uintptr_t)b, .nblocks = n,
 			.count = 1 };
@@ -427,11 +430,7 @@ static uint32_t run_ops(const struct ship_hdr *h, const struct agent_slot *s,
 		return 1;
 	}
 	for (i = 0; i < n; i++, p += e, op++) {
-		memset(op, 0, sizeof(*op));
-		op->kind = h->kind;
-		op->type = h->type;
-		op->op = h->op;
-		op->target_rank = s->erank;
+		op_head(op, h, s);
 		memcpy(&op->target_disp, p, sizeof(op->target_disp));
 		op->target.count = h->count;
 		op->origin.addr = (uint64_t)(uintptr_t)(p + sizeof(uint64_t));
