@@ -72,16 +72,6 @@ static bool native_span_ok(const struct mpirma_update *u, const struct mpirma_sp
 	       IS_ALIGNED((unsigned long)s->addr, size);
 }
 
-/*
- * Is span @s one element that mpirma_native_gathered() may update with the
- * spans before it?
- */
-static bool native_gatherable(const struct mpirma_update *u, const struct mpirma_span *s,
-			      size_t size)
-{
-	return size != 16 && s->len == size && u->src && native_span_ok(u, s, size) &&
-	       mpirma_native_stepped(u->kind, u->type, u->op, u->old != NULL);
-}
 
 /* Updates the @n gathered elements at @at, whose origin data starts at byte @off. */
 static void native_gathered(const struct mpirma_update *u, void *const *at, unsigned int n,
@@ -99,11 +89,14 @@ static void native_apply(const struct mpirma_update *u)
 	const u8 *src = u->src;
 	unsigned int k, ng = 0;
 	u8 *old = u->old;
+	/* may single-element spans be gathered (mpirma_native_gathered())? */
+	bool gather = size != 16 && src &&
+		      mpirma_native_stepped(u->kind, u->type, u->op, old != NULL);
 
 	for (k = 0; k < u->nspans; k++) {
 		const struct mpirma_span *s = &u->spans[k];
 
-		if (native_gatherable(u, s, size)) {
+		if (gather && s->len == size && native_span_ok(u, s, size)) {
 			/* scattered single elements: a step of them at a time */
 			if (!ng)
 				goff = off;
