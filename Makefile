@@ -93,6 +93,9 @@ ALL_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Iinclude -MMD -MP $(EXTRA_CFLAGS
 ALL_LDFLAGS = $(LDFLAGS) -Wl,--as-needed
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer
+# -Wno-tsan: TSan does not model the one standalone fence (rma_queue.c),
+# which orders plain stores before a system call, not threads.
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
 # The harness headers come from linux-source: -isystem keeps our -Werror
 # off their code.
 ST_CFLAGS = -isystem $(KSELFTEST) -Iselftests/lib
@@ -142,6 +145,8 @@ ST_BINS := $(ST_SRCS:selftests/%.c=$(STDIR)/%)
 ST_LIB_OBJS := $(ST_LIB_SRCS:%.c=$(OBJ)/%.o)
 UT_BINS := $(UT_SRCS:tests/%.c=$(B)/tests/%)
 UT_ASAN_BINS := $(UT_SRCS:tests/%.c=$(B)/tests/%-asan)
+# The unit tests that run threads, also under ThreadSanitizer.
+UT_TSAN_BINS := $(if $(wildcard tests/test_handle.c),$(B)/tests/test_handle-tsan)
 # Unit tests link against archives, so they pull in only what they use.
 UT_ARCHIVE := $(OBJ)/libunit.a
 UT_ASAN_ARCHIVE := $(OBJ)/asan/libunit.a
@@ -163,6 +168,10 @@ ifneq ($(LIB_TARGETS),)
 ifneq ($(wildcard include/mpi.h),)
 EX_BINS := $(EX_SRCS:examples/%.c=$(EXDIR)/%)
 MT_BINS := $(MT_SRCS:mpitests/%.c=$(MTDIR)/%)
+# threads under ThreadSanitizer, with its own build of the library
+LIB_TSAN_OBJS := $(LIB_SRCS:%.c=$(OBJ)/tsan/%.o) $(KUSER_SRCS:%.c=$(OBJ)/tsan/%.o)
+LIB_TSAN := $(B)/lib/tsan/libmpirma.so.$(SOVERSION)
+MT_TSAN := $(if $(wildcard mpitests/threads.c),$(MTDIR)/threads-tsan)
 endif
 endif
 # The runner only with tests to run (vm-check skips a suite without one).
@@ -508,10 +517,37 @@ examples: $(EX_BINS)
 $(EXDIR)/%: examples/%.c $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
 	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
-		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm
+		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
-mpitests: $(MT_BINS) $(MT_STAGED) $(CHECK_SCRIPT) $(FAULTS_SCRIPT)
+mpitests: $(MT_BINS) $(MT_STAGED) $(CHECK_SCRIPT) $(FAULTS_SCRIPT) $(MT_TSAN)
+
+# MPI_THREAD_MULTIPLE under ThreadSanitizer: the library and the threads
+# test built with -fsanitize=thread, in the list as threads-tsan (a race
+# report makes it exit 66).  Not installed.
+
+$(OBJ)/tsan/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(LIB_INC) $(KUSER_CFLAGS) -fPIC -c -o $@ $<
+
+$(OBJ)/tsan/common/%.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(KUSER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(LIB_TSAN): $(LIB_TSAN_OBJS) $(LIB_MAP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -shared -o $@.tmp $(LIB_TSAN_OBJS) \
+		-Wl,-soname,libmpirma.so.$(SOVERSION) \
+		$(if $(LIB_MAP),-Wl$(comma)--version-script=$(LIB_MAP)) \
+		$(ALL_LDFLAGS) -lnuma -lpthread
+	mv -f $@.tmp $@
+
+$(MT_TSAN): mpitests/threads.c $(MT_ARCHIVE) $(MT_HDRS) $(LIB_TSAN) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -Impitests/lib -Iselftests/lib -o $@.tmp $< \
+		$(MT_ARCHIVE) $(LIB_TSAN) '-Wl,-rpath,$$ORIGIN/../../../lib/tsan' \
+		$(ALL_LDFLAGS) -lm -lpthread
+	mv -f $@.tmp $@
 
 # The tests' helpers, and the selftests' independent reference of the
 # reduction ops (the op x type tests compare with it).
@@ -545,7 +581,7 @@ $(FAULTS_SCRIPT): tools/vm-faults
 	install -m 755 $< $@
 
 # Unit tests (host, no VM): plain and with ASan/UBSan
-unit-build: $(UT_BINS) $(UT_ASAN_BINS)
+unit-build: $(UT_BINS) $(UT_ASAN_BINS) $(UT_TSAN_BINS)
 
 $(UT_ARCHIVE): $(UT_ARCHIVE_SRCS:%.c=$(OBJ)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -556,6 +592,14 @@ $(UT_ASAN_ARCHIVE): $(UT_ARCHIVE_SRCS:%.c=$(OBJ)/asan/%.o)
 $(B)/tests/%-asan: $(OBJ)/asan/tests/%.o $(UT_ASAN_ARCHIVE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(ALL_LDFLAGS) $(ST_LDLIBS) -lm
+
+$(OBJ)/tsan/tests/%.o: tests/%.c $(KSRC_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(ST_CFLAGS) $(LIB_INC) $(KUSER_CFLAGS) -c -o $@ $<
+
+$(B)/tests/%-tsan: $(OBJ)/tsan/tests/%.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(ALL_LDFLAGS) -lpthread
 
 $(B)/tests/%: $(OBJ)/tests/%.o $(UT_ARCHIVE)
 	@mkdir -p $(@D)
@@ -593,7 +637,7 @@ include $(wildcard hybrid/hybrid.mk)
 # Every unit test, plain then sanitized; a summary line at the end.
 unit: unit-build
 	@pass=0; fail=0; failed=; \
-	for t in $(UT_BINS) $(UT_ASAN_BINS); do \
+	for t in $(UT_BINS) $(UT_ASAN_BINS) $(UT_TSAN_BINS); do \
 		echo "== $$t"; \
 		if ./$$t; then pass=$$((pass + 1)); \
 		else echo "FAILED: $$t (exit $$?)"; fail=$$((fail + 1)); failed="$$failed $$t"; fi; \
@@ -756,18 +800,18 @@ userspace: $(RMA_BENCH)
 $(BENCH_DIR)/rma_bench-mpirma: bench/rma_bench.c $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
 	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
-		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm
+		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 # The peers' own wrappers, with the same flags and the same compiler.
 $(BENCH_DIR)/rma_bench-openmpi: bench/rma_bench.c
 	@mkdir -p $(@D)
-	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm
+	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 $(BENCH_DIR)/rma_bench-mpich: bench/rma_bench.c
 	@mkdir -p $(@D)
-	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm
+	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 .PHONY: bench bench-deps bench-run

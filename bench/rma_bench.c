@@ -23,6 +23,11 @@
  *               range; S = 4 KiB .. 4 MiB                         [GB/s]
  *   scaling     k = 1..N-1 origins (ranks 1..k), each accumulating into its
  *               own cache line of rank 0, one per flush          [op/s]
+ *   threads     (--threads T, alone: MPI_THREAD_MULTIPLE) k = 1..T threads
+ *               of one origin rank in one lock_all epoch, each accumulating
+ *               one double per flush into its own cache line of rank 0
+ *               (threads_disjoint) or into the same element (threads_same);
+ *               the N column is k                                [op/s]
  *
  * With --remote the origins of every workload are the ranks on other nodes
  * than rank 0 (MPI_COMM_TYPE_SHARED), which must be the last ones (block
@@ -42,6 +47,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,6 +64,8 @@
 #define MAX_BATCHES	8
 #define LINE		64		/* bytes: scaling puts each origin on its own line */
 #define SCATTER_ELEMS	8192		/* doubles the batched workload scatters over */
+#define MAX_THREADS	16		/* --threads */
+#define THREAD_CLOCK_OPS 32		/* threads: operations per clock reading */
 
 enum flavor { FL_ALLOCATE, FL_CREATE, NR_FLAVORS };
 static const char *const flavor_names[NR_FLAVORS] = { "allocate", "create" };
@@ -72,6 +80,7 @@ enum kind {
 	K_CONTENDED, K_SCATTER, K_DISJOINT,
 	K_ACC, K_GET_ACC, K_FETCH_OP, K_CAS, K_PUT, K_GET,
 	K_BW_ACC, K_BW_PUT,
+	K_THR_DISJOINT, K_THR_SAME,
 };
 
 static const char *const latency_names[] = {
@@ -95,12 +104,14 @@ static struct {
 	const char *impl;
 	const char *csv;
 	bool remote;			/* --remote */
+	unsigned int threads;		/* --threads: the threaded workload alone */
 } opt;
 
 static int rank, nranks;
 static int first_origin;		/* the lowest rank that may be an origin */
 static FILE *csv;
 static unsigned int wrong;		/* rank 0: repetitions that failed verification */
+static uint64_t thread_ops[MAX_THREADS];	/* rank 0: the threads' counts */
 
 /* One window: rank 0's memory is the target of everything. */
 struct win {
@@ -178,12 +189,14 @@ static void usage(FILE *f)
 		"  -b, --batches LIST    accumulates per flush of batched (default 64,1024)\n"
 		"  -q, --quick           smoke test: 2 repetitions, 0.05 s per cell, sizes 4K,64K\n"
 		"  -r, --remote          origins: only the ranks on other nodes than rank 0\n"
+		"  -T, --threads T       only the threaded workload, 1..T threads (1..%d) of one\n"
+		"                        rank (the MPI must grant MPI_THREAD_MULTIPLE)\n"
 		"      --impl NAME       the CSV's impl column (default: from the library version)\n"
 		"      --csv FILE        append the rows to FILE instead of printing them\n"
 		"  -h, --help            this text\n\n"
 		"CSV: workload,ranks,impl,metric,median,min,max,unit; workload names end in\n"
 		".allocate or .create (the window flavor).  Exit status 1 when a result was\n"
-		"wrong.\n", PROG, MAX_REPS);
+		"wrong.\n", PROG, MAX_REPS, MAX_THREADS);
 }
 
 static unsigned long parse_ulong(const char *what, const char *s, unsigned long lo,
@@ -281,6 +294,7 @@ static void parse_options(int argc, char **argv)
 		{ "batches", required_argument, NULL, 'b' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "remote", no_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 'T' },
 		{ "impl", required_argument, NULL, O_IMPL },
 		{ "csv", required_argument, NULL, O_CSV },
 		{ "help", no_argument, NULL, 'h' },
@@ -290,7 +304,7 @@ static void parse_options(int argc, char **argv)
 	char *end;
 	int c, i;
 
-	while ((c = getopt_long(argc, argv, "w:f:t:R:s:b:qrh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:f:t:R:s:b:qrT:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			for_each_item("--workloads", optarg, add_workload);
@@ -325,6 +339,9 @@ static void parse_options(int argc, char **argv)
 		case 'r':
 			opt.remote = true;
 			break;
+		case 'T':
+			opt.threads = parse_ulong("--threads", optarg, 1, MAX_THREADS);
+			break;
 		case O_IMPL:
 			opt.impl = optarg;
 			break;
@@ -345,7 +362,10 @@ static void parse_options(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	for (i = 0; !have_w && i < NR_WORKLOADS; i++)
+	if (opt.threads && have_w)
+		usage_error("--threads runs alone (MPI_THREAD_MULTIPLE would change what "
+			    "the other workloads measure): no --workloads with it");
+	for (i = 0; !have_w && !opt.threads && i < NR_WORKLOADS; i++)
 		opt.wl[i] = true;
 	for (i = 0; !have_f && i < NR_FLAVORS; i++)
 		opt.fl[i] = true;
@@ -441,6 +461,8 @@ static size_t region_bytes(const struct cell *c)
 		return SCATTER_ELEMS * sizeof(double);
 	case K_DISJOINT:
 		return (size_t)nranks * LINE;
+	case K_THR_DISJOINT:
+		return MAX_THREADS * LINE;
 	case K_BW_ACC:
 		return c->bytes;
 	case K_BW_PUT:
@@ -510,6 +532,9 @@ static uint64_t origin_loop(const struct cell *c, const struct win *wn, double *
 		case K_BW_PUT:
 			MPI_Put(src, n, MPI_DOUBLE, 0, put_disp, n, MPI_DOUBLE, w);
 			break;
+		case K_THR_DISJOINT:
+		case K_THR_SAME:
+			break;		/* threads_loop()'s */
 		}
 		MPI_Win_flush(0, w);
 		/* what came back must be what the serial order implies */
@@ -587,6 +612,18 @@ static bool check_target(const struct cell *c, const struct win *wn, const uint6
 				 i, v[i], count[i]);
 		free(count);
 		return i == SCATTER_ELEMS;
+	case K_THR_SAME:
+		if (v[0] != (double)total)
+			goto mismatch0;
+		return true;
+	case K_THR_DISJOINT:
+		for (r = 0; r < c->norigins; r++)
+			if (v[r * LINE / 8] != (double)thread_ops[r]) {
+				snprintf(why, whylen, "thread %d's line holds %.17g, expected %"
+					 PRIu64, r, v[r * LINE / 8], thread_ops[r]);
+				return false;
+			}
+		return true;
 	case K_DISJOINT:
 		for (r = 0; r < nranks; r++)
 			if (v[r * LINE / 8] != (double)ops[r]) {
@@ -633,14 +670,82 @@ static void prepare_target(const struct cell *c, const struct win *wn)
 	MPI_Win_unlock(0, wn->w);
 }
 
+/* One thread of the threaded workload. */
+struct thread_arg {
+	const struct cell *c;
+	MPI_Win w;
+	int t;
+	double rep_time;
+	uint64_t ops;
+	double elapsed;
+};
+
+static void *thread_loop(void *p)
+{
+	struct thread_arg *a = p;
+	const MPI_Aint disp = a->c->kind == K_THR_DISJOINT ? (MPI_Aint)a->t * LINE : 0;
+	double one = 1.0, t0 = now(), t;
+
+	/*
+	 * The clock is read every THREAD_CLOCK_OPS operations only: under
+	 * emulation (TCG) reading it serializes the vCPUs, so reading it per
+	 * operation would measure the clock, not the threads.
+	 */
+	do {
+		for (int i = 0; i < THREAD_CLOCK_OPS; i++) {
+			MPI_Accumulate(&one, 1, MPI_DOUBLE, 0, disp, 1, MPI_DOUBLE, MPI_SUM,
+				       a->w);
+			MPI_Win_flush(0, a->w);
+		}
+		a->ops += THREAD_CLOCK_OPS;
+		t = now();
+	} while (t - t0 < a->rep_time);
+	a->elapsed = t - t0;
+	return NULL;
+}
+
+/*
+ * The origin of the threaded workload: c->norigins threads in one lock_all
+ * epoch; their counts go to @per (MAX_THREADS), the sum is returned.
+ */
+static uint64_t threads_loop(const struct cell *c, const struct win *wn, double rep_time,
+			     double *elapsed, uint64_t *per)
+{
+	struct thread_arg a[MAX_THREADS];
+	pthread_t th[MAX_THREADS];
+	uint64_t ops = 0;
+	int t;
+
+	MPI_Win_lock_all(0, wn->w);
+	for (t = 0; t < c->norigins; t++) {
+		a[t] = (struct thread_arg){ c, wn->w, t, rep_time, 0, 0 };
+		if (pthread_create(&th[t], NULL, thread_loop, &a[t])) {
+			fprintf(stderr, "%s: pthread_create failed\n", PROG);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
+	*elapsed = 0;
+	for (t = 0; t < c->norigins; t++) {
+		pthread_join(th[t], NULL);
+		per[t] = a[t].ops;
+		ops += a[t].ops;
+		if (a[t].elapsed > *elapsed)
+			*elapsed = a[t].elapsed;
+	}
+	MPI_Win_unlock_all(wn->w);
+	return ops;
+}
+
 /*
  * One repetition on every rank; rank 0 gets the figure (NAN when the
  * repetition computed something wrong).
  */
 static double one_rep(const struct cell *c, const struct win *wn, double *src, double rep_time)
 {
-	bool origin = rank >= c->first && rank < c->first + c->norigins;
-	uint64_t ops = 0, bad = 0, sumbad = 0, *all = NULL;
+	const bool threaded = c->kind == K_THR_DISJOINT || c->kind == K_THR_SAME;
+	bool origin = threaded ? rank == c->first :
+		      rank >= c->first && rank < c->first + c->norigins;
+	uint64_t ops = 0, bad = 0, sumbad = 0, *all = NULL, per[MAX_THREADS] = { 0 };
 	double elapsed = 0, maxel = 0, fig = 0;
 	char why[200] = "";
 	bool ok = true;
@@ -648,9 +753,14 @@ static double one_rep(const struct cell *c, const struct win *wn, double *src, d
 
 	prepare_target(c, wn);
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (origin)
+	if (origin && threaded)
+		ops = threads_loop(c, wn, rep_time, &elapsed, per);
+	else if (origin)
 		ops = origin_loop(c, wn, src, rep_time, &elapsed, &bad);
 	MPI_Barrier(MPI_COMM_WORLD);
+	if (threaded)
+		MPI_Reduce(per, thread_ops, MAX_THREADS, MPI_UINT64_T, MPI_SUM, 0,
+			   MPI_COMM_WORLD);
 
 	if (rank == 0)
 		all = xmalloc(nranks * sizeof(*all));
@@ -812,6 +922,15 @@ static void run_flavor(enum flavor fl, double *src)
 		c = (struct cell){ K_DISJOINT, "scaling", one, k, 8, 1 };
 		run_cell(&c, &wn, src);
 	}
+	/* k threads of the lone origin: to their own lines, to one element */
+	for (k = 1; k <= (int)opt.threads; k++) {
+		c = (struct cell){ K_THR_DISJOINT, "threads_disjoint", one, k, 8, 1 };
+		run_cell(&c, &wn, src);
+	}
+	for (k = 1; k <= (int)opt.threads; k++) {
+		c = (struct cell){ K_THR_SAME, "threads_same", one, k, 8, 1 };
+		run_cell(&c, &wn, src);
+	}
 	win_close(&wn);
 }
 
@@ -821,12 +940,22 @@ int main(int argc, char **argv)
 	unsigned int total_wrong;
 	double start, *src;
 	size_t i, n;
-	int len, f;
+	int len, f, provided = MPI_THREAD_SINGLE, want = MPI_THREAD_SINGLE;
 
-	MPI_Init(&argc, &argv);
+	/* --threads needs MPI_THREAD_MULTIPLE, the rest the default level */
+	for (f = 1; f < argc; f++)
+		if (!strncmp(argv[f], "-T", 2) || !strncmp(argv[f], "--threads", 9))
+			want = MPI_THREAD_MULTIPLE;
+	if (want == MPI_THREAD_SINGLE)
+		MPI_Init(&argc, &argv);
+	else
+		MPI_Init_thread(&argc, &argv, want, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	parse_options(argc, argv);
+	if (opt.threads && provided < MPI_THREAD_MULTIPLE)
+		usage_error("--threads: this MPI grants thread level %d, not "
+			    "MPI_THREAD_MULTIPLE", provided);
 	MPI_Get_library_version(version, &len);
 	/* the impl column, fixed once */
 	opt.impl = detect_impl(version);

@@ -1457,7 +1457,7 @@ MPIRMA_ALIAS(Type_size_x)
 static int extent_query(MPI_Datatype datatype, bool true_bounds,
 			MPI_Count *lb, MPI_Count *extent)
 {
-	struct mpirma_dtype *t;
+	struct mpirma_dtype *t = NULL;
 	int ret = mpirma_dtype_check(datatype, false, &t);
 
 	if (ret)

@@ -196,7 +196,7 @@ static const char *errno_text(int e)
 
 /* ------------------------------------------------------------ causes */
 
-static char pending[512];
+static __thread char pending[512];	/* each thread its own */
 
 int mpirma_err(int errclass, const char *fmt, ...)
 {
@@ -419,6 +419,7 @@ MPI_Errhandler mpirma_win_errhandler(MPI_Win win)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+	MPIRMA_LOCK_GUARD();
 	int c = class_of(errorcode);
 
 	if (c < 0)
@@ -431,6 +432,7 @@ MPIRMA_ALIAS(Error_class)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+	MPIRMA_LOCK_GUARD();
 	int c = class_of(errorcode);
 	const char *s;
 

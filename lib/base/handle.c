@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * handle.c - the handle tables: created MPI objects are ints that index a
- * growable array of pointers, one array per kind, offset by the kind's base
+ * growable table of pointers, one table per kind, offset by the kind's base
  * (docs/library.md).  Slot i holds handle base + i; NULL marks a free slot.
+ * The table grows by chunks that never move (internal.h), so that lookups
+ * from other threads need no lock.
  *
  * Freed slots are reused round robin, only once the table is at least half
  * free, so a handle used after MPI_X_free is usually still invalid and
@@ -28,8 +30,23 @@ const int mpirma_hbase[MPIRMA_NR_HKINDS] = {
 	[MPIRMA_HK_KEYVAL] = 32,
 };
 
-/* Handles stay below INT_MAX with room to spare. */
-#define MPIRMA_HANDLE_MAX_SLOTS (1 << 28)
+/* The chunk a table grows by next: as large as the table so far, plus 64. */
+static bool grow(struct mpirma_htable *t)
+{
+	int c = 0, n = MPIRMA_HCHUNK0;
+
+	while (c < MPIRMA_HCHUNKS && t->chunk[c]) {
+		c++;
+		n *= 2;
+	}
+	if (c == MPIRMA_HCHUNKS)
+		return false;
+	t->chunk[c] = calloc((size_t)n, sizeof(void *));
+	if (!t->chunk[c])
+		return false;
+	t->cap += n;
+	return true;
+}
 
 int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 {
@@ -39,36 +56,36 @@ int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 	if (!obj)
 		return 0;
 	/* Grow when every slot was handed out and more than half are live. */
-	if (t->used == t->cap && t->live >= t->cap / 2 &&
-	    t->cap < MPIRMA_HANDLE_MAX_SLOTS) {
-		int ncap = t->cap ? 2 * t->cap : 64;
-		void **n = realloc(t->slot, ncap * sizeof(*n));
-
-		if (n) {
-			t->slot = n;
-			t->cap = ncap;
-		}
-	}
+	if (t->used == t->cap && t->live >= t->cap / 2)
+		(void)grow(t);	/* else reuse a freed slot */
 	if (t->used < t->cap) {
-		i = t->used++;
+		i = t->used;
+		*mpirma_handle_slot(t, i) = obj;
+		/* Filled before counted: lookups without the lock see both. */
+		__atomic_store_n(&t->used, i + 1, __ATOMIC_RELEASE);
 	} else {
 		/* The table is full of handed-out slots: reuse a freed one. */
 		if (t->live == t->cap)
 			return 0;
-		for (i = t->cursor; t->slot[i]; i = (i + 1) % t->cap)
+		for (i = t->cursor; *mpirma_handle_slot(t, i);
+		     i = (i + 1) % t->cap)
 			;
 		t->cursor = (i + 1) % t->cap;
+		__atomic_store_n(mpirma_handle_slot(t, i), obj,
+				 __ATOMIC_RELEASE);
 	}
-	t->slot[i] = obj;
 	t->live++;
 	return mpirma_hbase[kind] + i;
 }
 
 void mpirma_handle_free(enum mpirma_hkind kind, int handle)
 {
+	struct mpirma_htable *t = &mpirma_htables[kind];
+
 	if (mpirma_handle_get(kind, handle)) {
-		mpirma_htables[kind].slot[handle - mpirma_hbase[kind]] = NULL;
-		mpirma_htables[kind].live--;
+		__atomic_store_n(mpirma_handle_slot(t, handle - mpirma_hbase[kind]),
+				 NULL, __ATOMIC_RELEASE);
+		t->live--;
 	}
 }
 
@@ -78,7 +95,7 @@ int mpirma_handle_next(enum mpirma_hkind kind, int prev)
 	int i = prev < mpirma_hbase[kind] ? 0 : prev - mpirma_hbase[kind] + 1;
 
 	for (; i < t->used; i++)
-		if (t->slot[i])
+		if (*mpirma_handle_slot(t, i))
 			return mpirma_hbase[kind] + i;
 	return 0;
 }

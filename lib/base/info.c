@@ -185,6 +185,7 @@ static int info_key(MPI_Info info, bool writable, const char *key,
 
 int PMPI_Info_create(MPI_Info *info)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in = calloc(1, sizeof(*in));
 
 	if (!in)
@@ -200,6 +201,7 @@ MPIRMA_ALIAS(Info_create)
 
 int PMPI_Info_free(MPI_Info *info)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 
 	GET_INFO(in, *info, true);
@@ -212,6 +214,7 @@ MPIRMA_ALIAS(Info_free)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 	size_t n;
 	int ret;
@@ -234,6 +237,7 @@ MPIRMA_ALIAS(Info_set)
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
 		  int *flag)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 	int i, ret;
 
@@ -258,6 +262,7 @@ MPIRMA_ALIAS(Info_get)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 
 	GET_INFO(in, info, false);
@@ -268,6 +273,7 @@ MPIRMA_ALIAS(Info_get_nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 
 	GET_INFO(in, info, false);
@@ -282,6 +288,7 @@ MPIRMA_ALIAS(Info_get_nthkey)
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
 			   int *flag)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 	int i, ret;
 
@@ -297,6 +304,7 @@ MPIRMA_ALIAS(Info_get_valuelen)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in;
 	int i, ret;
 
@@ -318,6 +326,7 @@ MPIRMA_ALIAS(Info_delete)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+	MPIRMA_LOCK_GUARD();
 	struct mpirma_info *in, *out;
 	int i, ret;
 

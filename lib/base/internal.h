@@ -20,7 +20,13 @@
  *    one context arrive in order, so collectives that every member calls in
  *    the same order cannot take each other's messages.
  *
- * Thread level: MPI_THREAD_SERIALIZED.  Nothing here takes a lock.
+ * Thread level: up to MPI_THREAD_MULTIPLE.  Below it nothing takes a lock.
+ * With it, every API call holds the library lock (struct mpirma_guard,
+ * taken by MPIRMA_CHECK_INIT() or MPIRMA_LOCK_GUARD(), released when the
+ * function returns) except while it waits: a call that blocks (in the
+ * kernel, or polling for a message) lets go of it meanwhile
+ * (mpirma_unlock_all()/mpirma_relock(), mpirma_ioctl_wait()), so another
+ * thread can send what it waits for.  lib/base/thread.c.
  */
 #ifndef MPIRMA_LIB_INTERNAL_H
 #define MPIRMA_LIB_INTERNAL_H
@@ -45,6 +51,45 @@
 #define mpirma_unlikely(x)	__builtin_expect(!!(x), 0)
 
 #define MPIRMA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------ threads */
+
+/* MPI_THREAD_MULTIPLE was granted: API calls take the library lock. */
+extern bool mpirma_threads;
+
+/*
+ * Takes the library lock for this thread (MPI_THREAD_MULTIPLE only; again
+ * from a call inside a call only counts).  Returns whether it did, for
+ * mpirma_guard_leave().
+ */
+int mpirma_guard_enter(void);
+void mpirma_guard_leave(const int *entered);
+
+/*
+ * The library lock for the rest of the enclosing block: released by the
+ * compiler on every way out of it (a return included, after its value).
+ */
+#define MPIRMA_LOCK_GUARD()						\
+	const int mpirma_guard_						\
+		__attribute__((cleanup(mpirma_guard_leave), unused)) =	\
+		mpirma_guard_enter()
+
+/*
+ * Around a wait: lets go of the lock however deep this thread holds it,
+ * and takes it back as deep.  Nothing read under the lock before may be
+ * trusted after, but what this call owns.
+ */
+int mpirma_unlock_all(void);
+void mpirma_relock(int depth);
+
+/*
+ * One pause of a polling wait, without the library lock: yields the CPU
+ * the first 64 times (*@spins counts), then sleeps 1 us growing to 1 ms.
+ */
+void mpirma_wait_pause(int *spins);
+
+/* This thread's number: 0, 1, 2... in the order threads first ask. */
+int mpirma_thread_index(void);
 
 /* ------------------------------------------------------------ process */
 
@@ -92,7 +137,9 @@ extern struct mpirma_proc mpirma_proc;
  * and exits (there is no error handler to call yet, or any more).
  */
 int mpirma_not_running(const char *fn);
+/* ... and takes the library lock for the rest of the call (threads above). */
 #define MPIRMA_CHECK_INIT()						\
+	MPIRMA_LOCK_GUARD();						\
 	do {								\
 		if (mpirma_unlikely(mpirma_proc.state !=		\
 				    MPIRMA_STATE_RUNNING))		\
@@ -104,6 +151,8 @@ int mpirma_not_running(const char *fn);
  * consumed).  Returns 0 (or the ioctl's non-negative result) or -errno.
  */
 int mpirma_ioctl(unsigned long cmd, void *arg);
+/* mpirma_ioctl() of one that may block, without the library lock meanwhile. */
+int mpirma_ioctl_wait(unsigned long cmd, void *arg);
 
 /* ------------------------------------------------------------ handles */
 
@@ -128,17 +177,33 @@ enum mpirma_hkind {
  */
 int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj);
 
-/* The tables (lib/base/handle.c), seen here for mpirma_handle_get(). */
+/*
+ * The tables (lib/base/handle.c), seen here for mpirma_handle_get().  Slots
+ * live in chunks that never move: chunk c holds slots [64 (2^c - 1),
+ * 64 (2^(c+1) - 1)).  So with MPI_THREAD_MULTIPLE a lookup needs no lock
+ * while another thread creates an object and the table grows (creation and
+ * freeing hold the library lock; a slot is filled before @used counts it).
+ */
+#define MPIRMA_HCHUNK0		64
+#define MPIRMA_HCHUNKS		22	/* up to 2^28 - 64 slots */
 struct mpirma_htable {
-	void **slot;
-	int cap;	/* entries allocated */
-	int used;	/* entries ever handed out: slot[used..cap) never used */
+	void **chunk[MPIRMA_HCHUNKS];
+	int cap;	/* slots in the chunks allocated */
+	int used;	/* slots ever handed out: [used, cap) never used */
 	int live;	/* non-NULL entries */
 	int cursor;	/* where the round-robin search for a free slot resumes */
 };
 
 extern struct mpirma_htable mpirma_htables[MPIRMA_NR_HKINDS];
 extern const int mpirma_hbase[MPIRMA_NR_HKINDS];
+
+/* Where slot @i (< cap) of @t is. */
+static inline void **mpirma_handle_slot(const struct mpirma_htable *t, int i)
+{
+	int c = 31 - __builtin_clz((unsigned int)i / MPIRMA_HCHUNK0 + 1);
+
+	return &t->chunk[c][i - MPIRMA_HCHUNK0 * ((1 << c) - 1)];
+}
 
 /*
  * The object of a created handle, or NULL (never created, freed, null).
@@ -154,7 +219,9 @@ static inline void *mpirma_handle_get(enum mpirma_hkind kind, int handle)
 		return NULL;
 	t = &mpirma_htables[kind];
 	i = handle - mpirma_hbase[kind];
-	return i < t->used ? t->slot[i] : NULL;
+	if (i >= __atomic_load_n(&t->used, __ATOMIC_ACQUIRE))
+		return NULL;
+	return __atomic_load_n(mpirma_handle_slot(t, i), __ATOMIC_ACQUIRE);
 }
 /* Forgets the handle (the caller frees the object). */
 void mpirma_handle_free(enum mpirma_hkind kind, int handle);

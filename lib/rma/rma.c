@@ -636,7 +636,9 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 		if (ret || queued)
 			return ret;
 	}
-	mpirma_win_drain_early(w);
+	/* Threads never queue, and a drain would touch what flushes own. */
+	if (!mpirma_threads)
+		mpirma_win_drain_early(w);
 	return mpirma_win_issue(w, op, 1);
 }
 
@@ -734,6 +736,13 @@ static int rma_call_req(MPI_Win win, const struct mpirma_rma_args *a,
  * (plain, R-, _c, R_c) is one line over the body here.  @request: NULL for
  * the forms without one.  @fn: the call's name (errors name the form the
  * program called).
+ *
+ * With MPI_THREAD_MULTIPLE the communication calls do not take the library
+ * lock: what they read of the window (epoch state, extents, mappings) only
+ * the synchronization calls change, handles are looked up without a lock
+ * (lib/base/internal.h), nothing is queued, and the direct path and the
+ * kernel are safe to enter from any number of threads.  Only a request
+ * (mpirma_request_new_done()) takes the lock.
  */
 static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
 		     MPI_Request *request, const char *fn)

@@ -136,31 +136,72 @@ char *mpirma_win_direct_target(const struct mpirma_window *w,
 	return NULL;
 }
 
+/* Takes @t's counts into @sum, leaving @t empty (atomically: threads). */
+static void tally_take(struct mpirma_direct_tally *sum,
+		       struct mpirma_direct_tally *t)
+{
+	int k;
+
+	if (!__atomic_load_n(&t->n, __ATOMIC_RELAXED))
+		return;
+	for (k = 0; k < MPIRMA_NR_KINDS; k++)
+		sum->ops[k] += __atomic_exchange_n(&t->ops[k], 0,
+						   __ATOMIC_RELAXED);
+	sum->bytes += __atomic_exchange_n(&t->bytes, 0, __ATOMIC_RELAXED);
+	sum->n += __atomic_exchange_n(&t->n, 0, __ATOMIC_RELAXED);
+}
+
 void mpirma_win_direct_report(struct mpirma_window *w)
 {
+	struct mpirma_direct_tally sum;
 	struct mpirma_win_stats_add a;
 	int k;
 
-	if (!w->direct_count.n ||
-	    !(mpirma_proc.query.features & MPIRMA_FEAT_STATS_ADD))
+	memset(&sum, 0, sizeof(sum));
+	tally_take(&sum, &w->direct_count);
+	for (k = 0; w->tallies && k < MPIRMA_TALLIES; k++)
+		tally_take(&sum, &w->tallies[k]);
+	if (!sum.n || !(mpirma_proc.query.features & MPIRMA_FEAT_STATS_ADD))
 		return;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.win_id = w->id;
 	for (k = 0; k < MPIRMA_NR_KINDS; k++)
-		a.ops[k] = w->direct_count.ops[k];
-	a.bytes = w->direct_count.bytes;
+		a.ops[k] = sum.ops[k];
+	a.bytes = sum.bytes;
 	(void)mpirma_ioctl(MPIRMA_IOC_WIN_STATS_ADD, &a);
-	memset(&w->direct_count, 0, sizeof(w->direct_count));
 }
 
-/* private counters: plain increments, reported later */
+void mpirma_win_direct_report_due(struct mpirma_window *w)
+{
+	const struct mpirma_direct_tally *t = &w->direct_count;
+
+	/* Threads: this thread's own tally only, not the lines others write. */
+	if (w->tallies)
+		t = &w->tallies[mpirma_thread_index() % MPIRMA_TALLIES];
+	if (__atomic_load_n(&t->n, __ATOMIC_RELAXED) >= MPIRMA_DIRECT_REPORT_OPS)
+		mpirma_win_direct_report(w);
+}
+
+/*
+ * Private counters: plain increments, reported later; with threads, in this
+ * thread's own tally (atomic only because a 17th thread shares one).
+ */
 static inline void direct_count(struct mpirma_window *w, unsigned int kind,
 				uint64_t bytes)
 {
-	w->direct_count.ops[kind]++;
-	w->direct_count.bytes += bytes;
-	w->direct_count.n++;
+	struct mpirma_direct_tally *t;
+
+	if (mpirma_likely(!w->tallies)) {
+		w->direct_count.ops[kind]++;
+		w->direct_count.bytes += bytes;
+		w->direct_count.n++;
+		return;
+	}
+	t = &w->tallies[mpirma_thread_index() % MPIRMA_TALLIES];
+	__atomic_add_fetch(&t->ops[kind], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->n, 1, __ATOMIC_RELAXED);
 }
 
 /*

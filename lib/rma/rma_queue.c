@@ -122,6 +122,13 @@ static bool queue_ready(struct mpirma_rma_queue *q)
 {
 	if (q->ops)
 		return true;
+	/*
+	 * With MPI_THREAD_MULTIPLE a shared queue would be the one lock every
+	 * thread's RMA calls wait on: each goes to the kernel (or the direct
+	 * path) at once instead, concurrently.
+	 */
+	if (mpirma_threads)
+		return false;
 	q->cap = queue_len();
 	if (!q->cap)
 		return false;
@@ -185,9 +192,9 @@ int mpirma_win_drain(struct mpirma_window *w)
 
 	/* Direct operations were plain stores too: order them first. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	q->deferred = MPI_SUCCESS;
-	if (w->direct_count.n >= MPIRMA_DIRECT_REPORT_OPS)
-		mpirma_win_direct_report(w);
+	if (deferred)	/* (only then: threads' flushes share @w unlocked) */
+		q->deferred = MPI_SUCCESS;
+	mpirma_win_direct_report_due(w);
 	if (!n)
 		return deferred;
 	/* Emptied first: a failed batch is over too (its errors reported). */

@@ -251,6 +251,7 @@ static int win_query(const struct mpirma_window *w, int rank,
 static void win_destroy(struct mpirma_window *w)
 {
 	mpirma_win_queue_free(w);
+	free(w->tallies);
 	free(w->extent);
 	free(w->segs);
 	if (w->map)
@@ -285,6 +286,13 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 	w->in_start = calloc(c->size, sizeof(*w->in_start));
 	if (!w->ranks || !w->lock || !w->in_start)
 		goto out_nomem;
+	if (mpirma_threads) {
+		w->tallies = aligned_alloc(64, MPIRMA_TALLIES *
+					   sizeof(*w->tallies));
+		if (!w->tallies)
+			goto out_nomem;
+		memset(w->tallies, 0, MPIRMA_TALLIES * sizeof(*w->tallies));
+	}
 	for (i = 0; i < c->size; i++)
 		w->ranks[i] = (uint32_t)mpirma_comm_job_rank(c, i);
 	hints_default(&w->hints);
@@ -367,7 +375,7 @@ static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
 	wc.ranks = (uint64_t)(uintptr_t)w->ranks;
 	wc.nranks = (uint32_t)w->size;
 	wc.context = w->ctx;
-	ret = mpirma_ioctl(MPIRMA_IOC_WIN_CREATE, &wc);
+	ret = mpirma_ioctl_wait(MPIRMA_IOC_WIN_CREATE, &wc);
 	if (ret)
 		return mpirma_err_errno(ret, "creating the window in the kernel "
 					"(MPIRMA_IOC_WIN_CREATE)");
@@ -855,7 +863,7 @@ int PMPI_Win_free(MPI_Win *win)
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.win_id = w->id;
-	ret = mpirma_ioctl(MPIRMA_IOC_WIN_FREE, &s);
+	ret = mpirma_ioctl_wait(MPIRMA_IOC_WIN_FREE, &s);
 	if (ret && !cls)
 		cls = mpirma_err_errno(ret, "MPIRMA_IOC_WIN_FREE");
 	/*

@@ -115,6 +115,20 @@ struct mpirma_rma_queue {
 };
 
 /**
+ * struct mpirma_direct_tally - direct operations not yet reported
+ * @ops: per MPIRMA_KIND_*
+ * @bytes: data bytes they moved
+ * @n: the sum of @ops
+ */
+struct mpirma_direct_tally {
+	uint64_t ops[MPIRMA_NR_KINDS];
+	uint64_t bytes;
+	uint64_t n;
+} __attribute__((aligned(64)));
+
+#define MPIRMA_TALLIES	16
+
+/**
  * struct mpirma_window - an MPI_Win
  * @hdr: error handler, attributes, name (must stay first: the header is
  *	what core code sees)
@@ -155,6 +169,9 @@ struct mpirma_rma_queue {
  * @direct_count: the direct path's operations not yet reported to the
  *	kernel (mpirma_win_direct_report()): counted here, in this process
  *	only, so that counting costs no shared cache line
+ * @tallies: with MPI_THREAD_MULTIPLE, MPIRMA_TALLIES of them instead of
+ *	@direct_count, one per thread (round robin past that many), so that
+ *	threads counting on one window do not share a cache line either
  */
 struct mpirma_window {
 	struct mpirma_objhdr hdr;
@@ -190,11 +207,8 @@ struct mpirma_window {
 	struct mpirma_win_seg *segs;
 	bool direct_atomics;
 	struct mpirma_rma_queue queue;
-	struct {
-		uint64_t ops[MPIRMA_NR_KINDS];
-		uint64_t bytes;
-		uint64_t n;		/* sum of ops[] */
-	} direct_count;
+	struct mpirma_direct_tally direct_count;
+	struct mpirma_direct_tally *tallies;
 };
 
 /* The window of a handle, or NULL (null, freed, never created). */
@@ -225,7 +239,7 @@ static inline bool mpirma_win_may_access(const struct mpirma_window *w,
 /* Is a passive-target epoch (lock or lock_all) open on any target? */
 static inline bool mpirma_win_passive(const struct mpirma_window *w)
 {
-	return w->lock_all || w->nlocks > 0;
+	return w->lock_all || __atomic_load_n(&w->nlocks, __ATOMIC_RELAXED) > 0;
 }
 
 /* "put", "get", "accumulate"...: the name of an MPIRMA_KIND_* for messages. */
@@ -314,5 +328,7 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
  */
 void mpirma_win_direct_report(struct mpirma_window *w);
 #define MPIRMA_DIRECT_REPORT_OPS	4096
+/* ... when at least MPIRMA_DIRECT_REPORT_OPS are waiting (drains). */
+void mpirma_win_direct_report_due(struct mpirma_window *w);
 
 #endif /* MPIRMA_LIB_WIN_H */

@@ -55,7 +55,7 @@ static int sync_ioctl(struct mpirma_window *w, unsigned long cmd,
 
 	mpirma_win_direct_report(w);
 	sync_arg(&s, w, flags, rank);
-	ret = mpirma_ioctl(cmd, &s);
+	ret = mpirma_ioctl_wait(cmd, &s);
 	return ret ? mpirma_err_errno(ret, "%s", what) : MPI_SUCCESS;
 }
 
@@ -153,7 +153,7 @@ static int win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	w->lock[rank] = (lock_type == MPI_LOCK_SHARED ? MPIRMA_WLOCK_SHARED :
 			 MPIRMA_WLOCK_EXCL) |
 			((assert & MPI_MODE_NOCHECK) ? MPIRMA_WLOCK_NOCHECK : 0);
-	w->nlocks++;
+	__atomic_add_fetch(&w->nlocks, 1, __ATOMIC_RELAXED);	/* flushes read it */
 	return MPI_SUCCESS;
 }
 
@@ -189,7 +189,7 @@ static int win_unlock(int rank, MPI_Win win)
 						(uint32_t)rank,
 						"MPIRMA_IOC_WIN_UNLOCK"));
 	w->lock[rank] = MPIRMA_WLOCK_NONE;
-	w->nlocks--;
+	__atomic_sub_fetch(&w->nlocks, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -294,35 +294,40 @@ static int win_flush(int rank, bool all, MPI_Win win)
 	return mpirma_win_drain(w);
 }
 
+/*
+ * With MPI_THREAD_MULTIPLE the flushes, like the RMA calls they complete
+ * (lib/rma/rma.c, rma_entry()), take no library lock: nothing is queued,
+ * so a flush is a fence and a look at the epoch state, and threads that
+ * each flush their own targets do not wait for one another.
+ */
+static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
+{
+	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
+		return mpirma_not_running(fn);
+	return mpirma_raise_win(win, win_flush(rank, all, win), fn, NULL);
+}
+
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_flush(rank, false, win),
-				MPIRMA_FUNC, NULL);
+	return flush_entry(rank, false, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_flush)
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_flush(0, true, win), MPIRMA_FUNC,
-				NULL);
+	return flush_entry(0, true, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_flush_all)
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_flush(rank, false, win),
-				MPIRMA_FUNC, NULL);
+	return flush_entry(rank, false, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_flush_local)
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_flush(0, true, win), MPIRMA_FUNC,
-				NULL);
+	return flush_entry(0, true, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_flush_local_all)
 
@@ -406,7 +411,7 @@ static int group_ioctl(const struct mpirma_window *w, unsigned long cmd,
 	g.win_id = w->id;
 	g.nranks = n;
 	g.ranks = (uint64_t)(uintptr_t)ranks;
-	ret = mpirma_ioctl(cmd, &g);
+	ret = mpirma_ioctl_wait(cmd, &g);
 	return ret ? mpirma_err_errno(ret, "%s", what) : MPI_SUCCESS;
 }
 
@@ -530,7 +535,7 @@ static int win_wait(MPI_Win win, int *flag)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "no exposure epoch "
 				  "(MPI_Win_post) is open");
 	sync_arg(&s, w, flag ? MPIRMA_SYNC_TEST : 0, 0);
-	ret = mpirma_ioctl(MPIRMA_IOC_WIN_WAIT, &s);
+	ret = mpirma_ioctl_wait(MPIRMA_IOC_WIN_WAIT, &s);
 	if (flag && ret == -EAGAIN) {
 		*flag = 0;
 		return MPI_SUCCESS;

@@ -162,7 +162,7 @@ int mpirma_coll_barrier(struct mpirma_comm *c)
 	if (c->size == 1)
 		return MPI_SUCCESS;
 	if (c->handle == MPI_COMM_WORLD) {
-		ret = mpirma_ioctl(MPIRMA_IOC_JOB_BARRIER, NULL);
+		ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
 		return ret < 0 ? mpirma_err_errno(ret, "job barrier") :
 		       MPI_SUCCESS;
 	}

@@ -205,7 +205,7 @@ static int allgather_ctx(struct mpirma_comm *c, uint64_t ctx, int tag,
 			.buf = (uintptr_t)((char *)recv + (size_t)peer * len),
 			.len = len,
 		};
-		ret = mpirma_ioctl(MPIRMA_IOC_MSG_RECV, &m);
+		ret = mpirma_ioctl_wait(MPIRMA_IOC_MSG_RECV, &m);
 		if (ret)
 			return mpirma_err_errno(ret, "receiving from rank %d",
 						peer);

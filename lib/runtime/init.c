@@ -10,7 +10,8 @@
  * variables are removed after joining, so a program this one starts runs
  * as its own singleton instead of trying to join a job fd it does not have.
  *
- * Thread level: at most MPI_THREAD_SERIALIZED (the library takes no locks).
+ * Thread level: whatever is asked, up to MPI_THREAD_MULTIPLE, with which
+ * every call takes the library lock (lib/base/thread.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,8 +151,9 @@ static int init(int required, int *provided, const char *fn)
 
 	mpirma_proc.next_ctx = MPIRMA_CTX_FIRST;
 	mpirma_proc.thread_level = required < MPI_THREAD_SINGLE ?
-		MPI_THREAD_SINGLE : required > MPI_THREAD_SERIALIZED ?
-		MPI_THREAD_SERIALIZED : required;
+		MPI_THREAD_SINGLE : required > MPI_THREAD_MULTIPLE ?
+		MPI_THREAD_MULTIPLE : required;
+	mpirma_threads = mpirma_proc.thread_level == MPI_THREAD_MULTIPLE;
 	main_thread = pthread_self();
 	ret = mpirma_comm_setup();
 	if (ret)
@@ -191,7 +193,7 @@ int PMPI_Finalize(void)
 	MPIRMA_CHECK_INIT();
 	/* MPI-2.2: MPI_COMM_SELF's attributes are deleted first. */
 	mpirma_comm_finalize_self();
-	ret = mpirma_ioctl(MPIRMA_IOC_JOB_BARRIER, NULL);
+	ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
 	if (ret)
 		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
 				    MPIRMA_FUNC, NULL);

@@ -16,9 +16,10 @@
  * Otherwise the message it would get is looked at first (MPIRMA_MSG_PEEK)
  * and then taken, by its exact source and tag, into the earliest queued
  * receive that matches it, which may be an earlier one; then the receive
- * looks again.  Only this process takes from its mailbox (the library is
- * not thread-safe beyond MPI_THREAD_SERIALIZED), so a message seen with
- * PEEK is still there when it is taken.
+ * looks again.  Only this process takes from its mailbox, and with
+ * threads only under the library lock, so a message seen with PEEK is
+ * still there when it is taken.  With MPI_THREAD_MULTIPLE a waiting
+ * receive polls instead of sleeping in the kernel (recv_progress()).
  *
  * A blocking MPI_Recv is a receive on the stack, queued last and waited for:
  * it sleeps in the kernel, directly on its pattern when nothing queued
@@ -62,7 +63,9 @@ int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 	m->context = ctx;
 	m->buf = (uintptr_t)buf;
 	m->len = len;
-	return mpirma_ioctl(MPIRMA_IOC_MSG_RECV, m);
+	if (flags & MPIRMA_MSG_NOWAIT)
+		return mpirma_ioctl(MPIRMA_IOC_MSG_RECV, m);
+	return mpirma_ioctl_wait(MPIRMA_IOC_MSG_RECV, m);
 }
 
 /* ------------------------------------------------------------ receives */
@@ -258,8 +261,20 @@ void mpirma_p2p_progress(void)
 static int recv_progress(struct mpirma_request *req, int block)
 {
 	struct p2p_recv *r = (struct p2p_recv *)req;
+	int spins = 0;
 
 	mpirma_p2p_progress();
+	if (mpirma_threads) {
+		/*
+		 * Never asleep in the kernel on a pattern: another thread may
+		 * hand this receive its message from the queue meanwhile.
+		 */
+		while (block && !r->req.done) {
+			mpirma_wait_pause(&spins);
+			mpirma_p2p_progress();
+		}
+		return MPI_SUCCESS;
+	}
 	while (block && !r->req.done) {
 		try_recv(r, 0);
 		mpirma_p2p_progress();
@@ -306,8 +321,8 @@ bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
 	int32_t tag;
 	int i, ret;
 
-	if (n <= 0 || reqs[0]->ops != &recv_ops)
-		return false;
+	if (n <= 0 || reqs[0]->ops != &recv_ops || mpirma_threads)
+		return false;	/* threads poll: see recv_progress() */
 	first = (const struct p2p_recv *)reqs[0];
 	src = first->src;
 	tag = first->tag;

@@ -15,10 +15,8 @@
  * that yields the CPU first and then sleeps up to a millisecond.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime.h"
 #include "p2p.h"
@@ -102,6 +100,7 @@ static const struct mpirma_request_ops done_ops = {
 int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
 			    MPI_Request *out)
 {
+	MPIRMA_LOCK_GUARD();	/* the RMA calls come here without it */
 	struct mpirma_request *r;
 	int ret = mpirma_request_alloc(sizeof(*r), &done_ops, &r);
 
@@ -147,19 +146,6 @@ void mpirma_progress(void)
 }
 
 /* Polling between rounds of several requests: yield, then sleep more. */
-static void backoff(int *spins)
-{
-	struct timespec ts = { 0, 0 };
-	int shift;
-
-	if (++*spins < 64) {
-		sched_yield();
-		return;
-	}
-	shift = (*spins - 64) / 16;
-	ts.tv_nsec = 1000L << (shift > 10 ? 10 : shift);
-	nanosleep(&ts, NULL);
-}
 
 /* ------------------------------------------------------------ completion */
 
@@ -435,7 +421,7 @@ static void idle(struct mpirma_request **pending, int npending, bool *blocked,
 		*blocked = true;
 		return;
 	}
-	backoff(spins);
+	mpirma_wait_pause(spins);
 }
 
 /*
