@@ -989,7 +989,7 @@ check-debug:
 FC := $(shell command -v gfortran 2>/dev/null)
 FGEN := fortran/gen
 FOBJ := $(OBJ)/fortran
-FORTRAN_HDRS := $(B)/include/mpif.h $(B)/include/mpi.mod
+FORTRAN_HDRS := $(B)/include/mpif.h $(B)/include/mpi.mod $(B)/include/mpi_f08.mod
 FLIB_A := $(B)/lib/libmpirmaf.a
 FLIB_SO := $(B)/lib/libmpirmaf.so.$(VERSION)
 FLIB_TARGETS := $(FLIB_A) $(FLIB_SO) $(B)/lib/libmpirmaf.so.$(SOVERSION) $(B)/lib/libmpirmaf.so
@@ -1029,6 +1029,9 @@ $(FOBJ)/fwrap.c: $(FOBJ)/check.stamp
 $(FOBJ)/mpi.f90: $(FOBJ)/check.stamp
 	python3 $(FGEN) --module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
 
+$(FOBJ)/mpi_f08.f90: $(FOBJ)/check.stamp
+	python3 $(FGEN) --f08-module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
+
 $(B)/include/mpif.h: $(FOBJ)/check.stamp
 	@mkdir -p $(@D)
 	python3 $(FGEN) --mpif-h --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
@@ -1046,13 +1049,28 @@ $(B)/include/mpi.mod: $(FOBJ)/mpi.mod
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-$(FLIB_A): $(FOBJ)/fwrap.o
+# mpi_f08 has code (the handles' == and /=): its object joins libmpirmaf.
+# -Wno-c-binding-type: the handle types hold a default INTEGER, as the
+# standard writes them (fortran/gen, f08_module()).
+$(FOBJ)/mpi_f08.mod: $(FOBJ)/mpi_f08.f90
+	$(FC) $(FFLAGS) -Wall -Werror -Wno-c-binding-type -fPIC -J$(FOBJ) -c \
+		-o $(FOBJ)/mpi_f08.o $<
+	touch $@
+
+$(FOBJ)/mpi_f08.o: $(FOBJ)/mpi_f08.mod
+	@:
+
+$(B)/include/mpi_f08.mod: $(FOBJ)/mpi_f08.mod
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
+$(FLIB_A): $(FOBJ)/fwrap.o $(FOBJ)/mpi_f08.o
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(FLIB_SO): $(FOBJ)/fwrap.o $(LIB_TARGETS)
+$(FLIB_SO): $(FOBJ)/fwrap.o $(FOBJ)/mpi_f08.o $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -o $@.tmp $(FOBJ)/fwrap.o \
+	$(CC) $(CFLAGS) -shared -o $@.tmp $(FOBJ)/fwrap.o $(FOBJ)/mpi_f08.o \
 		-Wl,-soname,libmpirmaf.so.$(SOVERSION) -Wl,-z,defs $(ALL_LDFLAGS) \
 		-L$(B)/lib -lmpirma '-Wl,-rpath,$$ORIGIN'
 	mv -f $@.tmp $@

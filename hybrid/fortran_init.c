@@ -18,6 +18,9 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hybrid.h"
 
@@ -28,7 +31,11 @@ typedef void f_finalize_fn(MPI_Fint *ierror);
 #define F_ALIAS(name, target) \
 	extern __typeof__(target) name __attribute__((alias(#target)));
 
-/* Every name a Fortran compiler may call, MPI_ and PMPI_. */
+/*
+ * Every name a Fortran compiler may call, MPI_ and PMPI_, and o##lower##_f:
+ * Open MPI's `use mpi_f08` calls ompi_init_f... (which would call the
+ * host's PMPI_Init, past the layer).
+ */
 #define F_ALIASES(lower, upper)				\
 	F_ALIAS(lower##__, lower##_)			\
 	F_ALIAS(lower, lower##_)			\
@@ -36,7 +43,8 @@ typedef void f_finalize_fn(MPI_Fint *ierror);
 	F_ALIAS(p##lower##_, lower##_)			\
 	F_ALIAS(p##lower##__, lower##_)			\
 	F_ALIAS(p##lower, lower##_)			\
-	F_ALIAS(P##upper, lower##_)
+	F_ALIAS(P##upper, lower##_)			\
+	F_ALIAS(o##lower##_f, lower##_)
 
 /* The host's Fortran routine @name, or NULL (not a Fortran program). */
 static void *host_fortran(const char *name)
@@ -112,3 +120,69 @@ void mpi_finalize_(MPI_Fint *ierror)
 	hy_keyval_stop();
 }
 F_ALIASES(mpi_finalize, MPI_FINALIZE)
+
+#ifdef MPICH_VERSION
+/*
+ * MPICH's `use mpi_f08`: its entry points (mpi_init_f08_, mpi_put_f08ts_,
+ * ...) call MPICH's C PMPI_ functions directly, so this layer, which takes
+ * over the MPI_ names, sees none of such a program's calls and none of its
+ * windows can be mpirma's.  Open MPI's mpi_f08 goes through ompi_x_f,
+ * which the layer defines (fortran/gen, host style).  Rather than leave a
+ * program to MPICH's RMA unannounced, its MPI_Init says so, and fails with
+ * MPIRMA_REQUIRE=1 as when a node cannot be served.
+ */
+typedef void f08_init_fn(MPI_Fint *ierror);
+typedef void f08_init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
+				MPI_Fint *ierror);
+
+void mpi_init_f08_(MPI_Fint *ierror);
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
+			  MPI_Fint *ierror);
+
+/* After MPICH's own f08 init: @e its result; ierror may be absent. */
+static void f08_started(MPI_Fint e, MPI_Fint *ierror)
+{
+	const char *req = getenv("MPIRMA_REQUIRE");
+	bool require = req && !strcmp(req, "1");
+	int rank = 0;
+
+	if (e == MPI_SUCCESS) {
+		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		if (rank == 0)
+			fprintf(stderr, "mpirma: %sMPICH's mpi_f08 calls MPICH's "
+				"PMPI_ functions itself, past the layer: no window "
+				"can be mpirma's (use mpi or mpif.h)%s\n",
+				require ? "MPIRMA_REQUIRE=1 and " : "",
+				require ? ": MPI_Init fails" :
+				"; running on MPICH alone");
+		if (require)
+			e = MPI_ERR_OTHER;
+	}
+	if (ierror)
+		*ierror = e;
+	else if (e != MPI_SUCCESS)
+		PMPI_Abort(MPI_COMM_WORLD, e);	/* no ierror: errors are fatal */
+}
+
+void mpi_init_f08_(MPI_Fint *ierror)
+{
+	f08_init_fn *host = (f08_init_fn *)host_fortran("mpi_init_f08_");
+	MPI_Fint e = MPI_ERR_INTERN;
+
+	if (host)
+		host(&e);
+	f08_started(e, ierror);
+}
+
+void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
+			  MPI_Fint *ierror)
+{
+	f08_init_thread_fn *host =
+		(f08_init_thread_fn *)host_fortran("mpi_init_thread_f08_");
+	MPI_Fint e = MPI_ERR_INTERN;
+
+	if (host)
+		host(required, provided, &e);
+	f08_started(e, ierror);
+}
+#endif
