@@ -104,7 +104,18 @@ static inline void mpirma_fpu_end(void)
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include "../kmod/compat.h"	/* get_unaligned(), put_unaligned() */
+/*
+ * get_unaligned(), put_unaligned(): 6.12 moved them to linux/unaligned.h
+ * (asm/unaligned.h is gone there).  Tested here, the one kernel-version
+ * difference of common/, so that common/ needs nothing of kmod/compat.h.
+ * (__has_include would say it without a version, but sparse rejects it.)
+ */
+#include <linux/version.h>
+#if KERNEL_VERSION(6, 12, 0) > LINUX_VERSION_CODE
+#include <asm/unaligned.h>
+#else
+#include <linux/unaligned.h>
+#endif
 #include <asm/fpu/api.h>
 
 /*

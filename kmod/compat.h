@@ -19,12 +19,11 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
-/* 6.12 moved the unaligned accessors out of asm/ (asm/unaligned.h is gone). */
-#if KERNEL_VERSION(6, 12, 0) > LINUX_VERSION_CODE
-#include <asm/unaligned.h>
-#else
-#include <linux/unaligned.h>
-#endif
+/*
+ * (6.12 moved the unaligned accessors from asm/unaligned.h to
+ * linux/unaligned.h: only common/ uses them, and common/reduce_env.h tests
+ * that version itself, so that common/ needs nothing of kmod/.)
+ */
 
 /*
  * A copy from user space with non-temporal stores, ending in a store fence;
