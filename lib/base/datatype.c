@@ -1051,25 +1051,40 @@ int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
 }
 MPIRMA_ALIAS(Type_hindexed)
 
+/*
+ * MPI_Type_create_indexed_block (@elems: displacements in elements of
+ * @oldtype) and _hindexed_block (@bytes: in bytes); the other array is NULL.
+ */
+static int block_ctor(int combiner, int count, int blocklength,
+		      const int *elems, const MPI_Aint *bytes,
+		      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	const bool in_elems = combiner == MPIRMA_COMBINER_INDEXED_BLOCK;
+	struct mpirma_dtype *old = NULL;
+	int ret = ctor_check(count, oldtype, newtype, &old);
+
+	if (!ret && count && !(in_elems ? (const void *)elems : bytes))
+		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
+	if (!ret)
+		ret = ctor_blocks(combiner, count, NULL, blocklength, elems,
+				  bytes, 0, old, newtype);
+	if (in_elems)
+		return args_one(newtype, ret, old,
+				PIECES({ 1, &count }, { 1, &blocklength },
+				       { count, elems }), 0, NULL);
+	return args_one(newtype, ret, old,
+			PIECES({ 1, &count }, { 1, &blocklength }), count,
+			bytes);
+}
+
 int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old = NULL;
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = ctor_check(count, oldtype, newtype, &old);
-	if (!ret && count && !array_of_displacements)
-		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
-	if (!ret)
-		ret = ctor_blocks(MPIRMA_COMBINER_INDEXED_BLOCK, count, NULL,
-				  blocklength, array_of_displacements, NULL, 0,
-				  old, newtype);
-	ret = args_one(newtype, ret, old,
-		       PIECES({ 1, &count }, { 1, &blocklength },
-			      { count, array_of_displacements }), 0, NULL);
-	return RAISE(ret, NULL);
+	return RAISE(block_ctor(MPIRMA_COMBINER_INDEXED_BLOCK, count,
+				blocklength, array_of_displacements, NULL,
+				oldtype, newtype), NULL);
 }
 MPIRMA_ALIAS(Type_create_indexed_block)
 
@@ -1077,21 +1092,10 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[],
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old = NULL;
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = ctor_check(count, oldtype, newtype, &old);
-	if (!ret && count && !array_of_displacements)
-		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
-	if (!ret)
-		ret = ctor_blocks(MPIRMA_COMBINER_HINDEXED_BLOCK, count, NULL,
-				  blocklength, NULL, array_of_displacements, 0,
-				  old, newtype);
-	ret = args_one(newtype, ret, old,
-		       PIECES({ 1, &count }, { 1, &blocklength }), count,
-		       array_of_displacements);
-	return RAISE(ret, NULL);
+	return RAISE(block_ctor(MPIRMA_COMBINER_HINDEXED_BLOCK, count,
+				blocklength, NULL, array_of_displacements,
+				oldtype, newtype), NULL);
 }
 MPIRMA_ALIAS(Type_create_hindexed_block)
 
