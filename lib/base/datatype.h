@@ -302,22 +302,4 @@ void *mpirma_dtype_scratch(const struct mpirma_dtype *t, MPI_Count count,
  */
 MPI_Count mpirma_dtype_elements(const struct mpirma_dtype *t, MPI_Count nbytes);
 
-/*
- * Declared here until mpi.h declares them (MPI-2 names programs still use).
- * Defined in datatype.c.
- */
-MPIRMA_DECL(int, Type_hvector, (int count, int blocklength, MPI_Aint stride,
-				MPI_Datatype oldtype, MPI_Datatype *newtype))
-MPIRMA_DECL(int, Type_hindexed, (int count, int array_of_blocklengths[],
-				 MPI_Aint array_of_displacements[],
-				 MPI_Datatype oldtype, MPI_Datatype *newtype))
-MPIRMA_DECL(int, Type_struct, (int count, int array_of_blocklengths[],
-			       MPI_Aint array_of_displacements[],
-			       MPI_Datatype array_of_types[],
-			       MPI_Datatype *newtype))
-MPIRMA_DECL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
-MPIRMA_DECL(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
-MPIRMA_DECL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
-MPIRMA_DECL(int, Address, (void *location, MPI_Aint *address))
-
 #endif /* MPIRMA_LIB_DATATYPE_H */

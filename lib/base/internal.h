@@ -21,12 +21,13 @@
  *    the same order cannot take each other's messages.
  *
  * Thread level: up to MPI_THREAD_MULTIPLE.  Below it nothing takes a lock.
- * With it, every API call holds the library lock (struct mpirma_guard,
- * taken by MPIRMA_CHECK_INIT() or MPIRMA_LOCK_GUARD(), released when the
- * function returns) except while it waits: a call that blocks (in the
- * kernel, or polling for a message) lets go of it meanwhile
- * (mpirma_unlock_all()/mpirma_relock(), mpirma_ioctl_wait()), so another
- * thread can send what it waits for.  lib/base/thread.c.
+ * With it, every API call but the RMA calls and flushes (lib/rma/rma.c,
+ * rma_entry()) holds the library lock (taken by MPIRMA_CHECK_INIT() or
+ * MPIRMA_LOCK_GUARD(), released when the function returns) except while it
+ * waits: a call that blocks (in the kernel, or polling for a message) lets
+ * go of it meanwhile (mpirma_unlock_all()/mpirma_relock(),
+ * mpirma_ioctl_wait()), so another thread can send what it waits for.
+ * lib/base/thread.c.
  */
 #ifndef MPIRMA_LIB_INTERNAL_H
 #define MPIRMA_LIB_INTERNAL_H

@@ -145,8 +145,6 @@ void mpirma_progress(void)
 	norphans = n;
 }
 
-/* Polling between rounds of several requests: yield, then sleep more. */
-
 /* ------------------------------------------------------------ completion */
 
 /* Raises @err on the request's object (window first, then communicator). */
