@@ -2,14 +2,14 @@
 /*
  * fortran_init.c - MPI_INIT, MPI_INIT_THREAD and MPI_FINALIZE from Fortran.
  *
- * Open MPI's Fortran bindings call the PMPI_ C functions, so a Fortran
- * program never reaches the layer's C MPI_Init there; MPICH's call the C
- * MPI_ names, so there it does.  These entry points call the host's own
- * Fortran MPI_INIT_THREAD (which also sets up the host's Fortran
- * sentinels), asking for MPI_THREAD_MULTIPLE for the agents as the C
- * MPI_Init does, and then start the node jobs unless the C MPI_Init
- * already did; MPI_FINALIZE stops
- * them first (hy_stop() is idempotent).  The pmpi_ names are the same
+ * Open MPI's Fortran bindings and MPICH's `use mpi_f08` call the PMPI_ C
+ * functions, so a Fortran program never reaches the layer's C MPI_Init
+ * there; MPICH's mpif.h and `use mpi` call the C MPI_ names, so there it
+ * does.  These entry points call the host's own Fortran MPI_INIT_THREAD
+ * (which also sets up the host's Fortran sentinels), asking for
+ * MPI_THREAD_MULTIPLE for the agents as the C MPI_Init does, and then start
+ * the node jobs unless the C MPI_Init already did; MPI_FINALIZE stops them
+ * first (hy_stop() is idempotent).  The pmpi_ names are the same
  * functions, so a Fortran tool's PMPI_INIT starts mpirma too; the host's
  * own are therefore looked up past this library (RTLD_NEXT).  Only Fortran
  * programs call these, and only they load the host's Fortran library.  The
@@ -18,9 +18,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "hybrid.h"
 
@@ -71,11 +68,10 @@ void mpi_finalize_(MPI_Fint *ierror);
  * host's routine went through the layer's C MPI_Init_thread, which asked
  * on its own behalf; the level is the program's again after it.
  */
-static void init_thread(MPI_Fint required, MPI_Fint *provided,
-			MPI_Fint *ierror)
+static void init_thread(const char *name, MPI_Fint required,
+			MPI_Fint *provided, MPI_Fint *ierror)
 {
-	f_init_thread_fn *host =
-		(f_init_thread_fn *)host_fortran("pmpi_init_thread_");
+	f_init_thread_fn *host = (f_init_thread_fn *)host_fortran(name);
 	MPI_Fint ask = hy_want_threads() ? MPI_THREAD_MULTIPLE : required;
 	MPI_Fint got = MPI_THREAD_SINGLE;
 
@@ -96,20 +92,21 @@ void mpi_init_(MPI_Fint *ierror)
 {
 	MPI_Fint provided;
 
-	init_thread(MPI_THREAD_SINGLE, &provided, ierror);
+	init_thread("pmpi_init_thread_", MPI_THREAD_SINGLE, &provided, ierror);
 }
 F_ALIASES(mpi_init, MPI_INIT)
 
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided,
 		      MPI_Fint *ierror)
 {
-	init_thread(*required, provided, ierror);
+	init_thread("pmpi_init_thread_", *required, provided, ierror);
 }
 F_ALIASES(mpi_init_thread, MPI_INIT_THREAD)
 
-void mpi_finalize_(MPI_Fint *ierror)
+/* The node jobs stopped, then the host's MPI_FINALIZE routine @name. */
+static void finalize(const char *name, MPI_Fint *ierror)
 {
-	f_finalize_fn *host = (f_finalize_fn *)host_fortran("pmpi_finalize_");
+	f_finalize_fn *host = (f_finalize_fn *)host_fortran(name);
 
 	hy_stop();
 	if (!host) {
@@ -119,70 +116,61 @@ void mpi_finalize_(MPI_Fint *ierror)
 	host(ierror);
 	hy_keyval_stop();
 }
+
+void mpi_finalize_(MPI_Fint *ierror)
+{
+	finalize("pmpi_finalize_", ierror);
+}
 F_ALIASES(mpi_finalize, MPI_FINALIZE)
 
 #ifdef MPICH_VERSION
 /*
- * MPICH's `use mpi_f08`: its entry points (mpi_init_f08_, mpi_put_f08ts_,
- * ...) call MPICH's C PMPI_ functions directly, so this layer, which takes
- * over the MPI_ names, sees none of such a program's calls and none of its
- * windows can be mpirma's.  Open MPI's mpi_f08 goes through ompi_x_f,
- * which the layer defines (fortran/gen, host style).  Rather than leave a
- * program to MPICH's RMA unannounced, its MPI_Init says so, and fails with
- * MPIRMA_REQUIRE=1 as when a node cannot be served.
+ * MPICH's `use mpi_f08` calls MPICH's C PMPI_Init, PMPI_Finalize ... past
+ * the layer's C ones, so its entry points are taken over too: the host's
+ * own (which may set up its f08 sentinels) and then the node jobs, as
+ * above.  ierror may be absent (NULL); an error without it is fatal, as
+ * under MPI_ERRORS_ARE_FATAL.  The other f08 entry points are generated
+ * with the rest (fortran/gen, mpich_f08()).
  */
-typedef void f08_init_fn(MPI_Fint *ierror);
-typedef void f08_init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
-				MPI_Fint *ierror);
-
 void mpi_init_f08_(MPI_Fint *ierror);
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
 			  MPI_Fint *ierror);
+void mpi_finalize_f08_(MPI_Fint *ierror);
 
-/* After MPICH's own f08 init: @e its result; ierror may be absent. */
-static void f08_started(MPI_Fint e, MPI_Fint *ierror)
+/* @e into an optional ierror. */
+static void f08_result(MPI_Fint e, MPI_Fint *ierror)
 {
-	const char *req = getenv("MPIRMA_REQUIRE");
-	bool require = req && !strcmp(req, "1");
-	int rank = 0;
-
-	if (e == MPI_SUCCESS) {
-		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-		if (rank == 0)
-			fprintf(stderr, "mpirma: %sMPICH's mpi_f08 calls MPICH's "
-				"PMPI_ functions itself, past the layer: no window "
-				"can be mpirma's (use mpi or mpif.h)%s\n",
-				require ? "MPIRMA_REQUIRE=1 and " : "",
-				require ? ": MPI_Init fails" :
-				"; running on MPICH alone");
-		if (require)
-			e = MPI_ERR_OTHER;
-	}
 	if (ierror)
 		*ierror = e;
 	else if (e != MPI_SUCCESS)
-		PMPI_Abort(MPI_COMM_WORLD, e);	/* no ierror: errors are fatal */
+		PMPI_Abort(MPI_COMM_WORLD, e);
 }
 
 void mpi_init_f08_(MPI_Fint *ierror)
 {
-	f08_init_fn *host = (f08_init_fn *)host_fortran("mpi_init_f08_");
-	MPI_Fint e = MPI_ERR_INTERN;
+	MPI_Fint provided, e;
 
-	if (host)
-		host(&e);
-	f08_started(e, ierror);
+	init_thread("mpi_init_thread_f08_", MPI_THREAD_SINGLE, &provided, &e);
+	f08_result(e, ierror);
 }
 
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,
 			  MPI_Fint *ierror)
 {
-	f08_init_thread_fn *host =
-		(f08_init_thread_fn *)host_fortran("mpi_init_thread_f08_");
-	MPI_Fint e = MPI_ERR_INTERN;
+	MPI_Fint e;
 
-	if (host)
-		host(required, provided, &e);
-	f08_started(e, ierror);
+	init_thread("mpi_init_thread_f08_", *required, provided, &e);
+	f08_result(e, ierror);
 }
+
+void mpi_finalize_f08_(MPI_Fint *ierror)
+{
+	MPI_Fint e;
+
+	finalize("mpi_finalize_f08_", &e);
+	f08_result(e, ierror);
+}
+F_ALIAS(pmpir_init_f08_, mpi_init_f08_)
+F_ALIAS(pmpir_init_thread_f08_, mpi_init_thread_f08_)
+F_ALIAS(pmpir_finalize_f08_, mpi_finalize_f08_)
 #endif

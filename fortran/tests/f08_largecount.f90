@@ -14,6 +14,7 @@ PROGRAM f08_largecount
   CALL MPI_Comm_rank(MPI_COMM_WORLD, rank)
   CALL MPI_Comm_size(MPI_COMM_WORLD, p)
   nbad = 0
+  CALL ft_served(nbad)
   CALL large_counts()
   CALL ft_finish(nbad, 'Fortran mpi_f08 large counts')
 
@@ -95,3 +96,4 @@ CONTAINS
 END PROGRAM f08_largecount
 
 INCLUDE 'ftlib.f90'
+INCLUDE 'served_f08.f90'

@@ -2,8 +2,10 @@
 ! (and their == and /=), ierror left out or given, TYPE(C_PTR) base
 ! pointers, TYPE(MPI_Status), ASYNCHRONOUS buffers with MPI_F_SYNC_REG;
 ! every window flavor under fence, exclusive and shared locks, lock_all
-! with request-based operations and flushes, and PSCW with MPI_Win_test.
-! (MPI 4.0's large counts are f08_largecount.f90.)
+! with request-based operations and flushes, and PSCW with MPI_Win_test;
+! where MPI_SUBARRAYS_SUPPORTED, array sections with gaps as buffers.
+! First: windows made through mpi_f08 are mpirma's (ft_served).  (MPI
+! 4.0's large counts are f08_largecount.f90.)
 PROGRAM f08_rma
   USE mpi_f08
   USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_F_POINTER
@@ -24,6 +26,7 @@ PROGRAM f08_rma
   CALL MPI_Comm_size(MPI_COMM_WORLD, p, ierr)
   ALLOCATE (addrs(0:p - 1), dus(0:p - 1))
   nbad = 0
+  CALL ft_served(nbad)
   CALL ft_expect(ierr == MPI_SUCCESS, nbad, 'MPI_Comm_size with ierror')
   CALL ft_expect(MPI_COMM_WORLD /= MPI_COMM_NULL .AND. MPI_SUM == MPI_SUM, nbad, &
                  'handle comparisons')
@@ -74,6 +77,9 @@ PROGRAM f08_rma
   CALL MPI_Win_detach(win, dmem, ierr)
   CALL ft_ok(ierr, nbad, 'MPI_Win_detach')
   CALL MPI_Win_free(win)
+
+  ! array sections with gaps, where the module takes them
+  IF (MPI_SUBARRAYS_SUPPORTED) CALL sections()
 
   CALL ft_finish(nbad, 'Fortran mpi_f08 RMA: 4 flavors x fence, locks, lock_all, PSCW')
 
@@ -263,6 +269,74 @@ CONTAINS
     CALL MPI_Barrier(MPI_COMM_WORLD)
   END SUBROUTINE exercise
 
+  ! MPI_SUBARRAYS_SUPPORTED (MPICH's mpi_f08): an array section with gaps
+  ! is a choice buffer read as if its elements were contiguous, in array
+  ! element order; the count may stop short of its end, not go past it.
+  SUBROUTINE sections()
+    INTEGER, PARAMETER :: m = 24
+    INTEGER, POINTER, ASYNCHRONOUS :: t(:)
+    ! Not ASYNCHRONOUS: such a section may not be passed to a module
+    ! without subarrays (its DIMENSION(*) ASYNCHRONOUS dummies), and this
+    ! code is compiled there too; MPI_F_SYNC_REG and the waits order it.
+    INTEGER :: src(4, 5), v(10), dst(8), res(6)
+    INTEGER :: i, e, cls, l
+    TYPE(MPI_Win) :: w
+    TYPE(MPI_Request) :: req
+    TYPE(C_PTR) :: cp
+
+    l = left()
+    CALL MPI_Win_allocate(INT(4 * m, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &
+                          cp, w, e)
+    CALL ft_ok(e, nbad, 'sections: MPI_Win_allocate')
+    CALL C_F_POINTER(cp, t, (/ m /))
+    t = 0
+    CALL MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN)
+    src = RESHAPE((/ (100 * rank + i, i = 1, 20) /), (/ 4, 5 /))
+    v = (/ (1000 * rank + i, i = 1, 10) /)
+    CALL MPI_Win_fence(0, w)
+    ! two dimensions, the whole section: 2 elements of each of 3 columns
+    CALL MPI_Put(src(2:3, 2:4), 6, MPI_INTEGER, right(), 0_MPI_ADDRESS_KIND, 6, MPI_INTEGER, w, e)
+    CALL ft_ok(e, nbad, 'sections: MPI_Put of src(2:3, 2:4)')
+    ! the first 2 of 4, and a negative stride (request-based)
+    CALL MPI_Put(v(1:10:3), 2, MPI_INTEGER, right(), 6_MPI_ADDRESS_KIND, 2, MPI_INTEGER, w)
+    CALL MPI_Rput(v(10:1:-3), 4, MPI_INTEGER, right(), 8_MPI_ADDRESS_KIND, 4, MPI_INTEGER, w, req)
+    CALL MPI_Wait(req, MPI_STATUS_IGNORE)
+    CALL MPI_Accumulate(v(2:10:4), 3, MPI_INTEGER, right(), 12_MPI_ADDRESS_KIND, 3, MPI_INTEGER, &
+                        MPI_SUM, w)
+    ! past the section's end: an error at the call, nothing moved
+    CALL MPI_Put(v(1:10:3), 5, MPI_INTEGER, right(), 20_MPI_ADDRESS_KIND, 5, MPI_INTEGER, w, e)
+    cls = MPI_SUCCESS
+    IF (e /= MPI_SUCCESS) CALL MPI_Error_class(e, cls)
+    CALL ft_expect(cls == MPI_ERR_COUNT, nbad, 'sections: a count past the section is MPI_ERR_COUNT')
+    CALL MPI_Win_fence(0, w)
+    CALL ft_expect(ALL(t(1:6) == 100 * l + (/ 6, 7, 10, 11, 14, 15 /)), nbad, &
+                   'sections: put of a 2-D section')
+    CALL ft_expect(ALL(t(7:8) == 1000 * l + (/ 1, 4 /)), nbad, 'sections: put of part of a section')
+    CALL ft_expect(ALL(t(9:12) == 1000 * l + (/ 10, 7, 4, 1 /)), nbad, &
+                   'sections: rput of a reversed section')
+    CALL ft_expect(ALL(t(13:15) == 1000 * l + (/ 2, 6, 10 /)), nbad, &
+                   'sections: accumulate of a section')
+    CALL ft_expect(ALL(t(21:24) == 0), nbad, 'sections: the refused put moved nothing')
+
+    ! into sections: get, and get_accumulate's result
+    dst = -1
+    res = -1
+    CALL MPI_Get(dst(1:8:2), 4, MPI_INTEGER, right(), 0_MPI_ADDRESS_KIND, 4, MPI_INTEGER, w)
+    CALL MPI_Get_accumulate(v(1:3), 3, MPI_INTEGER, res(1:6:2), 3, MPI_INTEGER, right(), &
+                            15_MPI_ADDRESS_KIND, 3, MPI_INTEGER, MPI_SUM, w)
+    CALL MPI_Win_fence(0, w)
+    IF (.NOT. MPI_ASYNC_PROTECTS_NONBLOCKING) CALL MPI_F_sync_reg(dst)
+    IF (.NOT. MPI_ASYNC_PROTECTS_NONBLOCKING) CALL MPI_F_sync_reg(res)
+    CALL ft_expect(ALL(dst == (/ 100 * rank + 6, -1, 100 * rank + 7, -1, 100 * rank + 10, -1, &
+                                 100 * rank + 11, -1 /)), nbad, 'sections: get into a section')
+    CALL ft_expect(ALL(res == (/ 0, -1, 0, -1, 0, -1 /)), nbad, &
+                   'sections: get_accumulate''s result into a section')
+    CALL ft_expect(ALL(t(16:18) == 1000 * l + (/ 1, 2, 3 /)), nbad, &
+                   'sections: get_accumulate''s sum')
+    CALL MPI_Win_free(w)
+  END SUBROUTINE sections
+
 END PROGRAM f08_rma
 
 INCLUDE 'ftlib.f90'
+INCLUDE 'served_f08.f90'

@@ -10,3 +10,4 @@ END PROGRAM f08_seed_mapvals
 
 INCLUDE 'mapvals_f08.f90'
 INCLUDE 'ftlib.f90'
+INCLUDE 'served_f08.f90'

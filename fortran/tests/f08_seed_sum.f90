@@ -9,3 +9,4 @@ END PROGRAM f08_seed_sum
 
 INCLUDE 'sum_f08.f90'
 INCLUDE 'ftlib.f90'
+INCLUDE 'served_f08.f90'

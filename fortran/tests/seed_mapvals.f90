@@ -10,3 +10,4 @@ END PROGRAM seed_mapvals
 
 INCLUDE 'mapvals.f90'
 INCLUDE 'ftlib.f90'
+INCLUDE 'served.f90'

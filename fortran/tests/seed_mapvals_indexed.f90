@@ -56,3 +56,4 @@ DO i=1,m
 INCLUDE 'mapvals_indexed_tail.f90'
 
 INCLUDE 'ftlib.f90'
+INCLUDE 'served.f90'

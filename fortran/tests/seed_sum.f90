@@ -11,3 +11,4 @@ END PROGRAM seed_sum
 
 INCLUDE 'sum.f90'
 INCLUDE 'ftlib.f90'
+INCLUDE 'served.f90'

@@ -9,3 +9,4 @@ END PROGRAM seed_sum21
 
 INCLUDE 'sum_mpi21.f90'
 INCLUDE 'ftlib.f90'
+INCLUDE 'served.f90'
