@@ -3,7 +3,8 @@
 ! pointers, TYPE(MPI_Status), ASYNCHRONOUS buffers with MPI_F_SYNC_REG;
 ! every window flavor under fence, exclusive and shared locks, lock_all
 ! with request-based operations and flushes, and PSCW with MPI_Win_test;
-! where MPI_SUBARRAYS_SUPPORTED, array sections with gaps as buffers.
+! where MPI_SUBARRAYS_SUPPORTED, array sections with gaps as buffers; an
+! f08 error handler and user op.
 ! First: windows made through mpi_f08 are mpirma's (ft_served).  (MPI
 ! 4.0's large counts are f08_largecount.f90.)
 PROGRAM f08_rma
@@ -80,6 +81,7 @@ PROGRAM f08_rma
 
   ! array sections with gaps, where the module takes them
   IF (MPI_SUBARRAYS_SUPPORTED) CALL sections()
+  CALL callbacks()
 
   CALL ft_finish(nbad, 'Fortran mpi_f08 RMA: 4 flavors x fence, locks, lock_all, PSCW')
 
@@ -336,7 +338,70 @@ CONTAINS
     CALL MPI_Win_free(w)
   END SUBROUTINE sections
 
+  ! f08 callbacks: a window error handler with a TYPE(MPI_Win) argument,
+  ! a user op whose vectors are TYPE(C_PTR) by value (for a reduction:
+  ! RMA takes predefined ops only).
+  SUBROUTINE callbacks()
+    PROCEDURE(MPI_Win_errhandler_function) :: f08_on_win_error
+    PROCEDURE(MPI_User_function) :: f08_max_abs
+    INTEGER :: handled_win, handled_code
+    COMMON /f08_handled/ handled_win, handled_code
+    TYPE(MPI_Errhandler) :: eh
+    TYPE(MPI_Op) :: op
+    TYPE(MPI_Win) :: w
+    INTEGER, ASYNCHRONOUS :: mem(1)
+    INTEGER :: e, x(2), y(2)
+
+    CALL MPI_Win_create(mem, 4_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, w)
+    CALL MPI_Win_create_errhandler(f08_on_win_error, eh, e)
+    CALL ft_ok(e, nbad, 'MPI_Win_create_errhandler')
+    CALL MPI_Win_set_errhandler(w, eh)
+    handled_win = -1
+    handled_code = MPI_SUCCESS
+    CALL MPI_Win_call_errhandler(w, MPI_ERR_OTHER)
+    CALL ft_expect(handled_code == MPI_ERR_OTHER .AND. handled_win == w%MPI_VAL, nbad, &
+                   'an f08 window error handler is called with the window and the code')
+    CALL MPI_Errhandler_free(eh)
+    CALL ft_expect(eh == MPI_ERRHANDLER_NULL, nbad, 'MPI_Errhandler_free')
+    CALL MPI_Win_free(w)
+
+    CALL MPI_Op_create(f08_max_abs, .TRUE., op, e)
+    CALL ft_ok(e, nbad, 'MPI_Op_create')
+    x = (/ rank, -2 * rank /)
+    CALL MPI_Allreduce(x, y, 2, MPI_INTEGER, op, MPI_COMM_WORLD)
+    CALL ft_expect(y(1) == p - 1 .AND. y(2) == 2 * (p - 1), nbad, 'an f08 user op')
+    CALL MPI_Op_free(op)
+  END SUBROUTINE callbacks
+
 END PROGRAM f08_rma
+
+! The callbacks (external, not internal: no trampolines), their state in
+! a common block.
+SUBROUTINE f08_on_win_error(win, error_code)
+  USE mpi_f08
+  IMPLICIT NONE
+  TYPE(MPI_Win) :: win
+  INTEGER :: error_code
+  INTEGER :: handled_win, handled_code
+  COMMON /f08_handled/ handled_win, handled_code
+
+  handled_win = win%MPI_VAL
+  handled_code = error_code
+END SUBROUTINE f08_on_win_error
+
+SUBROUTINE f08_max_abs(invec, inoutvec, len, datatype)
+  USE mpi_f08
+  USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_F_POINTER
+  IMPLICIT NONE
+  TYPE(C_PTR), VALUE :: invec, inoutvec
+  INTEGER :: len
+  TYPE(MPI_Datatype) :: datatype
+  INTEGER, POINTER :: a(:), b(:)
+
+  CALL C_F_POINTER(invec, a, (/ len /))
+  CALL C_F_POINTER(inoutvec, b, (/ len /))
+  b = MAX(ABS(a), ABS(b))
+END SUBROUTINE f08_max_abs
 
 INCLUDE 'ftlib.f90'
 INCLUDE 'served_f08.f90'

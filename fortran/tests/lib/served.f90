@@ -58,8 +58,10 @@ CONTAINS
                    'MPI_WIN_GET_ATTR(MPI_WIN_DISP_UNIT) is not 4')
     CALL MPI_WIN_GET_INFO(win, info, ierr)
     CALL ft_ok(ierr, nbad, 'MPI_WIN_GET_INFO')
-    CALL MPI_INFO_GET(info, 'mpirma_atomicity', MPI_MAX_INFO_VAL, val, &
-                      ft_win_served, ierr)
+    ! (into a variable of its own: the function's name as an actual
+    ! argument may be taken for the function, through a trampoline)
+    CALL MPI_INFO_GET(info, 'mpirma_atomicity', MPI_MAX_INFO_VAL, val, flag, ierr)
+    ft_win_served = flag
     CALL MPI_INFO_FREE(info, ierr)
     CALL MPI_WIN_FREE(win, ierr)
   END FUNCTION ft_win_served

@@ -57,13 +57,17 @@ CONTAINS
     CALL MPI_Win_free(win)
   END FUNCTION ft_win_served
 
+  ! (The flag is a variable of its own: the function's name as an actual
+  ! argument may be taken for the function, through a trampoline.)
   LOGICAL FUNCTION has_atomicity(win)
     TYPE(MPI_Win), INTENT(IN) :: win
     TYPE(MPI_Info) :: info
     CHARACTER(LEN=MPI_MAX_INFO_VAL) :: val
+    LOGICAL :: flag
 
     CALL MPI_Win_get_info(win, info)
-    CALL MPI_Info_get(info, 'mpirma_atomicity', MPI_MAX_INFO_VAL, val, has_atomicity)
+    CALL MPI_Info_get(info, 'mpirma_atomicity', MPI_MAX_INFO_VAL, val, flag)
     CALL MPI_Info_free(info)
+    has_atomicity = flag
   END FUNCTION has_atomicity
 END SUBROUTINE ft_served
