@@ -69,6 +69,11 @@
  *	was given), or -1: the host's own answer
  * @ship_comm: the host communicator shipped operations travel on (a
  *	duplicate of MPI_COMM_WORLD), MPI_COMM_NULL without @span
+ * @yield: this process's waits in the host poll and yield the CPU
+ *	between polls (hy_ship_wait): its real node has more ranks than it
+ *	has CPUs to run on (MPIRMA_YIELD overrides), and MPICH's own blocking
+ *	calls spin without yielding, so that a rank polling for a barrier
+ *	kept the rank it waited for off the CPU for its whole time slice
  * @threads: the program was given MPI_THREAD_MULTIPLE (it may call from
  *	several threads at once): only then is @lock taken
  * @lock: serializes every call into the engine and the window table of a
@@ -91,6 +96,7 @@ struct hy_state {
 	int verbose;
 	int thread_level;
 	MPI_Comm ship_comm;
+	bool yield;
 	bool threads;
 	pthread_mutex_t lock;
 };
@@ -362,8 +368,8 @@ void hy_ship_close(struct hy_win *w);
 /*
  * Waits in the layer: PMPI_Waitall of @n requests (statuses in @st) and
  * PMPI_Barrier, which, while agents run, serve the operations that come
- * for this process as they wait (the agent then need not wake).  Host
- * classes.
+ * for this process as they wait (the agent then need not wake), and with
+ * hy.yield poll the host, yielding the CPU in between.  Host classes.
  */
 int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st);
 int hy_ship_barrier(MPI_Comm comm);

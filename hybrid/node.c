@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -402,6 +403,16 @@ static const char *span_start(int ok, bool say)
 	return want && all[0] ? why : NULL;
 }
 
+/* The CPUs this process may run on (1 when it cannot tell). */
+static int cpus_to_run_on(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set);
+}
+
 int hy_start(void)
 {
 	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
@@ -425,6 +436,7 @@ int hy_start(void)
 			     MPI_INFO_NULL, &node);
 	PMPI_Comm_size(node, &nsize);
 	PMPI_Comm_rank(node, &nrank);
+	hy.yield = env_int("MPIRMA_YIELD", nsize > cpus_to_run_on(), 0, 1);
 	leader = wrank;
 	PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
 	if (k > nsize)
@@ -474,8 +486,9 @@ int hy_start(void)
 	hy.logical = s.ok && k > 1;
 	if (verbose && lrank == 0 && s.ok)
 		fprintf(stderr, "mpirma: active on " HY_HOST_NAME ": logical "
-			"node %d, %d ranks from world rank %d\n", hy.node, lsize,
-			wrank);
+			"node %d, %d ranks from world rank %d%s\n", hy.node,
+			lsize, wrank, hy.yield ? "; waits in " HY_HOST_NAME
+			" yield the CPU" : "");
 	why_not = span_start(s.ok, verbose && wrank == 0);
 	if (require && why_not) {
 		if (wrank == 0)

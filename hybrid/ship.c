@@ -47,6 +47,7 @@
 #define _GNU_SOURCE		/* pthread_setname_np */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -785,16 +786,21 @@ int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st)
 {
 	int flag = 0, ret;
 
-	if (!hy.agent)
+	if (!hy.agent && !hy.yield)
 		return PMPI_Waitall(n, req, st);
-	__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
+	if (hy.agent)
+		__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		ret = PMPI_Testall(n, req, &flag, st);
 		if (ret != MPI_SUCCESS || flag)
 			break;
-		assist();
+		if (hy.agent)
+			assist();
+		if (hy.yield)
+			sched_yield();
 	}
-	__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
+	if (hy.agent)
+		__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -804,7 +810,7 @@ int hy_ship_barrier(MPI_Comm comm)
 	MPI_Status st;
 	int ret;
 
-	if (!hy.agent)
+	if (!hy.agent && !hy.yield)
 		return PMPI_Barrier(comm);
 	ret = PMPI_Ibarrier(comm, &req);
 	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req, &st);
