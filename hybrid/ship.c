@@ -782,14 +782,19 @@ static void assist(void)
 	pthread_mutex_unlock(&serve_mutex);
 }
 
+/* Waits poll the host: to serve the agent's messages, or to yield. */
+static bool waits_poll(void)
+{
+	return hy.agent || hy.yield;
+}
+
 int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st)
 {
 	int flag = 0, ret;
 
-	if (!hy.agent && !hy.yield)
+	if (!waits_poll())
 		return PMPI_Waitall(n, req, st);
-	if (hy.agent)
-		__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
 	for (;;) {
 		ret = PMPI_Testall(n, req, &flag, st);
 		if (ret != MPI_SUCCESS || flag)
@@ -799,8 +804,7 @@ int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st)
 		if (hy.yield)
 			sched_yield();
 	}
-	if (hy.agent)
-		__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -810,7 +814,7 @@ int hy_ship_barrier(MPI_Comm comm)
 	MPI_Status st;
 	int ret;
 
-	if (!hy.agent && !hy.yield)
+	if (!waits_poll())
 		return PMPI_Barrier(comm);
 	ret = PMPI_Ibarrier(comm, &req);
 	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req, &st);
