@@ -366,12 +366,13 @@ int hy_ship_open(struct hy_win *w);
 void hy_ship_close(struct hy_win *w);
 
 /*
- * Waits in the layer: PMPI_Waitall of @n requests (statuses in @st) and
- * PMPI_Barrier, which, while agents run, serve the operations that come
- * for this process as they wait (the agent then need not wake), and with
- * hy.yield poll the host, yielding the CPU in between.  Host classes.
+ * Waits in the layer: PMPI_Waitall of @n requests (at most 3, statuses
+ * ignored) and PMPI_Barrier, which, while agents run, serve the operations
+ * that come for this process as they wait (the agent then need not wake),
+ * and with hy.yield poll the host, yielding the CPU in between.  Host
+ * classes.
  */
-int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st);
+int hy_ship_wait(int n, MPI_Request *req);
 int hy_ship_barrier(MPI_Comm comm);
 
 struct mpirma_rma_args;

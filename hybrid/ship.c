@@ -43,6 +43,9 @@
  * an operation complete early).  The origin's
  * receive of a reply is posted before the operation is sent, both under
  * one lock, so replies, which come back in sending order, match them.
+ * The agent's side receives into a buffer posted ahead (inbox_post), so
+ * that a waiting thread tests for its own replies and for messages to
+ * serve at once.
  */
 #define _GNU_SOURCE		/* pthread_setname_np */
 #include <errno.h>
@@ -58,15 +61,20 @@
 
 #define HY_TAG_OP	0x5348	/* origin -> agent: an operation */
 #define HY_TAG_REPLY	0x5349	/* agent -> origin: status (and result) */
+#define HY_TAG_LONG	0x534a	/* origin -> agent: a long message's bytes */
 #define HY_TAG_GRANT	0x6000	/* agent -> origin: a lock, + the slot */
 #define HY_KIND_LOCK	0x100	/* a message on HY_TAG_OP: lock (op: type) */
 #define HY_KIND_UNLOCK	0x101	/* ... unlock */
+#define HY_KIND_LONG	0x102	/* ... the next HY_TAG_LONG one is the
+				   message, of nelem bytes */
 #define HY_LOCK_SHARED	1
 #define HY_LOCK_EXCL	2
 #define HY_QUIT		UINT32_MAX	/* slot of the message that stops the agent */
 #define HY_PENDING_MAX	1024	/* acknowledgements kept before waiting */
 #define HY_BATCH_OPS	256	/* accumulates per message, at most ... */
 #define HY_BATCH_BYTES	65536	/* ... and bytes (one larger goes alone) */
+#define HY_INBOX_BYTES	HY_BATCH_BYTES	/* a longer message: HY_KIND_LONG */
+#define HY_WAIT_MAX	3	/* requests of one hy_ship_wait, at most */
 #define HY_REC_RUN	1	/* ship_hdr.flags: a run of entries (batches only) */
 #define HY_RUN_BYTES	512	/* origin data of one entry, at most */
 #define HY_IDLE_MIN_NS	2000	/* the agent's sleeps between polls: 2 us ... */
@@ -182,7 +190,9 @@ static struct {
 	struct run_key *keys;		/* a run's entries by target offset */
 	uint32_t nops;
 	bool quit;			/* HY_QUIT has come */
-} serving;
+	MPI_Request inbox;		/* the receive of the next message */
+	struct ship_hdr *inbox_buf;	/* ... into HY_INBOX_BYTES */
+} serving = { .inbox = MPI_REQUEST_NULL };
 
 /* Program threads in an assisted wait (atomic): they serve, the agent rests. */
 static int waiters;
@@ -662,55 +672,105 @@ static long long clamp_ns(long long ns, long long lo, long long hi)
 }
 
 /*
- * Receives and applies the next message, if one has come, and replies.
- * Returns 1 when it served one, 0 when none had come, -1 at HY_QUIT or
- * when the host failed.  serve_mutex held.  Out of memory it ends the job:
- * an origin would otherwise wait for its reply forever.
+ * The inbox: a receive of the next message from any origin, posted ahead,
+ * so that a waiting program thread tests its own requests and the inbox
+ * with one call of the host (hy_ship_wait), where a probe beside them cost
+ * a second pass of the host's progress engine each round.  A message
+ * longer than the inbox comes as a HY_KIND_LONG header, then its bytes on
+ * HY_TAG_LONG (send_msg).  Posts the receive unless it is posted or
+ * HY_QUIT has come; serve_mutex held.  Out of memory it ends the job.
  */
-static int serve_next(void)
+static int inbox_post(void)
 {
-	struct ship_hdr *h;
-	MPI_Message m;
-	MPI_Status st;
-	int flag = 0, n = 0, rlen, status;
+	if (serving.inbox != MPI_REQUEST_NULL || serving.quit)
+		return MPI_SUCCESS;
+	if (!serving.inbox_buf) {
+		serving.inbox_buf = malloc(HY_INBOX_BYTES);
+		if (!serving.inbox_buf)
+			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+	}
+	return PMPI_Irecv(serving.inbox_buf, HY_INBOX_BYTES, MPI_BYTE,
+			  MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm,
+			  &serving.inbox);
+}
+
+/*
+ * Applies the message the inbox received (@st its status), and replies.
+ * Returns 1, or -1 at HY_QUIT or when the host failed.  serve_mutex held;
+ * the inbox is not posted again yet.  Out of memory it ends the job: an
+ * origin would otherwise wait for its reply forever.
+ */
+static int serve_arrived(const MPI_Status *st)
+{
+	struct ship_hdr *h = serving.inbox_buf, *lng = NULL;
+	int n = 0, rlen, status, origin = st->MPI_SOURCE;
 	uint32_t index;
 
-	if (serving.quit)
+	PMPI_Get_count(st, MPI_BYTE, &n);
+	if (n == (int)sizeof(*h) && h->slot == HY_QUIT) {
+		serving.quit = true;
 		return -1;
-	if (PMPI_Improbe(MPI_ANY_SOURCE, HY_TAG_OP, hy.ship_comm, &flag, &m,
-			 &st) != MPI_SUCCESS)
-		return -1;
-	if (!flag)
-		return 0;
-	PMPI_Get_count(&st, MPI_BYTE, &n);
-	h = malloc(n > (int)sizeof(*h) ? (size_t)n : sizeof(*h));
+	}
+	if (n == (int)sizeof(*h) && h->kind == HY_KIND_LONG) {
+		if (h->nelem > INT_MAX)
+			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_INTERN);
+		n = (int)h->nelem;
+		lng = malloc((size_t)n);
+		if (!lng)
+			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+		/* sent right after the header: it is on its way */
+		if (PMPI_Recv(lng, n, MPI_BYTE, origin, HY_TAG_LONG,
+			      hy.ship_comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+			free(lng);
+			return -1;
+		}
+		h = lng;
+	}
 	if (!serving.reply) {
 		serving.cap = sizeof(struct ship_reply);
 		serving.reply = malloc(serving.cap);
-	}
-	if (!h || !serving.reply)
-		PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-	PMPI_Mrecv(h, n, MPI_BYTE, &m, &st);
-	if (n >= (int)sizeof(*h) && h->slot == HY_QUIT) {
-		free(h);
-		serving.quit = true;
-		return -1;
+		if (!serving.reply)
+			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
 	}
 	agent_stats.messages++;
 	if (n == (int)sizeof(*h) && (h->kind == HY_KIND_LOCK ||
 				     h->kind == HY_KIND_UNLOCK)) {
-		serve_lock(h, st.MPI_SOURCE);
-		free(h);
+		serve_lock(h, origin);
 		return 1;
 	}
 	status = serve(h, (size_t)n, &serving.reply, &serving.cap, &rlen,
 		       &index);
+	free(lng);
 	serving.reply->status = status;
 	serving.reply->index = index;
-	PMPI_Send(serving.reply, rlen, MPI_BYTE, st.MPI_SOURCE, HY_TAG_REPLY,
+	PMPI_Send(serving.reply, rlen, MPI_BYTE, origin, HY_TAG_REPLY,
 		  hy.ship_comm);
-	free(h);
 	return 1;
+}
+
+static void agent_sleep(long long ns)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Receives and applies the next message, if one has come, and replies.
+ * Returns 1 when it served one, 0 when none had come, -1 at HY_QUIT or
+ * when the host failed.  serve_mutex held.
+ */
+static int serve_next(void)
+{
+	MPI_Status st;
+	int flag = 0;
+
+	if (serving.quit)
+		return -1;
+	if (inbox_post() != MPI_SUCCESS ||
+	    PMPI_Test(&serving.inbox, &flag, &st) != MPI_SUCCESS)
+		return -1;
+	return flag ? serve_arrived(&st) : 0;
 }
 
 /*
@@ -723,19 +783,27 @@ static void *agent(void *unused)
 	static long long round_ns = HY_IDLE_MIN_NS;	/* the agent's alone */
 	long long born = clock_ns(CLOCK_MONOTONIC);
 	long long sleep_ns = 0, t, cpu, last_cpu = -1, cost;
-	struct timespec ts;
 	int got;
 
 	(void)unused;
 	for (;;) {
-		t = clock_ns(CLOCK_MONOTONIC);
-		got = 0;
-		/* a waiting program thread polls anyway: no need to take its CPU */
-		if (!__atomic_load_n(&waiters, __ATOMIC_RELAXED)) {
-			pthread_mutex_lock(&serve_mutex);
-			got = serve_next();
-			pthread_mutex_unlock(&serve_mutex);
+		if (__atomic_load_n(&waiters, __ATOMIC_RELAXED)) {
+			/*
+			 * A waiting program thread serves: the agent keeps
+			 * off its CPU, in the longest sleep, which is no round
+			 * to measure (rounds of nothing shortened the sleeps to
+			 * a wake-up every 0.2-0.4 ms of the wait, each taken
+			 * from the waiting thread on a VM of one CPU).
+			 */
+			sleep_ns = HY_IDLE_MAX_NS;
+			last_cpu = -1;
+			agent_sleep(sleep_ns);
+			continue;
 		}
+		t = clock_ns(CLOCK_MONOTONIC);
+		pthread_mutex_lock(&serve_mutex);
+		got = serve_next();
+		pthread_mutex_unlock(&serve_mutex);
 		if (got < 0)
 			break;
 		if (got) {
@@ -756,30 +824,11 @@ static void *agent(void *unused)
 				    HY_IDLE_MIN_NS,
 				    clamp_ns(HY_IDLE_SHARE * round_ns,
 					     HY_IDLE_MIN_NS, HY_IDLE_MAX_NS));
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)sleep_ns;
-		nanosleep(&ts, NULL);
+		agent_sleep(sleep_ns);
 	}
 	agent_stats.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	agent_stats.wall_ns = clock_ns(CLOCK_MONOTONIC) - born;
 	return NULL;
-}
-
-/*
- * A program thread waiting in the layer serves what has come, unless
- * another thread is serving.  A process waiting in a barrier or for a
- * reply polls the host anyway: serving there answers a remote origin
- * without waking the agent, which in a VM of one CPU meant waiting for
- * the waiting thread's time slice to end or the agent's sleep, a
- * millisecond or more per remote operation (make bench-2node).
- */
-static void assist(void)
-{
-	if (pthread_mutex_trylock(&serve_mutex))
-		return;
-	while (serve_next() > 0)
-		agent_stats.assisted++;
-	pthread_mutex_unlock(&serve_mutex);
 }
 
 /* Waits poll the host: to serve the agent's messages, or to yield. */
@@ -788,19 +837,62 @@ static bool waits_poll(void)
 	return hy.agent || hy.yield;
 }
 
-int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st)
+/*
+ * One round of a wait for @req[0..@n-1], which the host sets to
+ * MPI_REQUEST_NULL as they complete: a program thread waiting in the layer
+ * serves what has come, unless another thread is serving, testing the
+ * inbox with its own requests in one call of the host.  A process
+ * waiting in a barrier or for a reply polls the host anyway: serving there
+ * answers a remote origin without waking the agent, which in a VM of one
+ * CPU meant waiting for the waiting thread's time slice to end or the
+ * agent's sleep, a millisecond or more per remote operation (make
+ * bench-2node).  Returns the host's error, or MPI_SUCCESS.
+ */
+static int wait_round(int n, MPI_Request *req)
 {
-	int flag = 0, ret;
+	MPI_Request all[HY_WAIT_MAX + 1];
+	MPI_Status st[HY_WAIT_MAX + 1];
+	int idx[HY_WAIT_MAX + 1], out = 0, flag, ret;
+
+	if (!hy.agent || pthread_mutex_trylock(&serve_mutex))
+		return PMPI_Testall(n, req, &flag, st);
+	ret = inbox_post();
+	if (ret != MPI_SUCCESS || serving.inbox == MPI_REQUEST_NULL) {
+		/* HY_QUIT has come: the agent is stopping */
+		pthread_mutex_unlock(&serve_mutex);
+		return ret ? ret :
+		       PMPI_Testall(n, req, &flag, st);
+	}
+	memcpy(all, req, sizeof(*req) * (size_t)n);
+	all[n] = serving.inbox;
+	ret = PMPI_Testsome(n + 1, all, &out, idx, st);
+	memcpy(req, all, sizeof(*req) * (size_t)n);
+	serving.inbox = all[n];
+	for (int k = 0; ret == MPI_SUCCESS && k < out; k++)
+		if (idx[k] == n) {
+			serve_arrived(&st[k]);
+			agent_stats.assisted++;
+		}
+	pthread_mutex_unlock(&serve_mutex);
+	return ret;
+}
+
+int hy_ship_wait(int n, MPI_Request *req)
+{
+	MPI_Status st[HY_WAIT_MAX];
+	int ret = MPI_SUCCESS, k;
 
 	if (!waits_poll())
 		return PMPI_Waitall(n, req, st);
 	__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
 	for (;;) {
-		ret = PMPI_Testall(n, req, &flag, st);
-		if (ret != MPI_SUCCESS || flag)
+		for (k = 0; k < n && req[k] == MPI_REQUEST_NULL; k++)
+			;
+		if (k == n)
 			break;
-		if (hy.agent)
-			assist();
+		ret = wait_round(n, req);
+		if (ret != MPI_SUCCESS)
+			break;
 		if (hy.yield)
 			sched_yield();
 	}
@@ -811,13 +903,12 @@ int hy_ship_wait(int n, MPI_Request *req, MPI_Status *st)
 int hy_ship_barrier(MPI_Comm comm)
 {
 	MPI_Request req;
-	MPI_Status st;
 	int ret;
 
 	if (!waits_poll())
 		return PMPI_Barrier(comm);
 	ret = PMPI_Ibarrier(comm, &req);
-	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req, &st);
+	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req);
 }
 
 int hy_ship_start(void)
@@ -864,6 +955,8 @@ void hy_ship_stop(bool report)
 	hy.span = false;
 	hy.agent = false;
 	free(serving.reply);
+	free(serving.inbox_buf);
+	serving.inbox_buf = NULL;
 	free(serving.ops);
 	free(serving.first);
 	free(serving.blocks);
@@ -935,9 +1028,7 @@ void hy_ship_close(struct hy_win *w)
 /* A reply's receive and its operation's send, completed. */
 static void wait2(MPI_Request *req)
 {
-	MPI_Status st[2];
-
-	hy_ship_wait(2, req, st);
+	hy_ship_wait(2, req);
 }
 
 /* A failed shipped operation as the host's class (takes hy.lock). */
@@ -1023,13 +1114,19 @@ static int keep(struct hy_win *w, const struct hy_pending *p)
 static void send_msg(struct hy_win *w, int target, void *msg, size_t len,
 		     struct ship_reply *reply, int rlen, MPI_Request *req)
 {
-	int peer = w->span->world[target];
+	struct ship_hdr lng = { .kind = HY_KIND_LONG, .nelem = len };
+	int peer = w->span->world[target], tag = HY_TAG_OP;
 
 	pthread_mutex_lock(&order_lock);
 	PMPI_Irecv(reply, rlen, MPI_BYTE, peer, HY_TAG_REPLY, hy.ship_comm,
 		   &req[0]);
-	PMPI_Isend(msg, (int)len, MPI_BYTE, peer, HY_TAG_OP, hy.ship_comm,
-		   &req[1]);
+	if (len > HY_INBOX_BYTES) {
+		/* longer than the agent's inbox: a header first (inbox_post) */
+		PMPI_Send(&lng, sizeof(lng), MPI_BYTE, peer, HY_TAG_OP,
+			  hy.ship_comm);
+		tag = HY_TAG_LONG;
+	}
+	PMPI_Isend(msg, (int)len, MPI_BYTE, peer, tag, hy.ship_comm, &req[1]);
 	pthread_mutex_unlock(&order_lock);
 }
 
@@ -1239,12 +1336,11 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 	}
 	for (int t = first; t < last && !ret; t++) {
 		MPI_Request req;
-		MPI_Status st;
 
 		ret = PMPI_Irecv(NULL, 0, MPI_BYTE, sp->world[t],
 				 HY_TAG_GRANT + sp->slot[t], hy.ship_comm, &req);
 		if (ret == MPI_SUCCESS)
-			ret = hy_ship_wait(1, &req, &st);
+			ret = hy_ship_wait(1, &req);
 	}
 	return ret;
 }

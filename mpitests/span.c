@@ -23,6 +23,9 @@
  *    layer ships as runs, applied as one kernel operation when disjoint):
  *    scattered distinct elements, one element again and again, an op, a
  *    kind or a count that changes, every result exact and in issue order;
+ *  - operations longer than the layer's messages to an agent (a put, an
+ *    accumulate REPLACE and a get_accumulate of LONG longs, between small
+ *    batched accumulates on the same elements): in issue order, exact;
  *  - completion: flush (a message after it finds the data at the target),
  *    fence, and post/start/complete/wait;
  *  - errors: accumulate-like operations outside any epoch fail with
@@ -39,7 +42,8 @@
  * errors=0: no error checks (MPIRMA_SPAN_ACCUMULATE=host leaves the
  * accumulates' errors to the host MPI, which reports what it reports).
  * runs=0: no runs test (MPICH 4.0.2 gets it wrong when it applies the
- * accumulates itself).
+ * accumulates itself); long=0: no long operations test (Open MPI 4.1's
+ * osc pt2pt and MPICH 4.0.2 break their accumulate ordering there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +62,11 @@ enum {
 };
 
 #define RUN	96	/* longs per origin rank in the runs test */
+#define LONG	16384	/* longs per origin rank in the long test: 128 KiB */
 
 static int nslots;		/* S_ORDER + 2 * size: order, then fence, */
-static int run_base;		/* ... then RUN per rank: runs */
+static int run_base;		/* ... then RUN per rank: runs, */
+static int long_base;		/* ... then LONG per rank: long operations */
 
 /* The window under test: its memory and its targets. */
 struct span {
@@ -439,6 +445,83 @@ static void test_runs(struct span *w)
 }
 
 /*
+ * Operations longer than one message to an agent: a put read back, then
+ * in one epoch, unflushed, a small SUM on the first element, a REPLACE of
+ * all LONG, small SUMs on the first and last, and a get_accumulate SUM of
+ * all LONG, which must see them applied in that order
+ * (accumulate_ordering), on each origin's own LONG longs of each target.
+ */
+static void test_long(struct span *w)
+{
+	long *v = malloc(2 * LONG * sizeof(long)), *got = v + LONG;
+	long five = 5, ones = 1, want;
+	int r = mtest_rank;
+
+	mtest_section("long operations");
+	CHECK(v != NULL, "out of memory");
+	if (!v)
+		return;
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	for (int i = 0; i < 2; i++) {
+		int t = target(i);
+		MPI_Aint d = at(w, t, long_base + LONG * r);
+
+		for (int e = 0; e < LONG; e++)
+			v[e] = 3L * e - r;
+		CHECK_MPI(MPI_Put(v, LONG, MPI_LONG, t, d, LONG, MPI_LONG,
+				  w->win));
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		CHECK_MPI(MPI_Get(got, LONG, MPI_LONG, t, d, LONG, MPI_LONG,
+				  w->win));
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		CHECK(!memcmp(v, got, LONG * sizeof(long)), "long put to "
+		      "rank %d: read back differs", t);
+
+		CHECK_MPI(MPI_Accumulate(&ones, 1, MPI_LONG, t, d, 1,
+					 MPI_LONG, MPI_SUM, w->win));
+		for (int e = 0; e < LONG; e++)
+			v[e] = e + 7L * r;
+		CHECK_MPI(MPI_Accumulate(v, LONG, MPI_LONG, t, d, LONG,
+					 MPI_LONG, MPI_REPLACE, w->win));
+		CHECK_MPI(MPI_Accumulate(&five, 1, MPI_LONG, t, d, 1,
+					 MPI_LONG, MPI_SUM, w->win));
+		CHECK_MPI(MPI_Accumulate(&five, 1, MPI_LONG, t,
+					 at(w, t, long_base + LONG * r +
+					    LONG - 1), 1, MPI_LONG, MPI_SUM,
+					 w->win));
+		for (int e = 0; e < LONG; e++)
+			v[e] = 1;
+		CHECK_MPI(MPI_Get_accumulate(v, LONG, MPI_LONG, got, LONG,
+					     MPI_LONG, t, d, LONG, MPI_LONG,
+					     MPI_SUM, w->win));
+		CHECK_MPI(MPI_Win_flush(t, w->win));
+		for (int e = 0; e < LONG; e++) {
+			want = e + 7L * r + (e == 0 || e == LONG - 1) * 5;
+			if (!CHECK(got[e] == want, "long get_accumulate from "
+				   "rank %d, element %d: %ld, want %ld", t, e,
+				   got[e], want))
+				break;
+		}
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (int o = 0; o < mtest_size; o++) {
+		const long *m = &w->mem[long_base + LONG * o];
+
+		if (mtest_rank != target(0) && mtest_rank != target(1))
+			break;
+		for (int e = 0; e < LONG; e++) {
+			want = e + 7L * o + (e == 0 || e == LONG - 1) * 5 + 1;
+			if (!CHECK(m[e] == want, "long operations of origin "
+				   "%d, element %d: %ld, want %ld", o, e,
+				   m[e], want))
+				break;
+		}
+	}
+	free(v);
+}
+
+/*
  * Completion: after MPI_Win_flush the data is at the target (a message
  * sent after it finds it there); after a fence, and after wait, every
  * origin's puts and accumulates are.
@@ -619,15 +702,17 @@ int main(int argc, char **argv)
 	static const int flavors[] = { MPI_WIN_FLAVOR_ALLOCATE,
 				       MPI_WIN_FLAVOR_CREATE,
 				       MPI_WIN_FLAVOR_DYNAMIC };
-	int expect = -1, errors, runs;
+	int expect = -1, errors, runs, lng;
 	struct span w;
 
 	mtest_init(&argc, &argv, "span");
 	expect = arg(argc, argv, "span");
 	errors = arg(argc, argv, "errors") != 0;
 	runs = arg(argc, argv, "runs") != 0;
+	lng = arg(argc, argv, "long") != 0;
 	run_base = S_ORDER + 2 * mtest_size;
-	nslots = run_base + RUN * mtest_size;
+	long_base = run_base + RUN * mtest_size;
+	nslots = long_base + LONG * mtest_size;
 	for (size_t f = 0; f < sizeof(flavors) / sizeof(flavors[0]); f++) {
 		open_span(&w, flavors[f], expect);
 		if (f == 0) {
@@ -635,6 +720,8 @@ int main(int argc, char **argv)
 			test_ordering(&w);
 			if (runs)
 				test_runs(&w);
+			if (lng)
+				test_long(&w);
 			if (errors)
 				test_errors(&w);
 		} else {
