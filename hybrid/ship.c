@@ -791,9 +791,10 @@ static void *agent(void *unused)
 			/*
 			 * A waiting program thread serves: the agent keeps
 			 * off its CPU, in the longest sleep, which is no round
-			 * to measure (rounds of nothing shortened the sleeps to
-			 * a wake-up every 0.2-0.4 ms of the wait, each taken
-			 * from the waiting thread on a VM of one CPU).
+			 * to measure (rounds that do nothing cost little, and
+			 * sized from them the sleeps shrank to a small part of
+			 * 2 ms, each wake-up taken from the waiting thread on
+			 * a VM of one CPU).
 			 */
 			sleep_ns = HY_IDLE_MAX_NS;
 			last_cpu = -1;
