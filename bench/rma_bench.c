@@ -17,7 +17,10 @@
  *   batched     every rank: B accumulates of one double per flush, to
  *               scattered elements (B = 64, 1024)               [op/s]
  *   latency     rank 1 alone, one operation of 8 bytes per flush: accumulate,
- *               get_accumulate, fetch_and_op, compare_and_swap, put, get [us]
+ *               get_accumulate, fetch_and_op, compare_and_swap, put, get [us];
+ *               and pingpong, the floor under them: rank 1 sends 8 bytes to
+ *               rank 0 and waits for them back, on the MPI's point to point
+ *               (no window: the same row beside each flavor)         [us]
  *   bandwidth   MPI_Accumulate(SUM, double) of S bytes, every rank into the
  *               same range; MPI_Put of S bytes, every rank into its own
  *               range; S = 4 KiB .. 4 MiB                         [GB/s]
@@ -78,7 +81,7 @@ static const char *const workload_names[NR_WORKLOADS] = {
 /* What one repetition does; see the header comment. */
 enum kind {
 	K_CONTENDED, K_SCATTER, K_DISJOINT,
-	K_ACC, K_GET_ACC, K_FETCH_OP, K_CAS, K_PUT, K_GET,
+	K_ACC, K_GET_ACC, K_FETCH_OP, K_CAS, K_PUT, K_GET, K_PINGPONG,
 	K_BW_ACC, K_BW_PUT,
 	K_THR_DISJOINT, K_THR_SAME,
 };
@@ -86,8 +89,19 @@ enum kind {
 static const char *const latency_names[] = {
 	[K_ACC] = "accumulate", [K_GET_ACC] = "get_accumulate",
 	[K_FETCH_OP] = "fetch_and_op", [K_CAS] = "compare_and_swap",
-	[K_PUT] = "put", [K_GET] = "get",
+	[K_PUT] = "put", [K_GET] = "get", [K_PINGPONG] = "pingpong",
 };
+
+/* The latency rows: microseconds per operation. */
+static bool is_latency(enum kind k)
+{
+	return k >= K_ACC && k <= K_PINGPONG;
+}
+
+/* Pingpong's messages, on a communicator of its own. */
+enum { TAG_PING = 1, TAG_PONG, TAG_STOP };
+static MPI_Comm pp_comm = MPI_COMM_NULL;
+static uint64_t pp_echoed;	/* rank 0: pings echoed in the repetition */
 
 /* The value the get latency reads back: set by the target before. */
 #define GET_MARK	42.5
@@ -535,6 +549,8 @@ static uint64_t origin_loop(const struct cell *c, const struct win *wn, double *
 		case K_THR_DISJOINT:
 		case K_THR_SAME:
 			break;		/* threads_loop()'s */
+		case K_PINGPONG:
+			break;		/* pingpong_loop()'s */
 		}
 		MPI_Win_flush(0, w);
 		/* what came back must be what the serial order implies */
@@ -593,6 +609,13 @@ static bool check_target(const struct cell *c, const struct win *wn, const uint6
 	case K_GET:
 		if (v[0] != GET_MARK) {
 			snprintf(why, whylen, "a get changed the target to %.17g", v[0]);
+			return false;
+		}
+		return true;
+	case K_PINGPONG:
+		if (pp_echoed != total) {
+			snprintf(why, whylen, "rank 0 echoed %" PRIu64 " pings of %" PRIu64,
+				 pp_echoed, total);
 			return false;
 		}
 		return true;
@@ -705,6 +728,44 @@ static void *thread_loop(void *p)
 }
 
 /*
+ * Pingpong's origin: 8 bytes to rank 0 and back, until its clock says the
+ * repetition is over, then a stop; counts echoes that differ in *@bad.
+ */
+static uint64_t pingpong_loop(double rep_time, double *elapsed, uint64_t *bad)
+{
+	double v = 0, back, t0 = now(), t;
+	uint64_t ops = 0;
+
+	do {
+		v = (double)ops;
+		MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_PING, pp_comm);
+		MPI_Recv(&back, 1, MPI_DOUBLE, 0, TAG_PONG, pp_comm, MPI_STATUS_IGNORE);
+		*bad += back != v;
+		ops++;
+		t = now();
+	} while (t - t0 < rep_time);
+	MPI_Send(&v, 0, MPI_DOUBLE, 0, TAG_STOP, pp_comm);
+	*elapsed = t - t0;
+	return ops;
+}
+
+/* Pingpong at rank 0: echoes rank @origin's pings until its stop. */
+static void pingpong_echo(int origin)
+{
+	MPI_Status st;
+	double v;
+
+	pp_echoed = 0;
+	for (;;) {
+		MPI_Recv(&v, 1, MPI_DOUBLE, origin, MPI_ANY_TAG, pp_comm, &st);
+		if (st.MPI_TAG == TAG_STOP)
+			break;
+		MPI_Send(&v, 1, MPI_DOUBLE, origin, TAG_PONG, pp_comm);
+		pp_echoed++;
+	}
+}
+
+/*
  * The origin of the threaded workload: c->norigins threads in one lock_all
  * epoch; their counts go to @per (MAX_THREADS), the sum is returned.
  */
@@ -755,8 +816,12 @@ static double one_rep(const struct cell *c, const struct win *wn, double *src, d
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (origin && threaded)
 		ops = threads_loop(c, wn, rep_time, &elapsed, per);
+	else if (origin && c->kind == K_PINGPONG)
+		ops = pingpong_loop(rep_time, &elapsed, &bad);
 	else if (origin)
 		ops = origin_loop(c, wn, src, rep_time, &elapsed, &bad);
+	else if (c->kind == K_PINGPONG && rank == 0)
+		pingpong_echo(c->first);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (threaded)
 		MPI_Reduce(per, thread_ops, MAX_THREADS, MPI_UINT64_T, MPI_SUM, 0,
@@ -781,7 +846,7 @@ static double one_rep(const struct cell *c, const struct win *wn, double *src, d
 				c->workload, flavor_names[wn->fl], c->norigins, why);
 		for (r = 0; r < nranks; r++)
 			total += all[r];
-		if (c->kind >= K_ACC && c->kind <= K_GET)
+		if (is_latency(c->kind))
 			fig = maxel / (double)total * 1e6;		/* us per op */
 		else if (c->kind == K_BW_ACC || c->kind == K_BW_PUT)
 			fig = (double)total * (double)c->bytes / maxel / 1e9;	/* GB/s */
@@ -812,7 +877,7 @@ static void run_cell(const struct cell *c, const struct win *wn, double *src)
 	}
 	if (rank != 0 || n == 0)
 		return;
-	if (c->kind >= K_ACC && c->kind <= K_GET) {
+	if (is_latency(c->kind)) {
 		metric = "latency";
 		unit = "us";
 	} else if (c->kind == K_BW_ACC || c->kind == K_BW_PUT) {
@@ -889,7 +954,9 @@ static void run_flavor(enum flavor fl, double *src)
 				   opt.batches[i] };
 		run_cell(&c, &wn, src);
 	}
-	for (k = K_ACC; opt.wl[W_LATENCY] && k <= K_GET; k++) {
+	for (k = K_ACC; opt.wl[W_LATENCY] && k <= K_PINGPONG; k++) {
+		if (k == K_PINGPONG && nranks < 2)
+			break;		/* no other rank to echo */
 		snprintf(names[nn], sizeof(names[nn]), "latency_%s", latency_names[k]);
 		/* one origin alone, so that the target is another process */
 		c = (struct cell){ k, names[nn++], one, 1, 8, 1 };
@@ -960,6 +1027,7 @@ int main(int argc, char **argv)
 	/* the impl column, fixed once */
 	opt.impl = detect_impl(version);
 	find_origins();
+	MPI_Comm_dup(MPI_COMM_WORLD, &pp_comm);
 
 	csv = stdout;
 	if (rank == 0 && opt.csv) {
@@ -987,6 +1055,7 @@ int main(int argc, char **argv)
 			run_flavor(f, src);
 	free(src);
 
+	MPI_Comm_free(&pp_comm);
 	MPI_Bcast(&wrong, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
 	total_wrong = wrong;
 	if (rank == 0) {
