@@ -125,6 +125,37 @@ static int join_job(void)
 	return MPI_SUCCESS;
 }
 
+/*
+ * How long a waiting receive polls before it sleeps in the kernel
+ * (mpirma_msg_recv): MPIRMA_SPIN_US, else 50 us where every rank of the job
+ * can have a CPU of this node, else 0 (a polling rank would take the CPU
+ * of the rank it waits for).  A peer that answers at once does so within a
+ * few microseconds, while a sleep and its wake-up cost tens of microseconds
+ * on a node and hundreds in an emulated VM (rma_bench's latency_pingpong).
+ */
+#define SPIN_US_DEFAULT	50
+#define SPIN_US_MAX	1000000
+
+static int spin_setting(void)
+{
+	const char *v = getenv("MPIRMA_SPIN_US");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int us;
+
+	if (!v || !*v) {
+		mpirma_proc.spin_ns = cpus >= mpirma_proc.size ?
+				      SPIN_US_DEFAULT * 1000L : 0;
+		return MPI_SUCCESS;
+	}
+	us = parse_nonneg(v);
+	if (us < 0 || us > SPIN_US_MAX)
+		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_SPIN_US=%s is not a "
+				  "number of microseconds from 0 to %d", v,
+				  SPIN_US_MAX);
+	mpirma_proc.spin_ns = us * 1000L;
+	return MPI_SUCCESS;
+}
+
 static int init(int required, int *provided, const char *fn)
 {
 	int ret;
@@ -135,6 +166,8 @@ static int init(int required, int *provided, const char *fn)
 				    mpirma_proc.state == MPIRMA_STATE_RUNNING ?
 				    "initialized" : "finalized");
 	ret = join_job();
+	if (!ret)
+		ret = spin_setting();
 	if (ret)
 		return mpirma_raise(ret, fn, NULL);
 
