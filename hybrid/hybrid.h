@@ -375,6 +375,18 @@ void hy_ship_close(struct hy_win *w);
 int hy_ship_wait(int n, MPI_Request *req);
 int hy_ship_barrier(MPI_Comm comm);
 
+/*
+ * PMPI_Recv, serving in the same way until a probe finds its message.  A
+ * receive the program posted earlier matches its message as it arrives,
+ * before any probe sees it, and the receive then takes the earliest
+ * message that matches, the one the probe saw, so the standard's matching
+ * order holds.  (Were another thread to take that message first, the
+ * receive would wait in the host for the next one, as it would have
+ * anyway, served by the agent meanwhile.)  Host classes.
+ */
+int hy_ship_recv(void *buf, int count, MPI_Datatype type, int source,
+		 int tag, MPI_Comm comm, MPI_Status *status);
+
 struct mpirma_rma_args;
 
 /*

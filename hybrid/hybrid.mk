@@ -110,8 +110,10 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 # The same tests in one program, for lists that run several per launch
 # (NAME+NAME in hybrid/list: each launch costs seconds in the VM):
 # mpitests/lib/suite.c calls each test's main, renamed mtest_main_NAME.
-# The members take no arguments.
-HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount
+# The members take no arguments.  The suites depend on this file, which
+# lists them: a member added to a built tree is linked in.
+HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount \
+	p2p
 HY_SUITE_OBJ := $(B)/obj/hybrid-suite
 
 define hybrid_suite
@@ -122,7 +124,7 @@ $(HY_SUITE_OBJ)/$(1)/%.o: mpitests/%.c $(wildcard mpitests/lib/*.h)
 
 $(HY_STAGE)/$(1)/suite: mpitests/lib/suite.c $(HY_TEST_SUPPORT) \
 		$(addprefix $(HY_SUITE_OBJ)/$(1)/,$(addsuffix .o,$(HY_SUITE))) \
-		$(wildcard mpitests/lib/*.h)
+		$(wildcard mpitests/lib/*.h) hybrid/hybrid.mk
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) \
 		'-DMTEST_SUITE_TESTS=$(foreach t,$(HY_SUITE),X($(t)))' -o $$@.tmp \

@@ -864,10 +864,12 @@ static int wait_round(int n, MPI_Request *req)
 		return ret ? ret :
 		       PMPI_Testall(n, req, &flag, st);
 	}
-	memcpy(all, req, sizeof(*req) * (size_t)n);
+	if (n)
+		memcpy(all, req, sizeof(*req) * (size_t)n);
 	all[n] = serving.inbox;
 	ret = PMPI_Testsome(n + 1, all, &out, idx, st);
-	memcpy(req, all, sizeof(*req) * (size_t)n);
+	if (n)
+		memcpy(req, all, sizeof(*req) * (size_t)n);
 	serving.inbox = all[n];
 	for (int k = 0; ret == MPI_SUCCESS && k < out; k++)
 		if (idx[k] == n) {
@@ -910,6 +912,52 @@ int hy_ship_barrier(MPI_Comm comm)
 		return PMPI_Barrier(comm);
 	ret = PMPI_Ibarrier(comm, &req);
 	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req);
+}
+
+/*
+ * Are @source, @tag and @comm a receive's that a probe takes without an
+ * error?  Else PMPI_Recv reports them itself (a probe's error would name
+ * another call).
+ */
+static bool probe_args_ok(int source, int tag, MPI_Comm comm)
+{
+	int inter = 0, size = 0;
+
+	if (comm == MPI_COMM_NULL || (tag < 0 && tag != MPI_ANY_TAG))
+		return false;
+	if (source == MPI_ANY_SOURCE)
+		return true;
+	if (source < 0 || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+		return false;
+	if ((inter ? PMPI_Comm_remote_size(comm, &size) :
+		     PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+		return false;
+	return source < size;
+}
+
+int hy_ship_recv(void *buf, int count, MPI_Datatype type, int source,
+		 int tag, MPI_Comm comm, MPI_Status *status)
+{
+	int flag = 0, ret = MPI_SUCCESS;
+
+	if (waits_poll() && probe_args_ok(source, tag, comm)) {
+		__atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
+		for (;;) {
+			ret = PMPI_Iprobe(source, tag, comm, &flag,
+					  MPI_STATUS_IGNORE);
+			if (ret != MPI_SUCCESS || flag)
+				break;
+			ret = wait_round(0, NULL);
+			if (ret != MPI_SUCCESS)
+				break;
+			if (hy.yield)
+				sched_yield();
+		}
+		__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
+		if (ret != MPI_SUCCESS)
+			return ret;
+	}
+	return PMPI_Recv(buf, count, type, source, tag, comm, status);
 }
 
 int hy_ship_start(void)

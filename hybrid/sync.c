@@ -517,14 +517,3 @@ int MPI_Win_test(MPI_Win win, int *flag)
 		return PMPI_Win_test(win, flag);
 	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");
 }
-
-/*
- * The program's barrier: while agents run, this process serves the
- * operations that come for it as it waits (hy_ship_barrier), as the host's
- * own one-sided progress would in its barrier, instead of leaving them to
- * the agent's next poll.
- */
-int MPI_Barrier(MPI_Comm comm)
-{
-	return hy_ship_barrier(comm);
-}

@@ -27,7 +27,8 @@
  *    accumulate REPLACE and a get_accumulate of LONG longs, between small
  *    batched accumulates on the same elements): in issue order, exact;
  *  - completion: flush (a message after it finds the data at the target),
- *    fence, and post/start/complete/wait;
+ *    fence, and post/start/complete/wait; and operations to a target that
+ *    waits in MPI_Recv for the message each origin sends after its flush;
  *  - errors: accumulate-like operations outside any epoch fail with
  *    MPI_ERR_RMA_SYNC; an accumulate and a fetch_and_op past the end of
  *    the target's memory fail (at the call or at the flush or fence that
@@ -526,6 +527,46 @@ static void test_long(struct span *w)
  * sent after it finds it there); after a fence, and after wait, every
  * origin's puts and accumulates are.
  */
+/*
+ * Rank 0 waits in MPI_Recv for a message from each other rank, which each
+ * sends after a fetch_and_op to rank 0 and its flush: the operations from
+ * the other node are served while rank 0 waits (under the layer the
+ * waiting thread serves them itself), and each is complete before its
+ * message (after the PSCW epoch above, whose wait completed everything).
+ */
+static void test_recv_serving(struct span *w)
+{
+	long base = w->mem[S_FLUSH], want = 0, got;
+	MPI_Status st;
+
+	mtest_section("served while the target waits in MPI_Recv");
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_Win_lock_all(0, w->win));
+	if (mtest_rank == 0) {
+		for (int k = 1; k < mtest_size; k++) {
+			CHECK_MPI(MPI_Recv(&got, 1, MPI_LONG, MPI_ANY_SOURCE, 8,
+					   MPI_COMM_WORLD, &st));
+			CHECK_EQ(st.MPI_SOURCE, got, "the status's source");
+			CHECK_EQ(st.MPI_TAG, 8, "the status's tag");
+			want += 10 * got;
+		}
+		CHECK_MPI(MPI_Win_sync(w->win));
+		CHECK_EQ(w->mem[S_FLUSH], base + want,
+			 "fetched and added before each message");
+	} else {
+		long add = 10L * mtest_rank, old = -1, me = mtest_rank;
+
+		CHECK_MPI(MPI_Fetch_and_op(&add, &old, MPI_LONG, 0,
+					   at(w, 0, S_FLUSH), MPI_SUM,
+					   w->win));
+		CHECK_MPI(MPI_Win_flush(0, w->win));
+		CHECK(old >= 0, "fetched %ld", old);
+		CHECK_MPI(MPI_Send(&me, 1, MPI_LONG, 0, 8, MPI_COMM_WORLD));
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w->win));
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void test_completion(struct span *w)
 {
 	int right = (mtest_rank + 1) % mtest_size;
@@ -605,6 +646,7 @@ static void test_completion(struct span *w)
 	MPI_Group_free(&others);
 	MPI_Group_free(&world);
 	MPI_Barrier(MPI_COMM_WORLD);
+	test_recv_serving(w);
 }
 
 /* MPI_ERR_RMA_RANGE from @call or from @sync that completes it, no other. */
