@@ -113,8 +113,8 @@ enum mpirma_state {
  *	mpirma_comm_new_context)
  * @job_id: the kernel's job id
  * @query: the kernel's MPIRMA_IOC_QUERY answer (features, page size...)
- * @spin_ns: how long a waiting receive polls its mailbox before it sleeps
- *	in the kernel (mpirma_msg_recv); 0: it sleeps at once
+ * @spin: how long a waiting receive polls its mailbox before it sleeps in
+ *	the kernel (mpirma_msg_recv), in seconds; 0: it sleeps at once
  */
 struct mpirma_proc {
 	int state;
@@ -126,7 +126,7 @@ struct mpirma_proc {
 	uint64_t next_ctx;
 	uint64_t job_id;
 	struct mpirma_query query;
-	long spin_ns;
+	double spin;
 };
 
 extern struct mpirma_proc mpirma_proc;

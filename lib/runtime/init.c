@@ -143,8 +143,8 @@ static int spin_setting(void)
 	int us;
 
 	if (!v || !*v) {
-		mpirma_proc.spin_ns = cpus >= mpirma_proc.size ?
-				      SPIN_US_DEFAULT * 1000L : 0;
+		mpirma_proc.spin = cpus >= mpirma_proc.size ?
+				   SPIN_US_DEFAULT * 1e-6 : 0;
 		return MPI_SUCCESS;
 	}
 	us = parse_nonneg(v);
@@ -152,7 +152,7 @@ static int spin_setting(void)
 		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_SPIN_US=%s is not a "
 				  "number of microseconds from 0 to %d", v,
 				  SPIN_US_MAX);
-	mpirma_proc.spin_ns = us * 1000L;
+	mpirma_proc.spin = us * 1e-6;
 	return MPI_SUCCESS;
 }
 

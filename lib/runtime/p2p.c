@@ -29,7 +29,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime.h"
 #include "datatype.h"
@@ -53,25 +52,17 @@ int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 	return mpirma_ioctl(MPIRMA_IOC_MSG_SEND, &m);
 }
 
-static long long clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
- * A waiting receive first polls for mpirma_proc.spin_ns (init.c says why),
+ * A waiting receive first polls for mpirma_proc.spin (init.c says why),
  * then sleeps in the kernel.  Not with threads: their receives poll anyway
  * (recv_progress()), and a poll here would hold the library lock.
  */
 int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		    void *buf, size_t len, struct mpirma_msg *m)
 {
-	if (!(flags & MPIRMA_MSG_NOWAIT) && mpirma_proc.spin_ns > 0 &&
+	if (!(flags & MPIRMA_MSG_NOWAIT) && mpirma_proc.spin > 0 &&
 	    !mpirma_threads) {
-		long long end = clock_ns() + mpirma_proc.spin_ns;
+		double end = PMPI_Wtime() + mpirma_proc.spin;
 		int ret;
 
 		do {
@@ -79,7 +70,7 @@ int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 					      tag, ctx, buf, len, m);
 			if (ret != -EAGAIN)
 				return ret;
-		} while (clock_ns() < end);
+		} while (PMPI_Wtime() < end);
 	}
 	memset(m, 0, sizeof(*m));
 	m->size = sizeof(*m);
