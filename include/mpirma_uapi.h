@@ -78,6 +78,7 @@
 #define MPIRMA_FEAT_PLACEMENT	(1ULL << 7)	/* WIN_INTERLEAVE, WIN_PLACEMENT, worker */
 #define MPIRMA_FEAT_STATS_ADD	(1ULL << 8)	/* MPIRMA_IOC_WIN_STATS_ADD, direct_ops */
 #define MPIRMA_FEAT_MAP_USER	(1ULL << 9)	/* USER windows mmap-able too (map_user) */
+#define MPIRMA_FEAT_ULOCK	(1ULL << 10)	/* MPIRMA_WIN_ULOCK, MPIRMA_IOC_WIN_LOCK_WAIT */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -175,7 +176,48 @@ enum mpirma_atomicity {
 #define MPIRMA_WIN_NODE		(1U << 1)
 /* ALLOC: the caller's pages go round-robin over the nodes with memory. */
 #define MPIRMA_WIN_INTERLEAVE	(1U << 2)
-#define MPIRMA_WIN_CREATE_FLAGS	(MPIRMA_WIN_CONTIG | MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE)
+/*
+ * Any flavor, all ranks must agree, at most MPIRMA_ULOCK_MAX_RANKS ranks:
+ * the window's passive-target locks live in a lock table the processes map
+ * and take in user space (DOC: user-space locks); MPIRMA_IOC_WIN_LOCK and
+ * _UNLOCK on it fail with EOPNOTSUPP.
+ */
+#define MPIRMA_WIN_ULOCK	(1U << 3)
+#define MPIRMA_WIN_CREATE_FLAGS	(MPIRMA_WIN_CONTIG | MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE | \
+				 MPIRMA_WIN_ULOCK)
+
+/*
+ * DOC: user-space locks
+ *
+ * A window created with MPIRMA_WIN_ULOCK has a lock table of
+ * MPIRMA_ULOCK_TABLE_SIZE(nranks) bytes, zeroed at creation, which every
+ * member maps read-write (MAP_SHARED, struct mpirma_win_query's
+ * @lock_offset and @lock_length).  The processes run the locking protocol
+ * on it with atomic instructions; the kernel only sleeps and wakes them
+ * (MPIRMA_IOC_WIN_LOCK_WAIT) and cleans up after a rank that leaves the
+ * window or the job: it clears that rank's row of @held and every owner
+ * word naming it, then bumps @seq and wakes the sleepers.  The kernel never
+ * trusts the table: whatever a process writes there can only make the
+ * job's own lock waits wrong, never the kernel.
+ *
+ * Layout (n = nranks):
+ *  - __u32 seq at offset 0: bumped by every wake;
+ *  - __u32 word[n] at MPIRMA_ULOCK_WORDS: per target, the exclusive owner's
+ *    window rank + 1 in MPIRMA_ULOCK_OWNER (0: none; set by a writer
+ *    before it waits for the readers to leave) and MPIRMA_ULOCK_WAITERS (a
+ *    process sleeps until this target changes: whoever changes it clears
+ *    the bit and wakes);
+ *  - __u8 held[n][n] at MPIRMA_ULOCK_HELD(n): held[origin * n + target] is
+ *    0, MPIRMA_ULOCK_SHARED or MPIRMA_ULOCK_EXCL, written by the origin.
+ */
+#define MPIRMA_ULOCK_MAX_RANKS	1024
+#define MPIRMA_ULOCK_WORDS	64
+#define MPIRMA_ULOCK_HELD(n)	(MPIRMA_ULOCK_WORDS + (((n) * 4 + 63) & ~63U))
+#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_HELD(n) + (n) * (n))
+#define MPIRMA_ULOCK_OWNER	0x00ffffffU
+#define MPIRMA_ULOCK_WAITERS	0x80000000U
+#define MPIRMA_ULOCK_SHARED	1
+#define MPIRMA_ULOCK_EXCL	2
 
 /**
  * struct mpirma_win_create - MPIRMA_IOC_WIN_CREATE, on a member fd
@@ -234,6 +276,9 @@ struct mpirma_win_create {
  *	serves the rank's first page (see /sys/kernel/debug/mpirma/workers),
  *	otherwise -1
  * @reserved: out, 0
+ * @lock_offset: out (MPIRMA_FEAT_ULOCK), MPIRMA_WIN_ULOCK windows: the mmap
+ *	offset of the lock table, otherwise 0
+ * @lock_length: out, the length of that mapping (whole pages), or 0
  */
 struct mpirma_win_query {
 	__u32 size;
@@ -252,6 +297,8 @@ struct mpirma_win_query {
 	__u32 my_rank;
 	__s32 worker;
 	__u32 reserved;
+	__aligned_u64 lock_offset;
+	__aligned_u64 lock_length;
 };
 
 /**
@@ -330,6 +377,27 @@ struct mpirma_win_sync {
 #define MPIRMA_SYNC_EXCLUSIVE	(1U << 1)
 #define MPIRMA_SYNC_NOWAIT	(1U << 2)
 #define MPIRMA_SYNC_TEST	(1U << 3)
+
+/**
+ * struct mpirma_win_lockwait - MPIRMA_IOC_WIN_LOCK_WAIT, on a member fd
+ * @size: sizeof(struct mpirma_win_lockwait)
+ * @flags: 0 to sleep, or MPIRMA_LOCKWAIT_WAKE
+ * @win_id: an MPIRMA_WIN_ULOCK window
+ * @seq: sleep: the lock table's @seq as the caller read it before it
+ *	decided to sleep; the call returns 0 at once if @seq has changed
+ *	since, otherwise when it does (EINTR on a signal).  WAKE: must be 0
+ *
+ * MPIRMA_LOCKWAIT_WAKE bumps the table's @seq and wakes every sleeper of
+ * the job, which re-reads the table.  EINVAL: not a ULOCK window.
+ */
+struct mpirma_win_lockwait {
+	__u32 size;
+	__u32 flags;
+	__u32 win_id;
+	__u32 seq;
+};
+
+#define MPIRMA_LOCKWAIT_WAKE	(1U << 0)
 
 /**
  * struct mpirma_win_group - MPIRMA_IOC_WIN_POST / _START, on a member fd
@@ -634,6 +702,7 @@ struct mpirma_msg {
 #define MPIRMA_IOC_WIN_START	_IOW(MPIRMA_IOC_MAGIC, 0x44, struct mpirma_win_group)
 #define MPIRMA_IOC_WIN_COMPLETE	_IOW(MPIRMA_IOC_MAGIC, 0x45, struct mpirma_win_sync)
 #define MPIRMA_IOC_WIN_WAIT	_IOW(MPIRMA_IOC_MAGIC, 0x46, struct mpirma_win_sync)
+#define MPIRMA_IOC_WIN_LOCK_WAIT _IOW(MPIRMA_IOC_MAGIC, 0x48, struct mpirma_win_lockwait)
 /* Barrier over all ranks of the job (MPI_Init/MPI_Finalize, MPI_Barrier). */
 #define MPIRMA_IOC_JOB_BARRIER	_IO(MPIRMA_IOC_MAGIC, 0x47)
 #define MPIRMA_IOC_MSG_SEND	_IOW(MPIRMA_IOC_MAGIC, 0x50, struct mpirma_msg)

@@ -17,6 +17,9 @@
  * reused while the mapping exists, whether the window has been freed or its
  * owner has exited meanwhile.
  *
+ * A ULOCK window's lock table (ulock.c) is mapped the same way as ALLOC
+ * memory, at the window's offset plus MPIRMA_MMAP_ULOCK.
+ *
  * This gives the library's direct path (lib/rma/rma_direct.c) MPI_Win_create
  * windows as well.  Pages are shared whole: the bytes of a window's first
  * and last page that lie outside the window are visible to the job's other
@@ -218,12 +221,14 @@ static const struct vm_operations_struct mpirma_alloc_vm_ops = {
 	.close = alloc_vm_close,
 };
 
-static int map_alloc_window(struct mpirma_win *win, struct vm_area_struct *vma)
+/* Map @mem's pages: an ALLOC window's memory, or a ULOCK window's table. */
+static int map_mem(struct mpirma_mem *mem, struct vm_area_struct *vma)
 {
-	struct mpirma_mem *mem = win->mem;
 	unsigned long len = vma->vm_end - vma->vm_start;
 	int ret;
 
+	if (!mem)
+		return -ENODEV;
 	if (len > mem->npages << PAGE_SHIFT)
 		return -EINVAL;
 	vm_flags_set(vma, VM_DONTEXPAND);
@@ -237,30 +242,38 @@ static int map_alloc_window(struct mpirma_win *win, struct vm_area_struct *vma)
 }
 
 /**
- * mpirma_win_mmap - map all ranks' memory of an ALLOC or USER window
+ * mpirma_win_mmap - map all ranks' memory of an ALLOC or USER window, or
+ *	the lock table of a ULOCK window
  * @m: the member whose fd is mapped
- * @vma: the mapping; its offset is the window's mmap_offset
+ * @vma: the mapping; its offset is the window's mmap_offset or lock_offset
  *
  * Return: 0, -EINVAL (not shared, too long, bad offset), -ENOENT, -ENODEV
- * (a DYNAMIC window, or a USER window with map_user off).
+ * (a DYNAMIC window, a USER window with map_user off, or no lock table).
  */
 int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
 {
 	unsigned long shift = MPIRMA_MMAP_SHIFT - PAGE_SHIFT;
+	unsigned long low = vma->vm_pgoff & ((1UL << shift) - 1);
 	struct mpirma_win *win;
 	u32 wr;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if (vma->vm_pgoff & ((1UL << shift) - 1) || (vma->vm_pgoff >> shift) > INT_MAX)
+	if ((low && low != MPIRMA_MMAP_ULOCK >> PAGE_SHIFT) ||
+	    (vma->vm_pgoff >> shift) > INT_MAX)
 		return -EINVAL;
 	win = mpirma_win_get(m, vma->vm_pgoff >> shift, &wr);
 	if (!win)
 		return -ENOENT;
+	if (low) {
+		ret = map_mem(win->ulock, vma);
+		mpirma_win_put(win);
+		return ret;
+	}
 	switch (win->flavor) {
 	case MPIRMA_FLAVOR_ALLOC:
-		ret = map_alloc_window(win, vma);
+		ret = map_mem(win->mem, vma);
 		break;
 	case MPIRMA_FLAVOR_USER:
 		ret = map_user_window(win, vma);

@@ -225,6 +225,12 @@ struct mpirma_win {
 
 	struct mpirma_mem *mem;		/* ALLOC: all ranks' memory */
 	struct mpirma_view *view;	/* USER: all ranks' memory, to map */
+	/*
+	 * ULOCK: the lock table the processes map (ulock.c), and the number
+	 * its sleepers wait to see move, mirrored into the table's seq.
+	 */
+	struct mpirma_mem *ulock;
+	atomic_t ulock_seq;
 
 	const struct mpirma_strategy *strategy;
 	void *strategy_data;		/* owned by the strategy */
@@ -291,6 +297,8 @@ void mpirma_win_destroy_pending(struct mpirma_job *job);
 /* map.c */
 /* mmap offset of a window: its id in the upper bits, page aligned. */
 #define MPIRMA_MMAP_SHIFT	32
+/* Added to a window's offset: its lock table (MPIRMA_WIN_ULOCK). */
+#define MPIRMA_MMAP_ULOCK	(1ULL << 31)
 struct mpirma_view;
 bool mpirma_map_user_enabled(void);
 struct mpirma_view *mpirma_view_build(struct mpirma_win *win);
@@ -318,6 +326,11 @@ int mpirma_win_wait(struct mpirma_member *m, struct mpirma_win_sync *arg);
 void mpirma_sync_release_rank(struct mpirma_win *win, u32 wrank);
 int mpirma_sync_alloc(struct mpirma_win *win);
 void mpirma_sync_free(struct mpirma_win *win);
+
+/* ulock.c */
+int mpirma_ulock_alloc(struct mpirma_win *win);
+void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr);
+int mpirma_win_lock_wait(struct mpirma_member *m, struct mpirma_win_lockwait *arg);
 
 /* msg.c */
 int mpirma_mboxes_alloc(struct mpirma_job *job);

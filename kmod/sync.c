@@ -90,6 +90,8 @@ void mpirma_sync_release_rank(struct mpirma_win *win, u32 wr)
 	struct mpirma_win_rank *r = &win->ranks[wr];
 	u32 t;
 
+	if (win->ulock)
+		mpirma_ulock_release_rank(win, wr);
 	if (!r->held)
 		return;
 	spin_lock(&win->sync_lock);
@@ -189,7 +191,7 @@ static bool holds_any(struct mpirma_win *win, u32 origin, u32 target)
  * @arg: target rank (or MPIRMA_RANK_ALL) and mode flags
  *
  * Return: 0, -EINVAL, -ENOENT, -ENXIO, -EDEADLK (already held), -EAGAIN
- * (NOWAIT), -ERESTARTSYS.
+ * (NOWAIT), -ERESTARTSYS, -EOPNOTSUPP (a ULOCK window).
  */
 int mpirma_win_lock(struct mpirma_member *m, struct mpirma_win_sync *arg)
 {
@@ -208,6 +210,10 @@ int mpirma_win_lock(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	win = mpirma_win_get(m, arg->win_id, &wr);
 	if (!win)
 		return -ENOENT;
+	if (win->ulock) {
+		ret = -EOPNOTSUPP;	/* its locks are the lock table's */
+		goto out_put_win;
+	}
 	if (arg->rank != MPIRMA_RANK_ALL && arg->rank >= win->nranks) {
 		ret = -ENXIO;
 		goto out_put_win;
@@ -247,7 +253,8 @@ out_put_win:
  * @m: the calling member
  * @arg: the target rank (or MPIRMA_RANK_ALL after a lock_all)
  *
- * Return: 0, -EINVAL, -ENOENT, -ENXIO, -ENOLCK (not held).
+ * Return: 0, -EINVAL, -ENOENT, -ENXIO, -ENOLCK (not held), -EOPNOTSUPP
+ * (a ULOCK window).
  */
 int mpirma_win_unlock(struct mpirma_member *m, struct mpirma_win_sync *arg)
 {
@@ -261,6 +268,10 @@ int mpirma_win_unlock(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	win = mpirma_win_get(m, arg->win_id, &wr);
 	if (!win)
 		return -ENOENT;
+	if (win->ulock) {
+		mpirma_win_put(win);
+		return -EOPNOTSUPP;
+	}
 	o = &win->ranks[wr];
 	spin_lock(&win->sync_lock);
 	if (arg->rank == MPIRMA_RANK_ALL) {

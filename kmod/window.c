@@ -32,6 +32,9 @@
 #include "strategy.h"
 #include "workers.h"
 
+/* The creation flags every rank of a window must pass alike. */
+#define WIN_GROUP_FLAGS	(MPIRMA_WIN_CONTIG | MPIRMA_WIN_ULOCK)
+
 static void win_release_rank(struct mpirma_win_rank *r)
 {
 	struct mpirma_mem *mem, *tmp;
@@ -60,6 +63,7 @@ static void win_free(struct mpirma_win *win)
 		win_release_rank(&win->ranks[i]);
 	mpirma_view_put(win->view);
 	mpirma_mem_put(win->mem);
+	mpirma_mem_put(win->ulock);
 	mpirma_sync_free(win);
 	kfree(win->ranks);
 	kfree(win->rank_of);
@@ -241,7 +245,7 @@ static struct mpirma_win *win_alloc(struct mpirma_job *job, const struct mpirma_
 	kref_init(&win->ref);
 	win->job = job;
 	win->flavor = arg->flavor;
-	win->flags = arg->flags & MPIRMA_WIN_CONTIG;
+	win->flags = arg->flags & WIN_GROUP_FLAGS;
 	win->context = arg->context;
 	win->nranks = arg->nranks;
 	win->group = group;
@@ -368,6 +372,11 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 	ret = mpirma_sync_alloc(win);
 	if (ret)
 		return ret;
+	if (win->flags & MPIRMA_WIN_ULOCK) {
+		ret = mpirma_ulock_alloc(win);
+		if (ret)
+			return ret;
+	}
 	if (win->strategy->init) {
 		ret = win->strategy->init(win);
 		if (ret)
@@ -409,7 +418,9 @@ static int win_check_args(const struct mpirma_win_create *arg)
 		return -EINVAL;
 	if (!arg->disp_unit)
 		return -EINVAL;
-	if (arg->flavor != MPIRMA_FLAVOR_ALLOC && arg->flags)
+	if (arg->flavor != MPIRMA_FLAVOR_ALLOC && (arg->flags & ~MPIRMA_WIN_ULOCK))
+		return -EINVAL;
+	if ((arg->flags & MPIRMA_WIN_ULOCK) && arg->nranks > MPIRMA_ULOCK_MAX_RANKS)
 		return -EINVAL;
 	if (arg->flavor != MPIRMA_FLAVOR_USER && arg->base)
 		return -EINVAL;
@@ -563,7 +574,7 @@ int mpirma_win_create(struct mpirma_member *m, struct mpirma_win_create *arg)
 		ret = prep;
 	} else if (win->flavor != arg->flavor ||
 		   win->strategy != mpirma_strategy_get(arg->strategy) ||
-		   win->flags != (arg->flags & MPIRMA_WIN_CONTIG)) {
+		   win->flags != (arg->flags & WIN_GROUP_FLAGS)) {
 		ret = -EINVAL;
 	} else {
 		ret = 0;
@@ -713,6 +724,12 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
 	arg->strategy = mpirma_strategy_id(win->strategy);
 	arg->nranks = win->nranks;
 	arg->my_rank = wr;
+	arg->lock_offset = 0;
+	arg->lock_length = 0;
+	if (win->ulock) {
+		arg->lock_offset = ((u64)win->id << MPIRMA_MMAP_SHIFT) | MPIRMA_MMAP_ULOCK;
+		arg->lock_length = (u64)win->ulock->npages << PAGE_SHIFT;
+	}
 	mpirma_win_put(win);
 	return 0;
 }

@@ -389,7 +389,7 @@ static const struct abi_cmd cmds[] = {
 	  .bad_flags = { 1, 1U << 31 }, .nbad_flags = 2 },
 	{ "WIN_CREATE", MPIRMA_IOC_WIN_CREATE, sizeof(struct mpirma_win_create),
 	  FD_MEMBER, .fill = fill_win_create, .after_ok = after_win_create,
-	  .bad_flags = { 1U << 3, 1U << 31, MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE },
+	  .bad_flags = { 1U << 4, 1U << 31, MPIRMA_WIN_NODE | MPIRMA_WIN_INTERLEAVE },
 	  .nbad_flags = 3 },
 	{ "WIN_FREE", MPIRMA_IOC_WIN_FREE, sizeof(struct mpirma_win_sync),
 	  FD_MEMBER, .fill = fill_sync_tmp, .before = before_tmp_win,
@@ -745,7 +745,7 @@ TEST_F(abi, wrong_fd)
 TEST_F(abi, unknown_commands)
 {
 	static const unsigned int nrs[] = {
-		0x03, 0x0f, 0x11, 0x1f, 0x28, 0x2f, 0x31, 0x3f, 0x48, 0x7f, 0xff,
+		0x03, 0x0f, 0x11, 0x1f, 0x28, 0x2f, 0x31, 0x3f, 0x49, 0x7f, 0xff,
 	};
 	int fds[3] = { self->c.dev, self->c.job, self->c.mfd };
 	struct mpirma_query q;

@@ -256,6 +256,8 @@ static void win_destroy(struct mpirma_window *w)
 	free(w->segs);
 	if (w->map)
 		munmap(w->map, w->map_len);
+	if (w->ulock.map)
+		munmap(w->ulock.map, w->ulock.map_len);
 	free(w->zattach);
 	free(w->in_start);
 	free(w->lock);
@@ -327,6 +329,67 @@ static bool direct_enabled(void)
 	const char *v = getenv("MPIRMA_DIRECT");
 
 	return !v || strcmp(v, "0");
+}
+
+/*
+ * Locks in user space (lib/rma/ulock.c) where the kernel offers a lock
+ * table; MPIRMA_ULOCK=0 asks for the kernel's locks instead (the same on
+ * every rank: the kernel refuses a window whose ranks disagree).
+ */
+static bool ulock_wanted(int nranks)
+{
+	const char *v = getenv("MPIRMA_ULOCK");
+
+	return (mpirma_proc.query.features & MPIRMA_FEAT_ULOCK) &&
+	       nranks <= MPIRMA_ULOCK_MAX_RANKS && (!v || strcmp(v, "0"));
+}
+
+static int ulock_sleep(struct mpirma_ulock *ul, uint32_t seq)
+{
+	struct mpirma_win_lockwait a = {
+		.size = sizeof(a), .win_id = ul->ctx, .seq = seq,
+	};
+
+	return mpirma_ioctl_wait(MPIRMA_IOC_WIN_LOCK_WAIT, &a);
+}
+
+static void ulock_wake(struct mpirma_ulock *ul)
+{
+	struct mpirma_win_lockwait a = {
+		.size = sizeof(a), .flags = MPIRMA_LOCKWAIT_WAKE,
+		.win_id = ul->ctx,
+	};
+
+	(void)mpirma_ioctl(MPIRMA_IOC_WIN_LOCK_WAIT, &a);
+}
+
+static const struct mpirma_ulock_ops ulock_ops = {
+	.sleep = ulock_sleep,
+	.wake = ulock_wake,
+};
+
+/* Map the lock table of a ULOCK window; MPI class (recorded). */
+static int win_map_ulock(struct mpirma_window *w)
+{
+	struct mpirma_win_query q;
+	void *p;
+	int ret;
+
+	ret = win_query(w, w->rank, &q);
+	if (ret)
+		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
+	if (!q.lock_length || q.lock_length < MPIRMA_ULOCK_TABLE_SIZE((uint64_t)w->size))
+		return mpirma_err(MPI_ERR_INTERN, "the kernel gave the window "
+				  "no lock table");
+	p = mmap(NULL, q.lock_length, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 mpirma_proc.fd, (off_t)q.lock_offset);
+	if (p == MAP_FAILED)
+		return mpirma_err_errno(-errno, "mapping the window's lock table");
+	mpirma_ulock_init(&w->ulock, p, (uint32_t)w->size, (uint32_t)w->rank,
+			  &ulock_ops, w->id);
+	w->ulock.map = p;
+	w->ulock.map_len = q.lock_length;
+	return MPI_SUCCESS;
 }
 
 /* Will this process map every rank's memory of a window of @kflavor? */
@@ -526,11 +589,21 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 			flags |= MPIRMA_WIN_INTERLEAVE;
 		break;
 	}
+	if (ulock_wanted(w->size))
+		flags |= MPIRMA_WIN_ULOCK;
 	ret = win_kernel_create(w, kflavor, flags, base, (uint64_t)size,
 				disp_unit);
 	if (ret) {
 		win_discard(w);
 		return ret;
+	}
+	/* Without its table the window could take no lock at all. */
+	if (flags & MPIRMA_WIN_ULOCK) {
+		ret = win_map_ulock(w);
+		if (ret) {
+			win_discard(w);
+			return ret;
+		}
 	}
 	w->wsize = size;
 	w->disp_unit = disp_unit;

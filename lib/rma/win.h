@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "ulock.h"
 
 /* lock[] entries: the passive-target lock this process holds on a target. */
 #define MPIRMA_WLOCK_NONE	0
@@ -172,6 +173,8 @@ struct mpirma_direct_tally {
  * @tallies: with MPI_THREAD_MULTIPLE, MPIRMA_TALLIES of them instead of
  *	@direct_count, one per thread (round robin past that many), so that
  *	threads counting on one window do not share a cache line either
+ * @ulock: the window's lock table, mapped (ulock.map set) when the kernel
+ *	made one (MPIRMA_WIN_ULOCK): its locks are taken in user space
  */
 struct mpirma_window {
 	struct mpirma_objhdr hdr;
@@ -209,6 +212,7 @@ struct mpirma_window {
 	struct mpirma_rma_queue queue;
 	struct mpirma_direct_tally direct_count;
 	struct mpirma_direct_tally *tallies;
+	struct mpirma_ulock ulock;
 };
 
 /* The window of a handle, or NULL (null, freed, never created). */

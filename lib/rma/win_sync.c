@@ -4,9 +4,10 @@
  * MPI_Win_sync and post/start/complete/wait/test.
  *
  * The kernel does the waiting (fence barrier, reader/writer locks per
- * target, PSCW matching); this file keeps the epoch state of struct
- * mpirma_window that tells rma.c whether a communication call is allowed,
- * and rejects synchronization calls made in the wrong state with
+ * target, PSCW matching), except for the locks of a window with a lock
+ * table, which lib/rma/ulock.c takes in user space.  This file keeps the
+ * epoch state of struct mpirma_window that tells rma.c whether a
+ * communication call is allowed, and rejects synchronization calls made in the wrong state with
  * MPI_ERR_RMA_SYNC before they reach the kernel.
  *
  * Every call that ends or flushes an epoch first drains the window's queue
@@ -65,6 +66,43 @@ static inline int first_err(int first, int next)
 	return first ? first : next;
 }
 
+/*
+ * Passive-target locks: in user space on the lock table of a ULOCK window
+ * (lib/rma/ulock.c), otherwise the kernel's.  @rank: a window rank or
+ * MPIRMA_RANK_ALL (shared only).  MPI class (recorded).
+ */
+static int lock_take(struct mpirma_window *w, uint32_t rank, bool excl)
+{
+	int ret;
+
+	if (!w->ulock.map)
+		return sync_ioctl(w, MPIRMA_IOC_WIN_LOCK, excl ?
+				  MPIRMA_SYNC_EXCLUSIVE : MPIRMA_SYNC_SHARED,
+				  rank, rank == MPIRMA_RANK_ALL ?
+				  "MPIRMA_IOC_WIN_LOCK (all)" :
+				  "MPIRMA_IOC_WIN_LOCK");
+	ret = rank == MPIRMA_RANK_ALL ? mpirma_ulock_lock_all(&w->ulock) :
+	      mpirma_ulock_lock(&w->ulock, rank, excl);
+	return ret ? mpirma_err_errno(ret, "waiting for the lock "
+				      "(MPIRMA_IOC_WIN_LOCK_WAIT)") :
+		     MPI_SUCCESS;
+}
+
+static int lock_give(struct mpirma_window *w, uint32_t rank)
+{
+	if (!w->ulock.map)
+		return sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0, rank,
+				  rank == MPIRMA_RANK_ALL ?
+				  "MPIRMA_IOC_WIN_UNLOCK (all)" :
+				  "MPIRMA_IOC_WIN_UNLOCK");
+	if (rank == MPIRMA_RANK_ALL)
+		mpirma_ulock_unlock_all(&w->ulock);
+	else
+		mpirma_ulock_unlock(&w->ulock, rank);
+	mpirma_win_direct_report_due(w);
+	return MPI_SUCCESS;
+}
+
 /* ------------------------------------------------------------ fence */
 
 static int win_fence(int assert, MPI_Win win)
@@ -116,7 +154,6 @@ static int check_rank(const struct mpirma_window *w, int rank)
 static int win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
-	uint32_t flags;
 	int ret;
 
 	if (!w)
@@ -141,12 +178,10 @@ static int win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	if (w->started)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "an MPI_Win_start epoch is "
 				  "open on this window");
-	flags = lock_type == MPI_LOCK_SHARED ? MPIRMA_SYNC_SHARED :
-		MPIRMA_SYNC_EXCLUSIVE;
 	/* NOCHECK: the user promises no conflicting lock; take none. */
 	if (!(assert & MPI_MODE_NOCHECK)) {
-		ret = sync_ioctl(w, MPIRMA_IOC_WIN_LOCK, flags, (uint32_t)rank,
-				 "MPIRMA_IOC_WIN_LOCK");
+		ret = lock_take(w, (uint32_t)rank,
+				lock_type == MPI_LOCK_EXCLUSIVE);
 		if (ret)
 			return ret;
 	}
@@ -185,9 +220,7 @@ static int win_unlock(int rank, MPI_Win win)
 	/* The lock is released whatever the drain found. */
 	ret = mpirma_win_drain(w);
 	if (!(w->lock[rank] & MPIRMA_WLOCK_NOCHECK))
-		ret = first_err(ret, sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0,
-						(uint32_t)rank,
-						"MPIRMA_IOC_WIN_UNLOCK"));
+		ret = first_err(ret, lock_give(w, (uint32_t)rank));
 	w->lock[rank] = MPIRMA_WLOCK_NONE;
 	__atomic_sub_fetch(&w->nlocks, 1, __ATOMIC_RELAXED);
 	return ret;
@@ -219,8 +252,7 @@ static int win_lock_all(int assert, MPI_Win win)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "an MPI_Win_start epoch is "
 				  "open on this window");
 	if (!(assert & MPI_MODE_NOCHECK)) {
-		ret = sync_ioctl(w, MPIRMA_IOC_WIN_LOCK, MPIRMA_SYNC_SHARED,
-				 MPIRMA_RANK_ALL, "MPIRMA_IOC_WIN_LOCK (all)");
+		ret = lock_take(w, MPIRMA_RANK_ALL, false);
 		if (ret)
 			return ret;
 	}
@@ -250,9 +282,7 @@ static int win_unlock_all(MPI_Win win)
 	/* The locks are released whatever the drain found. */
 	ret = mpirma_win_drain(w);
 	if (!w->lock_all_nocheck)
-		ret = first_err(ret, sync_ioctl(w, MPIRMA_IOC_WIN_UNLOCK, 0,
-						MPIRMA_RANK_ALL,
-						"MPIRMA_IOC_WIN_UNLOCK (all)"));
+		ret = first_err(ret, lock_give(w, MPIRMA_RANK_ALL));
 	w->lock_all = false;
 	w->lock_all_nocheck = false;
 	return ret;

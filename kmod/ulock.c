@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-space passive-target locks (MPIRMA_WIN_ULOCK): the lock table.
+ *
+ * The processes of a ULOCK window take and release their locks in user
+ * space, with atomic instructions on a table they all map (the protocol is
+ * the library's, lib/rma/ulock.c; the layout is in include/mpirma_uapi.h,
+ * DOC: user-space locks), so an uncontended MPI_Win_lock/MPI_Win_unlock
+ * pair makes no system call.  The kernel's part is small and never trusts
+ * the table:
+ *  - it allocates the table with the window and maps it (map.c);
+ *  - MPIRMA_IOC_WIN_LOCK_WAIT sleeps until the table's sequence number
+ *    moves, and bumps it and wakes the sleepers;
+ *  - when a rank leaves the window (MPI_Win_free, or its process gone) it
+ *    clears that rank's row of held[] and every owner word naming it, so
+ *    a dead holder never blocks the others, and wakes the sleepers.
+ * Whatever a process writes into the table can only confuse the job's own
+ * lock waits: the kernel reads nothing from it but owner words, which it
+ * compares and clears.
+ */
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "mpirma.h"
+
+static u32 *ulock_seq(struct mpirma_win *win)
+{
+	return win->ulock->vaddr;
+}
+
+static u32 *ulock_words(struct mpirma_win *win)
+{
+	return win->ulock->vaddr + MPIRMA_ULOCK_WORDS;
+}
+
+static u8 *ulock_held(struct mpirma_win *win)
+{
+	return win->ulock->vaddr + MPIRMA_ULOCK_HELD(win->nranks);
+}
+
+/**
+ * mpirma_ulock_alloc - the lock table of a new MPIRMA_WIN_ULOCK window
+ * @win: the window, not yet published
+ *
+ * Return: 0, -EINVAL (too many ranks), -ENOMEM.
+ */
+int mpirma_ulock_alloc(struct mpirma_win *win)
+{
+	unsigned long npages, i;
+	struct mpirma_mem *mem;
+	bool *strict;
+	int *nodes;
+
+	if (win->nranks > MPIRMA_ULOCK_MAX_RANKS)
+		return -EINVAL;
+	npages = DIV_ROUND_UP(MPIRMA_ULOCK_TABLE_SIZE(win->nranks), PAGE_SIZE);
+	nodes = kmalloc_array(npages, sizeof(*nodes), GFP_KERNEL);
+	strict = kcalloc(npages, sizeof(*strict), GFP_KERNEL);
+	if (!nodes || !strict) {
+		mem = ERR_PTR(-ENOMEM);
+		goto out_free_arrays;
+	}
+	for (i = 0; i < npages; i++)
+		nodes[i] = NUMA_NO_NODE;
+	mem = mpirma_mem_alloc(npages, nodes, strict);
+	if (!IS_ERR(mem))
+		win->ulock = mem;
+out_free_arrays:
+	kfree(strict);
+	kfree(nodes);
+	return PTR_ERR_OR_ZERO(mem);
+}
+
+/* Move the table's sequence number; the caller wakes job->wq. */
+static void ulock_bump(struct mpirma_win *win)
+{
+	WRITE_ONCE(*ulock_seq(win), (u32)atomic_inc_return(&win->ulock_seq));
+}
+
+/**
+ * mpirma_ulock_release_rank - window rank @wr leaves: free what it holds
+ * @win: a ULOCK window
+ * @wr: the window rank
+ *
+ * The caller wakes job->wq.
+ */
+void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr)
+{
+	u32 *words = ulock_words(win);
+	u32 mine = wr + 1, t;
+	u8 *held = ulock_held(win) + (size_t)wr * win->nranks;
+
+	for (t = 0; t < win->nranks; t++)
+		WRITE_ONCE(held[t], 0);
+	for (t = 0; t < win->nranks; t++) {
+		u32 old = READ_ONCE(words[t]);
+
+		/* A word the owner's peers keep changing: retry until it holds. */
+		while ((old & MPIRMA_ULOCK_OWNER) == mine) {
+			u32 seen = cmpxchg(&words[t], old, old & ~MPIRMA_ULOCK_OWNER);
+
+			if (seen == old)
+				break;
+			old = seen;
+		}
+	}
+	ulock_bump(win);
+}
+
+/**
+ * mpirma_win_lock_wait - MPIRMA_IOC_WIN_LOCK_WAIT
+ * @m: the calling member
+ * @arg: the window, and the sequence number to sleep on, or WAKE
+ *
+ * Return: 0, -EINVAL (not a ULOCK window, bad flags), -ENOENT,
+ * -ERESTARTSYS.
+ */
+int mpirma_win_lock_wait(struct mpirma_member *m, struct mpirma_win_lockwait *arg)
+{
+	struct mpirma_win *win;
+	u32 wr;
+	int ret = 0;
+
+	if (arg->flags & ~MPIRMA_LOCKWAIT_WAKE)
+		return -EINVAL;
+	if ((arg->flags & MPIRMA_LOCKWAIT_WAKE) && arg->seq)
+		return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	if (!win->ulock) {
+		ret = -EINVAL;
+	} else if (arg->flags & MPIRMA_LOCKWAIT_WAKE) {
+		ulock_bump(win);
+		wake_up_all(&m->job->wq);
+	} else {
+		atomic64_inc(&win->stats.lock_waits);
+		ret = wait_event_interruptible(m->job->wq,
+					       (u32)atomic_read(&win->ulock_seq) != arg->seq);
+	}
+	mpirma_win_put(win);
+	return ret;
+}

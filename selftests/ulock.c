@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User-space locks (MPIRMA_WIN_ULOCK): the kernel's part and the library's
+ * protocol (lib/rma/ulock.c, built into this program) between processes.
+ * The ABI: the lock table's offset, length and zeroed contents, the kernel
+ * lock ioctls refused on such a window, MPIRMA_IOC_WIN_LOCK_WAIT's argument
+ * rules, creation flags that ranks disagree on.  The protocol: exclusive
+ * locks exclude each other (a read-modify-write of a mapped counter with
+ * plain loads and stores), shared locks run together but never beside an
+ * exclusive one, lock_all; contended, so processes really sleep in the
+ * kernel and are woken.  And a holder that dies (exclusive, shared or
+ * lock_all, or a writer that was still waiting for readers) leaves nothing
+ * held: the others get the lock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "mt_harness.h"
+
+#include "../lib/rma/ulock.c"
+
+struct shared {
+	int flag[8];
+	int inside_excl;	/* ranks inside an exclusive section */
+	int inside_shared;	/* ranks inside a shared section */
+	int max_shared;		/* most shared holders seen at once */
+	int violations;
+};
+
+FIXTURE(ulock) {
+	int dev;
+	struct mpirma_query q;
+	struct shared *sh;
+};
+
+FIXTURE_SETUP(ulock)
+{
+	self->dev = -1;
+	MT_REQUIRE_DEVICE();
+	self->dev = mt_open();
+	ASSERT_LE(0, self->dev);
+	ASSERT_EQ(0, mt_query(self->dev, &self->q));
+	if (!(self->q.features & MPIRMA_FEAT_ULOCK))
+		SKIP(return, "no MPIRMA_FEAT_ULOCK");
+	self->sh = mt_shm(sizeof(struct shared));
+	ASSERT_NE(NULL, self->sh);
+}
+
+FIXTURE_TEARDOWN(ulock)
+{
+	if (self->dev >= 0)
+		close(self->dev);
+}
+
+#define RUN(n, fn) \
+	ASSERT_EQ(0, mt_run_job(self->dev, n, fn, self->sh, _metadata, \
+				MT_TIMEOUT_MS))
+
+/* The protocol's kernel calls, on the member fd kept in @ctx's rank. */
+static int member_fd;
+
+static int lockwait(uint32_t win, uint32_t flags, uint32_t seq)
+{
+	struct mpirma_win_lockwait a = {
+		.size = sizeof(a), .flags = flags, .win_id = win, .seq = seq,
+	};
+
+	return mt_ioctl(member_fd, MPIRMA_IOC_WIN_LOCK_WAIT, &a);
+}
+
+static int t_sleep(struct mpirma_ulock *ul, uint32_t seq)
+{
+	int ret;
+
+	do
+		ret = lockwait(ul->ctx, 0, seq);
+	while (ret == -EINTR);
+	return ret;
+}
+
+static void t_wake(struct mpirma_ulock *ul)
+{
+	lockwait(ul->ctx, MPIRMA_LOCKWAIT_WAKE, 0);
+}
+
+static const struct mpirma_ulock_ops t_ops = { t_sleep, t_wake };
+
+/* A ULOCK window of @flavor (@len bytes per rank) and its table, mapped. */
+static int ulock_window(struct mt_rank *r, uint32_t flavor, uint64_t len,
+			void *base, struct mpirma_ulock *ul)
+{
+	struct mt_win w = {
+		.flags = MPIRMA_WIN_ULOCK, .flavor = flavor, .base = base,
+		.length = len, .nranks = r->nranks,
+	};
+	struct mpirma_win_query q;
+	void *table;
+	int win;
+
+	win = mt_win_create(r->mfd, &w);
+	if (win < 0)
+		return win;
+	if (mt_win_query(r->mfd, win, r->rank, &q))
+		return -EPROTO;
+	table = mmap(NULL, q.lock_length, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     r->mfd, (off_t)q.lock_offset);
+	if (table == MAP_FAILED)
+		return -errno;
+	member_fd = r->mfd;
+	mpirma_ulock_init(ul, table, r->nranks, r->rank, &t_ops, win);
+	ul->map = table;
+	ul->map_len = q.lock_length;
+	return win;
+}
+
+MT_RANK_FN(abi_rank)
+{
+	struct mpirma_ulock ul;
+	struct mpirma_win_query q;
+	uint64_t mem[4];
+	int win, plain;
+	size_t i;
+
+	win = ulock_window(r, MPIRMA_FLAVOR_USER, sizeof(mem), mem, &ul);
+	ASSERT_LT(0, win);
+	ASSERT_EQ(0, mt_win_query(r->mfd, win, 0, &q));
+	EXPECT_EQ(((uint64_t)win << 32) | (1ULL << 31), q.lock_offset);
+	EXPECT_LE(MPIRMA_ULOCK_TABLE_SIZE(r->nranks), q.lock_length);
+	EXPECT_EQ(0, q.lock_length % (uint64_t)getpagesize());
+	for (i = 0; i < MPIRMA_ULOCK_TABLE_SIZE(r->nranks); i++)
+		ASSERT_EQ(0, ((uint8_t *)ul.map)[i]);
+	ASSERT_EQ(0, mt_fence(r->mfd, win));	/* both looked before a wake */
+	/* The kernel's own locks are not this window's. */
+	EXPECT_EQ(-EOPNOTSUPP, mt_lock(r->mfd, win, 0, MPIRMA_SYNC_SHARED));
+	EXPECT_EQ(-EOPNOTSUPP, mt_unlock(r->mfd, win, 0));
+	/* LOCK_WAIT's rules. */
+	EXPECT_EQ(-EINVAL, lockwait(win, 2, 0));
+	EXPECT_EQ(-EINVAL, lockwait(win, MPIRMA_LOCKWAIT_WAKE, 1));
+	EXPECT_EQ(-ENOENT, lockwait(win + 1000, 0, 0));
+	/* A stale sequence number returns at once; a wake moves it. */
+	EXPECT_EQ(0, lockwait(win, MPIRMA_LOCKWAIT_WAKE, 0));
+	EXPECT_NE(0, *ul.seq);
+	EXPECT_EQ(0, lockwait(win, 0, *ul.seq - 1));
+	/* The table can't be mapped privately or past its end. */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, q.lock_length, PROT_READ, MAP_PRIVATE,
+				   r->mfd, (off_t)q.lock_offset));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, q.lock_length + getpagesize(),
+				   PROT_READ, MAP_SHARED, r->mfd,
+				   (off_t)q.lock_offset));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, r->mfd,
+				   (off_t)(((uint64_t)win << 32) | (1ULL << 30))));
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	EXPECT_EQ(0, mt_win_free(r->mfd, win));
+	munmap(ul.map, ul.map_len);
+
+	/* Not a ULOCK window: no table, and LOCK_WAIT refuses it. */
+	plain = mt_win_create_all(r->mfd, r->nranks, MPIRMA_FLAVOR_DYNAMIC,
+				  NULL, 0);
+	ASSERT_LT(0, plain);
+	ASSERT_EQ(0, mt_win_query(r->mfd, plain, 0, &q));
+	EXPECT_EQ(0, q.lock_offset);
+	EXPECT_EQ(0, q.lock_length);
+	EXPECT_EQ(-EINVAL, lockwait(plain, 0, 0));
+	EXPECT_EQ(0, mt_win_free(r->mfd, plain));
+}
+
+TEST_F(ulock, abi)
+{
+	MT_SETUP_SKIPPED();
+	RUN(2, abi_rank);
+}
+
+/* Ranks that disagree on MPIRMA_WIN_ULOCK fail the creation everywhere. */
+MT_RANK_FN(disagree_rank)
+{
+	struct mt_win w = {
+		.flags = r->rank ? 0 : MPIRMA_WIN_ULOCK,
+		.flavor = MPIRMA_FLAVOR_ALLOC, .length = 64,
+		.nranks = r->nranks,
+	};
+
+	EXPECT_EQ(-EINVAL, mt_win_create(r->mfd, &w));
+}
+
+TEST_F(ulock, ranks_disagree)
+{
+	MT_SETUP_SKIPPED();
+	RUN(2, disagree_rank);
+}
+
+#define ROUNDS	200
+
+/*
+ * Every rank increments rank 0's counter with a plain load and store under
+ * an exclusive lock, and reads it under a shared one (every fourth round a
+ * lock_all), counting who is inside.
+ */
+MT_RANK_FN(mixed_rank)
+{
+	struct shared *sh = r->arg;
+	struct mpirma_ulock ul;
+	volatile uint64_t *counter;
+	size_t map_len;
+	void *map;
+	int win, i, n;
+
+	win = ulock_window(r, MPIRMA_FLAVOR_ALLOC, r->rank ? 0 : 8, NULL, &ul);
+	ASSERT_LT(0, win);
+	map = mt_win_map(r->mfd, win, &map_len);
+	ASSERT_NE(NULL, map);
+	counter = mt_win_seg(r->mfd, win, map, 0);
+	ASSERT_NE(NULL, counter);
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_EQ(0, mpirma_ulock_lock(&ul, 0, true));
+		if (mt_inc(&sh->inside_excl) != 1 ||
+		    __atomic_load_n(&sh->inside_shared, __ATOMIC_SEQ_CST))
+			mt_inc(&sh->violations);
+		*counter = *counter + 1;
+		if (i % 8 == 0)
+			sched_yield();	/* let the others pile up and sleep */
+		__atomic_sub_fetch(&sh->inside_excl, 1, __ATOMIC_SEQ_CST);
+		mpirma_ulock_unlock(&ul, 0);
+
+		if (i % 4 == 3) {
+			ASSERT_EQ(0, mpirma_ulock_lock_all(&ul));
+		} else {
+			ASSERT_EQ(0, mpirma_ulock_lock(&ul, 0, false));
+		}
+		n = mt_inc(&sh->inside_shared);
+		if (__atomic_load_n(&sh->inside_excl, __ATOMIC_SEQ_CST))
+			mt_inc(&sh->violations);
+		if (n > __atomic_load_n(&sh->max_shared, __ATOMIC_SEQ_CST))
+			__atomic_store_n(&sh->max_shared, n, __ATOMIC_SEQ_CST);
+		if (i % 8 == 1)
+			sched_yield();
+		__atomic_sub_fetch(&sh->inside_shared, 1, __ATOMIC_SEQ_CST);
+		if (i % 4 == 3)
+			mpirma_ulock_unlock_all(&ul);
+		else
+			mpirma_ulock_unlock(&ul, 0);
+	}
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	EXPECT_EQ((uint64_t)ROUNDS * r->nranks, *counter);
+	EXPECT_EQ(0, sh->violations);
+	/* Nothing is left held or marked. */
+	EXPECT_EQ(0, ul.word[0] & MPIRMA_ULOCK_OWNER);
+	EXPECT_EQ(0, *held_at(&ul, r->rank, 0));
+	ASSERT_EQ(0, mt_fence(r->mfd, win));
+	EXPECT_EQ(0, mt_win_free(r->mfd, win));
+	munmap(map, map_len);
+	munmap(ul.map, ul.map_len);
+}
+
+TEST_F(ulock, exclusive_shared_lock_all)
+{
+	MT_SETUP_SKIPPED();
+	RUN(3, mixed_rank);
+}
+
+/*
+ * Rank 1 takes a lock on rank 0 (exclusive, shared, lock_all, by variant)
+ * and dies holding it; rank 2, when there is one, is a writer already
+ * waiting for rank 1's shared hold when it dies.  Rank 0 must get the
+ * exclusive lock all the same.
+ */
+struct death_case {
+	bool excl;
+	bool all;
+	uint32_t ranks;
+};
+
+static const struct death_case death_cases[] = {
+	{ true, false, 2 }, { false, false, 3 }, { false, true, 2 },
+};
+static int death_case_k;
+
+MT_RANK_FN(death_rank)
+{
+	const struct death_case *c = &death_cases[death_case_k];
+	struct shared *sh = r->arg;
+	struct mpirma_ulock ul;
+	int win;
+
+	win = ulock_window(r, MPIRMA_FLAVOR_DYNAMIC, 0, NULL, &ul);
+	ASSERT_LT(0, win);
+	if (r->rank == 1) {
+		if (c->all) {
+			ASSERT_EQ(0, mpirma_ulock_lock_all(&ul));
+		} else {
+			ASSERT_EQ(0, mpirma_ulock_lock(&ul, 0, c->excl));
+		}
+		mt_set_flag(&sh->flag[0], 1);
+		/* the writer of rank 2 owns the word and waits for us */
+		if (r->nranks == 3)
+			while (!(__atomic_load_n(&ul.word[0], __ATOMIC_SEQ_CST) &
+				 MPIRMA_ULOCK_OWNER))
+				sched_yield();
+		_exit(0);	/* gone holding it: closing the fd cleans up */
+	}
+	EXPECT_TRUE(mt_wait_flag(&sh->flag[0], 1, 10000));
+	ASSERT_EQ(0, mpirma_ulock_lock(&ul, 0, true));
+	mt_inc(&sh->flag[1]);
+	mpirma_ulock_unlock(&ul, 0);
+	munmap(ul.map, ul.map_len);
+}
+
+static void run_death(struct __test_metadata *_metadata, int dev,
+		      struct shared *sh, int k)
+{
+	memset(sh, 0, sizeof(*sh));
+	death_case_k = k;
+	ASSERT_EQ(0, mt_run_job(dev, death_cases[k].ranks, death_rank, sh,
+				_metadata, MT_TIMEOUT_MS));
+	EXPECT_EQ((int)death_cases[k].ranks - 1, sh->flag[1]);
+}
+
+TEST_F(ulock, holder_dies)
+{
+	size_t k;
+
+	MT_SETUP_SKIPPED();
+	for (k = 0; k < MT_ARRAY_SIZE(death_cases); k++)
+		run_death(_metadata, self->dev, self->sh, (int)k);
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
+TEST_HARNESS_MAIN
