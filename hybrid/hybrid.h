@@ -193,6 +193,8 @@ struct hy_span {
  * @icomm: the engine's communicator of the same ranks, in the same order
  * @igroup: the engine's group of @icomm (PSCW groups are translated to it)
  * @hgroup: the host's group of the window (the same ranks)
+ * @gcomm: MPI_COMM_WORLD or MPI_COMM_SELF when its group is @hgroup
+ *	(MPI_Win_get_group answers with that communicator's), else MPI_COMM_NULL
  * @flavor, @model, @base, @size, @disp_unit: the values MPI_Win_get_attr
  *	reports (the host window's own would describe an empty window)
  * @span: the remote side when the window spans nodes, else NULL
@@ -204,6 +206,7 @@ struct hy_win {
 	MPII_Comm icomm;
 	MPII_Group igroup;
 	MPI_Group hgroup;
+	MPI_Comm gcomm;
 	int flavor;
 	int model;
 	void *base;

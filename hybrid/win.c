@@ -110,6 +110,31 @@ static void win_release(struct hy_win *w)
 	free(w);
 }
 
+/*
+ * A predefined communicator whose group is @g, or MPI_COMM_NULL.  Its
+ * MPI_Comm_group is a reference count in both hosts, where a new group
+ * costs an allocation and a copy of the rank list: OpenCoarrays asks for
+ * the window's group in every coarray access.
+ */
+static MPI_Comm group_comm(MPI_Group g)
+{
+	static const MPI_Comm comms[] = { MPI_COMM_WORLD, MPI_COMM_SELF };
+	MPI_Group cg;
+	size_t i;
+	int same;
+
+	for (i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		if (PMPI_Comm_group(comms[i], &cg))
+			continue;
+		same = MPI_UNEQUAL;
+		PMPI_Group_compare(g, cg, &same);
+		PMPI_Group_free(&cg);
+		if (same == MPI_IDENT)
+			return comms[i];
+	}
+	return MPI_COMM_NULL;
+}
+
 /* The engine's part of a window creation; host class. */
 static int create_inner(struct hy_win *w, struct create_args *a,
 			const int *iranks, int n)
@@ -241,6 +266,7 @@ out_agree:
 		return ret;
 	}
 	PMPI_Comm_group(a->comm, &w->hgroup);
+	w->gcomm = group_comm(w->hgroup);
 	w->flavor = a->flavor;
 	w->model = MPI_WIN_UNIFIED;
 	w->base = a->base;
@@ -453,7 +479,8 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 	if (!w)
 		return PMPI_Win_get_group(win, group);
 	/* A new handle of the same group, as the host's call gives. */
-	ret = PMPI_Group_excl(w->hgroup, 0, NULL, group);
+	ret = w->gcomm != MPI_COMM_NULL ? PMPI_Comm_group(w->gcomm, group) :
+	      PMPI_Group_excl(w->hgroup, 0, NULL, group);
 	return ret ? hy_done(w, ret, "MPI_Win_get_group") : MPI_SUCCESS;
 }
 
