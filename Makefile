@@ -835,24 +835,29 @@ bench-run: module $(RMA_BENCH) $(RMA_BENCH_PEERS) $(B)/bin/mpirma-bench $(HY_LIB
 # VM boot: check-apps the longer set (water DFT and CCSD, 2 and 4 ranks, 1
 # and 2 logical nodes, energies against apps/nwchem/reference), bench-apps
 # the time to solution of DFT and CCSD on each host alone and with the
-# layer, APPS_REPS times each, and GA ops/s (apps/ga_bench;
-# apps/bench-summary's tables in build/apps/bench.txt).  make check
-# runs only the small SCF case (README.md, "Running Global Arrays and
-# NWChem on mpirma").
+# layer, APPS_REPS times each, GA ops/s (apps/ga_bench), and the coarray
+# and Python statements' op/s (apps/caf_bench, apps/py_bench;
+# apps/bench-summary's tables in build/apps/bench.txt).  make check runs
+# only the small SCF case and the coarray and Python tests (README.md,
+# "Running Global Arrays and NWChem on mpirma", "Fortran coarrays and
+# Python on mpirma").
 APPS_DIR := $(B)/apps
 APPS_VM_ARGS ?= --cpus 2 --numa 2 --timeout 7200
+# apps/run's settings (APPS_WHAT=caf, APPS_REPS=5 ...) reach it in the VM.
+APPS_ENV = $(foreach v,APPS_WHAT APPS_HOSTS APPS_REPS APPS_TIMEOUT APPS_PYTHON,$(if \
+	$($(v)),-e '$(v)=$($(v))'))
 SCRIPTS += apps/bench-summary
 
 .PHONY: check-apps bench-apps
 check-apps: deps
 	$(MAKE) all
-	$(VM) $(APPS_VM_ARGS) -- $(APPS_STAGE)/run --long
+	$(VM) $(APPS_VM_ARGS) $(APPS_ENV) -- $(APPS_STAGE)/run --long
 
 bench-apps: deps
 	$(MAKE) all
 	@mkdir -p $(APPS_DIR)
 	@rm -f $(APPS_DIR)/bench.csv
-	$(VM) $(APPS_VM_ARGS) -- $(APPS_STAGE)/run --bench $(APPS_DIR)/bench.csv | \
+	$(VM) $(APPS_VM_ARGS) $(APPS_ENV) -- $(APPS_STAGE)/run --bench $(APPS_DIR)/bench.csv | \
 		tee $(APPS_DIR)/bench.log
 	apps/bench-summary $(APPS_DIR)/bench.csv | tee $(APPS_DIR)/bench.txt
 

@@ -174,11 +174,28 @@ $(HY_STAGE)/$(1)/ga_f: apps/ga_f.F90
 hybrid: $(HY_STAGE)/$(1)/ga_f
 endef
 
+# Fortran coarrays through OpenCoarrays, built with Debian's caf.HOST
+# (libcoarrays-HOST-dev): apps/caf_test in make check, apps/caf_bench in
+# make bench-apps (both through apps/run).
+HY_CAF_HOSTS := $(foreach h,$(HY_HOSTS),$(if $(wildcard /usr/bin/caf.$(h)),$(h)))
+
+define hybrid_caf
+$(HY_STAGE)/$(1)/caf_%: apps/caf_%.f90
+	@mkdir -p $$(@D)
+	caf.$(1) -O2 -Wall -Werror -o $$@.tmp $$<
+	mv -f $$@.tmp $$@
+
+hybrid: $(HY_STAGE)/$(1)/caf_test $(HY_STAGE)/$(1)/caf_bench
+endef
+$(foreach h,$(HY_CAF_HOSTS),$(eval $(call hybrid_caf,$(h))))
+
 # NWChem under the layer (apps/run; make check runs its small case in the
-# VM, check-apps and bench-apps the rest), staged with its inputs.
+# VM, check-apps and bench-apps the rest), staged with its inputs, and the
+# Python programs (mpi4py) it runs.
 APPS_STAGE := $(B)/libexec/mpirma/apps
 APPS_STAGED := $(APPS_STAGE)/run $(addprefix $(APPS_STAGE)/nwchem/,reference \
-	$(notdir $(wildcard apps/nwchem/*.nw)))
+	$(notdir $(wildcard apps/nwchem/*.nw))) \
+	$(patsubst apps/%,$(APPS_STAGE)/%,$(wildcard apps/*.py))
 SCRIPTS += apps/run
 
 $(APPS_STAGE)/run: apps/run
@@ -188,6 +205,10 @@ $(APPS_STAGE)/run: apps/run
 $(APPS_STAGE)/nwchem/%: apps/nwchem/%
 	@mkdir -p $(@D)
 	install -m 644 $< $@
+
+$(APPS_STAGE)/%.py: apps/%.py
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 hybrid: $(APPS_STAGED)
 
