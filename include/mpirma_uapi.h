@@ -79,6 +79,7 @@
 #define MPIRMA_FEAT_STATS_ADD	(1ULL << 8)	/* MPIRMA_IOC_WIN_STATS_ADD, direct_ops */
 #define MPIRMA_FEAT_MAP_USER	(1ULL << 9)	/* USER windows mmap-able too (map_user) */
 #define MPIRMA_FEAT_ULOCK	(1ULL << 10)	/* MPIRMA_WIN_ULOCK, MPIRMA_IOC_WIN_LOCK_WAIT */
+#define MPIRMA_FEAT_REGION_MAP	(1ULL << 11)	/* MPIRMA_IOC_WIN_REGION, regions mmap-able */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -208,12 +209,17 @@ enum mpirma_atomicity {
  *    process sleeps until this target changes: whoever changes it clears
  *    the bit and wakes);
  *  - __u8 held[n][n] at MPIRMA_ULOCK_HELD(n): held[origin * n + target] is
- *    0, MPIRMA_ULOCK_SHARED or MPIRMA_ULOCK_EXCL, written by the origin.
+ *    0, MPIRMA_ULOCK_SHARED or MPIRMA_ULOCK_EXCL, written by the origin;
+ *  - __u32 detached[n] at MPIRMA_ULOCK_DETACHED(n): DYNAMIC windows, per
+ *    rank, bumped by the kernel at every MPIRMA_IOC_WIN_DETACH of that
+ *    rank, so that a process that maps attached regions
+ *    (MPIRMA_IOC_WIN_REGION) knows when its mappings may be stale.
  */
 #define MPIRMA_ULOCK_MAX_RANKS	1024
 #define MPIRMA_ULOCK_WORDS	64
 #define MPIRMA_ULOCK_HELD(n)	(MPIRMA_ULOCK_WORDS + (((n) * 4 + 63) & ~63U))
-#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_HELD(n) + (n) * (n))
+#define MPIRMA_ULOCK_DETACHED(n)	(MPIRMA_ULOCK_HELD(n) + (((n) * (n) + 63) & ~63U))
+#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_DETACHED(n) + (n) * 4)
 #define MPIRMA_ULOCK_OWNER	0x00ffffffU
 #define MPIRMA_ULOCK_WAITERS	0x80000000U
 #define MPIRMA_ULOCK_SHARED	1
@@ -345,6 +351,36 @@ struct mpirma_win_attach {
 	__u32 reserved;
 	__aligned_u64 base;
 	__aligned_u64 length;
+};
+
+/**
+ * struct mpirma_win_region - MPIRMA_IOC_WIN_REGION, on a member fd
+ * @size: sizeof(struct mpirma_win_region)
+ * @flags: must be 0
+ * @win_id: a DYNAMIC window
+ * @rank: the window rank whose attached memory is asked about
+ * @addr: an address in that rank's attached memory (a target displacement)
+ * @base: out, the first address of the region that holds @addr
+ * @length: out, the region's length in bytes
+ * @mmap_offset: out, the offset to pass to mmap() (MAP_SHARED) on the
+ *	member fd to map the region's pages; the mapping holds them, so it
+ *	stays valid memory after a detach (then no longer the window's)
+ * @mmap_length: out, that mapping's length (whole pages)
+ * @seg_offset: out, where @base lies in the mapping
+ *
+ * ERANGE: no region of @rank holds @addr.  EINVAL: not a DYNAMIC window.
+ */
+struct mpirma_win_region {
+	__u32 size;
+	__u32 flags;
+	__u32 win_id;
+	__u32 rank;
+	__aligned_u64 addr;
+	__aligned_u64 base;
+	__aligned_u64 length;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_length;
+	__aligned_u64 seg_offset;
 };
 
 /**
@@ -694,6 +730,7 @@ struct mpirma_msg {
 #define MPIRMA_IOC_WIN_STATS	_IOWR(MPIRMA_IOC_MAGIC, 0x25, struct mpirma_win_stats)
 #define MPIRMA_IOC_WIN_PLACEMENT _IOWR(MPIRMA_IOC_MAGIC, 0x26, struct mpirma_win_placement)
 #define MPIRMA_IOC_WIN_STATS_ADD _IOW(MPIRMA_IOC_MAGIC, 0x27, struct mpirma_win_stats_add)
+#define MPIRMA_IOC_WIN_REGION	_IOWR(MPIRMA_IOC_MAGIC, 0x29, struct mpirma_win_region)
 #define MPIRMA_IOC_RMA		_IOWR(MPIRMA_IOC_MAGIC, 0x30, struct mpirma_rma)
 #define MPIRMA_IOC_WIN_FENCE	_IOW(MPIRMA_IOC_MAGIC, 0x40, struct mpirma_win_sync)
 #define MPIRMA_IOC_WIN_LOCK	_IOW(MPIRMA_IOC_MAGIC, 0x41, struct mpirma_win_sync)

@@ -51,6 +51,7 @@ union mpirma_ioctl_buf {
 	struct mpirma_win_attach win_attach;
 	struct mpirma_win_sync win_sync;
 	struct mpirma_win_lockwait win_lockwait;
+	struct mpirma_win_region win_region;
 	struct mpirma_win_group win_group;
 	struct mpirma_win_stats win_stats;
 	struct mpirma_win_stats_add win_stats_add;
@@ -69,7 +70,7 @@ static int do_query(struct file *f, void *arg)
 	q->features = MPIRMA_FEAT_WIN_USER | MPIRMA_FEAT_WIN_ALLOC | MPIRMA_FEAT_WIN_DYNAMIC |
 		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS |
 		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT | MPIRMA_FEAT_STATS_ADD |
-		      MPIRMA_FEAT_ULOCK;
+		      MPIRMA_FEAT_ULOCK | MPIRMA_FEAT_REGION_MAP;
 	if (mpirma_map_user_enabled())
 		q->features |= MPIRMA_FEAT_MAP_USER;
 	q->max_ranks = MPIRMA_MAX_RANKS;
@@ -129,6 +130,7 @@ MEMBER_CMD(win_fence, mpirma_win_fence, struct mpirma_win_sync)
 MEMBER_CMD(win_lock, mpirma_win_lock, struct mpirma_win_sync)
 MEMBER_CMD(win_unlock, mpirma_win_unlock, struct mpirma_win_sync)
 MEMBER_CMD(win_lock_wait, mpirma_win_lock_wait, struct mpirma_win_lockwait)
+MEMBER_CMD(win_region, mpirma_win_region, struct mpirma_win_region)
 MEMBER_CMD(win_post, mpirma_win_post, struct mpirma_win_group)
 MEMBER_CMD(win_start, mpirma_win_start, struct mpirma_win_group)
 MEMBER_CMD(win_complete, mpirma_win_complete, struct mpirma_win_sync)
@@ -188,6 +190,7 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 		 do_win_stats_add),
 	IOCTL_OP(MPIRMA_IOC_WIN_PLACEMENT, FD_MEMBER, struct mpirma_win_placement,
 		 do_win_placement),
+	IOCTL_OP(MPIRMA_IOC_WIN_REGION, FD_MEMBER, struct mpirma_win_region, do_win_region),
 	IOCTL_OP(MPIRMA_IOC_RMA, FD_MEMBER, struct mpirma_rma, do_rma),
 	IOCTL_OP(MPIRMA_IOC_WIN_FENCE, FD_MEMBER, struct mpirma_win_sync, do_win_fence),
 	IOCTL_OP(MPIRMA_IOC_WIN_LOCK, FD_MEMBER, struct mpirma_win_sync, do_win_lock),

@@ -18,7 +18,8 @@
  * owner has exited meanwhile.
  *
  * A ULOCK window's lock table (ulock.c) is mapped the same way as ALLOC
- * memory, at the window's offset plus MPIRMA_MMAP_ULOCK.
+ * memory, at the window's offset plus MPIRMA_MMAP_ULOCK; a DYNAMIC
+ * window's attached regions one by one, by region.c.
  *
  * This gives the library's direct path (lib/rma/rma_direct.c) MPI_Win_create
  * windows as well.  Pages are shared whole: the bytes of a window's first
@@ -242,13 +243,14 @@ static int map_mem(struct mpirma_mem *mem, struct vm_area_struct *vma)
 }
 
 /**
- * mpirma_win_mmap - map all ranks' memory of an ALLOC or USER window, or
- *	the lock table of a ULOCK window
+ * mpirma_win_mmap - map all ranks' memory of an ALLOC or USER window, the
+ *	lock table of a ULOCK window, or an attached region of a DYNAMIC one
  * @m: the member whose fd is mapped
  * @vma: the mapping; its offset is the window's mmap_offset or lock_offset
  *
- * Return: 0, -EINVAL (not shared, too long, bad offset), -ENOENT, -ENODEV
- * (a DYNAMIC window, a USER window with map_user off, or no lock table).
+ * Return: 0, -EINVAL (not shared, too long, bad offset), -ENOENT (no
+ * such window or region), -ENODEV (a DYNAMIC window's own offset, a USER
+ * window with map_user off, or no lock table).
  */
 int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
 {
@@ -260,14 +262,18 @@ int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if ((low && low != MPIRMA_MMAP_ULOCK >> PAGE_SHIFT) ||
+	if ((low && low != MPIRMA_MMAP_ULOCK >> PAGE_SHIFT &&
+	     !(low & (MPIRMA_MMAP_REGION >> PAGE_SHIFT))) ||
 	    (vma->vm_pgoff >> shift) > INT_MAX)
 		return -EINVAL;
 	win = mpirma_win_get(m, vma->vm_pgoff >> shift, &wr);
 	if (!win)
 		return -ENOENT;
 	if (low) {
-		ret = map_mem(win->ulock, vma);
+		if (low == MPIRMA_MMAP_ULOCK >> PAGE_SHIFT)
+			ret = map_mem(win->ulock, vma);
+		else
+			ret = mpirma_region_mmap(win, low & (MPIRMA_REGION_IDS - 1), vma);
 		mpirma_win_put(win);
 		return ret;
 	}

@@ -43,6 +43,7 @@ struct mm_struct;
 struct page;
 struct file;
 struct dentry;
+struct vm_area_struct;
 
 /* Module-wide page and object counters (sysfs), zero when nothing is open. */
 extern atomic_long_t mpirma_pages_pinned;
@@ -133,6 +134,7 @@ struct mpirma_member {
  * @offset: where the memory of interest starts inside the first page
  * @length: bytes of interest from @offset
  * @list: DYNAMIC regions: entry in the rank's region list
+ * @id: DYNAMIC regions: its key in win->region_ids (region.c)
  */
 struct mpirma_mem {
 	struct kref ref;
@@ -146,6 +148,7 @@ struct mpirma_mem {
 	u64 offset;
 	u64 length;
 	struct list_head list;
+	u32 id;
 };
 
 /* Passive-target lock modes recorded in struct mpirma_win_rank.held[]. */
@@ -243,6 +246,14 @@ struct mpirma_win {
 	raw_spinlock_t update_lock;
 
 	struct rw_semaphore regions_rwsem;	/* DYNAMIC: ranks[].regions */
+	/*
+	 * DYNAMIC: every rank's attached regions by id, for mmap (region.c):
+	 * changed under regions_rwsem (write), read under its own xa_lock
+	 * alone, as mmap() runs inside mmap_lock, where regions_rwsem may
+	 * not be taken.
+	 */
+	struct xarray region_ids;
+	u32 next_region_id;
 
 	/* Protects the sync fields of ranks[] and nothing else. */
 	spinlock_t sync_lock;
@@ -299,6 +310,9 @@ void mpirma_win_destroy_pending(struct mpirma_job *job);
 #define MPIRMA_MMAP_SHIFT	32
 /* Added to a window's offset: its lock table (MPIRMA_WIN_ULOCK). */
 #define MPIRMA_MMAP_ULOCK	(1ULL << 31)
+/* Added to a window's offset with a region's id in pages: that region. */
+#define MPIRMA_MMAP_REGION	(1ULL << 30)
+#define MPIRMA_REGION_IDS	(MPIRMA_MMAP_REGION >> PAGE_SHIFT)
 struct mpirma_view;
 bool mpirma_map_user_enabled(void);
 struct mpirma_view *mpirma_view_build(struct mpirma_win *win);
@@ -327,9 +341,16 @@ void mpirma_sync_release_rank(struct mpirma_win *win, u32 wrank);
 int mpirma_sync_alloc(struct mpirma_win *win);
 void mpirma_sync_free(struct mpirma_win *win);
 
+/* region.c */
+int mpirma_region_add(struct mpirma_win *win, struct mpirma_mem *mem);
+void mpirma_region_remove(struct mpirma_win *win, u32 wr, struct mpirma_mem *mem);
+int mpirma_win_region(struct mpirma_member *m, struct mpirma_win_region *arg);
+int mpirma_region_mmap(struct mpirma_win *win, u32 id, struct vm_area_struct *vma);
+
 /* ulock.c */
 int mpirma_ulock_alloc(struct mpirma_win *win);
 void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr);
+void mpirma_ulock_detached(struct mpirma_win *win, u32 wr);
 int mpirma_win_lock_wait(struct mpirma_member *m, struct mpirma_win_lockwait *arg);
 
 /* msg.c */

@@ -109,6 +109,22 @@ void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr)
 }
 
 /**
+ * mpirma_ulock_detached - window rank @wr detached a region
+ * @win: a ULOCK window, regions_rwsem held for writing
+ * @wr: the window rank
+ *
+ * Processes that mapped @wr's regions (region.c) drop their mappings when
+ * they see the counter move.
+ */
+void mpirma_ulock_detached(struct mpirma_win *win, u32 wr)
+{
+	u32 *detached = win->ulock->vaddr + MPIRMA_ULOCK_DETACHED(win->nranks);
+
+	lockdep_assert_held_write(&win->regions_rwsem);
+	WRITE_ONCE(detached[wr], READ_ONCE(detached[wr]) + 1);
+}
+
+/**
  * mpirma_win_lock_wait - MPIRMA_IOC_WIN_LOCK_WAIT
  * @m: the calling member
  * @arg: the window, and the sequence number to sleep on, or WAKE

@@ -64,6 +64,7 @@ static void win_free(struct mpirma_win *win)
 	mpirma_view_put(win->view);
 	mpirma_mem_put(win->mem);
 	mpirma_mem_put(win->ulock);
+	xa_destroy(&win->region_ids);
 	mpirma_sync_free(win);
 	kfree(win->ranks);
 	kfree(win->rank_of);
@@ -262,6 +263,7 @@ static struct mpirma_win *win_alloc(struct mpirma_job *job, const struct mpirma_
 	}
 	raw_spin_lock_init(&win->update_lock);
 	spin_lock_init(&win->sync_lock);
+	xa_init_flags(&win->region_ids, XA_FLAGS_ALLOC1);
 	init_rwsem(&win->regions_rwsem);
 	mpirma_barrier_init(&win->fence);
 	return win;
@@ -782,6 +784,8 @@ int mpirma_win_attach(struct mpirma_member *m, struct mpirma_win_attach *arg)
 		}
 	}
 	if (!ret)
+		ret = mpirma_region_add(win, mem);
+	if (!ret)
 		list_add_tail(&mem->list, &r->regions);
 	up_write(&win->regions_rwsem);
 	if (ret)
@@ -813,6 +817,7 @@ int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg)
 	list_for_each_entry(mem, &win->ranks[wr].regions, list) {
 		if (mem->user_base == arg->base) {
 			list_del(&mem->list);
+			mpirma_region_remove(win, wr, mem);
 			found = mem;
 			break;
 		}

@@ -656,7 +656,7 @@ static int rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 
 	if (!w)
 		return MPI_ERR_WIN;
-	if (w->segs && !w->queue.nops && rma_fast(w, a))
+	if (mpirma_win_direct_any(w) && !w->queue.nops && rma_fast(w, a))
 		return MPI_SUCCESS;
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip)

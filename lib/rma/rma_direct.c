@@ -89,12 +89,15 @@ static void put_copy(char *t, const char *s, uint64_t n)
  * Where @bytes at displacement @disp of @rank's window memory start in this
  * process, or NULL when not all inside.
  */
-static char *target_addr(const struct mpirma_window *w, uint32_t rank,
+static char *target_addr(struct mpirma_window *w, uint32_t rank,
 			 uint64_t disp, uint64_t bytes)
 {
-	const struct mpirma_win_seg *s = &w->segs[rank];
+	const struct mpirma_win_seg *s;
 	uint64_t off;
 
+	if (!w->segs)	/* a dynamic window: displacements are addresses */
+		return mpirma_win_dyn_addr(w, rank, disp, bytes);
+	s = &w->segs[rank];
 	if (__builtin_mul_overflow(disp, (uint64_t)s->disp_unit, &off) ||
 	    off > s->len || bytes > s->len - off)
 		return NULL;
@@ -115,14 +118,14 @@ static bool contiguous(const struct mpirma_layout *l)
 	return !l->nblocks;
 }
 
-char *mpirma_win_direct_target(const struct mpirma_window *w,
+char *mpirma_win_direct_target(struct mpirma_window *w,
 			       const struct mpirma_op *op)
 {
 	unsigned int size = mpirma_type_info[op->type].size;
 	uint64_t bytes;
 	char *t;
 
-	if (!w->segs || op->target_rank >= (uint32_t)w->size ||
+	if (!mpirma_win_direct_any(w) || op->target_rank >= (uint32_t)w->size ||
 	    !contiguous(&op->origin) || !contiguous(&op->target) ||
 	    !contiguous(&op->result) ||
 	    __builtin_mul_overflow(op->target.count, (uint64_t)size, &bytes))

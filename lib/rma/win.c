@@ -256,6 +256,7 @@ static void win_destroy(struct mpirma_window *w)
 	free(w->segs);
 	if (w->map)
 		munmap(w->map, w->map_len);
+	mpirma_win_dyn_free(w);
 	if (w->ulock.map)
 		munmap(w->ulock.map, w->ulock.map_len);
 	free(w->zattach);
@@ -407,10 +408,28 @@ static bool win_mappable(uint32_t kflavor)
  */
 static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor)
 {
-	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT ||
-	    !win_mappable(kflavor) || !direct_enabled())
+	bool mapped = win_mappable(kflavor) ||
+		      (kflavor == MPIRMA_FLAVOR_DYNAMIC &&
+		       (mpirma_proc.query.features & MPIRMA_FEAT_REGION_MAP));
+
+	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT || !mapped ||
+	    !direct_enabled())
 		return w->hints.strategy;
 	return MPIRMA_ATOM_NATIVE;
+}
+
+/*
+ * A dynamic window's direct path: its attached regions mapped as they are
+ * reached (lib/rma/win_regions.c).  Without it the kernel serves it all.
+ */
+static void win_map_dynamic(struct mpirma_window *w)
+{
+	struct mpirma_win_query q;
+
+	if (!direct_enabled() || win_query(w, w->rank, &q))
+		return;
+	mpirma_win_dyn_init(w);
+	w->direct_atomics = w->dyn && q.strategy == MPIRMA_ATOM_NATIVE;
 }
 
 /*
@@ -627,6 +646,8 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 		 * without it (out of mappings, say) the kernel serves them.
 		 */
 		(void)win_map(w, NULL);
+	} else if (kflavor == MPIRMA_FLAVOR_DYNAMIC) {
+		win_map_dynamic(w);
 	}
 	*win = w->handle;
 	return MPI_SUCCESS;

@@ -175,6 +175,8 @@ struct mpirma_direct_tally {
  *	threads counting on one window do not share a cache line either
  * @ulock: the window's lock table, mapped (ulock.map set) when the kernel
  *	made one (MPIRMA_WIN_ULOCK): its locks are taken in user space
+ * @dyn: dynamic windows: per window rank, its attached regions mapped here
+ *	(lib/rma/win_regions.c), or NULL (no direct path)
  */
 struct mpirma_window {
 	struct mpirma_objhdr hdr;
@@ -213,6 +215,7 @@ struct mpirma_window {
 	struct mpirma_direct_tally direct_count;
 	struct mpirma_direct_tally *tallies;
 	struct mpirma_ulock ulock;
+	struct mpirma_dyn_rank *dyn;
 };
 
 /* The window of a handle, or NULL (null, freed, never created). */
@@ -296,8 +299,26 @@ void mpirma_win_queue_free(struct mpirma_window *w);
  * process (lib/rma/rma_direct.c).  NULL: the kernel must (or should: it also
  * reports a target range outside the window).
  */
-char *mpirma_win_direct_target(const struct mpirma_window *w,
+char *mpirma_win_direct_target(struct mpirma_window *w,
 			       const struct mpirma_op *op);
+
+/* Does the direct path serve any target of @w? */
+static inline bool mpirma_win_direct_any(const struct mpirma_window *w)
+{
+	return w->segs || w->dyn;
+}
+
+/*
+ * Dynamic windows (lib/rma/win_regions.c): map attached regions for the
+ * direct path where the kernel lets us; the address of @bytes at target
+ * address @addr of @rank here, or NULL (not attached: the kernel says so);
+ * unmap them all.
+ */
+struct mpirma_dyn_rank;
+void mpirma_win_dyn_init(struct mpirma_window *w);
+char *mpirma_win_dyn_addr(struct mpirma_window *w, uint32_t rank,
+			  uint64_t addr, uint64_t bytes);
+void mpirma_win_dyn_free(struct mpirma_window *w);
 
 /*
  * Runs @op on the mapped memory at @t, which mpirma_win_direct_target()

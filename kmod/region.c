@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The attached regions of DYNAMIC windows, as the processes of the job see
+ * them: MPIRMA_IOC_WIN_REGION finds the region that holds an address, and
+ * mmap() maps its pinned pages into the caller, so that the library's
+ * direct path (lib/rma/rma_direct.c) serves a dynamic window's targets as
+ * it serves an allocated or created window's, without a system call per
+ * operation.
+ *
+ * A region has an id, its key in win->region_ids, from its attach to its
+ * detach; its mmap offset is the window's plus MPIRMA_MMAP_REGION plus the
+ * id in pages.  The map is changed under regions_rwsem (write) with the
+ * region lists, and read by mmap() under the xarray's own lock alone: mmap()
+ * runs inside mmap_lock, and regions_rwsem is held across user copies,
+ * which may take mmap_lock.  A mapping holds a reference on the region's
+ * pinned memory (like a USER window's view): after a detach it is still
+ * valid memory, no longer the window's.  Whoever maps regions learns of
+ * detaches from the lock table's detached[] counters (ulock.c).
+ */
+#include <linux/mm.h>
+#include <linux/xarray.h>
+
+#include "compat.h"
+#include "mpirma.h"
+
+/**
+ * mpirma_region_add - give a new region of @win an id
+ * @win: a DYNAMIC window, regions_rwsem held for writing
+ * @mem: the region
+ *
+ * Return: 0, -ENOMEM, -EBUSY (every id in use).
+ */
+int mpirma_region_add(struct mpirma_win *win, struct mpirma_mem *mem)
+{
+	int ret;
+
+	lockdep_assert_held_write(&win->regions_rwsem);
+	ret = xa_alloc_cyclic(&win->region_ids, &mem->id, mem,
+			      XA_LIMIT(1, MPIRMA_REGION_IDS - 1),
+			      &win->next_region_id, GFP_KERNEL);
+	return ret < 0 ? ret : 0;
+}
+
+/**
+ * mpirma_region_remove - window rank @wr detaches @mem
+ * @win: the window, regions_rwsem held for writing
+ * @wr: the window rank
+ * @mem: the region, off its rank's list
+ */
+void mpirma_region_remove(struct mpirma_win *win, u32 wr, struct mpirma_mem *mem)
+{
+	lockdep_assert_held_write(&win->regions_rwsem);
+	xa_erase(&win->region_ids, mem->id);
+	if (win->ulock)
+		mpirma_ulock_detached(win, wr);
+}
+
+/**
+ * mpirma_win_region - MPIRMA_IOC_WIN_REGION
+ * @m: the calling member
+ * @arg: the window, a rank and an address in its attached memory
+ *
+ * Return: 0, -EINVAL (not DYNAMIC, flags), -ENOENT, -ENXIO, -ERANGE.
+ */
+int mpirma_win_region(struct mpirma_member *m, struct mpirma_win_region *arg)
+{
+	struct mpirma_mem *mem;
+	struct mpirma_win *win;
+	int ret = -ERANGE;
+	u32 wr;
+
+	if (arg->flags)
+		return -EINVAL;
+	win = mpirma_win_get(m, arg->win_id, &wr);
+	if (!win)
+		return -ENOENT;
+	if (win->flavor != MPIRMA_FLAVOR_DYNAMIC) {
+		ret = -EINVAL;
+		goto out_put_win;
+	}
+	if (arg->rank >= win->nranks) {
+		ret = -ENXIO;
+		goto out_put_win;
+	}
+	down_read(&win->regions_rwsem);
+	list_for_each_entry(mem, &win->ranks[arg->rank].regions, list) {
+		if (arg->addr < mem->user_base || arg->addr - mem->user_base >= mem->length)
+			continue;
+		arg->base = mem->user_base;
+		arg->length = mem->length;
+		arg->mmap_offset = ((u64)win->id << MPIRMA_MMAP_SHIFT) | MPIRMA_MMAP_REGION |
+				   ((u64)mem->id << PAGE_SHIFT);
+		arg->mmap_length = (u64)mem->npages << PAGE_SHIFT;
+		arg->seg_offset = mem->offset;
+		ret = 0;
+		break;
+	}
+	up_read(&win->regions_rwsem);
+out_put_win:
+	mpirma_win_put(win);
+	return ret;
+}
+
+static vm_fault_t region_fault(struct vm_fault *vmf)
+{
+	struct mpirma_mem *mem = vmf->vma->vm_private_data;
+	unsigned long pg = vmf->pgoff - vmf->vma->vm_pgoff;
+
+	if (vmf->pgoff < vmf->vma->vm_pgoff || pg >= mem->npages)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(mem->pages[pg]));
+}
+
+/* Forks and splits copy the mapping: each copy holds the memory. */
+static void region_vm_open(struct vm_area_struct *vma)
+{
+	struct mpirma_mem *mem = vma->vm_private_data;
+
+	kref_get(&mem->ref);
+}
+
+static void region_vm_close(struct vm_area_struct *vma)
+{
+	mpirma_mem_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct mpirma_region_vm_ops = {
+	.open = region_vm_open,
+	.close = region_vm_close,
+	.fault = region_fault,
+};
+
+/**
+ * mpirma_region_mmap - map region @id of @win
+ * @win: the window, held by the caller
+ * @id: the region's id
+ * @vma: the mapping, at the region's mmap offset
+ *
+ * Return: 0, -ENODEV (not DYNAMIC), -ENOENT (no such region: detached),
+ * -EINVAL (longer than the region).
+ */
+int mpirma_region_mmap(struct mpirma_win *win, u32 id, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct mpirma_mem *mem;
+
+	if (win->flavor != MPIRMA_FLAVOR_DYNAMIC)
+		return -ENODEV;
+	/* Found under the xarray's lock, it is not detached yet: alive. */
+	xa_lock(&win->region_ids);
+	mem = xa_load(&win->region_ids, id);
+	if (mem)
+		kref_get(&mem->ref);
+	xa_unlock(&win->region_ids);
+	if (!mem)
+		return -ENOENT;
+	if (len > mem->npages << PAGE_SHIFT) {
+		mpirma_mem_put(mem);
+		return -EINVAL;
+	}
+	/* Pinned anonymous pages, inserted by pfn as a USER window's (map.c). */
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = mem;
+	vma->vm_ops = &mpirma_region_vm_ops;
+	return 0;
+}
