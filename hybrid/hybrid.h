@@ -379,6 +379,19 @@ int hy_ship_wait(int n, MPI_Request *req);
 int hy_ship_barrier(MPI_Comm comm);
 
 /*
+ * The layer's own collectives (window creation), serving the same way: a
+ * process that creates a window while a peer still works on an older one
+ * through its agent (OpenCoarrays registers a coarray while another image
+ * reads its components) must not leave every remote lock and get to the
+ * agent's next poll.
+ */
+int hy_ship_allreduce(const void *in, void *out, int count, MPI_Datatype type,
+		      MPI_Op op, MPI_Comm comm);
+int hy_ship_allgather(const void *in, int count, MPI_Datatype type, void *out,
+		      MPI_Comm comm);
+int hy_ship_comm_dup(MPI_Comm comm, MPI_Comm *out);
+
+/*
  * PMPI_Recv, serving in the same way until a probe finds its message.  A
  * receive the program posted earlier matches its message as it arrives,
  * before any probe sees it, and the receive then takes the earliest

@@ -914,6 +914,41 @@ int hy_ship_barrier(MPI_Comm comm)
 	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req);
 }
 
+int hy_ship_allreduce(const void *in, void *out, int count, MPI_Datatype type,
+		      MPI_Op op, MPI_Comm comm)
+{
+	MPI_Request req;
+	int ret;
+
+	if (!waits_poll())
+		return PMPI_Allreduce(in, out, count, type, op, comm);
+	ret = PMPI_Iallreduce(in, out, count, type, op, comm, &req);
+	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req);
+}
+
+int hy_ship_comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+	MPI_Request req;
+	int ret;
+
+	if (!waits_poll())
+		return PMPI_Comm_dup(comm, out);
+	ret = PMPI_Comm_idup(comm, out, &req);
+	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req);
+}
+
+int hy_ship_allgather(const void *in, int count, MPI_Datatype type, void *out,
+		      MPI_Comm comm)
+{
+	MPI_Request req;
+	int ret;
+
+	if (!waits_poll())
+		return PMPI_Allgather(in, count, type, out, count, type, comm);
+	ret = PMPI_Iallgather(in, count, type, out, count, type, comm, &req);
+	return ret != MPI_SUCCESS ? ret : hy_ship_wait(1, &req);
+}
+
 /*
  * Are @source, @tag and @comm a receive's that a probe takes without an
  * error?  Else PMPI_Recv reports them itself (a probe's error would name

@@ -125,27 +125,26 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		if (ok && hy.agent)
 			ok = hy_ship_open(w) >= 0;
 	}
-	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, a->comm);
+	hy_ship_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, a->comm);
 	if (!all)
 		return hy_fail(MPI_ERR_NO_MEM, "out of memory (window that "
 			       "spans nodes)");
 	/* Published: nobody ships to a slot before it exists. */
-	PMPI_Allgather(&sp->myslot, 1, MPI_INT, sp->slot, 1, MPI_INT, a->comm);
+	hy_ship_allgather(&sp->myslot, 1, MPI_INT, sp->slot, a->comm);
 	/* Each target's memory, so that a range error fails at the call. */
 	if (sp->extent) {
 		uint64_t mine[2] = { (uint64_t)a->size, (uint64_t)a->disp_unit };
 
-		PMPI_Allgather(mine, 2, MPI_UINT64_T, sp->extent, 2,
-			       MPI_UINT64_T, a->comm);
+		hy_ship_allgather(mine, 2, MPI_UINT64_T, sp->extent, a->comm);
 	}
-	ret = PMPI_Comm_dup(a->comm, &sp->comm);
+	ret = hy_ship_comm_dup(a->comm, &sp->comm);
 	if (ret)
 		return ret;
 	if (hy.agent) {
 		/* Nothing travels through a host window: a handle will do. */
 		ret = hy_win_handle(a->info, &w->host);
 		ok = ret == MPI_SUCCESS;
-		PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, sp->comm);
+		hy_ship_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, sp->comm);
 		if (ok && !all) {
 			PMPI_Win_free(&w->host);
 			ret = hy_fail(MPI_ERR_WIN, "another rank could not "

@@ -242,12 +242,12 @@ static int create(struct create_args *a, MPI_Win *win)
 out_agree:
 	/* Every member fails, or none: a window must exist everywhere. */
 	ok = ret == MPI_SUCCESS;
-	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+	hy_ship_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
 	if (ok && all_ok && !spans) {
 		ret = hy_win_handle(a->info, &w->host);
 		/* Every member has its handle, or none keeps one. */
 		ok = ret == MPI_SUCCESS;
-		PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+		hy_ship_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
 		if (ok && !all_ok)
 			PMPI_Win_free(&w->host);
 	} else if (ok && all_ok) {
