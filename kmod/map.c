@@ -242,6 +242,45 @@ static int map_mem(struct mpirma_mem *mem, struct vm_area_struct *vma)
 	return 0;
 }
 
+static vm_fault_t region_fault(struct vm_fault *vmf)
+{
+	struct mpirma_mem *mem = vmf->vma->vm_private_data;
+	unsigned long pg = vmf->pgoff - vmf->vma->vm_pgoff;
+
+	if (vmf->pgoff < vmf->vma->vm_pgoff || pg >= mem->npages)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(mem->pages[pg]));
+}
+
+/* Like an allocated window's mapping, but pinned pages, inserted by pfn. */
+static const struct vm_operations_struct mpirma_region_vm_ops = {
+	.open = alloc_vm_open,
+	.close = alloc_vm_close,
+	.fault = region_fault,
+};
+
+/* An attached region of a DYNAMIC window (region.c), by its id. */
+static int map_region(struct mpirma_win *win, u32 id, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct mpirma_mem *mem;
+
+	if (win->flavor != MPIRMA_FLAVOR_DYNAMIC)
+		return -ENODEV;
+	mem = mpirma_region_get(win, id);
+	if (!mem)
+		return -ENOENT;
+	if (len > mem->npages << PAGE_SHIFT) {
+		mpirma_mem_put(mem);
+		return -EINVAL;
+	}
+	/* What remap_pfn_range() sets, as for a USER window's view. */
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = mem;
+	vma->vm_ops = &mpirma_region_vm_ops;
+	return 0;
+}
+
 /**
  * mpirma_win_mmap - map all ranks' memory of an ALLOC or USER window, the
  *	lock table of a ULOCK window, or an attached region of a DYNAMIC one
@@ -273,7 +312,7 @@ int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
 		if (low == MPIRMA_MMAP_ULOCK >> PAGE_SHIFT)
 			ret = map_mem(win->ulock, vma);
 		else
-			ret = mpirma_region_mmap(win, low & (MPIRMA_REGION_IDS - 1), vma);
+			ret = map_region(win, low & (MPIRMA_REGION_IDS - 1), vma);
 		mpirma_win_put(win);
 		return ret;
 	}

@@ -43,7 +43,6 @@ struct mm_struct;
 struct page;
 struct file;
 struct dentry;
-struct vm_area_struct;
 
 /* Module-wide page and object counters (sysfs), zero when nothing is open. */
 extern atomic_long_t mpirma_pages_pinned;
@@ -295,6 +294,7 @@ int mpirma_win_stats(struct mpirma_member *m, struct mpirma_win_stats *arg);
 int mpirma_win_stats_add(struct mpirma_member *m, struct mpirma_win_stats_add *arg);
 int mpirma_win_placement(struct mpirma_member *m, struct mpirma_win_placement *arg);
 struct mpirma_win *mpirma_win_get(struct mpirma_member *m, u32 id, u32 *my_rank);
+struct mpirma_win *mpirma_win_get_dynamic(struct mpirma_member *m, u32 id, u32 *wr);
 struct mpirma_win *mpirma_win_get_sync(struct mpirma_member *m,
 				       const struct mpirma_win_sync *arg, u32 flags,
 				       u32 *my_rank);
@@ -345,7 +345,7 @@ void mpirma_sync_free(struct mpirma_win *win);
 int mpirma_region_add(struct mpirma_win *win, struct mpirma_mem *mem);
 void mpirma_region_remove(struct mpirma_win *win, u32 wr, struct mpirma_mem *mem);
 int mpirma_win_region(struct mpirma_member *m, struct mpirma_win_region *arg);
-int mpirma_region_mmap(struct mpirma_win *win, u32 id, struct vm_area_struct *vma);
+struct mpirma_mem *mpirma_region_get(struct mpirma_win *win, u32 id);
 
 /* ulock.c */
 int mpirma_ulock_alloc(struct mpirma_win *win);

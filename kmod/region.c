@@ -10,17 +10,15 @@
  * A region has an id, its key in win->region_ids, from its attach to its
  * detach; its mmap offset is the window's plus MPIRMA_MMAP_REGION plus the
  * id in pages.  The map is changed under regions_rwsem (write) with the
- * region lists, and read by mmap() under the xarray's own lock alone: mmap()
- * runs inside mmap_lock, and regions_rwsem is held across user copies,
- * which may take mmap_lock.  A mapping holds a reference on the region's
- * pinned memory (like a USER window's view): after a detach it is still
- * valid memory, no longer the window's.  Whoever maps regions learns of
- * detaches from the lock table's detached[] counters (ulock.c).
+ * region lists, and read for mmap() (map.c) under the xarray's own lock
+ * alone: mmap() runs inside mmap_lock, and regions_rwsem is held across user
+ * copies, which may take mmap_lock.  A mapping holds a reference on the
+ * region's pinned memory (like a USER window's view): after a detach it is
+ * still valid memory, no longer the window's.  Whoever maps regions learns
+ * of detaches from the lock table's detached[] counters (ulock.c).
  */
-#include <linux/mm.h>
 #include <linux/xarray.h>
 
-#include "compat.h"
 #include "mpirma.h"
 
 /**
@@ -71,13 +69,9 @@ int mpirma_win_region(struct mpirma_member *m, struct mpirma_win_region *arg)
 
 	if (arg->flags)
 		return -EINVAL;
-	win = mpirma_win_get(m, arg->win_id, &wr);
-	if (!win)
-		return -ENOENT;
-	if (win->flavor != MPIRMA_FLAVOR_DYNAMIC) {
-		ret = -EINVAL;
-		goto out_put_win;
-	}
+	win = mpirma_win_get_dynamic(m, arg->win_id, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
 	if (arg->rank >= win->nranks) {
 		ret = -ENXIO;
 		goto out_put_win;
@@ -101,66 +95,24 @@ out_put_win:
 	return ret;
 }
 
-static vm_fault_t region_fault(struct vm_fault *vmf)
-{
-	struct mpirma_mem *mem = vmf->vma->vm_private_data;
-	unsigned long pg = vmf->pgoff - vmf->vma->vm_pgoff;
-
-	if (vmf->pgoff < vmf->vma->vm_pgoff || pg >= mem->npages)
-		return VM_FAULT_SIGBUS;
-	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(mem->pages[pg]));
-}
-
-/* Forks and splits copy the mapping: each copy holds the memory. */
-static void region_vm_open(struct vm_area_struct *vma)
-{
-	struct mpirma_mem *mem = vma->vm_private_data;
-
-	kref_get(&mem->ref);
-}
-
-static void region_vm_close(struct vm_area_struct *vma)
-{
-	mpirma_mem_put(vma->vm_private_data);
-}
-
-static const struct vm_operations_struct mpirma_region_vm_ops = {
-	.open = region_vm_open,
-	.close = region_vm_close,
-	.fault = region_fault,
-};
-
 /**
- * mpirma_region_mmap - map region @id of @win
- * @win: the window, held by the caller
+ * mpirma_region_get - the region with id @id of @win, with a reference
+ * @win: a DYNAMIC window, held by the caller
  * @id: the region's id
- * @vma: the mapping, at the region's mmap offset
  *
- * Return: 0, -ENODEV (not DYNAMIC), -ENOENT (no such region: detached),
- * -EINVAL (longer than the region).
+ * For mmap() (map.c), inside mmap_lock: the xarray's lock only.  Found
+ * under it, the region is not detached yet, so it is alive.
+ *
+ * Return: the region (drop it with mpirma_mem_put()), or NULL.
  */
-int mpirma_region_mmap(struct mpirma_win *win, u32 id, struct vm_area_struct *vma)
+struct mpirma_mem *mpirma_region_get(struct mpirma_win *win, u32 id)
 {
-	unsigned long len = vma->vm_end - vma->vm_start;
 	struct mpirma_mem *mem;
 
-	if (win->flavor != MPIRMA_FLAVOR_DYNAMIC)
-		return -ENODEV;
-	/* Found under the xarray's lock, it is not detached yet: alive. */
 	xa_lock(&win->region_ids);
 	mem = xa_load(&win->region_ids, id);
 	if (mem)
 		kref_get(&mem->ref);
 	xa_unlock(&win->region_ids);
-	if (!mem)
-		return -ENOENT;
-	if (len > mem->npages << PAGE_SHIFT) {
-		mpirma_mem_put(mem);
-		return -EINVAL;
-	}
-	/* Pinned anonymous pages, inserted by pfn as a USER window's (map.c). */
-	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_private_data = mem;
-	vma->vm_ops = &mpirma_region_vm_ops;
-	return 0;
+	return mem;
 }

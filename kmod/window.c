@@ -736,7 +736,16 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
 	return 0;
 }
 
-static struct mpirma_win *win_get_dynamic(struct mpirma_member *m, u32 id, u32 *wr)
+/**
+ * mpirma_win_get_dynamic - mpirma_win_get() for a DYNAMIC window
+ * @m: the calling member
+ * @id: the window's id
+ * @wr: out, the caller's window rank
+ *
+ * Return: the window with a reference held, ERR_PTR(-ENOENT), or
+ * ERR_PTR(-EINVAL) for another flavor.
+ */
+struct mpirma_win *mpirma_win_get_dynamic(struct mpirma_member *m, u32 id, u32 *wr)
 {
 	struct mpirma_win *win = mpirma_win_get(m, id, wr);
 
@@ -766,7 +775,7 @@ int mpirma_win_attach(struct mpirma_member *m, struct mpirma_win_attach *arg)
 
 	if (arg->flags || arg->reserved || !arg->length || !arg->base)
 		return -EINVAL;
-	win = win_get_dynamic(m, arg->win_id, &wr);
+	win = mpirma_win_get_dynamic(m, arg->win_id, &wr);
 	if (IS_ERR(win))
 		return PTR_ERR(win);
 	mem = mpirma_mem_pin(arg->base, arg->length);
@@ -810,7 +819,7 @@ int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg)
 
 	if (arg->flags || arg->reserved || arg->length)
 		return -EINVAL;
-	win = win_get_dynamic(m, arg->win_id, &wr);
+	win = mpirma_win_get_dynamic(m, arg->win_id, &wr);
 	if (IS_ERR(win))
 		return PTR_ERR(win);
 	down_write(&win->regions_rwsem);

@@ -22,18 +22,7 @@ int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
 	return errclass;
 }
 
-static int passed, failed;
-
-static void check(int ok, const char *what, long a, long b)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	if (failed < 20)
-		printf("FAIL %s: %ld, %ld\n", what, a, b);
-}
+#include "unit_check.h"
 
 /* Objects are the addresses of this array's bytes: distinct, never NULL. */
 #define N	20000
@@ -142,6 +131,5 @@ int main(void)
 {
 	test_boundaries();
 	test_threads();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_summary();
 }

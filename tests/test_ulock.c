@@ -18,18 +18,7 @@
 
 #include "../lib/rma/ulock.c"
 
-static int passed, failed;
-
-static void check(int ok, const char *what, long a, long b)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	if (failed < 20)
-		printf("FAIL %s: %ld, %ld\n", what, a, b);
-}
+#include "unit_check.h"
 
 /* The kernel's part: sleep until seq moves; bump it and wake. */
 static pthread_mutex_t kmutex = PTHREAD_MUTEX_INITIALIZER;
@@ -220,6 +209,5 @@ int main(void)
 	test_death(true, false);
 	test_death(false, false);
 	test_death(false, true);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_summary();
 }
