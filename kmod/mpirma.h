@@ -18,7 +18,9 @@
  * Lock order (outer to inner):
  *	mpirma_jobs_lock -> job->lock -> win->regions_rwsem -> win->sync_lock
  *	-> (the atomicity strategy's locks) ; job->windows' xa_lock is taken
- *	alone, for lookups and erasure.
+ *	alone, for lookups and erasure ; win->regions_rwsem ->
+ *	win->region_ids' xa_lock, which mmap() also takes alone inside
+ *	mmap_lock (region.c).
  * No lock of this module is held while copying from or to user space, except
  * win->regions_rwsem (read side, a sleeping lock that never nests inside
  * mmap_lock).
