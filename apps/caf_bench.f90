@@ -57,12 +57,7 @@ program caf_bench
   sync all
 
   ! Each put k writes x + k: image 2 checks the last one's values.
-  if (me == 1) then
-    call timed('put16', n)
-    kput = n
-    last[2] = n
-  end if
-  sync all
+  call put_row('put16')
   if (me == 2) call check(all(a == x + last), 'put16 at the target')
   if (me == 1) call timed('get16', n)
   sync all
@@ -78,18 +73,26 @@ program caf_bench
   end if
   sync all
 
-  if (me == 1) then
-    call timed('dput16', n)
-    kput = n
-    last[2] = n
-  end if
-  sync all
+  call put_row('dput16')
   if (me == 2) call check(all(b%v == x + last), 'dput16 at the target')
   if (me == 1) call timed('dget16', n)
   sync all
   if (me == 1) write (*, '(a)') 'caf_bench: done'
 
 contains
+
+  ! Image 1 runs put row @which; the gets check against its count, and
+  ! image 2, after the SYNC ALL, against the count it is sent.
+  subroutine put_row(which)
+    character(len=*), intent(in) :: which
+
+    if (me == 1) then
+      call timed(which, n)
+      kput = n
+      last[2] = n
+    end if
+    sync all
+  end subroutine put_row
 
   ! Runs statement @which for k = 1, 2, ... until @secs have passed; @n
   ! is the count.  A dispatch, not a procedure argument: an internal

@@ -46,6 +46,13 @@ def shapes():
     yield "reversed", world.Split(0, -me), True
 
 
+def own_memory(win):
+    """An allocated window's memory as int64 elements, zeroed."""
+    buf = np.frombuffer(win.tomemory(), dtype="i8")
+    buf[:] = 0
+    return buf
+
+
 def windows(comm):
     """(name, window's communicator, window, local array, per rank the
     byte address of element 0 for a dynamic window, else None).  The
@@ -57,18 +64,12 @@ def windows(comm):
     win.Free()
 
     win = MPI.Win.Allocate(N * 8, disp_unit=8, comm=comm)
-    buf = np.frombuffer(win.tomemory(), dtype="i8")
-    buf[:] = 0
-    yield "allocate", comm, win, buf, None
-    del buf
+    yield "allocate", comm, win, own_memory(win), None
     win.Free()
 
     node = comm.Split_type(MPI.COMM_TYPE_SHARED)
     win = MPI.Win.Allocate_shared(N * 8, disp_unit=8, comm=node)
-    buf = np.frombuffer(win.tomemory(), dtype="i8")
-    buf[:] = 0
-    yield "shared", node, win, buf, None
-    del buf
+    yield "shared", node, win, own_memory(win), None
     win.Free()
     node.Free()
 

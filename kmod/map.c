@@ -295,24 +295,23 @@ int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma)
 {
 	unsigned long shift = MPIRMA_MMAP_SHIFT - PAGE_SHIFT;
 	unsigned long low = vma->vm_pgoff & ((1UL << shift) - 1);
+	/* Below the window's id: 0, its lock table, or a region's id. */
+	bool table = low == MPIRMA_MMAP_ULOCK >> PAGE_SHIFT;
+	bool region = (low & ~(MPIRMA_REGION_IDS - 1)) == MPIRMA_MMAP_REGION >> PAGE_SHIFT;
 	struct mpirma_win *win;
 	u32 wr;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if ((low && low != MPIRMA_MMAP_ULOCK >> PAGE_SHIFT &&
-	     !(low & (MPIRMA_MMAP_REGION >> PAGE_SHIFT))) ||
-	    (vma->vm_pgoff >> shift) > INT_MAX)
+	if ((low && !table && !region) || (vma->vm_pgoff >> shift) > INT_MAX)
 		return -EINVAL;
 	win = mpirma_win_get(m, vma->vm_pgoff >> shift, &wr);
 	if (!win)
 		return -ENOENT;
 	if (low) {
-		if (low == MPIRMA_MMAP_ULOCK >> PAGE_SHIFT)
-			ret = map_mem(win->ulock, vma);
-		else
-			ret = map_region(win, low & (MPIRMA_REGION_IDS - 1), vma);
+		ret = table ? map_mem(win->ulock, vma) :
+		      map_region(win, low & (MPIRMA_REGION_IDS - 1), vma);
 		mpirma_win_put(win);
 		return ret;
 	}

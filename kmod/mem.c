@@ -190,8 +190,8 @@ out_release:
 /**
  * mpirma_mem_alloc - allocate zeroed pages, page i on node @nodes[i]
  * @npages: number of pages
- * @nodes: per page, the node to allocate on
- * @strict: per page, fail rather than fall back to another node
+ * @nodes: per page, the node to allocate on, or NULL: the local node
+ * @strict: per page, fail rather than fall back to another node, or NULL
  *
  * Return: the memory, or ERR_PTR(-ENOMEM / -EINTR).
  */
@@ -208,13 +208,13 @@ struct mpirma_mem *mpirma_mem_alloc(unsigned long npages, const int *nodes,
 	for (i = 0; i < npages; i++) {
 		gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN;
 
-		if (strict[i])
+		if (strict && strict[i])
 			gfp |= __GFP_THISNODE;
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			goto out_free;
 		}
-		mem->pages[i] = MPIRMA_FAULT_POINT(NULL, alloc_pages_node(nodes[i], gfp, 0));
+		mem->pages[i] = MPIRMA_FAULT_POINT(NULL, alloc_pages_node(nodes ? nodes[i] : NUMA_NO_NODE, gfp, 0));
 		if (!mem->pages[i]) {
 			ret = -ENOMEM;
 			goto out_free;

@@ -315,6 +315,11 @@ void mpirma_win_destroy_pending(struct mpirma_job *job);
 /* Added to a window's offset with a region's id in pages: that region. */
 #define MPIRMA_MMAP_REGION	(1ULL << 30)
 #define MPIRMA_REGION_IDS	(MPIRMA_MMAP_REGION >> PAGE_SHIFT)
+/* The mmap offset of @part (0, MPIRMA_MMAP_ULOCK, a region's) of @win. */
+static inline u64 mpirma_mmap_offset(const struct mpirma_win *win, u64 part)
+{
+	return ((u64)win->id << MPIRMA_MMAP_SHIFT) | part;
+}
 struct mpirma_view;
 bool mpirma_map_user_enabled(void);
 struct mpirma_view *mpirma_view_build(struct mpirma_win *win);

@@ -82,8 +82,8 @@ int mpirma_win_region(struct mpirma_member *m, struct mpirma_win_region *arg)
 			continue;
 		arg->base = mem->user_base;
 		arg->length = mem->length;
-		arg->mmap_offset = ((u64)win->id << MPIRMA_MMAP_SHIFT) | MPIRMA_MMAP_REGION |
-				   ((u64)mem->id << PAGE_SHIFT);
+		arg->mmap_offset = mpirma_mmap_offset(win, MPIRMA_MMAP_REGION |
+							 ((u64)mem->id << PAGE_SHIFT));
 		arg->mmap_length = (u64)mem->npages << PAGE_SHIFT;
 		arg->seg_offset = mem->offset;
 		ret = 0;

@@ -20,7 +20,6 @@
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 
 #include "mpirma.h"
 
@@ -43,33 +42,19 @@ static u8 *ulock_held(struct mpirma_win *win)
  * mpirma_ulock_alloc - the lock table of a new MPIRMA_WIN_ULOCK window
  * @win: the window, not yet published
  *
- * Return: 0, -EINVAL (too many ranks), -ENOMEM.
+ * The creation's argument checks bounded its ranks (MPIRMA_ULOCK_MAX_RANKS).
+ *
+ * Return: 0, -ENOMEM, -EINTR.
  */
 int mpirma_ulock_alloc(struct mpirma_win *win)
 {
-	unsigned long npages, i;
-	struct mpirma_mem *mem;
-	bool *strict;
-	int *nodes;
+	unsigned long npages = DIV_ROUND_UP(MPIRMA_ULOCK_TABLE_SIZE(win->nranks), PAGE_SIZE);
+	struct mpirma_mem *mem = mpirma_mem_alloc(npages, NULL, NULL);
 
-	if (win->nranks > MPIRMA_ULOCK_MAX_RANKS)
-		return -EINVAL;
-	npages = DIV_ROUND_UP(MPIRMA_ULOCK_TABLE_SIZE(win->nranks), PAGE_SIZE);
-	nodes = kmalloc_array(npages, sizeof(*nodes), GFP_KERNEL);
-	strict = kcalloc(npages, sizeof(*strict), GFP_KERNEL);
-	if (!nodes || !strict) {
-		mem = ERR_PTR(-ENOMEM);
-		goto out_free_arrays;
-	}
-	for (i = 0; i < npages; i++)
-		nodes[i] = NUMA_NO_NODE;
-	mem = mpirma_mem_alloc(npages, nodes, strict);
-	if (!IS_ERR(mem))
-		win->ulock = mem;
-out_free_arrays:
-	kfree(strict);
-	kfree(nodes);
-	return PTR_ERR_OR_ZERO(mem);
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	win->ulock = mem;
+	return 0;
 }
 
 /* Move the table's sequence number; the caller wakes job->wq. */

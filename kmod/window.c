@@ -713,11 +713,11 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
 	arg->mmap_length = 0;
 	arg->seg_offset = 0;
 	if (win->flavor == MPIRMA_FLAVOR_ALLOC) {
-		arg->mmap_offset = (u64)win->id << MPIRMA_MMAP_SHIFT;
+		arg->mmap_offset = mpirma_mmap_offset(win, 0);
 		arg->mmap_length = (u64)win->mem->npages << PAGE_SHIFT;
 		arg->seg_offset = r->offset;
 	} else if (win->view) {
-		arg->mmap_offset = (u64)win->id << MPIRMA_MMAP_SHIFT;
+		arg->mmap_offset = mpirma_mmap_offset(win, 0);
 		arg->seg_offset = mpirma_view_seg(win->view, arg->rank, &arg->mmap_length);
 	}
 	arg->numa_node = rank_node(win, r);
@@ -729,7 +729,7 @@ int mpirma_win_query(struct mpirma_member *m, struct mpirma_win_query *arg)
 	arg->lock_offset = 0;
 	arg->lock_length = 0;
 	if (win->ulock) {
-		arg->lock_offset = ((u64)win->id << MPIRMA_MMAP_SHIFT) | MPIRMA_MMAP_ULOCK;
+		arg->lock_offset = mpirma_mmap_offset(win, MPIRMA_MMAP_ULOCK);
 		arg->lock_length = (u64)win->ulock->npages << PAGE_SHIFT;
 	}
 	mpirma_win_put(win);

@@ -379,7 +379,7 @@ static int win_map_ulock(struct mpirma_window *w)
 	ret = win_query(w, w->rank, &q);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
-	if (!q.lock_length || q.lock_length < MPIRMA_ULOCK_TABLE_SIZE((uint64_t)w->size))
+	if (q.lock_length < MPIRMA_ULOCK_TABLE_SIZE((uint64_t)w->size))
 		return mpirma_err(MPI_ERR_INTERN, "the kernel gave the window "
 				  "no lock table");
 	p = mmap(NULL, q.lock_length, PROT_READ | PROT_WRITE, MAP_SHARED,
