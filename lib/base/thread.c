@@ -17,8 +17,12 @@ bool mpirma_threads;
 
 /* The library's state: every handle table, object and queue. */
 static pthread_mutex_t library_lock = PTHREAD_MUTEX_INITIALIZER;
-/* How deep this thread holds library_lock (0: not at all). */
-static __thread int depth;
+/*
+ * How deep this thread holds library_lock (0: not at all).  The thread
+ * variables are initial-exec: in a shared library the default model calls
+ * __tls_get_addr() at every use, on every RMA call with threads.
+ */
+static __thread int depth __attribute__((tls_model("initial-exec")));
 
 int mpirma_guard_enter(void)
 {
@@ -80,7 +84,7 @@ void mpirma_wait_pause(int *spins)
 int mpirma_thread_index(void)
 {
 	static int next;
-	static __thread int index = -1;
+	static __thread int index __attribute__((tls_model("initial-exec"))) = -1;
 
 	if (index < 0)
 		index = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);

@@ -139,19 +139,37 @@ char *mpirma_win_direct_target(struct mpirma_window *w,
 	return NULL;
 }
 
-/* Takes @t's counts into @sum, leaving @t empty (atomically: threads). */
+/*
+ * Advances *@taken to *@count and returns by how much: 0 when another
+ * reporter has taken that much already.
+ */
+static uint64_t take_one(const uint64_t *count, uint64_t *taken)
+{
+	uint64_t now = __atomic_load_n(count, __ATOMIC_RELAXED);
+	uint64_t was = __atomic_load_n(taken, __ATOMIC_RELAXED);
+
+	while (was < now)
+		if (__atomic_compare_exchange_n(taken, &was, now, false,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return now - was;
+	return 0;
+}
+
+/* Adds to @sum what of @t is not yet reported, marking it in @taken. */
 static void tally_take(struct mpirma_direct_tally *sum,
-		       struct mpirma_direct_tally *t)
+		       const struct mpirma_direct_tally *t,
+		       struct mpirma_direct_tally *taken)
 {
 	int k;
 
-	if (!__atomic_load_n(&t->n, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&t->n, __ATOMIC_RELAXED) ==
+	    __atomic_load_n(&taken->n, __ATOMIC_RELAXED))
 		return;
 	for (k = 0; k < MPIRMA_NR_KINDS; k++)
-		sum->ops[k] += __atomic_exchange_n(&t->ops[k], 0,
-						   __ATOMIC_RELAXED);
-	sum->bytes += __atomic_exchange_n(&t->bytes, 0, __ATOMIC_RELAXED);
-	sum->n += __atomic_exchange_n(&t->n, 0, __ATOMIC_RELAXED);
+		sum->ops[k] += take_one(&t->ops[k], &taken->ops[k]);
+	sum->bytes += take_one(&t->bytes, &taken->bytes);
+	sum->n += take_one(&t->n, &taken->n);
 }
 
 void mpirma_win_direct_report(struct mpirma_window *w)
@@ -161,9 +179,10 @@ void mpirma_win_direct_report(struct mpirma_window *w)
 	int k;
 
 	memset(&sum, 0, sizeof(sum));
-	tally_take(&sum, &w->direct_count);
+	tally_take(&sum, &w->direct_count, &w->direct_taken);
 	for (k = 0; w->tallies && k < MPIRMA_TALLIES; k++)
-		tally_take(&sum, &w->tallies[k]);
+		tally_take(&sum, &w->tallies[k],
+			   &w->tallies[MPIRMA_TALLIES + k]);
 	if (!sum.n || !(mpirma_proc.query.features & MPIRMA_FEAT_STATS_ADD))
 		return;
 	memset(&a, 0, sizeof(a));
@@ -175,25 +194,48 @@ void mpirma_win_direct_report(struct mpirma_window *w)
 	(void)mpirma_ioctl(MPIRMA_IOC_WIN_STATS_ADD, &a);
 }
 
+/* This thread's counting tally (threads only); the last one is shared. */
+static inline unsigned int tally_slot(void)
+{
+	unsigned int i = (unsigned int)mpirma_thread_index();
+
+	return i < MPIRMA_TALLIES - 1 ? i : MPIRMA_TALLIES - 1;
+}
+
 void mpirma_win_direct_report_due(struct mpirma_window *w)
 {
 	const struct mpirma_direct_tally *t = &w->direct_count;
+	const struct mpirma_direct_tally *taken = &w->direct_taken;
+	unsigned int k;
 
 	/* Threads: this thread's own tally only, not the lines others write. */
-	if (w->tallies)
-		t = &w->tallies[mpirma_thread_index() % MPIRMA_TALLIES];
-	if (__atomic_load_n(&t->n, __ATOMIC_RELAXED) >= MPIRMA_DIRECT_REPORT_OPS)
+	if (w->tallies) {
+		k = tally_slot();
+		t = &w->tallies[k];
+		taken = &w->tallies[MPIRMA_TALLIES + k];
+	}
+	if (__atomic_load_n(&t->n, __ATOMIC_RELAXED) -
+	    __atomic_load_n(&taken->n, __ATOMIC_RELAXED) >=
+	    MPIRMA_DIRECT_REPORT_OPS)
 		mpirma_win_direct_report(w);
+}
+
+/* *@c += @v by its only writer: no locked instruction, no torn read. */
+static inline void count_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v,
+			 __ATOMIC_RELAXED);
 }
 
 /*
  * Private counters: plain increments, reported later; with threads, in this
- * thread's own tally (atomic only because a 17th thread shares one).
+ * thread's own tally (atomic only in the last one, which threads share).
  */
 static inline void direct_count(struct mpirma_window *w, unsigned int kind,
 				uint64_t bytes)
 {
 	struct mpirma_direct_tally *t;
+	unsigned int k;
 
 	if (mpirma_likely(!w->tallies)) {
 		w->direct_count.ops[kind]++;
@@ -201,7 +243,14 @@ static inline void direct_count(struct mpirma_window *w, unsigned int kind,
 		w->direct_count.n++;
 		return;
 	}
-	t = &w->tallies[mpirma_thread_index() % MPIRMA_TALLIES];
+	k = tally_slot();
+	t = &w->tallies[k];
+	if (mpirma_likely(k < MPIRMA_TALLIES - 1)) {
+		count_add(&t->ops[kind], 1);
+		count_add(&t->bytes, bytes);
+		count_add(&t->n, 1);
+		return;
+	}
 	__atomic_add_fetch(&t->ops[kind], 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->n, 1, __ATOMIC_RELAXED);

@@ -26,17 +26,17 @@
  * Counts are 64-bit for MPI 4.0's large-count forms (MPI_Put_c, ...).
  */
 struct mpirma_rma_args {
-	int kind;			/* MPIRMA_KIND_* */
 	const void *oaddr;
-	int64_t ocount;
-	int otype;
 	void *raddr;
-	int64_t rcount;
-	int rtype;
 	const void *caddr;		/* compare_and_swap */
-	int trank;
-	long tdisp;
+	int64_t ocount;
+	int64_t rcount;
 	int64_t tcount;
+	long tdisp;
+	int kind;			/* MPIRMA_KIND_* */
+	int otype;
+	int rtype;
+	int trank;
 	int ttype;
 	int op;
 	bool single;			/* fetch_and_op, compare_and_swap */

@@ -290,11 +290,11 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 	if (!w->ranks || !w->lock || !w->in_start)
 		goto out_nomem;
 	if (mpirma_threads) {
-		w->tallies = aligned_alloc(64, MPIRMA_TALLIES *
+		w->tallies = aligned_alloc(64, 2 * MPIRMA_TALLIES *
 					   sizeof(*w->tallies));
 		if (!w->tallies)
 			goto out_nomem;
-		memset(w->tallies, 0, MPIRMA_TALLIES * sizeof(*w->tallies));
+		memset(w->tallies, 0, 2 * MPIRMA_TALLIES * sizeof(*w->tallies));
 	}
 	for (i = 0; i < c->size; i++)
 		w->ranks[i] = (uint32_t)mpirma_comm_job_rank(c, i);

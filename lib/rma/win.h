@@ -116,10 +116,16 @@ struct mpirma_rma_queue {
 };
 
 /**
- * struct mpirma_direct_tally - direct operations not yet reported
+ * struct mpirma_direct_tally - direct operations counted, or reported
  * @ops: per MPIRMA_KIND_*
  * @bytes: data bytes they moved
  * @n: the sum of @ops
+ *
+ * Counts only grow.  A counting tally has one writer (its thread), or every
+ * writer adds atomically (the shared last one, MPIRMA_TALLIES); its twin in
+ * the taken half says how much of it has been reported, and reporters
+ * advance that with compare-and-exchange, so the writer needs no locked
+ * instruction and no count is lost or reported twice.
  */
 struct mpirma_direct_tally {
 	uint64_t ops[MPIRMA_NR_KINDS];
@@ -127,6 +133,7 @@ struct mpirma_direct_tally {
 	uint64_t n;
 } __attribute__((aligned(64)));
 
+/* Counting tallies per window with threads; the last one is shared. */
 #define MPIRMA_TALLIES	16
 
 /**
@@ -167,12 +174,15 @@ struct mpirma_direct_tally {
  * @direct_atomics: the kernel serves the window with MPIRMA_ATOM_NATIVE, so
  *	accumulate-like operations may run on @segs in user space
  * @queue: the queued operations
- * @direct_count: the direct path's operations not yet reported to the
- *	kernel (mpirma_win_direct_report()): counted here, in this process
- *	only, so that counting costs no shared cache line
- * @tallies: with MPI_THREAD_MULTIPLE, MPIRMA_TALLIES of them instead of
- *	@direct_count, one per thread (round robin past that many), so that
- *	threads counting on one window do not share a cache line either
+ * @direct_count: the direct path's operations, counted here, in this
+ *	process only, so that counting costs no shared cache line; reported
+ *	to the kernel now and then (mpirma_win_direct_report())
+ * @direct_taken: how much of @direct_count has been reported
+ * @tallies: with MPI_THREAD_MULTIPLE, 2 * MPIRMA_TALLIES of them instead of
+ *	@direct_count and @direct_taken: the counting ones, one per thread
+ *	(the threads past MPIRMA_TALLIES - 1 share the last), then their
+ *	taken twins, so that threads counting on one window share no cache
+ *	line and take no locked instruction
  * @ulock: the window's lock table, mapped (ulock.map set) when the kernel
  *	made one (MPIRMA_WIN_ULOCK): its locks are taken in user space
  * @dyn: dynamic windows: per window rank, its attached regions mapped here
@@ -213,6 +223,7 @@ struct mpirma_window {
 	bool direct_atomics;
 	struct mpirma_rma_queue queue;
 	struct mpirma_direct_tally direct_count;
+	struct mpirma_direct_tally direct_taken;
 	struct mpirma_direct_tally *tallies;
 	struct mpirma_ulock ulock;
 	struct mpirma_dyn_rank *dyn;
