@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hybrid.h"
+#include "convert.h"
+#include "errors.h"
 
 
 /* Predefined datatypes both MPIs define. */
@@ -427,12 +428,74 @@ static bool named(MPI_Datatype t)
 }
 
 /*
+ * The engine's call that builds a type of combiner @comb from the contents
+ * @ints (the count @cnt first), @addrs and @itypes: its code, or -1 when
+ * the engine has no such combiner.
+ */
+static int build(int comb, int cnt, const int *ints, const MPI_Aint *addrs,
+		 MPII_Datatype *itypes, MPII_Datatype *built)
+{
+	int ret;
+
+	switch (comb) {
+	case MPI_COMBINER_DUP:
+		ret = MPII_Type_dup(itypes[0], built);
+		break;
+	case MPI_COMBINER_CONTIGUOUS:
+		ret = MPII_Type_contiguous(cnt, itypes[0], built);
+		break;
+	case MPI_COMBINER_VECTOR:
+		ret = MPII_Type_vector(cnt, ints[1], ints[2], itypes[0], built);
+		break;
+	case MPI_COMBINER_HVECTOR:
+		ret = MPII_Type_create_hvector(cnt, ints[1], addrs[0], itypes[0],
+					       built);
+		break;
+	case MPI_COMBINER_INDEXED:
+		ret = MPII_Type_indexed(cnt, ints + 1, ints + 1 + cnt, itypes[0],
+					built);
+		break;
+	case MPI_COMBINER_HINDEXED:
+		ret = MPII_Type_create_hindexed(cnt, ints + 1, addrs, itypes[0],
+						built);
+		break;
+	case MPI_COMBINER_INDEXED_BLOCK:
+		ret = MPII_Type_create_indexed_block(cnt, ints[1], ints + 2,
+						     itypes[0], built);
+		break;
+	case MPI_COMBINER_HINDEXED_BLOCK:
+		ret = MPII_Type_create_hindexed_block(cnt, ints[1], addrs,
+						      itypes[0], built);
+		break;
+	case MPI_COMBINER_STRUCT:
+		ret = MPII_Type_create_struct(cnt, ints + 1, addrs, itypes,
+					      built);
+		break;
+	case MPI_COMBINER_SUBARRAY:
+		ret = MPII_Type_create_subarray(cnt, ints + 1, ints + 1 + cnt,
+						ints + 1 + 2 * cnt,
+						ints[1 + 3 * cnt] == MPI_ORDER_C ?
+						MPII_ORDER_C : MPII_ORDER_FORTRAN,
+						itypes[0], built);
+		break;
+	case MPI_COMBINER_RESIZED:
+		ret = MPII_Type_create_resized(itypes[0], addrs[0], addrs[1],
+					       built);
+		break;
+	default:
+		ret = -1;
+		break;
+	}
+	return ret;
+}
+
+/*
  * Builds in the engine the type the host's envelope and contents describe.
  * The engine checks the arguments again; its errors come back as classes.
  */
 static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 {
-	int ni, na, nd, comb, ret, cnt;
+	int ni, na, nd, comb, ret;
 	struct hy_shape *sh;
 	bool cacheable;
 	int *ints = NULL;
@@ -470,56 +533,7 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 		goto out_types;
 	}
 
-	cnt = ni > 0 ? ints[0] : 0;
-	switch (comb) {
-	case MPI_COMBINER_DUP:
-		ret = MPII_Type_dup(itypes[0], &built);
-		break;
-	case MPI_COMBINER_CONTIGUOUS:
-		ret = MPII_Type_contiguous(cnt, itypes[0], &built);
-		break;
-	case MPI_COMBINER_VECTOR:
-		ret = MPII_Type_vector(cnt, ints[1], ints[2], itypes[0], &built);
-		break;
-	case MPI_COMBINER_HVECTOR:
-		ret = MPII_Type_create_hvector(cnt, ints[1], addrs[0], itypes[0],
-					       &built);
-		break;
-	case MPI_COMBINER_INDEXED:
-		ret = MPII_Type_indexed(cnt, ints + 1, ints + 1 + cnt, itypes[0],
-					&built);
-		break;
-	case MPI_COMBINER_HINDEXED:
-		ret = MPII_Type_create_hindexed(cnt, ints + 1, addrs, itypes[0],
-						&built);
-		break;
-	case MPI_COMBINER_INDEXED_BLOCK:
-		ret = MPII_Type_create_indexed_block(cnt, ints[1], ints + 2,
-						     itypes[0], &built);
-		break;
-	case MPI_COMBINER_HINDEXED_BLOCK:
-		ret = MPII_Type_create_hindexed_block(cnt, ints[1], addrs,
-						      itypes[0], &built);
-		break;
-	case MPI_COMBINER_STRUCT:
-		ret = MPII_Type_create_struct(cnt, ints + 1, addrs, itypes,
-					      &built);
-		break;
-	case MPI_COMBINER_SUBARRAY:
-		ret = MPII_Type_create_subarray(cnt, ints + 1, ints + 1 + cnt,
-						ints + 1 + 2 * cnt,
-						ints[1 + 3 * cnt] == MPI_ORDER_C ?
-						MPII_ORDER_C : MPII_ORDER_FORTRAN,
-						itypes[0], &built);
-		break;
-	case MPI_COMBINER_RESIZED:
-		ret = MPII_Type_create_resized(itypes[0], addrs[0], addrs[1],
-					       &built);
-		break;
-	default:
-		ret = -1;
-		break;
-	}
+	ret = build(comb, ni > 0 ? ints[0] : 0, ints, addrs, itypes, &built);
 	if (ret == -1) {
 		ret = hy_fail(MPI_ERR_TYPE, "a datatype built with combiner %d "
 			      "(darray or a Fortran 90 parameterized type), which "

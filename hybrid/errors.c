@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hybrid.h"
+#include "errors.h"
+#include "ship.h"
 
 struct class_pair {
 	int h;
@@ -207,7 +208,10 @@ int hy_inner_failed(int code)
 	if (code == MPII_SUCCESS)
 		return MPI_SUCCESS;
 	MPII_Error_class(code, &cls);
-	MPII_Error_string(code, last_msg, &len);
+	if (mpirma_last_cause()[0])
+		snprintf(last_msg, sizeof(last_msg), "%s", mpirma_last_cause());
+	else
+		MPII_Error_string(code, last_msg, &len);
 	for (size_t k = 0; k < sizeof(class_pairs) / sizeof(class_pairs[0]); k++)
 		if (class_pairs[k].i == cls)
 			return class_pairs[k].h;
@@ -224,18 +228,11 @@ int hy_fail(int host_class, const char *fmt, ...)
 	return host_class;
 }
 
-int hy_done_failed(struct hy_win *w, int cls, const char *fn)
-{
-	return hy_raise(w->host, cls, fn);
-}
-
-int hy_raise(MPI_Win host, int cls, const char *fn)
+int hy_raise_failed(MPI_Win host, int cls, const char *fn)
 {
 	MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
 	int rank = 0;
 
-	if (cls == MPI_SUCCESS)
-		return MPI_SUCCESS;
 	PMPI_Win_get_errhandler(host, &eh);
 	if (eh == MPI_ERRORS_ARE_FATAL) {
 		PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

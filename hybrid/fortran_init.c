@@ -19,7 +19,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 
-#include "hybrid.h"
+#include "keyval.h"
+#include "node.h"
 
 typedef void f_init_thread_fn(MPI_Fint *required, MPI_Fint *provided,
 			      MPI_Fint *ierror);

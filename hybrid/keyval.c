@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hybrid.h"
+#include "keyval.h"
 
 /* What the program gave MPI_Win_create_keyval (the host's extra state). */
 struct keyval {
@@ -33,7 +33,7 @@ struct keyval {
  * Every keyval's state lives until MPI_Finalize: an attribute may outlive
  * MPI_Win_free_keyval.  keyvals_lock protects the list.
  */
-static pthread_mutex_t keyvals_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hy_mutex keyvals_lock = HY_MUTEX_INIT(HY_LOCK_KEYVALS);
 static struct keyval *keyvals;
 
 /* The first failure of a delete callback since hy_keyval_watch(). */
@@ -68,14 +68,14 @@ int hy_keyval_done(int ret)
 
 void hy_keyval_stop(void)
 {
-	pthread_mutex_lock(&keyvals_lock);
+	hy_mutex_lock(&keyvals_lock);
 	while (keyvals) {
 		struct keyval *k = keyvals;
 
 		keyvals = k->next;
 		free(k);
 	}
-	pthread_mutex_unlock(&keyvals_lock);
+	hy_mutex_unlock(&keyvals_lock);
 }
 
 /* Is @caller's code in a host MPI's Fortran library? */
@@ -113,10 +113,10 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy,
 		free(k);
 		return ret;
 	}
-	pthread_mutex_lock(&keyvals_lock);
+	hy_mutex_lock(&keyvals_lock);
 	k->next = keyvals;
 	keyvals = k;
-	pthread_mutex_unlock(&keyvals_lock);
+	hy_mutex_unlock(&keyvals_lock);
 	return MPI_SUCCESS;
 }
 

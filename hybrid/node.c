@@ -17,7 +17,7 @@
  * cannot be mpirma's; otherwise that node says why once on stderr and runs
  * on the host MPI alone (MPIRMA_VERBOSE=1 says why of spanning windows).
  *
- * Windows that span nodes need an agent thread in every process (ship.c),
+ * Windows that span nodes need an agent thread in every process (agent.c),
  * so MPI_Init asks the host for MPI_THREAD_MULTIPLE (when this node has
  * the module) and gives the program the level it asked for (never more
  * than the host granted), which MPI_Query_thread then reports.
@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -43,13 +44,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "hybrid.h"
+#include "agent.h"
+#include "errors.h"
+#include "keyval.h"
 #include "mpirma_uapi.h"
-
-struct hy_state hy = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.thread_level = -1,
-};
+#include "node.h"
+#include "win.h"
 
 /* How long the node's first rank waits for its peers to fetch the job fd. */
 #define HY_ACCEPT_MS	60000
@@ -384,7 +384,7 @@ static const char *span_start(int ok, bool say)
 		      HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
 		      "which the layer's agent thread needs";
 	hy.span = !why;
-	hy_ship_start();
+	hy_agent_start();
 	if (!why && !hy.span)
 		why = "an agent thread could not be started";
 	if (say && hy.span && hy.span_host_acc)
@@ -413,6 +413,33 @@ static int cpus_to_run_on(void)
 	return CPU_COUNT(&set);
 }
 
+/*
+ * Every world rank's logical node and rank in its node's job (hy.node_of,
+ * hy.inner_of), from this process's @node and @lrank.  Collective.
+ */
+static int node_map(int node, int lrank)
+{
+	int mine[2] = { node, lrank }, *both;
+
+	hy.node_of = calloc((size_t)hy.world_size, sizeof(int));
+	hy.inner_of = calloc((size_t)hy.world_size, sizeof(int));
+	both = calloc((size_t)hy.world_size * 2, sizeof(int));
+	if (!hy.node_of || !hy.inner_of || !both) {
+		fprintf(stderr, "mpirma: out of memory at MPI_Init\n");
+		PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+		free(both);
+		return MPI_ERR_NO_MEM;
+	}
+	PMPI_Allgather(mine, 2, MPI_INT, both, 2, MPI_INT, MPI_COMM_WORLD);
+	for (int i = 0; i < hy.world_size; i++) {
+		hy.node_of[i] = both[2 * i];
+		hy.inner_of[i] = both[2 * i + 1];
+	}
+	free(both);
+	hy.node = node;
+	return MPI_SUCCESS;
+}
+
 int hy_start(void)
 {
 	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
@@ -420,11 +447,13 @@ int hy_start(void)
 	int verbose = hy.verbose = env_int("MPIRMA_VERBOSE", 0, 0, 9);
 	MPI_Comm node, lnode;
 	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok;
-	int mine[2];
 	struct hy_setup s;
-	int *both, level = hy.thread_level;
+	int level = hy.thread_level;
 	const char *why_not;
 
+	hy_locks_init();
+	/* 0: the host's MPI_TAG_UB (agent.c); lower only for tests */
+	hy.tag_ub = env_int("MPIRMA_TAG_UB", 0, 0, INT_MAX);
 	/* The program's level: MPI_Init_thread's answer, or the host's. */
 	if (level < 0)
 		PMPI_Query_thread(&level);
@@ -465,23 +494,9 @@ int hy_start(void)
 		return MPI_ERR_OTHER;
 	}
 
-	hy.node_of = calloc((size_t)hy.world_size, sizeof(int));
-	hy.inner_of = calloc((size_t)hy.world_size, sizeof(int));
-	both = calloc((size_t)hy.world_size * 2, sizeof(int));
-	mine[0] = s.ok ? hy.node : -1 - wrank;	/* off: a node of its own */
-	mine[1] = lrank;
-	if (!hy.node_of || !hy.inner_of || !both) {
-		fprintf(stderr, "mpirma: out of memory at MPI_Init\n");
-		PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+	/* off: a node of its own */
+	if (node_map(s.ok ? hy.node : -1 - wrank, lrank))
 		return MPI_ERR_NO_MEM;
-	}
-	PMPI_Allgather(mine, 2, MPI_INT, both, 2, MPI_INT, MPI_COMM_WORLD);
-	for (int i = 0; i < hy.world_size; i++) {
-		hy.node_of[i] = both[2 * i];
-		hy.inner_of[i] = both[2 * i + 1];
-	}
-	free(both);
-	hy.node = mine[0];
 	hy.active = s.ok;
 	hy.logical = s.ok && k > 1;
 	if (verbose && lrank == 0 && s.ok)
@@ -553,7 +568,7 @@ void hy_stop(void)
 		return;
 	stopped = true;
 	/* Every window is freed: nobody ships to this agent any more. */
-	hy_ship_stop(hy.verbose >= 2);
+	hy_agent_stop(hy.verbose >= 2);
 	/*
 	 * Into the host's MPI_Finalize together: MPICH 4.0.2 over TCP hung
 	 * there in half the two-VM runs after the agents had talked (the

@@ -8,7 +8,7 @@
  *
  * On a window that spans nodes, an operation to a node-local target is the
  * engine's (on its part of the window), and one to another node is shipped
- * to the target's agent (ship.c), which applies it through the module
+ * to the target's agent (origin.c), which applies it through the module
  * there: so the host's RMA carries nothing, and its bugs (MPICH 4.0.2's
  * puts to MPI_Win_create windows landing past the target's memory, Open
  * MPI 4.1's op/type table) reach no window mpirma serves.  Without agents
@@ -18,11 +18,17 @@
  * The request-based forms return a host generalized request that is
  * already complete: the engine completes an R-operation locally before it
  * returns, so MPI_Wait and MPI_Test of the host see a finished request.
+ *
+ * Every call, in its plain, request-based and large-count forms, has one
+ * body (rma_op); the entry points only gather their arguments
+ * (HY_RMA_ENTRY).
  */
-#include <limits.h>
-
-#include "hybrid.h"
+#include "convert.h"
+#include "errors.h"
+#include "origin.h"
 #include "ship.h"
+#include "span.h"
+#include "win.h"
 
 static int grq_query(void *state, MPI_Status *status)
 {
@@ -48,7 +54,8 @@ static int grq_cancel(void *state, int complete)
 	return MPI_SUCCESS;
 }
 
-int hy_request_done(MPI_Request *req)
+/* A request that is already complete, for the R-forms. */
+static int request_done(MPI_Request *req)
 {
 	int ret = PMPI_Grequest_start(grq_query, grq_free, grq_cancel, NULL,
 				      req);
@@ -56,544 +63,292 @@ int hy_request_done(MPI_Request *req)
 	return ret ? ret : PMPI_Grequest_complete(*req);
 }
 
-/* Converts the two datatypes of a call; host class. */
-static int two_types(MPI_Datatype a, MPII_Datatype *ia, MPI_Datatype b,
-		     MPII_Datatype *ib)
+/**
+ * struct hy_rma - the arguments of any RMA call, host values
+ * @kind: MPIRMA_KIND_*; fetch_and_op is MPIRMA_KIND_GET_ACC with @single
+ * @oaddr, @ocount, @otype: the origin side (puts, accumulates)
+ * @raddr, @rcount, @rtype: the result side (gets: the origin buffer)
+ * @caddr: compare_and_swap's compare value
+ */
+struct hy_rma {
+	int kind;
+	const void *oaddr;
+	MPI_Count ocount;
+	MPI_Datatype otype;
+	void *raddr;
+	MPI_Count rcount;
+	MPI_Datatype rtype;
+	const void *caddr;
+	int target;
+	MPI_Aint tdisp;
+	MPI_Count tcount;
+	MPI_Datatype ttype;
+	MPI_Op op;
+	bool single;
+};
+
+/* The engine's values of @c's datatypes and op, into @a; host class. */
+static int rma_convert(const struct hy_rma *c, struct mpirma_rma_args *a)
 {
-	int ret = hy_type(a, ia);
+	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
+	MPII_Datatype t;
+	MPII_Op op;
+	int ret;
 
-	return ret ? ret : hy_type(b, ib);
-}
-
-/* The engine's request of an R-call, waited for; host class. */
-static int inner_wait(int code, MPII_Request *ireq)
-{
-	int ret = hy_inner(code);
-
-	if (!ret)
-		ret = hy_inner(MPII_Wait(ireq, MPII_STATUS_IGNORE));
-	return ret;
-}
-
-/* Do counts fit the engine's plain calls (else its _c forms)? */
-static bool fits(MPI_Count a, MPI_Count b, MPI_Count c)
-{
-	return a <= INT_MAX && b <= INT_MAX && c <= INT_MAX;
+	*a = (struct mpirma_rma_args){
+		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
+		.raddr = c->raddr, .rcount = c->rcount, .caddr = c->caddr,
+		.trank = c->target, .tdisp = c->tdisp, .tcount = c->tcount,
+		.single = c->single, .otype = MPII_DATATYPE_NULL,
+		.rtype = MPII_DATATYPE_NULL,
+	};
+	/* With MPI_NO_OP the origin type may be anything, even null. */
+	if (c->kind != MPIRMA_KIND_GET &&
+	    (c->op != MPI_NO_OP || c->otype != MPI_DATATYPE_NULL)) {
+		ret = hy_type(c->otype, &t);
+		if (ret)
+			return ret;
+		a->otype = t;
+	}
+	if (c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC) {
+		ret = hy_type(c->rtype, &t);
+		if (ret)
+			return ret;
+		a->rtype = t;
+	}
+	ret = hy_type(c->ttype, &t);
+	if (ret)
+		return ret;
+	a->ttype = t;
+	if (acc) {
+		ret = hy_op(c->op, &op);
+		if (ret)
+			return ret;
+		a->op = op;
+	}
+	return MPI_SUCCESS;
 }
 
 /*
- * The four operations that have R-forms, on an engine window with hy.lock
- * held: @req NULL for the plain call, else the R-call, waited for (the
- * engine completes it locally at once); @fn the call's name.  Counts are
- * MPI_Count for MPI 4.0's large-count forms.  Host class.
+ * The engine's call for @a to engine rank @r: the large-count form (the
+ * counts may not fit an int), or with @req the request-based one, waited
+ * for (the engine completes it locally at once).  Host class.
  */
-static int put(struct hy_win *w, const void *oaddr, MPI_Count ocount,
-	       MPI_Datatype otype, int target, MPI_Aint tdisp, MPI_Count tcount,
-	       MPI_Datatype ttype, MPII_Request *req, const char *fn)
+static int rma_engine(struct hy_win *w, const struct mpirma_rma_args *a,
+		      int r, MPII_Request *req)
 {
-	MPII_Datatype iot, itt;
-	int ret = two_types(otype, &iot, ttype, &itt);
+	const void *o = a->oaddr;
+	void *res = a->raddr;
+	int ret;
 
-	if (!ret)
-		ret = hy_span_access(w, target);
-	if (ret)
-		return ret;
-	if (hy_remote(w, target)) {
-		struct mpirma_rma_args a = {
-			.kind = MPIRMA_KIND_PUT, .oaddr = oaddr,
-			.ocount = ocount, .otype = iot, .trank = target,
-			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
-		};
-
-		return hy_ship(w, &a, fn);
+	switch (a->kind) {
+	case MPIRMA_KIND_PUT:
+		ret = req ? MPII_Rput_c(o, a->ocount, a->otype, r, a->tdisp,
+					a->tcount, a->ttype, w->inner, req) :
+		      MPII_Put_c(o, a->ocount, a->otype, r, a->tdisp,
+				 a->tcount, a->ttype, w->inner);
+		break;
+	case MPIRMA_KIND_GET:
+		ret = req ? MPII_Rget_c(res, a->rcount, a->rtype, r, a->tdisp,
+					a->tcount, a->ttype, w->inner, req) :
+		      MPII_Get_c(res, a->rcount, a->rtype, r, a->tdisp,
+				 a->tcount, a->ttype, w->inner);
+		break;
+	case MPIRMA_KIND_ACC:
+		ret = req ? MPII_Raccumulate_c(o, a->ocount, a->otype, r,
+					       a->tdisp, a->tcount, a->ttype,
+					       a->op, w->inner, req) :
+		      MPII_Accumulate_c(o, a->ocount, a->otype, r, a->tdisp,
+					a->tcount, a->ttype, a->op, w->inner);
+		break;
+	case MPIRMA_KIND_CAS:
+		ret = MPII_Compare_and_swap(o, a->caddr, res, a->ttype, r,
+					    a->tdisp, w->inner);
+		break;
+	default:
+		if (a->single)
+			ret = MPII_Fetch_and_op(o, res, a->ttype, r, a->tdisp,
+						a->op, w->inner);
+		else if (req)
+			ret = MPII_Rget_accumulate_c(o, a->ocount, a->otype,
+						     res, a->rcount, a->rtype,
+						     r, a->tdisp, a->tcount,
+						     a->ttype, a->op,
+						     w->inner, req);
+		else
+			ret = MPII_Get_accumulate_c(o, a->ocount, a->otype,
+						    res, a->rcount, a->rtype,
+						    r, a->tdisp, a->tcount,
+						    a->ttype, a->op, w->inner);
+		break;
 	}
-	if (!req && fits(ocount, tcount, 0))
-		return hy_inner(MPII_Put(oaddr, (int)ocount, iot,
-					 hy_rank(w, target), tdisp,
-					 (int)tcount, itt, w->inner));
-	if (!req)
-		return hy_inner(MPII_Put_c(oaddr, ocount, iot,
-					   hy_rank(w, target), tdisp, tcount,
-					   itt, w->inner));
-	return inner_wait(MPII_Rput_c(oaddr, ocount, iot, hy_rank(w, target),
-				      tdisp, tcount, itt, w->inner, req), req);
+	ret = hy_inner(ret);
+	if (!ret && req)
+		ret = hy_inner(MPII_Wait(req, MPII_STATUS_IGNORE));
+	return ret;
 }
 
-static int get(struct hy_win *w, void *oaddr, MPI_Count ocount,
-	       MPI_Datatype otype, int target, MPI_Aint tdisp,
-	       MPI_Count tcount, MPI_Datatype ttype, MPII_Request *req,
-	       const char *fn)
+/*
+ * The body of every RMA call on an engine window, with hy.lock held: @req
+ * NULL for the plain call, else the engine's request of the R-call; @fn
+ * the call's name.  Host class.
+ */
+static int rma_op(struct hy_win *w, const struct hy_rma *c,
+		  MPII_Request *req, const char *fn)
 {
-	MPII_Datatype iot, itt;
-	int ret = two_types(otype, &iot, ttype, &itt);
+	struct mpirma_rma_args a;
+	int ret = rma_convert(c, &a);
 
 	if (!ret)
-		ret = hy_span_access(w, target);
+		ret = hy_span_access(w, c->target);
 	if (ret)
 		return ret;
-	if (hy_remote(w, target)) {
-		struct mpirma_rma_args a = {
-			.kind = MPIRMA_KIND_GET, .raddr = oaddr,
-			.rcount = ocount, .rtype = iot, .trank = target,
-			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
-		};
-
+	if (hy_remote(w, c->target))
 		return hy_ship(w, &a, fn);
-	}
-	if (!req && fits(ocount, tcount, 0))
-		return hy_inner(MPII_Get(oaddr, (int)ocount, iot,
-					 hy_rank(w, target), tdisp,
-					 (int)tcount, itt, w->inner));
-	if (!req)
-		return hy_inner(MPII_Get_c(oaddr, ocount, iot,
-					   hy_rank(w, target), tdisp, tcount,
-					   itt, w->inner));
-	return inner_wait(MPII_Rget_c(oaddr, ocount, iot, hy_rank(w, target),
-				      tdisp, tcount, itt, w->inner, req), req);
+	return rma_engine(w, &a, hy_rank(w, c->target), req);
 }
 
-static int acc(struct hy_win *w, const void *oaddr, MPI_Count ocount,
-	       MPI_Datatype otype, int target, MPI_Aint tdisp,
-	       MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-	       MPII_Request *req, const char *fn)
+/*
+ * Where @win's call @c goes: the engine's window, with hy.lock taken, or
+ * NULL when the host serves it (hy_enter_to, hy_enter_acc).
+ */
+static struct hy_win *rma_enter(MPI_Win win, const struct hy_rma *c)
 {
-	MPII_Datatype iot, itt;
-	MPII_Op iop;
-	int ret = two_types(otype, &iot, ttype, &itt);
-
-	if (!ret)
-		ret = hy_op(op, &iop);
-	if (!ret)
-		ret = hy_span_access(w, target);
-	if (ret)
-		return ret;
-	if (hy_remote(w, target)) {
-		struct mpirma_rma_args a = {
-			.kind = MPIRMA_KIND_ACC, .oaddr = oaddr,
-			.ocount = ocount, .otype = iot, .trank = target,
-			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
-			.op = iop,
-		};
-
-		return hy_ship(w, &a, fn);
-	}
-	if (!req && fits(ocount, tcount, 0))
-		return hy_inner(MPII_Accumulate(oaddr, (int)ocount, iot,
-						hy_rank(w, target), tdisp,
-						(int)tcount, itt, iop,
-						w->inner));
-	if (!req)
-		return hy_inner(MPII_Accumulate_c(oaddr, ocount, iot,
-						  hy_rank(w, target), tdisp,
-						  tcount, itt, iop, w->inner));
-	return inner_wait(MPII_Raccumulate_c(oaddr, ocount, iot,
-					     hy_rank(w, target), tdisp, tcount,
-					     itt, iop, w->inner, req), req);
+	if (c->kind == MPIRMA_KIND_PUT || c->kind == MPIRMA_KIND_GET)
+		return hy_enter_to(win, c->target);
+	return hy_enter_acc(win, c->target);
 }
 
-static int get_acc(struct hy_win *w, const void *oaddr, MPI_Count ocount,
-		   MPI_Datatype otype, void *raddr, MPI_Count rcount,
-		   MPI_Datatype rtype, int target, MPI_Aint tdisp,
-		   MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-		   MPII_Request *req, const char *fn)
+/*
+ * Runs @c on the engine's window @w (hy.lock held, released here) in the
+ * name of @fn; @req: the program's request of an R-call, or NULL.
+ */
+static int rma_call(struct hy_win *w, const struct hy_rma *c,
+		    MPI_Request *req, const char *fn)
 {
-	MPII_Datatype iot = MPII_DATATYPE_NULL, irt, itt;
-	MPII_Op iop;
-	int ret = MPI_SUCCESS;
+	MPII_Request ireq;
+	int ret = rma_op(w, c, req ? &ireq : NULL, fn);
 
-	/* With MPI_NO_OP the origin type may be anything, even null. */
-	if (op != MPI_NO_OP || otype != MPI_DATATYPE_NULL)
-		ret = hy_type(otype, &iot);
-	if (!ret)
-		ret = two_types(rtype, &irt, ttype, &itt);
-	if (!ret)
-		ret = hy_op(op, &iop);
-	if (!ret)
-		ret = hy_span_access(w, target);
-	if (ret)
-		return ret;
-	if (hy_remote(w, target)) {
-		struct mpirma_rma_args a = {
-			.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr,
-			.ocount = ocount, .otype = iot, .raddr = raddr,
-			.rcount = rcount, .rtype = irt, .trank = target,
-			.tdisp = tdisp, .tcount = tcount, .ttype = itt,
-			.op = iop,
-		};
-
-		return hy_ship(w, &a, fn);
-	}
-	if (!req && fits(ocount, rcount, tcount))
-		return hy_inner(MPII_Get_accumulate(oaddr, (int)ocount, iot,
-						    raddr, (int)rcount, irt,
-						    hy_rank(w, target), tdisp,
-						    (int)tcount, itt, iop,
-						    w->inner));
-	if (!req)
-		return hy_inner(MPII_Get_accumulate_c(oaddr, ocount, iot,
-						      raddr, rcount, irt,
-						      hy_rank(w, target),
-						      tdisp, tcount, itt, iop,
-						      w->inner));
-	return inner_wait(MPII_Rget_accumulate_c(oaddr, ocount, iot, raddr,
-						 rcount, irt,
-						 hy_rank(w, target), tdisp,
-						 tcount, itt, iop, w->inner,
-						 req), req);
-}
-
-/* The end of an R-call on an engine window: the program's request. */
-static int r_done(struct hy_win *w, int ret, MPI_Request *req, const char *fn)
-{
-	if (!ret)
-		ret = hy_request_done(req);
-	else
+	hy_unlock();
+	if (req && !ret)
+		ret = request_done(req);
+	else if (req)
 		*req = MPI_REQUEST_NULL;
-	return hy_done(w, ret, fn);
+	return hy_raise(w->host, ret, fn);
 }
 
-int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int target,
-	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	int ret;
+/*
+ * The entry points of put, get, accumulate and get_accumulate: their
+ * parameters (COUNT: int, or MPI_Count in the large-count forms), the
+ * host's call's arguments, and the fields of struct hy_rma they fill.
+ */
+#define PUT_PARAMS(COUNT) const void *oaddr, COUNT ocount, \
+	MPI_Datatype otype, int target, MPI_Aint tdisp, COUNT tcount, \
+	MPI_Datatype ttype, MPI_Win win
+#define PUT_ARGS oaddr, ocount, otype, target, tdisp, tcount, ttype, win
+#define PUT_FIELDS .kind = MPIRMA_KIND_PUT, .oaddr = oaddr, \
+	.ocount = ocount, .otype = otype, .target = target, .tdisp = tdisp, \
+	.tcount = tcount, .ttype = ttype
 
-	if (!w)
-		return PMPI_Put(oaddr, ocount, otype, target, tdisp, tcount,
-				ttype, win);
-	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
-		  "MPI_Put");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Put");
+#define GET_PARAMS(COUNT) void *oaddr, COUNT ocount, MPI_Datatype otype, \
+	int target, MPI_Aint tdisp, COUNT tcount, MPI_Datatype ttype, \
+	MPI_Win win
+#define GET_ARGS PUT_ARGS
+#define GET_FIELDS .kind = MPIRMA_KIND_GET, .raddr = oaddr, \
+	.rcount = ocount, .rtype = otype, .target = target, .tdisp = tdisp, \
+	.tcount = tcount, .ttype = ttype
+
+#define ACC_PARAMS(COUNT) const void *oaddr, COUNT ocount, \
+	MPI_Datatype otype, int target, MPI_Aint tdisp, COUNT tcount, \
+	MPI_Datatype ttype, MPI_Op op, MPI_Win win
+#define ACC_ARGS oaddr, ocount, otype, target, tdisp, tcount, ttype, op, win
+#define ACC_FIELDS .kind = MPIRMA_KIND_ACC, .oaddr = oaddr, \
+	.ocount = ocount, .otype = otype, .target = target, .tdisp = tdisp, \
+	.tcount = tcount, .ttype = ttype, .op = op
+
+#define GACC_PARAMS(COUNT) const void *oaddr, COUNT ocount, \
+	MPI_Datatype otype, void *raddr, COUNT rcount, MPI_Datatype rtype, \
+	int target, MPI_Aint tdisp, COUNT tcount, MPI_Datatype ttype, \
+	MPI_Op op, MPI_Win win
+#define GACC_ARGS oaddr, ocount, otype, raddr, rcount, rtype, target, tdisp, \
+	tcount, ttype, op, win
+#define GACC_FIELDS .kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, \
+	.ocount = ocount, .otype = otype, .raddr = raddr, .rcount = rcount, \
+	.rtype = rtype, .target = target, .tdisp = tdisp, .tcount = tcount, \
+	.ttype = ttype, .op = op
+
+/*
+ * MPI_NAME and its request-based form MPI_RNAME, with counts of type
+ * COUNT, from the call's PARAMS, ARGS and FIELDS.
+ */
+#define HY_RMA_ENTRY(NAME, RNAME, COUNT, PARAMS, ARGS, FIELDS)		\
+int MPI_##NAME(PARAMS(COUNT))						\
+{									\
+	const struct hy_rma c = { FIELDS };				\
+	struct hy_win *w = rma_enter(win, &c);				\
+									\
+	if (!w)								\
+		return PMPI_##NAME(ARGS);				\
+	return rma_call(w, &c, NULL, "MPI_" #NAME);			\
+}									\
+									\
+int MPI_##RNAME(PARAMS(COUNT), MPI_Request *req)			\
+{									\
+	const struct hy_rma c = { FIELDS };				\
+	struct hy_win *w = rma_enter(win, &c);				\
+									\
+	if (!w)								\
+		return PMPI_##RNAME(ARGS, req);				\
+	return rma_call(w, &c, req, "MPI_" #RNAME);			\
 }
 
-int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int target,
-	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
-	     MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	MPII_Request ireq;
-	int ret;
+HY_RMA_ENTRY(Put, Rput, int, PUT_PARAMS, PUT_ARGS, PUT_FIELDS)
+HY_RMA_ENTRY(Get, Rget, int, GET_PARAMS, GET_ARGS, GET_FIELDS)
+HY_RMA_ENTRY(Accumulate, Raccumulate, int, ACC_PARAMS, ACC_ARGS, ACC_FIELDS)
+HY_RMA_ENTRY(Get_accumulate, Rget_accumulate, int, GACC_PARAMS, GACC_ARGS,
+	     GACC_FIELDS)
 
-	if (!w)
-		return PMPI_Rput(oaddr, ocount, otype, target, tdisp, tcount,
-				 ttype, win, req);
-	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
-		  "MPI_Rput");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rput");
-}
-
-int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int target,
-	    MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Get(oaddr, ocount, otype, target, tdisp, tcount,
-				ttype, win);
-	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
-		  "MPI_Get");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Get");
-}
-
-int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int target,
-	     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Win win,
-	     MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Rget(oaddr, ocount, otype, target, tdisp, tcount,
-				 ttype, win, req);
-	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
-		  "MPI_Rget");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rget");
-}
-
-int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-		   int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-		   MPI_Op op, MPI_Win win)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Accumulate(oaddr, ocount, otype, target, tdisp,
-				       tcount, ttype, op, win);
-	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
-		  NULL, "MPI_Accumulate");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Accumulate");
-}
-
-int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-		    int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-		    MPI_Op op, MPI_Win win, MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Raccumulate(oaddr, ocount, otype, target, tdisp,
-					tcount, ttype, op, win, req);
-	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
-		  &ireq, "MPI_Raccumulate");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Raccumulate");
-}
-
-int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-		       void *raddr, int rcount, MPI_Datatype rtype, int target,
-		       MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
-		       MPI_Op op, MPI_Win win)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount,
-					   rtype, target, tdisp, tcount, ttype,
-					   op, win);
-	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
-		      tdisp, tcount, ttype, op, NULL, "MPI_Get_accumulate");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Get_accumulate");
-}
-
-int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype,
-			void *raddr, int rcount, MPI_Datatype rtype,
-			int target, MPI_Aint tdisp, int tcount,
-			MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-			MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Rget_accumulate(oaddr, ocount, otype, raddr,
-					    rcount, rtype, target, tdisp,
-					    tcount, ttype, op, win, req);
-	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
-		      tdisp, tcount, ttype, op, &ireq, "MPI_Rget_accumulate");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rget_accumulate");
-}
+#if MPI_VERSION >= 4
+/* MPI 4.0's large-count forms, where the host declares them (MPICH 4). */
+HY_RMA_ENTRY(Put_c, Rput_c, MPI_Count, PUT_PARAMS, PUT_ARGS, PUT_FIELDS)
+HY_RMA_ENTRY(Get_c, Rget_c, MPI_Count, GET_PARAMS, GET_ARGS, GET_FIELDS)
+HY_RMA_ENTRY(Accumulate_c, Raccumulate_c, MPI_Count, ACC_PARAMS, ACC_ARGS,
+	     ACC_FIELDS)
+HY_RMA_ENTRY(Get_accumulate_c, Rget_accumulate_c, MPI_Count, GACC_PARAMS,
+	     GACC_ARGS, GACC_FIELDS)
+#endif /* MPI_VERSION >= 4 */
 
 int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 		     int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win)
 {
-	struct hy_win *w = hy_enter_acc(win, target);
-	MPII_Datatype it;
-	MPII_Op iop;
-	int ret;
+	const struct hy_rma c = {
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, .ocount = 1,
+		.otype = type, .raddr = raddr, .rcount = 1, .rtype = type,
+		.target = target, .tdisp = tdisp, .tcount = 1, .ttype = type,
+		.op = op, .single = true,
+	};
+	struct hy_win *w = rma_enter(win, &c);
 
 	if (!w)
 		return PMPI_Fetch_and_op(oaddr, raddr, type, target, tdisp, op,
 					 win);
-	ret = hy_type(type, &it);
-	if (!ret)
-		ret = hy_op(op, &iop);
-	if (!ret)
-		ret = hy_span_access(w, target);
-	if (!ret && hy_remote(w, target)) {
-		struct mpirma_rma_args a = {
-			.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr,
-			.ocount = 1, .otype = it, .raddr = raddr, .rcount = 1,
-			.rtype = it, .trank = target, .tdisp = tdisp,
-			.tcount = 1, .ttype = it, .op = iop, .single = true,
-		};
-
-		ret = hy_ship(w, &a, "MPI_Fetch_and_op");
-	} else if (!ret) {
-		ret = hy_inner(MPII_Fetch_and_op(oaddr, raddr, it,
-						 hy_rank(w, target), tdisp, iop,
-						 w->inner));
-	}
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Fetch_and_op");
+	return rma_call(w, &c, NULL, "MPI_Fetch_and_op");
 }
 
 int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 			 MPI_Datatype type, int target, MPI_Aint tdisp,
 			 MPI_Win win)
 {
-	struct hy_win *w = hy_enter_acc(win, target);
-	MPII_Datatype it;
-	int ret;
+	const struct hy_rma c = {
+		.kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1,
+		.otype = type, .raddr = raddr, .rcount = 1, .rtype = type,
+		.caddr = caddr, .target = target, .tdisp = tdisp, .tcount = 1,
+		.ttype = type, .single = true,
+	};
+	struct hy_win *w = rma_enter(win, &c);
 
 	if (!w)
 		return PMPI_Compare_and_swap(oaddr, caddr, raddr, type, target,
 					     tdisp, win);
-	ret = hy_type(type, &it);
-	if (!ret)
-		ret = hy_span_access(w, target);
-	if (!ret && hy_remote(w, target)) {
-		struct mpirma_rma_args a = {
-			.kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1,
-			.otype = it, .raddr = raddr, .rcount = 1, .rtype = it,
-			.caddr = caddr, .trank = target, .tdisp = tdisp,
-			.tcount = 1, .ttype = it, .single = true,
-		};
-
-		ret = hy_ship(w, &a, "MPI_Compare_and_swap");
-	} else if (!ret) {
-		ret = hy_inner(MPII_Compare_and_swap(oaddr, caddr, raddr, it,
-						     hy_rank(w, target), tdisp,
-						     w->inner));
-	}
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Compare_and_swap");
+	return rma_call(w, &c, NULL, "MPI_Compare_and_swap");
 }
-
-#if MPI_VERSION >= 4
-/*
- * MPI 4.0's large-count forms, where the host declares them (MPICH 4; Open
- * MPI 4.1 has none): the same paths with MPI_Count counts.
- */
-int MPI_Put_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
-	      int target, MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype,
-	      MPI_Win win)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Put_c(oaddr, ocount, otype, target, tdisp, tcount,
-				  ttype, win);
-	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
-		  "MPI_Put_c");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Put_c");
-}
-
-int MPI_Rput_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
-	       int target, MPI_Aint tdisp, MPI_Count tcount,
-	       MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Rput_c(oaddr, ocount, otype, target, tdisp, tcount,
-				   ttype, win, req);
-	ret = put(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
-		  "MPI_Rput_c");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rput_c");
-}
-
-int MPI_Get_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
-	      MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Get_c(oaddr, ocount, otype, target, tdisp, tcount,
-				  ttype, win);
-	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, NULL,
-		  "MPI_Get_c");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Get_c");
-}
-
-int MPI_Rget_c(void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
-	       MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype,
-	       MPI_Win win, MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_to(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Rget_c(oaddr, ocount, otype, target, tdisp, tcount,
-				   ttype, win, req);
-	ret = get(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, &ireq,
-		  "MPI_Rget_c");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rget_c");
-}
-
-int MPI_Accumulate_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
-		     int target, MPI_Aint tdisp, MPI_Count tcount,
-		     MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Accumulate_c(oaddr, ocount, otype, target, tdisp,
-					 tcount, ttype, op, win);
-	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
-		  NULL, "MPI_Accumulate_c");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Accumulate_c");
-}
-
-int MPI_Raccumulate_c(const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
-		      int target, MPI_Aint tdisp, MPI_Count tcount,
-		      MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-		      MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Raccumulate_c(oaddr, ocount, otype, target, tdisp,
-					  tcount, ttype, op, win, req);
-	ret = acc(w, oaddr, ocount, otype, target, tdisp, tcount, ttype, op,
-		  &ireq, "MPI_Raccumulate_c");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Raccumulate_c");
-}
-
-int MPI_Get_accumulate_c(const void *oaddr, MPI_Count ocount,
-			 MPI_Datatype otype, void *raddr, MPI_Count rcount,
-			 MPI_Datatype rtype, int target, MPI_Aint tdisp,
-			 MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-			 MPI_Win win)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	int ret;
-
-	if (!w)
-		return PMPI_Get_accumulate_c(oaddr, ocount, otype, raddr,
-					     rcount, rtype, target, tdisp,
-					     tcount, ttype, op, win);
-	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
-		      tdisp, tcount, ttype, op, NULL, "MPI_Get_accumulate_c");
-	hy_unlock();
-	return hy_done(w, ret, "MPI_Get_accumulate_c");
-}
-
-int MPI_Rget_accumulate_c(const void *oaddr, MPI_Count ocount,
-			  MPI_Datatype otype, void *raddr, MPI_Count rcount,
-			  MPI_Datatype rtype, int target, MPI_Aint tdisp,
-			  MPI_Count tcount, MPI_Datatype ttype, MPI_Op op,
-			  MPI_Win win, MPI_Request *req)
-{
-	struct hy_win *w = hy_enter_acc(win, target);
-	MPII_Request ireq;
-	int ret;
-
-	if (!w)
-		return PMPI_Rget_accumulate_c(oaddr, ocount, otype, raddr,
-					      rcount, rtype, target, tdisp,
-					      tcount, ttype, op, win, req);
-	ret = get_acc(w, oaddr, ocount, otype, raddr, rcount, rtype, target,
-		      tdisp, tcount, ttype, op, &ireq,
-		      "MPI_Rget_accumulate_c");
-	hy_unlock();
-	return r_done(w, ret, req, "MPI_Rget_accumulate_c");
-}
-#endif /* MPI_VERSION >= 4 */

@@ -12,12 +12,12 @@
  *    nothing) from creation to free, so the engine always allows its
  *    operations, and completes them with engine flushes.
  *  - Operations to other nodes, puts and gets as well as accumulates, are
- *    shipped to the target's agent thread (ship.c), which applies them
+ *    shipped to the target's agent thread (agent.c), which applies them
  *    through the module there: one atomicity domain per target.
  *  - Locks are kept by the target's agent for every origin, local or
- *    remote (ship.c), so MPI_LOCK_EXCLUSIVE excludes both alike; a fence
- *    is the completion of everything this process issued and a barrier;
- *    PSCW is built from notices of no bytes (below).
+ *    remote (agent_slots.c), so MPI_LOCK_EXCLUSIVE excludes both alike; a
+ *    fence is the completion of everything this process issued and a
+ *    barrier; PSCW is built from notices of no bytes (below).
  *  - The program's handle is a host window of no bytes on MPI_COMM_SELF
  *    (hy_win_handle), which keeps attributes, name and error handler.
  * With host accumulates (MPIRMA_SPAN_ACCUMULATE=host, no agents) the handle
@@ -51,8 +51,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hybrid.h"
+#include "agent.h"
+#include "convert.h"
+#include "errors.h"
+#include "handle.h"
+#include "origin.h"
 #include "ship.h"
+#include "span.h"
+#include "waits.h"
+#include "win.h"
 
 /*
  * Notices of no bytes (PSCW): a target posted to an origin; an origin
@@ -75,87 +82,124 @@ static bool engine_open(struct hy_win *w)
 	return w->span->locked;
 }
 
-int hy_span_open(struct hy_win *w, struct create_args *a)
+/* @w's remote side for @size ranks, this one @me; false: out of memory. */
+static bool span_alloc(struct hy_win *w, int size, int me, int flavor)
 {
 	struct hy_span *sp = calloc(1, sizeof(*sp));
-	int size, me, m = 0, ok, all, ret;
+
+	if (!sp)
+		return false;
+	w->span = sp;
+	sp->size = size;
+	sp->me = me;
+	sp->myslot = -1;
+	sp->comm = MPI_COMM_NULL;
+	hy_mutex_init(&sp->lock, HY_LOCK_SPAN);
+	sp->erank = malloc(sizeof(int) * (size_t)size);
+	sp->world = malloc(sizeof(int) * (size_t)size);
+	sp->slot = malloc(sizeof(int) * (size_t)size);
+	sp->lock_of = calloc((size_t)size, 1);
+	sp->in_start = calloc((size_t)size, 1);
+	sp->in_post = calloc((size_t)size, 1);
+	sp->wait_for = calloc((size_t)size, 1);
+	sp->host_acc = calloc((size_t)size, 1);
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		sp->extent = malloc(2 * sizeof(uint64_t) * (size_t)size);
+	return sp->erank && sp->world && sp->slot && sp->lock_of &&
+	       sp->in_start && sp->in_post && sp->wait_for && sp->host_acc &&
+	       (sp->extent || flavor == MPI_WIN_FLAVOR_DYNAMIC);
+}
+
+/*
+ * This process's part: every rank's world rank and engine rank (the
+ * engine window has this node's ranks in window order), the engine's
+ * epoch, and a slot in the agent.  1, 0 (no memory), or -1 and *@ret: the
+ * agent had no slot.
+ */
+static int span_join(struct hy_win *w, MPI_Comm comm, int *ret)
+{
+	struct hy_span *sp = w->span;
 	MPI_Group g;
+	int m = 0;
+
+	PMPI_Comm_group(comm, &g);
+	for (int k = 0; k < sp->size; k++)
+		sp->erank[k] = k;
+	PMPI_Group_translate_ranks(g, sp->size, sp->erank, hy.world_group,
+				   sp->world);
+	PMPI_Group_free(&g);
+	for (int k = 0; k < sp->size; k++)
+		sp->erank[k] = hy.node_of[sp->world[k]] == hy.node ? m++ : -1;
+	hy_lock();
+	m = engine_open(w);
+	hy_unlock();
+	if (!m)
+		return 0;
+	if (hy.agent) {
+		*ret = hy_slot_open(w);
+		if (*ret)
+			return -1;
+	}
+	return 1;
+}
+
+/*
+ * The program's handle: with agents nothing travels through a host window
+ * and a handle will do (collective over sp->comm), else the host's window
+ * over the memory.  Host class.
+ */
+static int span_handle(struct hy_win *w, struct create_args *a)
+{
+	int ok, all, ret;
+
+	if (!hy.agent && a->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		return PMPI_Win_create_dynamic(a->info, a->comm, &w->host);
+	if (!hy.agent)
+		return PMPI_Win_create(a->base, a->size, a->disp_unit, a->info,
+				       a->comm, &w->host);
+	ret = hy_win_handle(a->info, &w->host);
+	ok = ret == MPI_SUCCESS;
+	hy_wait_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->span->comm);
+	if (ok && !all) {
+		PMPI_Win_free(&w->host);
+		ret = hy_fail(MPI_ERR_WIN, "another rank could not create the "
+			      "window");
+	}
+	return ret;
+}
+
+int hy_span_open(struct hy_win *w, struct create_args *a)
+{
+	int size, me, ok, all, ret = MPI_SUCCESS;
+	struct hy_span *sp;
 
 	PMPI_Comm_size(a->comm, &size);
 	PMPI_Comm_rank(a->comm, &me);
-	ok = sp != NULL;
-	if (sp) {
-		sp->size = size;
-		sp->me = me;
-		sp->myslot = -1;
-		sp->comm = MPI_COMM_NULL;
-		pthread_mutex_init(&sp->lock, NULL);
-		sp->erank = malloc(sizeof(int) * (size_t)size);
-		sp->world = malloc(sizeof(int) * (size_t)size);
-		sp->slot = malloc(sizeof(int) * (size_t)size);
-		sp->lock_of = calloc((size_t)size, 1);
-		sp->in_start = calloc((size_t)size, 1);
-		sp->in_post = calloc((size_t)size, 1);
-		sp->wait_for = calloc((size_t)size, 1);
-		sp->host_acc = calloc((size_t)size, 1);
-		if (a->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-			sp->extent = malloc(2 * sizeof(uint64_t) *
-					    (size_t)size);
-		w->span = sp;
-		ok = sp->erank && sp->world && sp->slot && sp->lock_of &&
-		     sp->in_start && sp->in_post && sp->wait_for &&
-		     sp->host_acc &&
-		     (sp->extent || a->flavor == MPI_WIN_FLAVOR_DYNAMIC);
-	}
-	if (ok) {
-		PMPI_Comm_group(a->comm, &g);
-		for (int k = 0; k < size; k++)
-			sp->erank[k] = k;
-		PMPI_Group_translate_ranks(g, size, sp->erank, hy.world_group,
-					   sp->world);
-		PMPI_Group_free(&g);
-		/* The engine window has this node's ranks in window order. */
-		for (int k = 0; k < size; k++)
-			sp->erank[k] = hy.node_of[sp->world[k]] == hy.node ?
-				       m++ : -1;
-		hy_lock();
-		ok = engine_open(w);
-		hy_unlock();
-		sp->myslot = -1;
-		if (ok && hy.agent)
-			ok = hy_ship_open(w) >= 0;
-	}
-	hy_ship_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, a->comm);
+	ok = span_alloc(w, size, me, a->flavor);
+	if (ok)
+		ok = span_join(w, a->comm, &ret);
+	/* -1: an agent had no slot (hy_slot_open says why), 0: no memory */
+	hy_wait_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, a->comm);
+	if (all < 0 && ok < 0)
+		return ret;
+	if (all < 0)
+		return hy_fail(MPI_ERR_OTHER, "another rank's agent has no "
+			       "slot for the window: too many windows span "
+			       "nodes at once, or out of memory");
 	if (!all)
 		return hy_fail(MPI_ERR_NO_MEM, "out of memory (window that "
 			       "spans nodes)");
+	sp = w->span;
 	/* Published: nobody ships to a slot before it exists. */
-	hy_ship_allgather(&sp->myslot, 1, MPI_INT, sp->slot, a->comm);
+	hy_wait_allgather(&sp->myslot, 1, MPI_INT, sp->slot, a->comm);
 	/* Each target's memory, so that a range error fails at the call. */
 	if (sp->extent) {
 		uint64_t mine[2] = { (uint64_t)a->size, (uint64_t)a->disp_unit };
 
-		hy_ship_allgather(mine, 2, MPI_UINT64_T, sp->extent, a->comm);
+		hy_wait_allgather(mine, 2, MPI_UINT64_T, sp->extent, a->comm);
 	}
-	ret = hy_ship_comm_dup(a->comm, &sp->comm);
-	if (ret)
-		return ret;
-	if (hy.agent) {
-		/* Nothing travels through a host window: a handle will do. */
-		ret = hy_win_handle(a->info, &w->host);
-		ok = ret == MPI_SUCCESS;
-		hy_ship_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, sp->comm);
-		if (ok && !all) {
-			PMPI_Win_free(&w->host);
-			ret = hy_fail(MPI_ERR_WIN, "another rank could not "
-				      "create the window");
-		}
-		return ret;
-	}
-	if (a->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-		return PMPI_Win_create_dynamic(a->info, a->comm, &w->host);
-	return PMPI_Win_create(a->base, a->size, a->disp_unit, a->info,
-			       a->comm, &w->host);
+	ret = hy_wait_comm_dup(a->comm, &sp->comm);
+	return ret ? ret : span_handle(w, a);
 }
 
 int hy_span_quiesce(struct hy_win *w)
@@ -163,15 +207,16 @@ int hy_span_quiesce(struct hy_win *w)
 	struct hy_span *sp = w->span;
 	int ret, r;
 
-	ret = hy_ship_complete(w, -1);
+	ret = hy_ship_complete(w, -1, "MPI_Win_free");
 	hy_lock();
 	r = hy_inner(MPII_Win_unlock_all(w->inner));
 	sp->locked = false;
 	hy_unlock();
 	ret = ret ? ret : r;
 	/* Every origin has its acknowledgements: no agent works for it. */
-	hy_ship_barrier(sp->comm);
-	hy_ship_close(w);
+	hy_wait_barrier(sp->comm);
+	hy_origin_close(w);
+	hy_slot_close(w);
 	return ret;
 }
 
@@ -181,10 +226,11 @@ void hy_span_release(struct hy_win *w)
 
 	if (sp->locked)
 		MPII_Win_unlock_all(w->inner);
-	hy_ship_close(w);
+	hy_origin_close(w);
+	hy_slot_close(w);
 	if (sp->comm != MPI_COMM_NULL)
 		PMPI_Comm_free(&sp->comm);
-	pthread_mutex_destroy(&sp->lock);
+	hy_mutex_destroy(&sp->lock);
 	free(sp->erank);
 	free(sp->world);
 	free(sp->slot);
@@ -199,7 +245,7 @@ void hy_span_release(struct hy_win *w)
 	w->span = NULL;
 }
 
-int hy_span_settle(struct hy_win *w, int rank)
+int hy_span_settle(struct hy_win *w, int rank, const char *fn)
 {
 	struct hy_span *sp = w->span;
 	int ret = MPI_SUCCESS, r;
@@ -210,7 +256,7 @@ int hy_span_settle(struct hy_win *w, int rank)
 		ret = hy_inner(MPII_Win_flush(sp->erank[rank], w->inner));
 	hy_unlock();
 	if (rank < 0 || hy_remote(w, rank)) {
-		r = hy_ship_complete(w, rank);
+		r = hy_ship_complete(w, rank, fn);
 		ret = ret ? ret : r;
 	}
 	return ret;
@@ -456,7 +502,7 @@ int hy_span_complete(struct hy_win *w, int *host)
 	}
 	/* The host's unlock below completes its accumulates too. */
 	memset(sp->host_acc, 0, (size_t)sp->size);
-	ret = hy_span_settle(w, -1);
+	ret = hy_span_settle(w, -1, "MPI_Win_complete");
 	if (sp->host_epoch)
 		*host = PMPI_Win_unlock_all(w->host);
 	sp->host_epoch = false;

@@ -8,7 +8,7 @@
  * process that call into the engine meanwhile wait for them.
  *
  * On a window that spans nodes synchronization is the layer's, over the
- * host's messages: the agents' locks (ship.c), a fence of completion and a
+ * host's messages: the agents' locks (agent_slots.c), a fence of completion and a
  * barrier, PSCW from notices (span.c); with host accumulates, fence and
  * locks are the host window's.  The calls that complete operations first
  * complete what the engine and the agents carry (hy_span_settle).
@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hybrid.h"
+#include "convert.h"
+#include "errors.h"
+#include "origin.h"
+#include "span.h"
+#include "waits.h"
+#include "win.h"
 
 /*
  * The end of a synchronization on a window that spans nodes: @settled,
@@ -25,7 +30,7 @@
  */
 static int span_end(struct hy_win *w, int settled, int host, const char *fn)
 {
-	return settled ? hy_done(w, settled, fn) : host;
+	return settled ? hy_raise(w->host, settled, fn) : host;
 }
 
 /*
@@ -122,7 +127,7 @@ static int span_fail(struct hy_win *w, const char *fn, int cls,
 	int ret = hy_fail(cls, "%s", what);
 
 	hy_unlock();
-	return hy_done(w, ret, fn);
+	return hy_raise(w->host, ret, fn);
 }
 
 static int span_misuse(struct hy_win *w, const char *fn, const char *what)
@@ -180,9 +185,9 @@ int MPI_Win_fence(int assert, MPI_Win win)
 		int ret, host;
 
 		span_host_done(w);
-		ret = hy_span_settle(w, -1);
+		ret = hy_span_settle(w, -1, "MPI_Win_fence");
 		/* With agents, all is complete: the rest is a barrier. */
-		host = hy.agent ? hy_ship_barrier(w->span->comm) :
+		host = hy.agent ? hy_wait_barrier(w->span->comm) :
 		       PMPI_Win_fence(assert, win);
 
 		/* Errors never break sync: the epoch is what was asked. */
@@ -204,7 +209,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 		ret = hy_lock_type(lock_type, &type);
 		if (ret) {
 			hy_unlock();
-			return hy_done(w, ret, "MPI_Win_lock");
+			return hy_raise(w->host, ret, "MPI_Win_lock");
 		}
 	}
 	if (w && w->span && rank >= 0 && rank < w->span->size &&
@@ -272,7 +277,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 		int ret, host;
 
 		span_host_flush(w, rank, true);	/* the unlock completes them */
-		ret = hy_span_settle(w, rank);
+		ret = hy_span_settle(w, rank, "MPI_Win_unlock");
 		/* Completed or not, the lock is given back. */
 		host = !hy.agent ? PMPI_Win_unlock(rank, win) :
 		       granted ? hy_ship_unlock(w, rank) : MPI_SUCCESS;
@@ -336,7 +341,7 @@ int MPI_Win_unlock_all(MPI_Win win)
 		int ret, host;
 
 		span_host_done(w);
-		ret = hy_span_settle(w, -1);
+		ret = hy_span_settle(w, -1, "MPI_Win_unlock_all");
 		host = !hy.agent ? PMPI_Win_unlock_all(win) :
 		       granted ? hy_ship_unlock(w, -1) : MPI_SUCCESS;
 
@@ -362,7 +367,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
 	if (span_flush_bad(w, rank, "MPI_Win_flush", &ret))
 		return ret;
 	host = span_host_flush(w, rank, true);
-	ret = hy_span_settle(w, rank);
+	ret = hy_span_settle(w, rank, "MPI_Win_flush");
 	return span_end(w, ret, host ? PMPI_Win_flush(rank, win) : MPI_SUCCESS,
 			"MPI_Win_flush");
 }
@@ -380,7 +385,7 @@ int MPI_Win_flush_all(MPI_Win win)
 	if (span_flush_bad(w, -1, "MPI_Win_flush_all", &ret))
 		return ret;
 	span_host_done(w);
-	ret = hy_span_settle(w, -1);
+	ret = hy_span_settle(w, -1, "MPI_Win_flush_all");
 	return span_end(w, ret, hy.agent ? MPI_SUCCESS :
 			PMPI_Win_flush_all(win), "MPI_Win_flush_all");
 }
@@ -402,7 +407,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 	if (span_flush_bad(w, rank, "MPI_Win_flush_local", &ret))
 		return ret;
 	host = span_host_flush(w, rank, false);
-	ret = hy_span_settle(w, rank);
+	ret = hy_span_settle(w, rank, "MPI_Win_flush_local");
 	return span_end(w, ret, host ? PMPI_Win_flush_local(rank, win) :
 			MPI_SUCCESS, "MPI_Win_flush_local");
 }
@@ -419,7 +424,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 				"MPI_Win_flush_local_all");
 	if (span_flush_bad(w, -1, "MPI_Win_flush_local_all", &ret))
 		return ret;
-	ret = hy_span_settle(w, -1);
+	ret = hy_span_settle(w, -1, "MPI_Win_flush_local_all");
 	return span_end(w, ret, hy.agent ? MPI_SUCCESS :
 			PMPI_Win_flush_local_all(win),
 			"MPI_Win_flush_local_all");
@@ -453,7 +458,7 @@ static int with_group(struct hy_win *w, MPI_Group group, int assert,
 		MPII_Group_free(&ig);
 	}
 	hy_unlock();
-	return hy_done(w, ret, fn);
+	return hy_raise(w->host, ret, fn);
 }
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
@@ -461,7 +466,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 
 	if (w && host_only(w))
-		return hy_done(w, hy_span_post(w, group, assert),
+		return hy_raise(w->host, hy_span_post(w, group, assert),
 			       "MPI_Win_post");
 	if (!w)
 		return PMPI_Win_post(group, assert, win);
@@ -501,7 +506,7 @@ int MPI_Win_wait(MPI_Win win)
 	struct hy_win *w = hy_enter(win);
 
 	if (w && host_only(w))
-		return hy_done(w, hy_span_wait(w, NULL), "MPI_Win_wait");
+		return hy_raise(w->host, hy_span_wait(w, NULL), "MPI_Win_wait");
 	if (!w)
 		return PMPI_Win_wait(win);
 	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
@@ -512,7 +517,7 @@ int MPI_Win_test(MPI_Win win, int *flag)
 	struct hy_win *w = hy_enter(win);
 
 	if (w && host_only(w))
-		return hy_done(w, hy_span_wait(w, flag), "MPI_Win_test");
+		return hy_raise(w->host, hy_span_wait(w, flag), "MPI_Win_test");
 	if (!w)
 		return PMPI_Win_test(win, flag);
 	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");

@@ -1,28 +1,154 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * waits.c - the program's blocking calls outside RMA that serve the
- * agent's messages while they wait.
+ * waits.c - the layer's waits that serve while they wait.
  *
  * While agents run (windows span nodes), operations from other nodes come
  * to this process's agent, which polls the host between sleeps of up to
- * 2 ms.  A program thread that blocks in the host meanwhile polls the host
- * anyway; in these calls it serves what has come itself (hy_ship_wait), as
- * the host's own one-sided progress would, and the agent rests: a remote
- * origin is answered at once instead of at the agent's next poll.  Across
- * the two VMs, a remote fetch_and_op and flush to a target waiting in
- * MPI_Recv cost 1.5-2 times what it cost to one waiting in MPI_Barrier
- * while the agent served it, and the same once the receive served.
- * Without agents each is the host's call.
+ * 2 ms.  A thread of the program that waits in the layer (for a reply, a
+ * lock grant, a barrier, the layer's own collectives in window creation,
+ * or the program's MPI_Barrier and MPI_Recv) polls the host anyway, so it
+ * serves what has come itself (hy_agent_assist) and the agent rests: a
+ * remote origin is answered at once instead of at the agent's next poll,
+ * and a process that creates a window while a peer still works on an
+ * older one through its agent keeps serving it.  With hy.yield, waits also
+ * yield the CPU between polls.  Without agents and yield, each wait is the
+ * host's blocking call.
+ *
+ * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
  */
-#include "hybrid.h"
+#include <sched.h>
+
+#include "agent.h"
+#include "waits.h"
+
+/* Waits poll the host: to serve the agent's messages, or to yield. */
+static bool waits_poll(void)
+{
+	return hy.agent || hy.yield;
+}
+
+int hy_wait(int n, MPI_Request *req)
+{
+	MPI_Status st[HY_WAIT_REQS];
+	int ret = MPI_SUCCESS, k;
+
+	if (!waits_poll())
+		return PMPI_Waitall(n, req, st);
+	hy_agent_waiting(1);
+	for (;;) {
+		for (k = 0; k < n && req[k] == MPI_REQUEST_NULL; k++)
+			;
+		if (k == n)
+			break;
+		ret = hy_agent_assist(n, req);
+		if (ret != MPI_SUCCESS)
+			break;
+		if (hy.yield)
+			sched_yield();
+	}
+	hy_agent_waiting(-1);
+	return ret;
+}
+
+/* The wait of a nonblocking call that returned @ret and set *@req. */
+static int wait_started(int ret, MPI_Request *req)
+{
+	return ret != MPI_SUCCESS ? ret : hy_wait(1, req);
+}
+
+int hy_wait_barrier(MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (!waits_poll())
+		return PMPI_Barrier(comm);
+	return wait_started(PMPI_Ibarrier(comm, &req), &req);
+}
+
+int hy_wait_allreduce(const void *in, void *out, int count, MPI_Datatype type,
+		      MPI_Op op, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (!waits_poll())
+		return PMPI_Allreduce(in, out, count, type, op, comm);
+	return wait_started(PMPI_Iallreduce(in, out, count, type, op, comm,
+					    &req), &req);
+}
+
+int hy_wait_comm_dup(MPI_Comm comm, MPI_Comm *out)
+{
+	MPI_Request req;
+
+	if (!waits_poll())
+		return PMPI_Comm_dup(comm, out);
+	return wait_started(PMPI_Comm_idup(comm, out, &req), &req);
+}
+
+int hy_wait_allgather(const void *in, int count, MPI_Datatype type, void *out,
+		      MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (!waits_poll())
+		return PMPI_Allgather(in, count, type, out, count, type, comm);
+	return wait_started(PMPI_Iallgather(in, count, type, out, count, type,
+					    comm, &req), &req);
+}
+
+/*
+ * Are @source, @tag and @comm a receive's that a probe takes without an
+ * error?  Else PMPI_Recv reports them itself (a probe's error would name
+ * another call).
+ */
+static bool probe_args_ok(int source, int tag, MPI_Comm comm)
+{
+	int inter = 0, size = 0;
+
+	if (comm == MPI_COMM_NULL || (tag < 0 && tag != MPI_ANY_TAG))
+		return false;
+	if (source == MPI_ANY_SOURCE)
+		return true;
+	if (source < 0 || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+		return false;
+	if ((inter ? PMPI_Comm_remote_size(comm, &size) :
+		     PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+		return false;
+	return source < size;
+}
+
+int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
+		 int tag, MPI_Comm comm, MPI_Status *status)
+{
+	int flag = 0, ret = MPI_SUCCESS;
+
+	if (waits_poll() && probe_args_ok(source, tag, comm)) {
+		hy_agent_waiting(1);
+		for (;;) {
+			ret = PMPI_Iprobe(source, tag, comm, &flag,
+					  MPI_STATUS_IGNORE);
+			if (ret != MPI_SUCCESS || flag)
+				break;
+			ret = hy_agent_assist(0, NULL);
+			if (ret != MPI_SUCCESS)
+				break;
+			if (hy.yield)
+				sched_yield();
+		}
+		hy_agent_waiting(-1);
+		if (ret != MPI_SUCCESS)
+			return ret;
+	}
+	return PMPI_Recv(buf, count, type, source, tag, comm, status);
+}
 
 int MPI_Barrier(MPI_Comm comm)
 {
-	return hy_ship_barrier(comm);
+	return hy_wait_barrier(comm);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	     MPI_Comm comm, MPI_Status *status)
 {
-	return hy_ship_recv(buf, count, type, source, tag, comm, status);
+	return hy_wait_recv(buf, count, type, source, tag, comm, status);
 }

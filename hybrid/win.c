@@ -10,14 +10,20 @@
  * over no memory, which keeps everything the host knows about windows
  * (attributes, name, error handler, group, Fortran handle) working.  A
  * window that spans nodes gets an engine window over this node's ranks of
- * it and a host window over the same memory (span.c); without hy.span, and
- * for MPI_Win_allocate_shared, it is the host's alone.
+ * it (span.c); without hy.span, and for MPI_Win_allocate_shared, it is the
+ * host's alone.  The program's handle is made by handle.c.
  */
 #include <stdlib.h>
 
 #include <limits.h>
 
-#include "hybrid.h"
+#include "convert.h"
+#include "errors.h"
+#include "handle.h"
+#include "keyval.h"
+#include "span.h"
+#include "waits.h"
+#include "win.h"
 
 /* The engine's windows; hy.lock. */
 struct hy_win *hy_wins;
@@ -175,39 +181,6 @@ static int create_inner(struct hy_win *w, struct create_args *a,
 }
 
 /*
- * The program's handle of a node window: a host window of no bytes on
- * MPI_COMM_SELF, which only carries what the host keeps of a window
- * (attributes, name, error handler, Fortran handle; the group is the
- * layer's, w->hgroup).  Not on the window's communicator: Open MPI 4.1's
- * one-sided components each refuse some (osc sm and rdma name their
- * shared state after the communicator's id, which the halves of a split
- * share, and collide; osc rdma cannot serve one process; osc pt2pt none
- * under MPI_THREAD_MULTIPLE).  Each process takes the first flavor its
- * host serves, with MPI_COMM_SELF's errors returned meanwhile; its
- * choice concerns nobody else.
- */
-int hy_win_handle(MPI_Info info, MPI_Win *host)
-{
-	MPI_Errhandler eh;
-	void *base;
-	int ret;
-
-	PMPI_Comm_get_errhandler(MPI_COMM_SELF, &eh);
-	PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-	ret = PMPI_Win_allocate(0, 1, info, MPI_COMM_SELF, &base, host);
-	if (ret)
-		ret = PMPI_Win_create_dynamic(info, MPI_COMM_SELF, host);
-	if (ret)
-		ret = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, host);
-	PMPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
-	if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN)
-		PMPI_Errhandler_free(&eh);	/* not a predefined one */
-	return ret ? hy_fail(MPI_ERR_WIN, "the host MPI creates no window on "
-			     "MPI_COMM_SELF to hold the program's handle") :
-		     MPI_SUCCESS;
-}
-
-/*
  * Creates a window the engine serves, or returns -1 when the engine does
  * not serve @a->comm (the caller asks the host).  Collective over the comm.
  */
@@ -242,12 +215,12 @@ static int create(struct create_args *a, MPI_Win *win)
 out_agree:
 	/* Every member fails, or none: a window must exist everywhere. */
 	ok = ret == MPI_SUCCESS;
-	hy_ship_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+	hy_wait_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
 	if (ok && all_ok && !spans) {
 		ret = hy_win_handle(a->info, &w->host);
 		/* Every member has its handle, or none keeps one. */
 		ok = ret == MPI_SUCCESS;
-		hy_ship_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
+		hy_wait_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm);
 		if (ok && !all_ok)
 			PMPI_Win_free(&w->host);
 	} else if (ok && all_ok) {
@@ -431,7 +404,7 @@ int MPI_Win_free(MPI_Win *win)
 	ret = win_drop(w, &gone);
 	hy_unlock();
 	if (!gone)
-		return hy_done(w, ret, "MPI_Win_free");
+		return hy_raise(w->host, ret, "MPI_Win_free");
 	if (ret) {
 		/* Raised on the handle while it exists, then freed. */
 		hy_raise(*win, ret, "MPI_Win_free");
@@ -481,7 +454,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 	/* A new handle of the same group, as the host's call gives. */
 	ret = w->gcomm != MPI_COMM_NULL ? PMPI_Comm_group(w->gcomm, group) :
 	      PMPI_Group_excl(w->hgroup, 0, NULL, group);
-	return ret ? hy_done(w, ret, "MPI_Win_get_group") : MPI_SUCCESS;
+	return ret ? hy_raise(w->host, ret, "MPI_Win_get_group") : MPI_SUCCESS;
 }
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
@@ -500,7 +473,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 	ret = hy_inner(MPII_Win_shared_query(w->inner, hy_rank(w, rank), size,
 					     disp_unit, baseptr));
 	hy_unlock();
-	return hy_done(w, ret, "MPI_Win_shared_query");
+	return hy_raise(w->host, ret, "MPI_Win_shared_query");
 }
 
 #if MPI_VERSION >= 4
@@ -548,7 +521,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 		}
 		return ret;
 	}
-	return hy_done(w, ret, "MPI_Win_attach");
+	return hy_raise(w->host, ret, "MPI_Win_attach");
 }
 
 int MPI_Win_detach(MPI_Win win, const void *base)
@@ -566,7 +539,7 @@ int MPI_Win_detach(MPI_Win win, const void *base)
 	hy_unlock();
 	if (!ret && w->span && !hy.agent)
 		return PMPI_Win_detach(win, base);
-	return hy_done(w, ret, "MPI_Win_detach");
+	return hy_raise(w->host, ret, "MPI_Win_detach");
 }
 
 int MPI_Win_set_info(MPI_Win win, MPI_Info info)
@@ -585,7 +558,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 		}
 		hy_unlock();
 		if (ret)
-			return hy_done(w, ret, "MPI_Win_set_info");
+			return hy_raise(w->host, ret, "MPI_Win_set_info");
 	} else {
 		hy_unlock();
 	}
@@ -623,7 +596,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 			      w->span ? "true" : "false");
 	}
 	hy_unlock();
-	return hy_done(w, ret, "MPI_Win_get_info");
+	return hy_raise(w->host, ret, "MPI_Win_get_info");
 }
 
 int MPI_Type_free(MPI_Datatype *type)

@@ -45,6 +45,8 @@
  * runs=0: no runs test (MPICH 4.0.2 gets it wrong when it applies the
  * accumulates itself); long=0: no long operations test (Open MPI 4.1's
  * osc pt2pt and MPICH 4.0.2 break their accumulate ordering there).
+ * fatal=CALL: only test_fatal, which ends the job; tags=N: only
+ * test_tags.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -729,14 +731,101 @@ static void test_errors(struct span *w)
 	MPI_Barrier(MPI_COMM_WORLD);
 }
 
-static int arg(int argc, char **argv, const char *key)
+/* The value of argument KEY=VALUE, or NULL. */
+static const char *arg_str(int argc, char **argv, const char *key)
 {
 	size_t n = strlen(key);
 
 	for (int i = 1; i < argc; i++)
 		if (!strncmp(argv[i], key, n) && argv[i][n] == '=')
-			return atoi(argv[i] + n + 1);
-	return -1;
+			return argv[i] + n + 1;
+	return NULL;
+}
+
+/*
+ * tags=N, with MPIRMA_TAG_UB lowered so that N windows use up the agents'
+ * grant tags: N windows that span nodes are created, the next fails with
+ * an error (never a lock granted to the wrong window), exclusive locks on
+ * the newest still work, and once one is freed a new one can be created.
+ */
+static void test_tags(int n)
+{
+	MPI_Win wins[65], extra;
+	long *mem[65], *xmem, one = 1;
+	int t = target(1), k;
+
+	CHECK(n > 0 && n <= 64, "tags=%d: 1 to 64", n);
+	if (n <= 0 || n > 64)
+		return;
+	mtest_section("windows past the grant tags");
+	for (k = 0; k < n; k++)
+		CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long),
+					   MPI_INFO_NULL, MPI_COMM_WORLD,
+					   &mem[k], &wins[k]));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
+			       MPI_COMM_WORLD, &xmem, &extra) != MPI_SUCCESS,
+	      "window %d created past the %d the grant tags allow", n + 1, n);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	for (k = n - 2; k < n; k++) {
+		if (k < 0)
+			continue;
+		*mem[k] = 0;
+		MPI_Barrier(MPI_COMM_WORLD);
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, wins[k]));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, 0, 1, MPI_LONG,
+					 MPI_SUM, wins[k]));
+		CHECK_MPI(MPI_Win_unlock(t, wins[k]));
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (mtest_rank == t)
+			CHECK(*mem[k] == mtest_size, "window %d's total is %ld, want %d", k,
+			      *mem[k], mtest_size);
+	}
+	CHECK_MPI(MPI_Win_free(&wins[0]));
+	CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
+				   MPI_COMM_WORLD, &mem[0], &wins[0]));
+	for (k = 0; k < n; k++)
+		CHECK_MPI(MPI_Win_free(&wins[k]));
+}
+
+static int arg(int argc, char **argv, const char *key)
+{
+	const char *v = arg_str(argc, argv, key);
+
+	return v ? atoi(v) : -1;
+}
+
+/*
+ * fatal=CALL (unlock, flush or fence): rank 0 ships an accumulate to an
+ * address the last rank never attached to its dynamic window (on another
+ * node at K = 2, so only that target's kernel can find it bad) under
+ * MPI_ERRORS_ARE_FATAL, and completes it with CALL.  The job must end with
+ * a message naming CALL and the operation (hybrid/list.2 matches it); it
+ * must not get past CALL.
+ */
+static void test_fatal(struct span *w, const char *call)
+{
+	int t = target(1);
+	long one = 1;
+	MPI_Aint far = w->disp[t] + (MPI_Aint)(1 << 20) * (MPI_Aint)sizeof(long);
+
+	if (!strcmp(call, "fence")) {
+		CHECK_MPI(MPI_Win_fence(0, w->win));
+		if (!mtest_rank)
+			MPI_Accumulate(&one, 1, MPI_LONG, t, far, 1, MPI_LONG,
+				       MPI_SUM, w->win);
+		MPI_Win_fence(0, w->win);
+	} else if (!mtest_rank) {
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w->win);
+		MPI_Accumulate(&one, 1, MPI_LONG, t, far, 1, MPI_LONG, MPI_SUM,
+			       w->win);
+		if (!strcmp(call, "flush"))
+			MPI_Win_flush(t, w->win);
+		MPI_Win_unlock(t, w->win);
+	}
+	CHECK(mtest_rank, "MPI_Win_%s completed a bad accumulate without an "
+	      "error", call);
+	MPI_Barrier(MPI_COMM_WORLD);
 }
 
 int main(int argc, char **argv)
@@ -755,6 +844,16 @@ int main(int argc, char **argv)
 	run_base = S_ORDER + 2 * mtest_size;
 	long_base = run_base + RUN * mtest_size;
 	nslots = long_base + LONG * mtest_size;
+	if (arg(argc, argv, "tags") >= 0) {
+		test_tags(arg(argc, argv, "tags"));
+		return mtest_finish();
+	}
+	if (arg_str(argc, argv, "fatal")) {
+		open_span(&w, MPI_WIN_FLAVOR_DYNAMIC, expect);
+		test_fatal(&w, arg_str(argc, argv, "fatal"));
+		close_span(&w);
+		return mtest_finish();
+	}
 	for (size_t f = 0; f < sizeof(flavors) / sizeof(flavors[0]); f++) {
 		open_span(&w, flavors[f], expect);
 		if (f == 0) {

@@ -197,6 +197,8 @@ static const char *errno_text(int e)
 /* ------------------------------------------------------------ causes */
 
 static __thread char pending[512];	/* each thread its own */
+/* The cause of the last error raised in this thread (mpirma_last_cause). */
+static __thread char last_cause[512];
 
 int mpirma_err(int errclass, const char *fmt, ...)
 {
@@ -354,9 +356,15 @@ static int raise_on(enum mpirma_hkind kind, int handle, int errclass,
 	}
 	if (e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_ABORT)
 		fatal(errclass, fn, cause);
+	snprintf(last_cause, sizeof(last_cause), "%s", cause);
 	ret = invoke(e, kind, handle, errclass, fn, cause);
 	pending[0] = '\0';
 	return ret;
+}
+
+const char *mpirma_last_cause(void)
+{
+	return last_cause;
 }
 
 int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,

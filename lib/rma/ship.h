@@ -90,4 +90,12 @@ unsigned int mpirma_rma_elem_size(unsigned int ktype);
  */
 int mpirma_rma_failed(int win, const struct mpirma_op *op, const char *fn);
 
+/*
+ * The cause of the last error the engine raised in this thread, whatever
+ * the handler did with it ("" if none): a layer above the engine, which
+ * sets MPI_ERRORS_RETURN on its engine objects, reports it with its own
+ * handler.
+ */
+const char *mpirma_last_cause(void);
+
 #endif /* MPIRMA_LIB_SHIP_H */

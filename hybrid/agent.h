@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * agent.h - the agent: a thread of every process of a job whose windows
+ * span nodes, which applies the operations origins on other nodes ship to
+ * this process (agent.c), and keeps the locks of this process's part of
+ * each such window (agent_slots.c).
+ */
+#ifndef MPIRMA_HYBRID_AGENT_H
+#define MPIRMA_HYBRID_AGENT_H
+
+#include "hybrid.h"
+#include "wire.h"
+
+/*
+ * agent.c: hy_agent_start() and hy_agent_stop() are collective over
+ * MPI_COMM_WORLD (at hy_start and hy_stop); with @report, the stop says on
+ * stderr what the agent served and the CPU time it took.
+ */
+int hy_agent_start(void);
+void hy_agent_stop(bool report);
+
+/*
+ * One round of a program thread's wait for @req[0..@n-1] (waits.c), which
+ * the host sets to MPI_REQUEST_NULL as they complete: unless another
+ * thread is serving, the thread tests its requests and the agent's inbox
+ * in one call of the host and serves what has come, so a remote origin is
+ * answered without waking the agent.  hy_agent_waiting(+1/-1) brackets a
+ * wait: while program threads wait, the agent rests.  The host's error, or
+ * MPI_SUCCESS.
+ */
+#define HY_WAIT_REQS	3	/* requests of one wait, at most */
+int hy_agent_assist(int n, MPI_Request *req);
+void hy_agent_waiting(int delta);
+
+/* agent_slots.c: what serving needs of a slot. */
+struct hy_slot_target {
+	uint32_t win_id;	/* the engine window's kernel id */
+	uint32_t erank;		/* this process's rank in it */
+};
+
+/* Slot @slot's target, or false when no window has that slot. */
+bool hy_slot_target(uint32_t slot, struct hy_slot_target *out);
+
+/* A lock or unlock request @h from @origin (its rank in hy.ship_comm). */
+void hy_slot_serve_lock(const struct ship_hdr *h, int origin);
+
+/*
+ * A new spanning window's slot in this process's agent (in
+ * @w->span->myslot); hy_slot_close() takes it back.  Host class: out of
+ * memory, or more windows at once than the host's tags can name.
+ */
+int hy_slot_open(struct hy_win *w);
+void hy_slot_close(struct hy_win *w);
+
+/* Frees every slot (the agent has stopped). */
+void hy_slots_free(void);
+
+#endif /* MPIRMA_HYBRID_AGENT_H */

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * agent_slots.c - the agent's windows and their locks.  Each window that
+ * spans nodes has a slot in every member's agent: the engine window's
+ * kernel id and this process's rank in it (what serving needs), and the
+ * lock of this process's part of the window, which the agent keeps for
+ * every origin, local and remote alike, so that MPI_LOCK_EXCLUSIVE excludes
+ * both.  Requests that cannot be granted wait in arrival order and are
+ * granted first come first served; a grant is a message of no bytes on
+ * HY_TAG_GRANT + slot, so slots are bounded by the host's MPI_TAG_UB.
+ *
+ * Called by agent.c (lookups, lock requests, freeing at stop) and span.c
+ * (open and close); calls the host only to send grants.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "errors.h"
+#include "locks.h"
+#include "wire.h"
+
+/* A lock request the agent cannot grant yet. */
+struct lock_wait {
+	int origin;		/* its rank in hy.ship_comm */
+	int type;		/* HY_LOCK_* */
+};
+
+/*
+ * A slot: @target for serving; the lock: @shared holders, or @excl, and the
+ * requests waiting in arrival order (@wait, @nwait of @capwait).
+ */
+struct agent_slot {
+	bool used;
+	struct hy_slot_target target;
+	int shared;
+	bool excl;
+	struct lock_wait *wait;
+	int nwait;
+	int capwait;
+};
+
+/* Protects slots, nslots and every slot's fields (HY_LOCK_SLOTS). */
+static struct hy_mutex slots_lock = HY_MUTEX_INIT(HY_LOCK_SLOTS);
+static struct agent_slot *slots;
+static int nslots;
+
+bool hy_slot_target(uint32_t k, struct hy_slot_target *out)
+{
+	bool used = false;
+
+	hy_mutex_lock(&slots_lock);
+	if (k < (uint32_t)nslots && slots[k].used) {
+		*out = slots[k].target;
+		used = true;
+	}
+	hy_mutex_unlock(&slots_lock);
+	return used;
+}
+
+/* Can slot @s's lock be granted as @type now? */
+static bool lock_fits(const struct agent_slot *s, int type)
+{
+	return !s->excl && (type == HY_LOCK_SHARED || !s->shared);
+}
+
+/* Grants slot @k's lock as @type to @origin; slots_lock held. */
+static void lock_grant(int k, int type, int origin)
+{
+	hy_mutex_assert_held(&slots_lock);
+	if (type == HY_LOCK_EXCL)
+		slots[k].excl = true;
+	else
+		slots[k].shared++;
+	/* no bytes: eager, it does not wait for the origin */
+	PMPI_Send(NULL, 0, MPI_BYTE, origin, HY_TAG_GRANT + k,
+		  hy.ship_comm);
+}
+
+/*
+ * A lock or unlock from @origin.  A request that cannot be granted waits
+ * behind those before it (a shared one does not overtake a waiting
+ * exclusive one); an unlock grants what it can from the front.  Out of
+ * memory for a waiting request ends the job: its origin would wait
+ * forever.
+ */
+void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
+{
+	int k = (int)h->slot;
+	struct agent_slot *s;
+
+	hy_mutex_lock(&slots_lock);
+	if (k >= nslots || !slots[k].used) {
+		/* A window is freed collectively: no lock can come for it. */
+		hy_mutex_unlock(&slots_lock);
+		return;
+	}
+	s = &slots[k];
+	if (h->kind == HY_KIND_LOCK) {
+		if (!s->nwait && lock_fits(s, h->op)) {
+			lock_grant(k, h->op, origin);
+		} else {
+			if (s->nwait == s->capwait) {
+				int cap = s->capwait ? 2 * s->capwait : 8;
+				struct lock_wait *q = realloc(s->wait,
+							      sizeof(*q) *
+							      (size_t)cap);
+
+				if (!q)
+					PMPI_Abort(MPI_COMM_WORLD,
+						   MPI_ERR_NO_MEM);
+				s->wait = q;
+				s->capwait = cap;
+			}
+			s->wait[s->nwait++] = (struct lock_wait){ origin,
+								  h->op };
+		}
+	} else {
+		if (s->excl)
+			s->excl = false;
+		else if (s->shared)
+			s->shared--;
+		while (s->nwait && lock_fits(s, s->wait[0].type)) {
+			lock_grant(k, s->wait[0].type, s->wait[0].origin);
+			memmove(s->wait, s->wait + 1,
+				sizeof(*s->wait) * (size_t)--s->nwait);
+		}
+	}
+	hy_mutex_unlock(&slots_lock);
+}
+
+/*
+ * Slot @k's grants use tag HY_TAG_GRANT + k: a slot past the host's
+ * MPI_TAG_UB cannot be matched, and tags are never reused while in use.
+ */
+static bool slot_tag_ok(int k)
+{
+	return k <= hy.tag_ub - HY_TAG_GRANT;
+}
+
+int hy_slot_open(struct hy_win *w)
+{
+	struct hy_span *sp = w->span;
+	int k, ret = MPI_SUCCESS;
+
+	hy_mutex_lock(&slots_lock);
+	for (k = 0; k < nslots && slots[k].used; k++)
+		;
+	if (!slot_tag_ok(k)) {
+		ret = hy_fail(MPI_ERR_OTHER, "too many windows span nodes at "
+			      "once: %d, the most the host's MPI_TAG_UB (%d) "
+			      "allows", k + 1, hy.tag_ub);
+		goto unlock;
+	}
+	if (k == nslots) {
+		struct agent_slot *s = realloc(slots, sizeof(*s) *
+					       (size_t)(nslots + 8));
+
+		if (!s) {
+			ret = hy_fail(MPI_ERR_NO_MEM, "out of memory (window "
+				      "that spans nodes)");
+			goto unlock;
+		}
+		memset(s + nslots, 0, sizeof(*s) * 8);
+		slots = s;
+		nslots += 8;
+	}
+	free(slots[k].wait);
+	slots[k] = (struct agent_slot){
+		.used = true, .target.win_id = sp->win_id,
+		.target.erank = (uint32_t)sp->erank[sp->me],
+	};
+	sp->myslot = k;
+unlock:
+	hy_mutex_unlock(&slots_lock);
+	return ret;
+}
+
+void hy_slot_close(struct hy_win *w)
+{
+	struct hy_span *sp = w->span;
+
+	if (sp->myslot < 0)
+		return;
+	hy_mutex_lock(&slots_lock);
+	slots[sp->myslot].used = false;
+	hy_mutex_unlock(&slots_lock);
+	sp->myslot = -1;
+}
+
+void hy_slots_free(void)
+{
+	hy_mutex_lock(&slots_lock);
+	for (int k = 0; k < nslots; k++)
+		free(slots[k].wait);
+	free(slots);
+	slots = NULL;
+	nslots = 0;
+	hy_mutex_unlock(&slots_lock);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * convert.h - host values to the engine's and back (convert.c).
+ */
+#ifndef MPIRMA_HYBRID_CONVERT_H
+#define MPIRMA_HYBRID_CONVERT_H
+
+#include <stdatomic.h>
+
+#include "hybrid.h"
+
+/*
+ * hybrid/convert.c: host values to the engine's and back.  The datatype
+ * and op of the last call are looked up inline (a program's RMA calls
+ * mostly repeat them); any other goes to the tables.
+ */
+struct hy_type_pair {
+	MPI_Datatype h;
+	MPII_Datatype i;
+};
+
+struct hy_op_pair {
+	MPI_Op h;
+	MPII_Op i;
+};
+
+/*
+ * Any thread may read or replace them without a lock (relaxed: a stale
+ * entry is still a right one, it is only a miss); entries are never freed.
+ * Not thread-local: in a shared library that costs a __tls_get_addr call.
+ */
+extern const struct hy_type_pair *_Atomic hy_type_last;
+extern const struct hy_op_pair *_Atomic hy_op_last;
+
+int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out);
+int hy_op_lookup(MPI_Op op, MPII_Op *out);
+
+static inline int hy_type(MPI_Datatype t, MPII_Datatype *out)
+{
+	const struct hy_type_pair *last =
+		atomic_load_explicit(&hy_type_last, memory_order_relaxed);
+
+	if (last && last->h == t) {
+		*out = last->i;
+		return MPI_SUCCESS;
+	}
+	return hy_type_lookup(t, out);
+}
+
+static inline int hy_op(MPI_Op op, MPII_Op *out)
+{
+	const struct hy_op_pair *last =
+		atomic_load_explicit(&hy_op_last, memory_order_relaxed);
+
+	if (last && last->h == op) {
+		*out = last->i;
+		return MPI_SUCCESS;
+	}
+	return hy_op_lookup(op, out);
+}
+
+void hy_type_forget(MPI_Datatype t);
+int hy_info(MPI_Info info, MPII_Info *out);
+int hy_assert(int assert);
+int hy_lock_type(int lock_type, int *out);
+int hy_rank_span(const struct hy_win *w, int rank);
+
+/* Window rank @rank of @w as the engine's rank (INT_MAX: not on this node). */
+static inline int hy_rank(const struct hy_win *w, int rank)
+{
+	if (!w->span && rank != MPI_PROC_NULL)
+		return rank;
+	return hy_rank_span(w, rank);
+}
+int hy_group(struct hy_win *w, MPI_Group group, MPII_Group *out);
+
+#endif /* MPIRMA_HYBRID_CONVERT_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * waits.h - the layer's waits, which serve the agent's messages while they
+ * wait (waits.c).  Each is the host's call of the same name, blocking
+ * until done; host classes.
+ */
+#ifndef MPIRMA_HYBRID_WAITS_H
+#define MPIRMA_HYBRID_WAITS_H
+
+#include "hybrid.h"
+
+/* PMPI_Waitall of @n requests (at most HY_WAIT_REQS), statuses ignored. */
+int hy_wait(int n, MPI_Request *req);
+int hy_wait_barrier(MPI_Comm comm);
+
+/* The layer's own collectives in window creation (count, type each side). */
+int hy_wait_allreduce(const void *in, void *out, int count, MPI_Datatype type,
+		      MPI_Op op, MPI_Comm comm);
+int hy_wait_allgather(const void *in, int count, MPI_Datatype type, void *out,
+		      MPI_Comm comm);
+int hy_wait_comm_dup(MPI_Comm comm, MPI_Comm *out);
+
+/*
+ * PMPI_Recv, serving until a probe finds its message.  A receive the
+ * program posted earlier matches its message as it arrives, before any
+ * probe sees it, and the receive then takes the earliest message that
+ * matches, the one the probe saw, so the standard's matching order holds.
+ */
+int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
+		 int tag, MPI_Comm comm, MPI_Status *status);
+
+#endif /* MPIRMA_HYBRID_WAITS_H */
