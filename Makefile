@@ -984,7 +984,7 @@ check-debug:
 
 # ------------------------------------------------------------------ fortran
 
-# Fortran bindings (fortran/, docs/library.md "Fortran"): fortran/gen makes
+# Fortran bindings (fortran/, docs/lib.md "Fortran"): fortran/gen makes
 # the C wrappers, mpif.h and the `mpi` module from fortran/bindings.tab,
 # after checking that the table agrees with include/mpi.h.  The wrappers and
 # libmpirmaf (the module has no code: only constants, interfaces and the

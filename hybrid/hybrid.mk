@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The hybrid layer (hybrid/, docs/design.md "The hybrid layer"), included by
+# The hybrid layer (hybrid/, docs/hybrid.md), included by
 # the top Makefile: one library per host MPI found on the machine,
 # build/lib/libmpirma-<host>.so, each made of
 #  - hybrid/*.c compiled with that host's compiler wrapper (its mpi.h), and

@@ -2,7 +2,7 @@
 /*
  * mpi.h - the MPI C API of libmpirma (MPI 3.1, the parts mpirma implements).
  *
- * Handles are plain ints (docs/library.md, "Handles"): every predefined
+ * Handles are plain ints (docs/lib.md, "Handles"): every predefined
  * handle is a compile-time constant usable in static initializers and in
  * switch statements, 0 is the null handle of every kind, and objects created
  * at run time are numbered past the predefined range of their kind.

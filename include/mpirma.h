@@ -32,11 +32,11 @@
  *	around each piece of an update.  "striped": a lock per cache line of
  *	the target.  "native": CPU atomic instructions for elements of up to
  *	8 bytes, the window lock for the rest.  "delegate": kernel workers on
- *	the NUMA node of the memory apply every update (docs/design.md).
+ *	the NUMA node of the memory apply every update (docs/kmod.md).
  *	"default": the environment variable MPIRMA_ATOMICITY (same names) if
  *	set; else "native" for MPI_Win_allocate and MPI_Win_allocate_shared
  *	(their small atomic operations then run in user space, without a
- *	system call: docs/library.md); else the module parameter atomicity=
+ *	system call: docs/lib.md); else the module parameter atomicity=
  *	(lock unless the administrator changed it).  Without the key, the
  *	same rule applies.  A number
  *	names the kernel's strategy id (enum mpirma_atomicity in

@@ -3,7 +3,7 @@
  * span: MPI's guarantees on one window whose ranks span nodes, where (under
  * the hybrid layer at 2 or more logical nodes) node-local targets are
  * served by the module and the others by the host MPI, accumulates to them
- * shipped to the target's agent (docs/design.md, "The hybrid layer").
+ * shipped to the target's agent (docs/hybrid.md).
  * Every target below has origins on its own node and on the other at once,
  * so each check holds across the two paths, not only within one:
  *

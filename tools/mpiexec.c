@@ -2,7 +2,7 @@
 /*
  * mpiexec: start an MPI job of N ranks on this node.
  *
- * The launcher contract (docs/library.md, "Processes and startup"):
+ * The launcher contract (docs/lib.md, "Processes and startup"):
  *
  *  1. open /dev/mpirma and create a job of N ranks (MPIRMA_IOC_JOB_CREATE);
  *  2. fork N children; each inherits the job fd (close-on-exec cleared) and

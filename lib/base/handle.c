@@ -2,7 +2,7 @@
 /*
  * handle.c - the handle tables: created MPI objects are ints that index a
  * growable table of pointers, one table per kind, offset by the kind's base
- * (docs/library.md).  Slot i holds handle base + i; NULL marks a free slot.
+ * (docs/lib.md).  Slot i holds handle base + i; NULL marks a free slot.
  * The table grows by chunks that never move (internal.h), so that lookups
  * from other threads need no lock.
  *

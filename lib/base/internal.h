@@ -4,7 +4,7 @@
  * handles, communicators, groups, object headers (error handler, attributes,
  * name), errors, requests, and the one ioctl wrapper.
  *
- * Conventions (docs/library.md):
+ * Conventions (docs/lib.md):
  *  - Every API function is defined as PMPI_X and made MPI_X by MPIRMA_ALIAS(X)
  *    (a weak alias).  Inside the library call PMPI_X, never MPI_X, so a
  *    profiling tool that interposes MPI_X sees only the user's calls.

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ship.h - what the hybrid layer's remote path uses of the RMA engine
- * besides its MPI calls (hybrid/ship.c; docs/design.md, "The hybrid
- * layer").  An accumulate-like operation for a target on another node is
+ * besides its MPI calls (hybrid/ship.c; docs/hybrid.md).  An accumulate-like operation for a target on another node is
  * built and checked at the origin by the engine's own code (rma_build, as
  * the MPI call would), shipped over the host MPI, and applied at the target
  * by the agent thread through one MPIRMA_IOC_RMA on the process's member

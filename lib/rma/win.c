@@ -4,7 +4,7 @@
  * attach/detach, MPI_Win_free, the group, the info keys and the predefined
  * attributes (the name and the other attributes are lib/base/attr.c's).
  *
- * Flavors map onto the kernel's (docs/library.md, "Windows and RMA"):
+ * Flavors map onto the kernel's (docs/lib.md, "Windows and RMA"):
  *
  *   MPI_Win_create           FLAVOR_USER: the kernel pins the caller's memory,
  *                            mmap'ed when the module allows (MAP_USER)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * coll.c - collective operations over a communicator's collective context
- * (docs/library.md, "Collectives").
+ * (docs/lib.md, "Collectives").
  *
  * Every message here is received from a named source: messages from one
  * sender in one context arrive in order, and all members call collectives

@@ -3,7 +3,7 @@
  * init.c - the MPI environment: joining the job, finalizing, aborting,
  * clocks, versions, MPI_Alloc_mem.
  *
- * Startup (docs/library.md): under the launcher the environment carries
+ * Startup (docs/lib.md): under the launcher the environment carries
  * MPIRMA_JOB_FD, MPIRMA_RANK and MPIRMA_SIZE; the process joins the job with
  * them, closes the job fd and keeps the member fd.  Without them it is a
  * singleton: it opens /dev/mpirma, creates a job of one and joins it.  The

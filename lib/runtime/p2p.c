@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * p2p.c - point-to-point messages over the kernel mailboxes
- * (MPIRMA_IOC_MSG_SEND/RECV), docs/library.md "Point-to-point messages".
+ * (MPIRMA_IOC_MSG_SEND/RECV), docs/lib.md "Point-to-point messages".
  *
  * Sends: the kernel copies the message and never waits, so every send mode
  * (standard, synchronous, ready, buffered) is a buffered send that is
