@@ -446,7 +446,7 @@ static int serve_next(void)
 
 /*
  * The agent: serves operations from every origin until its own process
- * sends HY_QUIT (hy_ship_stop).  Between messages it polls and sleeps
+ * sends HY_QUIT (hy_agent_stop).  Between messages it polls and sleeps
  * (see above).
  */
 static void *agent(void *unused)

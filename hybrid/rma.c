@@ -91,9 +91,11 @@ struct hy_rma {
 static int rma_convert(const struct hy_rma *c, struct mpirma_rma_args *a)
 {
 	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
-	MPII_Datatype t;
-	MPII_Op op;
-	int ret;
+	bool result = c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC;
+	/* With MPI_NO_OP the origin type may be anything, even null. */
+	bool origin = c->kind != MPIRMA_KIND_GET &&
+		      (c->op != MPI_NO_OP || c->otype != MPI_DATATYPE_NULL);
+	int ret = MPI_SUCCESS;
 
 	*a = (struct mpirma_rma_args){
 		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
@@ -102,31 +104,15 @@ static int rma_convert(const struct hy_rma *c, struct mpirma_rma_args *a)
 		.single = c->single, .otype = MPII_DATATYPE_NULL,
 		.rtype = MPII_DATATYPE_NULL,
 	};
-	/* With MPI_NO_OP the origin type may be anything, even null. */
-	if (c->kind != MPIRMA_KIND_GET &&
-	    (c->op != MPI_NO_OP || c->otype != MPI_DATATYPE_NULL)) {
-		ret = hy_type(c->otype, &t);
-		if (ret)
-			return ret;
-		a->otype = t;
-	}
-	if (c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC) {
-		ret = hy_type(c->rtype, &t);
-		if (ret)
-			return ret;
-		a->rtype = t;
-	}
-	ret = hy_type(c->ttype, &t);
-	if (ret)
-		return ret;
-	a->ttype = t;
-	if (acc) {
-		ret = hy_op(c->op, &op);
-		if (ret)
-			return ret;
-		a->op = op;
-	}
-	return MPI_SUCCESS;
+	if (origin)
+		ret = hy_type(c->otype, &a->otype);
+	if (!ret && result)
+		ret = hy_type(c->rtype, &a->rtype);
+	if (!ret)
+		ret = hy_type(c->ttype, &a->ttype);
+	if (!ret && acc)
+		ret = hy_op(c->op, &a->op);
+	return ret;
 }
 
 /*

@@ -351,83 +351,71 @@ int MPI_Win_unlock_all(MPI_Win win)
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
 }
 
-int MPI_Win_flush(int rank, MPI_Win win)
+/* The host's flush of @win: of @rank, or @all, @local or not. */
+static int host_flush(MPI_Win win, int rank, bool all, bool local)
+{
+	if (all)
+		return local ? PMPI_Win_flush_local_all(win) :
+		       PMPI_Win_flush_all(win);
+	return local ? PMPI_Win_flush_local(rank, win) :
+	       PMPI_Win_flush(rank, win);
+}
+
+/* The engine's flush of @w's window rank @rank, or @all; engine code. */
+static int engine_flush(struct hy_win *w, int rank, bool all, bool local)
+{
+	if (all)
+		return local ? MPII_Win_flush_local_all(w->inner) :
+		       MPII_Win_flush_all(w->inner);
+	return local ? MPII_Win_flush_local(hy_rank(w, rank), w->inner) :
+	       MPII_Win_flush(hy_rank(w, rank), w->inner);
+}
+
+/*
+ * The four flushes, one body: of window rank @rank, or @all ranks; @local:
+ * local completion only (the same here, but a host's flush of a spanning
+ * window keeps its own kind).
+ */
+static int flush(MPI_Win win, int rank, bool all, bool local, const char *fn)
 {
 	struct hy_win *w = hy_enter(win);
 	bool host;
 	int ret;
 
 	if (!w)
-		return PMPI_Win_flush(rank, win);
-	if (span_proc_null(w, rank))
+		return host_flush(win, rank, all, local);
+	if (!all && span_proc_null(w, rank))
 		return MPI_SUCCESS;
 	if (!w->span)
-		return hy_leave(w, MPII_Win_flush(hy_rank(w, rank), w->inner),
-				"MPI_Win_flush");
-	if (span_flush_bad(w, rank, "MPI_Win_flush", &ret))
+		return hy_leave(w, engine_flush(w, rank, all, local), fn);
+	if (span_flush_bad(w, all ? -1 : rank, fn, &ret))
 		return ret;
-	host = span_host_flush(w, rank, true);
-	ret = hy_span_settle(w, rank, "MPI_Win_flush");
-	return span_end(w, ret, host ? PMPI_Win_flush(rank, win) : MPI_SUCCESS,
-			"MPI_Win_flush");
+	if (all && !local)
+		span_host_done(w);
+	host = all ? !hy.agent : span_host_flush(w, rank, !local);
+	ret = hy_span_settle(w, all ? -1 : rank, fn);
+	return span_end(w, ret, host ? host_flush(win, rank, all, local) :
+			MPI_SUCCESS, fn);
+}
+
+int MPI_Win_flush(int rank, MPI_Win win)
+{
+	return flush(win, rank, false, false, "MPI_Win_flush");
 }
 
 int MPI_Win_flush_all(MPI_Win win)
 {
-	struct hy_win *w = hy_enter(win);
-	int ret;
-
-	if (!w)
-		return PMPI_Win_flush_all(win);
-	if (!w->span)
-		return hy_leave(w, MPII_Win_flush_all(w->inner),
-				"MPI_Win_flush_all");
-	if (span_flush_bad(w, -1, "MPI_Win_flush_all", &ret))
-		return ret;
-	span_host_done(w);
-	ret = hy_span_settle(w, -1, "MPI_Win_flush_all");
-	return span_end(w, ret, hy.agent ? MPI_SUCCESS :
-			PMPI_Win_flush_all(win), "MPI_Win_flush_all");
+	return flush(win, 0, true, false, "MPI_Win_flush_all");
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-	struct hy_win *w = hy_enter(win);
-	bool host;
-	int ret;
-
-	if (!w)
-		return PMPI_Win_flush_local(rank, win);
-	if (span_proc_null(w, rank))
-		return MPI_SUCCESS;
-	if (!w->span)
-		return hy_leave(w, MPII_Win_flush_local(hy_rank(w, rank),
-							w->inner),
-				"MPI_Win_flush_local");
-	if (span_flush_bad(w, rank, "MPI_Win_flush_local", &ret))
-		return ret;
-	host = span_host_flush(w, rank, false);
-	ret = hy_span_settle(w, rank, "MPI_Win_flush_local");
-	return span_end(w, ret, host ? PMPI_Win_flush_local(rank, win) :
-			MPI_SUCCESS, "MPI_Win_flush_local");
+	return flush(win, rank, false, true, "MPI_Win_flush_local");
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
 {
-	struct hy_win *w = hy_enter(win);
-	int ret;
-
-	if (!w)
-		return PMPI_Win_flush_local_all(win);
-	if (!w->span)
-		return hy_leave(w, MPII_Win_flush_local_all(w->inner),
-				"MPI_Win_flush_local_all");
-	if (span_flush_bad(w, -1, "MPI_Win_flush_local_all", &ret))
-		return ret;
-	ret = hy_span_settle(w, -1, "MPI_Win_flush_local_all");
-	return span_end(w, ret, hy.agent ? MPI_SUCCESS :
-			PMPI_Win_flush_local_all(win),
-			"MPI_Win_flush_local_all");
+	return flush(win, 0, true, true, "MPI_Win_flush_local_all");
 }
 
 int MPI_Win_sync(MPI_Win win)

@@ -264,13 +264,16 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 	       PMPI_Win_create(base, size, disp_unit, info, comm, win);
 }
 
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
-		     MPI_Comm comm, void *baseptr, MPI_Win *win)
+/* MPI_Win_allocate and MPI_Win_allocate_shared (@flavor). */
+static int allocate(int flavor, MPI_Aint size, int disp_unit, MPI_Info info,
+		    MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-	struct create_args a = { MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info,
-				 comm, NULL };
+	struct create_args a = { flavor, size, disp_unit, info, comm, NULL };
 	int ret = create(&a, win);
 
+	if (ret == -1 && flavor == MPI_WIN_FLAVOR_SHARED)
+		return PMPI_Win_allocate_shared(size, disp_unit, info, comm,
+						baseptr, win);
 	if (ret == -1)
 		return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr,
 					 win);
@@ -279,19 +282,18 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
 	return ret;
 }
 
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
+		     MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	return allocate(MPI_WIN_FLAVOR_ALLOCATE, size, disp_unit, info, comm,
+			baseptr, win);
+}
+
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
 			    MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-	struct create_args a = { MPI_WIN_FLAVOR_SHARED, size, disp_unit, info,
-				 comm, NULL };
-	int ret = create(&a, win);
-
-	if (ret == -1)
-		return PMPI_Win_allocate_shared(size, disp_unit, info, comm,
-						baseptr, win);
-	if (ret == MPI_SUCCESS)
-		*(void **)baseptr = a.base;
-	return ret;
+	return allocate(MPI_WIN_FLAVOR_SHARED, size, disp_unit, info, comm,
+			baseptr, win);
 }
 
 #if MPI_VERSION >= 4
