@@ -371,35 +371,14 @@ FIXTURE(memlock) {
 	int dev;
 };
 
-FIXTURE_VARIANT(memlock) {
-	uint32_t flavor;
-	uint32_t strategy;
-};
-
-#define MEMLOCK_VARIANTS(name, ID)					\
-	FIXTURE_VARIANT_ADD(memlock, user_##name) {			\
-		.flavor = MPIRMA_FLAVOR_USER,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};								\
-	FIXTURE_VARIANT_ADD(memlock, alloc_##name) {			\
-		.flavor = MPIRMA_FLAVOR_ALLOC,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};
-MT_FOR_EACH_STRATEGY(MEMLOCK_VARIANTS)
+MT_FLAVOR_STRATEGY_VARIANTS(memlock, 0)
 
 FIXTURE_SETUP(memlock)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
+	MT_FIXTURE_OPEN();
 }
 
-FIXTURE_TEARDOWN(memlock)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(memlock)
 
 #define LIMIT_PAGES	8
 

@@ -83,19 +83,11 @@ FIXTURE_VARIANT_ADD(kill, win_create_delegate) {
 
 FIXTURE_SETUP(kill)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	self->sh = mt_shm(sizeof(*self->sh));
-	ASSERT_NE(NULL, self->sh);
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_SHM(self->sh);
 }
 
-FIXTURE_TEARDOWN(kill)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(kill)
 
 static int win_create(struct mt_rank *r, struct shared *sh)
 {

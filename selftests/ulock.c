@@ -35,34 +35,7 @@ struct shared {
 	int violations;
 };
 
-FIXTURE(ulock) {
-	int dev;
-	struct mpirma_query q;
-	struct shared *sh;
-};
-
-FIXTURE_SETUP(ulock)
-{
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
-	if (!(self->q.features & MPIRMA_FEAT_ULOCK))
-		SKIP(return, "no MPIRMA_FEAT_ULOCK");
-	self->sh = mt_shm(sizeof(struct shared));
-	ASSERT_NE(NULL, self->sh);
-}
-
-FIXTURE_TEARDOWN(ulock)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
-
-#define RUN(n, fn) \
-	ASSERT_EQ(0, mt_run_job(self->dev, n, fn, self->sh, _metadata, \
-				MT_TIMEOUT_MS))
+MT_SHARED_FIXTURE(ulock, MPIRMA_FEAT_ULOCK)
 
 /* The protocol's kernel calls, on the member fd kept in @ctx's rank. */
 static int member_fd;
@@ -175,7 +148,7 @@ MT_RANK_FN(abi_rank)
 TEST_F(ulock, abi)
 {
 	MT_SETUP_SKIPPED();
-	RUN(2, abi_rank);
+	MT_RUN_SHARED(2, abi_rank);
 }
 
 /* Ranks that disagree on MPIRMA_WIN_ULOCK fail the creation everywhere. */
@@ -193,7 +166,7 @@ MT_RANK_FN(disagree_rank)
 TEST_F(ulock, ranks_disagree)
 {
 	MT_SETUP_SKIPPED();
-	RUN(2, disagree_rank);
+	MT_RUN_SHARED(2, disagree_rank);
 }
 
 #define ROUNDS	200
@@ -263,7 +236,7 @@ MT_RANK_FN(mixed_rank)
 TEST_F(ulock, exclusive_shared_lock_all)
 {
 	MT_SETUP_SKIPPED();
-	RUN(3, mixed_rank);
+	MT_RUN_SHARED(3, mixed_rank);
 }
 
 /*
