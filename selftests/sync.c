@@ -61,11 +61,7 @@ MT_RANK_FN(fence_ring_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, fence_orders_data)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(4, fence_ring_rank);
-}
+MT_RANKS_TEST(sync, fence_orders_data, 4, fence_ring_rank)
 
 /* A read-modify-write with plain GET and PUT is safe only under an
  * exclusive lock.
@@ -106,11 +102,7 @@ MT_RANK_FN(exclusive_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, exclusive_lock_mutual_exclusion)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(3, exclusive_rank);
-}
+MT_RANKS_TEST(sync, exclusive_lock_mutual_exclusion, 3, exclusive_rank)
 
 MT_RANK_FN(shared_rank)
 {
@@ -152,11 +144,7 @@ MT_RANK_FN(shared_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, shared_locks_concurrent)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(2, shared_rank);
-}
+MT_RANKS_TEST(sync, shared_locks_concurrent, 2, shared_rank)
 
 /* A blocked LOCK returns once the holder unlocks, and sees its data. */
 MT_RANK_FN(blocking_rank)
@@ -500,10 +488,6 @@ MT_RANK_FN(eintr_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, interrupted_waits)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(2, eintr_rank);
-}
+MT_RANKS_TEST(sync, interrupted_waits, 2, eintr_rank)
 
 TEST_HARNESS_MAIN

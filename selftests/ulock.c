@@ -145,11 +145,7 @@ MT_RANK_FN(abi_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, plain));
 }
 
-TEST_F(ulock, abi)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(2, abi_rank);
-}
+MT_RANKS_TEST(ulock, abi, 2, abi_rank)
 
 /* Ranks that disagree on MPIRMA_WIN_ULOCK fail the creation everywhere. */
 MT_RANK_FN(disagree_rank)
@@ -163,11 +159,7 @@ MT_RANK_FN(disagree_rank)
 	EXPECT_EQ(-EINVAL, mt_win_create(r->mfd, &w));
 }
 
-TEST_F(ulock, ranks_disagree)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(2, disagree_rank);
-}
+MT_RANKS_TEST(ulock, ranks_disagree, 2, disagree_rank)
 
 #define ROUNDS	200
 
@@ -233,11 +225,7 @@ MT_RANK_FN(mixed_rank)
 	munmap(ul.map, ul.map_len);
 }
 
-TEST_F(ulock, exclusive_shared_lock_all)
-{
-	MT_SETUP_SKIPPED();
-	MT_RUN_SHARED(3, mixed_rank);
-}
+MT_RANKS_TEST(ulock, exclusive_shared_lock_all, 3, mixed_rank)
 
 /*
  * Rank 1 takes a lock on rank 0 (exclusive, shared, lock_all, by variant)

@@ -42,6 +42,8 @@
 int mt_ioctl(int fd, unsigned long cmd, void *arg);
 /* open(/dev/mpirma); fd or -errno. */
 int mt_open(void);
+/* close(*fd) if it is open (>= 0), and mark it closed (-1). */
+void mt_close(int *fd);
 bool mt_device_present(void);
 int mt_query(int fd, struct mpirma_query *q);
 /* A job of @nranks; the job fd or -errno.  @job_id may be NULL. */

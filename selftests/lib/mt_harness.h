@@ -14,7 +14,6 @@
 #define MPIRMA_MT_HARNESS_H
 
 #include <setjmp.h>
-#include <unistd.h>
 
 #include "mpirma_test.h"
 
@@ -76,8 +75,7 @@
 #define MT_FIXTURE_TEARDOWN(name)					\
 	FIXTURE_TEARDOWN(name)						\
 	{								\
-		if (self->dev >= 0)					\
-			close(self->dev);				\
+		mt_close(&self->dev);					\
 	}
 
 /*
@@ -103,6 +101,14 @@
 #define MT_RUN_SHARED(n, fn)						\
 	ASSERT_EQ(0, mt_run_job(self->dev, n, fn, self->sh, _metadata,	\
 				MT_TIMEOUT_MS))
+
+/* An MT_SHARED_FIXTURE test that only runs @fn on @n ranks. */
+#define MT_RANKS_TEST(fixture, name, n, fn)				\
+	TEST_F(fixture, name)						\
+	{								\
+		MT_SETUP_SKIPPED();					\
+		MT_RUN_SHARED(n, fn);					\
+	}
 
 #define MT_FLAVOR_STRATEGY_VARIANT(name, ID, f, alloc_flags)		\
 	FIXTURE_VARIANT_ADD(f, user_##name) {				\
