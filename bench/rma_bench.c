@@ -545,6 +545,21 @@ static uint64_t origin_loop(const struct cell *c, const struct win *wn, double *
 	return ops;
 }
 
+/* Line r of @v (one per origin, @who r) holds the count @ops[r]. */
+static bool lines_hold(const double *v, const uint64_t *ops, int n,
+		       const char *who, char *why, size_t whylen)
+{
+	int r;
+
+	for (r = 0; r < n; r++)
+		if (v[r * LINE / 8] != (double)ops[r]) {
+			snprintf(why, whylen, "%s %d's line holds %.17g, expected %"
+				 PRIu64, who, r, v[r * LINE / 8], ops[r]);
+			return false;
+		}
+	return true;
+}
+
 /* Rank 0, inside an exclusive epoch on itself: check the target memory. */
 static bool check_target(const struct cell *c, const struct win *wn, const uint64_t *ops,
 			 char *why, size_t whylen)
@@ -609,21 +624,9 @@ static bool check_target(const struct cell *c, const struct win *wn, const uint6
 			goto mismatch0;
 		return true;
 	case K_THR_DISJOINT:
-		for (r = 0; r < c->norigins; r++)
-			if (v[r * LINE / 8] != (double)thread_ops[r]) {
-				snprintf(why, whylen, "thread %d's line holds %.17g, expected %"
-					 PRIu64, r, v[r * LINE / 8], thread_ops[r]);
-				return false;
-			}
-		return true;
+		return lines_hold(v, thread_ops, c->norigins, "thread", why, whylen);
 	case K_DISJOINT:
-		for (r = 0; r < nranks; r++)
-			if (v[r * LINE / 8] != (double)ops[r]) {
-				snprintf(why, whylen, "rank %d's line holds %.17g, expected %"
-					 PRIu64, r, v[r * LINE / 8], ops[r]);
-				return false;
-			}
-		return true;
+		return lines_hold(v, ops, nranks, "rank", why, whylen);
 	case K_BW_ACC:
 		n = c->bytes / sizeof(double);
 		for (i = 0; i < n; i++)
