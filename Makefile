@@ -797,19 +797,19 @@ SCRIPTS += bench/run bench/summary bench/hybrid-summary
 
 userspace: $(RMA_BENCH)
 
-$(BENCH_DIR)/rma_bench-mpirma: bench/rma_bench.c $(MPICC) $(HEADERS) $(LIB_TARGETS)
+$(BENCH_DIR)/rma_bench-mpirma: bench/rma_bench.c tools/cli.h $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
 	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
 		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 # The peers' own wrappers, with the same flags and the same compiler.
-$(BENCH_DIR)/rma_bench-openmpi: bench/rma_bench.c
+$(BENCH_DIR)/rma_bench-openmpi: bench/rma_bench.c tools/cli.h
 	@mkdir -p $(@D)
 	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
-$(BENCH_DIR)/rma_bench-mpich: bench/rma_bench.c
+$(BENCH_DIR)/rma_bench-mpich: bench/rma_bench.c tools/cli.h
 	@mkdir -p $(@D)
 	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@

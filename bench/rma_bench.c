@@ -61,6 +61,8 @@
 
 #include <mpi.h>
 
+#include "../tools/cli.h"
+
 #define PROG		"rma_bench"
 #define MAX_REPS	50
 #define MAX_SIZES	16
@@ -152,11 +154,9 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 	va_list ap;
 
 	if (rank == 0) {
-		fprintf(stderr, "%s: ", PROG);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		cli_vreport(PROG, true, fmt, ap);
 		va_end(ap);
-		fprintf(stderr, "\nTry '%s --help'.\n", PROG);
 	}
 	MPI_Finalize();
 	exit(2);
@@ -213,19 +213,6 @@ static void usage(FILE *f)
 		"wrong.\n", PROG, MAX_REPS, MAX_THREADS);
 }
 
-static unsigned long parse_ulong(const char *what, const char *s, unsigned long lo,
-				 unsigned long hi)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
-		usage_error("%s wants a number from %lu to %lu, not '%s'", what, lo, hi, s);
-	return v;
-}
-
 static size_t parse_size(const char *s)
 {
 	unsigned long long v;
@@ -260,26 +247,14 @@ static void for_each_item(const char *what, const char *s, void (*fn)(const char
 
 static void add_workload(const char *item)
 {
-	int w;
-
-	for (w = 0; w < NR_WORKLOADS; w++)
-		if (!strcmp(item, workload_names[w])) {
-			opt.wl[w] = true;
-			return;
-		}
-	usage_error("--workloads: unknown workload '%s'", item);
+	opt.wl[cli_choice("--workloads", item, workload_names, NR_WORKLOADS,
+			  "contended, batched, latency, bandwidth or scaling")] = true;
 }
 
 static void add_flavor(const char *item)
 {
-	int f;
-
-	for (f = 0; f < NR_FLAVORS; f++)
-		if (!strcmp(item, flavor_names[f])) {
-			opt.fl[f] = true;
-			return;
-		}
-	usage_error("--flavors: unknown flavor '%s' (allocate, create)", item);
+	opt.fl[cli_choice("--flavors", item, flavor_names, NR_FLAVORS,
+			  "allocate or create")] = true;
 }
 
 static void add_size(const char *item)
@@ -293,7 +268,7 @@ static void add_batch(const char *item)
 {
 	if (opt.nbatches == MAX_BATCHES)
 		usage_error("--batches: at most %d", MAX_BATCHES);
-	opt.batches[opt.nbatches++] = parse_ulong("--batches", item, 1, 65536);
+	opt.batches[opt.nbatches++] = cli_ulong("--batches", item, 1, 65536);
 }
 
 static void parse_options(int argc, char **argv)
@@ -315,7 +290,6 @@ static void parse_options(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool quick = false, have_w = false, have_f = false, have_t = false, have_r = false;
-	char *end;
 	int c, i;
 
 	while ((c = getopt_long(argc, argv, "w:f:t:R:s:b:qrT:h", longopts, NULL)) != -1) {
@@ -329,16 +303,11 @@ static void parse_options(int argc, char **argv)
 			have_f = true;
 			break;
 		case 't':
-			errno = 0;
-			opt.cell_time = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(opt.cell_time >= 0.001) ||
-			    opt.cell_time > 3600)
-				usage_error("--time wants seconds from 0.001 to 3600, not '%s'",
-					    optarg);
+			opt.cell_time = cli_seconds("--time", optarg, 0.001, 3600);
 			have_t = true;
 			break;
 		case 'R':
-			opt.reps = parse_ulong("--reps", optarg, 1, MAX_REPS);
+			opt.reps = cli_ulong("--reps", optarg, 1, MAX_REPS);
 			have_r = true;
 			break;
 		case 's':
@@ -354,7 +323,7 @@ static void parse_options(int argc, char **argv)
 			opt.remote = true;
 			break;
 		case 'T':
-			opt.threads = parse_ulong("--threads", optarg, 1, MAX_THREADS);
+			opt.threads = cli_ulong("--threads", optarg, 1, MAX_THREADS);
 			break;
 		case O_IMPL:
 			opt.impl = optarg;
@@ -576,6 +545,21 @@ static uint64_t origin_loop(const struct cell *c, const struct win *wn, double *
 	return ops;
 }
 
+/* Line r of @v (one per origin, @who r) holds the count @ops[r]. */
+static bool lines_hold(const double *v, const uint64_t *ops, int n,
+		       const char *who, char *why, size_t whylen)
+{
+	int r;
+
+	for (r = 0; r < n; r++)
+		if (v[r * LINE / 8] != (double)ops[r]) {
+			snprintf(why, whylen, "%s %d's line holds %.17g, expected %"
+				 PRIu64, who, r, v[r * LINE / 8], ops[r]);
+			return false;
+		}
+	return true;
+}
+
 /* Rank 0, inside an exclusive epoch on itself: check the target memory. */
 static bool check_target(const struct cell *c, const struct win *wn, const uint64_t *ops,
 			 char *why, size_t whylen)
@@ -640,21 +624,9 @@ static bool check_target(const struct cell *c, const struct win *wn, const uint6
 			goto mismatch0;
 		return true;
 	case K_THR_DISJOINT:
-		for (r = 0; r < c->norigins; r++)
-			if (v[r * LINE / 8] != (double)thread_ops[r]) {
-				snprintf(why, whylen, "thread %d's line holds %.17g, expected %"
-					 PRIu64, r, v[r * LINE / 8], thread_ops[r]);
-				return false;
-			}
-		return true;
+		return lines_hold(v, thread_ops, c->norigins, "thread", why, whylen);
 	case K_DISJOINT:
-		for (r = 0; r < nranks; r++)
-			if (v[r * LINE / 8] != (double)ops[r]) {
-				snprintf(why, whylen, "rank %d's line holds %.17g, expected %"
-					 PRIu64, r, v[r * LINE / 8], ops[r]);
-				return false;
-			}
-		return true;
+		return lines_hold(v, ops, nranks, "rank", why, whylen);
 	case K_BW_ACC:
 		n = c->bytes / sizeof(double);
 		for (i = 0; i < n; i++)

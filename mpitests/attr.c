@@ -207,9 +207,9 @@ static void test_win_attrs(void)
 
 int main(int argc, char **argv)
 {
-	mtest_init(&argc, &argv, "attr");
-	test_comm_attrs();
-	test_predefined();
-	test_win_attrs();
-	return mtest_finish();
+	static const mtest_fn tests[] = {
+		test_comm_attrs, test_predefined, test_win_attrs, NULL,
+	};
+
+	return mtest_run(&argc, &argv, "attr", tests);
 }

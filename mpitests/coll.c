@@ -373,10 +373,9 @@ static void test_back_to_back(void)
 
 int main(int argc, char **argv)
 {
-	mtest_init(&argc, &argv, "coll");
-	test_rooted();
-	test_all();
-	test_user_op();
-	test_back_to_back();
-	return mtest_finish();
+	static const mtest_fn tests[] = {
+		test_rooted, test_all, test_user_op, test_back_to_back, NULL,
+	};
+
+	return mtest_run(&argc, &argv, "coll", tests);
 }

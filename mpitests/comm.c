@@ -290,11 +290,10 @@ static void test_names(void)
 
 int main(int argc, char **argv)
 {
-	mtest_init(&argc, &argv, "comm");
-	test_dup();
-	test_split();
-	test_groups();
-	test_churn();
-	test_names();
-	return mtest_finish();
+	static const mtest_fn tests[] = {
+		test_dup, test_split, test_groups, test_churn, test_names,
+		NULL,
+	};
+
+	return mtest_run(&argc, &argv, "comm", tests);
 }

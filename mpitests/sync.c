@@ -202,6 +202,16 @@ static void test_lock_all(void)
 	free(got);
 }
 
+/* A window of MPI_COMM_WORLD over one long, @mem, on every rank. */
+static MPI_Win long_window(long *mem)
+{
+	MPI_Win win = MPI_WIN_NULL;
+
+	CHECK_MPI(MPI_Win_create(mem, sizeof(long), sizeof(long), MPI_INFO_NULL,
+				 MPI_COMM_WORLD, &win));
+	return win;
+}
+
 /* A ring: I expose to my left neighbour and access my right one. */
 static void test_pscw_ring(void)
 {
@@ -214,8 +224,7 @@ static void test_pscw_ring(void)
 	MPI_Comm_group(MPI_COMM_WORLD, &world);
 	MPI_Group_incl(world, 1, &right, &to);
 	MPI_Group_incl(world, 1, &left, &from);
-	CHECK_MPI(MPI_Win_create(&mem, sizeof(long), sizeof(long), MPI_INFO_NULL,
-				 MPI_COMM_WORLD, &win));
+	win = long_window(&mem);
 	for (round = 0; round < ROUNDS; round++) {
 		v = round * 1000 + mtest_rank;
 		CHECK_MPI(MPI_Win_post(from, 0, win));
@@ -249,8 +258,7 @@ static void test_pscw_star(void)
 	MPI_Comm_group(MPI_COMM_WORLD, &world);
 	MPI_Group_incl(world, 1, &zr, &zero);
 	MPI_Group_excl(world, 1, &zr, &others);
-	CHECK_MPI(MPI_Win_create(&mem, sizeof(long), sizeof(long), MPI_INFO_NULL,
-				 MPI_COMM_WORLD, &win));
+	win = long_window(&mem);
 	for (round = 0; round < 5; round++) {
 		if (mtest_rank == 0) {
 			/* an empty access group is allowed too */
@@ -294,8 +302,7 @@ static void test_pscw_early_post(void)
 	MPI_Group_incl(world, 1, &one, &g1);
 	MPI_Group_incl(world, 1, &two, &g2);
 	MPI_Group_incl(world, 1, &zero, &g0);
-	CHECK_MPI(MPI_Win_create(&mem, sizeof(long), sizeof(long), MPI_INFO_NULL,
-				 MPI_COMM_WORLD, &win));
+	win = long_window(&mem);
 	switch (mtest_rank) {
 	case 0:
 		CHECK_MPI(MPI_Win_start(g1, 0, win));
@@ -334,8 +341,7 @@ static void test_proc_null(void)
 	MPI_Win win;
 
 	mtest_section("MPI_PROC_NULL");
-	CHECK_MPI(MPI_Win_create(&mem, sizeof(long), sizeof(long), MPI_INFO_NULL,
-				 MPI_COMM_WORLD, &win));
+	win = long_window(&mem);
 	CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, MPI_PROC_NULL, 0, win));
 	CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, win));
 	CHECK_MPI(MPI_Win_unlock(MPI_PROC_NULL, win));

@@ -247,10 +247,10 @@ static void test_walk(void)
 
 int main(int argc, char **argv)
 {
-	mtest_init(&argc, &argv, "typedecode");
-	test_constructors();
-	test_named_and_errors();
-	test_ownership();
-	test_walk();
-	return mtest_finish();
+	static const mtest_fn tests[] = {
+		test_constructors, test_named_and_errors, test_ownership,
+		test_walk, NULL,
+	};
+
+	return mtest_run(&argc, &argv, "typedecode", tests);
 }

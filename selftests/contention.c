@@ -72,43 +72,18 @@ FIXTURE(cont) {
 	struct shared *sh;
 };
 
-FIXTURE_VARIANT(cont) {
-	uint32_t flavor;
-	uint32_t strategy;
-	uint32_t flags;
-};
-
-/* user_lock, alloc_lock, user_striped, ...: every flavor x strategy */
-#define CONT_VARIANTS(name, ID)						\
-	FIXTURE_VARIANT_ADD(cont, user_##name) {			\
-		.flavor = MPIRMA_FLAVOR_USER,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};								\
-	FIXTURE_VARIANT_ADD(cont, alloc_##name) {			\
-		.flavor = MPIRMA_FLAVOR_ALLOC,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-		.flags = MPIRMA_WIN_INTERLEAVE,				\
-	};
-MT_FOR_EACH_STRATEGY(CONT_VARIANTS)
+MT_FLAVOR_STRATEGY_VARIANTS(cont, MPIRMA_WIN_INTERLEAVE)
 
 FIXTURE_SETUP(cont)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	self->sh = mt_shm(sizeof(*self->sh));
-	ASSERT_NE(NULL, self->sh);
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_SHM(self->sh);
 	self->sh->flavor = variant->flavor;
 	self->sh->strategy = variant->strategy;
 	self->sh->flags = variant->flags;
 }
 
-FIXTURE_TEARDOWN(cont)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(cont)
 
 /*
  * Everyone creates the window; rank 0 owns the bytes.  The window must run

@@ -70,21 +70,13 @@ FIXTURE_VARIANT_ADD(death, already_gone) { .kind = W_ALREADY_GONE };
 
 FIXTURE_SETUP(death)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
-	self->sh = mt_shm(sizeof(*self->sh));
-	ASSERT_NE(NULL, self->sh);
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_QUERY(&self->q, 0);
+	MT_FIXTURE_SHM(self->sh);
 	self->sh->kind = variant->kind;
 }
 
-FIXTURE_TEARDOWN(death)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(death)
 
 static void victim(struct shared *sh, int mfd, int win)
 {
@@ -493,17 +485,10 @@ FIXTURE(dlg) {
 
 FIXTURE_SETUP(dlg)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
+	MT_FIXTURE_OPEN();
 }
 
-FIXTURE_TEARDOWN(dlg)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(dlg)
 
 TEST_F_TIMEOUT(dlg, killed_with_delegated_ops_in_flight, 120)
 {

@@ -92,14 +92,10 @@ static void state_init(struct fi_state *s, uint32_t strategy)
 
 static void state_close(struct fi_state *s)
 {
-	if (s->extra_fd >= 0)
-		close(s->extra_fd);
-	if (s->mfd >= 0)
-		close(s->mfd);
-	if (s->job >= 0)
-		close(s->job);
-	if (s->dev >= 0)
-		close(s->dev);
+	mt_close(&s->extra_fd);
+	mt_close(&s->mfd);
+	mt_close(&s->job);
+	mt_close(&s->dev);
 	if (s->mem)
 		munmap(s->mem, s->len);
 	state_init(s, s->strategy);

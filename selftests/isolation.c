@@ -371,35 +371,14 @@ FIXTURE(memlock) {
 	int dev;
 };
 
-FIXTURE_VARIANT(memlock) {
-	uint32_t flavor;
-	uint32_t strategy;
-};
-
-#define MEMLOCK_VARIANTS(name, ID)					\
-	FIXTURE_VARIANT_ADD(memlock, user_##name) {			\
-		.flavor = MPIRMA_FLAVOR_USER,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};								\
-	FIXTURE_VARIANT_ADD(memlock, alloc_##name) {			\
-		.flavor = MPIRMA_FLAVOR_ALLOC,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};
-MT_FOR_EACH_STRATEGY(MEMLOCK_VARIANTS)
+MT_FLAVOR_STRATEGY_VARIANTS(memlock, 0)
 
 FIXTURE_SETUP(memlock)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
+	MT_FIXTURE_OPEN();
 }
 
-FIXTURE_TEARDOWN(memlock)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(memlock)
 
 #define LIMIT_PAGES	8
 
@@ -420,16 +399,40 @@ static int memlock_create(int mfd, const struct memlock_arg *a, size_t pages,
 	return mt_win_create(mfd, &w);
 }
 
-/* One rank under a limit of LIMIT_PAGES, without CAP_IPC_LOCK. */
-MT_RANK_FN(memlock_solo)
+/* This process: LIMIT_PAGES locked at most, no CAP_IPC_LOCK; 0 or -errno. */
+static int limit_memlock(void)
 {
 	struct rlimit rl = { LIMIT_PAGES * page_size(), LIMIT_PAGES * page_size() };
+	int ret = mt_drop_ipc_lock();
+
+	if (ret)
+		return ret;
+	return setrlimit(RLIMIT_MEMLOCK, &rl) ? -errno : 0;
+}
+
+/*
+ * Run @fn on @nranks ranks with windows of the variant's flavor and
+ * strategy; USER windows on @buf.
+ */
+static void memlock_run(struct __test_metadata *_metadata, int dev,
+			const FIXTURE_VARIANT(memlock) *variant,
+			uint32_t nranks, mt_rank_fn fn, uint8_t *buf)
+{
+	struct memlock_arg a = { variant->flavor, variant->strategy, buf };
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, mt_run_job(dev, nranks, fn, &a, _metadata, MT_TIMEOUT_MS));
+	MT_EXPECT_COUNTERS_ZERO();
+}
+
+/* One rank under the limit. */
+MT_RANK_FN(memlock_solo)
+{
 	struct memlock_arg *a = r->arg;
 	uint32_t me = 0;
 	int win;
 
-	ASSERT_EQ(0, mt_drop_ipc_lock());
-	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	ASSERT_EQ(0, limit_memlock());
 	ASSERT_EQ(0, mt_vmpin_kb());
 
 	/* one page too many: ENOMEM, and nothing stays charged or held */
@@ -456,13 +459,9 @@ MT_RANK_FN(memlock_solo)
 
 TEST_F(memlock, over_limit_fails_cleanly)
 {
-	struct memlock_arg a = { variant->flavor, variant->strategy, NULL };
-
 	MT_SETUP_SKIPPED();
-	a.buf = mt_anon((LIMIT_PAGES + 2) * page_size());
-	ASSERT_NE(NULL, a.buf);
-	ASSERT_EQ(0, mt_run_job(self->dev, 1, memlock_solo, &a, _metadata, MT_TIMEOUT_MS));
-	MT_EXPECT_COUNTERS_ZERO();
+	memlock_run(_metadata, self->dev, variant, 1, memlock_solo,
+		    mt_anon((LIMIT_PAGES + 2) * page_size()));
 }
 
 /*
@@ -471,14 +470,11 @@ TEST_F(memlock, over_limit_fails_cleanly)
  */
 MT_RANK_FN(memlock_pair)
 {
-	struct rlimit rl = { LIMIT_PAGES * page_size(), LIMIT_PAGES * page_size() };
 	struct memlock_arg *a = r->arg;
 	int win;
 
-	if (r->rank == 1) {
-		ASSERT_EQ(0, mt_drop_ipc_lock());
-		ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
-	}
+	if (r->rank == 1)
+		ASSERT_EQ(0, limit_memlock());
 	EXPECT_EQ(-ENOMEM, memlock_create(r->mfd, a, r->rank ? LIMIT_PAGES + 1 : 2, NULL, 2));
 	EXPECT_EQ(0, mt_vmpin_kb());
 	/* the same pair within the limit works afterwards */
@@ -493,13 +489,9 @@ MT_RANK_FN(memlock_pair)
 
 TEST_F(memlock, one_rank_over_limit_fails_the_group)
 {
-	struct memlock_arg a = { variant->flavor, variant->strategy, NULL };
-
 	MT_SETUP_SKIPPED();
-	a.buf = mt_shm((LIMIT_PAGES + 2) * page_size());
-	ASSERT_NE(NULL, a.buf);
-	ASSERT_EQ(0, mt_run_job(self->dev, 2, memlock_pair, &a, _metadata, MT_TIMEOUT_MS));
-	MT_EXPECT_COUNTERS_ZERO();
+	memlock_run(_metadata, self->dev, variant, 2, memlock_pair,
+		    mt_shm((LIMIT_PAGES + 2) * page_size()));
 }
 
 /* ---------------------------------------------------------------- zeroing */

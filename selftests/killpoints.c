@@ -54,48 +54,28 @@ FIXTURE_VARIANT(kill) {
 	uint32_t strategy;
 };
 
-FIXTURE_VARIANT_ADD(kill, ioctl_lock) { .situation = S_IOCTL, .strategy = MPIRMA_ATOM_LOCK };
-FIXTURE_VARIANT_ADD(kill, ioctl_striped) {
-	.situation = S_IOCTL, .strategy = MPIRMA_ATOM_STRIPED
-};
-FIXTURE_VARIANT_ADD(kill, ioctl_native) {
-	.situation = S_IOCTL, .strategy = MPIRMA_ATOM_NATIVE
-};
-FIXTURE_VARIANT_ADD(kill, ioctl_delegate) {
-	.situation = S_IOCTL, .strategy = MPIRMA_ATOM_DELEGATE
-};
-FIXTURE_VARIANT_ADD(kill, fence_lock) { .situation = S_FENCE, .strategy = MPIRMA_ATOM_LOCK };
-FIXTURE_VARIANT_ADD(kill, fence_delegate) {
-	.situation = S_FENCE, .strategy = MPIRMA_ATOM_DELEGATE
-};
-FIXTURE_VARIANT_ADD(kill, holding_lock_native) {
-	.situation = S_LOCK, .strategy = MPIRMA_ATOM_NATIVE
-};
-FIXTURE_VARIANT_ADD(kill, holding_lock_delegate) {
-	.situation = S_LOCK, .strategy = MPIRMA_ATOM_DELEGATE
-};
-FIXTURE_VARIANT_ADD(kill, win_create_striped) {
-	.situation = S_CREATE, .strategy = MPIRMA_ATOM_STRIPED
-};
-FIXTURE_VARIANT_ADD(kill, win_create_delegate) {
-	.situation = S_CREATE, .strategy = MPIRMA_ATOM_DELEGATE
-};
+/* <situation>_<strategy>, e.g. ioctl_lock, holding_lock_native */
+#define KILL_VARIANT(name, ID, sit, S)					\
+	FIXTURE_VARIANT_ADD(kill, sit##_##name) {			\
+		.situation = S, .strategy = MPIRMA_ATOM_##ID,		\
+	};
+
+/* ioctl_<strategy> for every strategy, then the chosen pairs. */
+MT_FOR_EACH_STRATEGY(KILL_VARIANT, ioctl, S_IOCTL)
+KILL_VARIANT(lock, LOCK, fence, S_FENCE)
+KILL_VARIANT(delegate, DELEGATE, fence, S_FENCE)
+KILL_VARIANT(native, NATIVE, holding_lock, S_LOCK)
+KILL_VARIANT(delegate, DELEGATE, holding_lock, S_LOCK)
+KILL_VARIANT(striped, STRIPED, win_create, S_CREATE)
+KILL_VARIANT(delegate, DELEGATE, win_create, S_CREATE)
 
 FIXTURE_SETUP(kill)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	self->sh = mt_shm(sizeof(*self->sh));
-	ASSERT_NE(NULL, self->sh);
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_SHM(self->sh);
 }
 
-FIXTURE_TEARDOWN(kill)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(kill)
 
 static int win_create(struct mt_rank *r, struct shared *sh)
 {

@@ -32,22 +32,7 @@ FIXTURE(layout) {
 	uint8_t *snap;		/* WLEN, copy of the window before an op */
 };
 
-FIXTURE_VARIANT(layout) {
-	uint32_t flavor;
-	uint32_t strategy;
-};
-
-/* user_lock, alloc_lock, user_striped, ...: every flavor x strategy */
-#define LAYOUT_VARIANTS(name, ID)					\
-	FIXTURE_VARIANT_ADD(layout, user_##name) {			\
-		.flavor = MPIRMA_FLAVOR_USER,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};								\
-	FIXTURE_VARIANT_ADD(layout, alloc_##name) {			\
-		.flavor = MPIRMA_FLAVOR_ALLOC,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};
-MT_FOR_EACH_STRATEGY(LAYOUT_VARIANTS)
+MT_FLAVOR_STRATEGY_VARIANTS(layout, 0)
 
 FIXTURE_SETUP(layout)
 {

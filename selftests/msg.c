@@ -125,15 +125,11 @@ FIXTURE_SETUP(msg)
 	struct mpirma_query q;
 	int r;
 
-	self->dev = self->job = -1;
+	self->job = -1;
 	for (r = 0; r < NRANKS; r++)
 		self->m[r] = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &q));
-	if (!(q.features & MPIRMA_FEAT_MSG))
-		SKIP(return, "no MPIRMA_FEAT_MSG");
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_QUERY(&q, MPIRMA_FEAT_MSG);
 	self->job = mt_job_create(self->dev, NRANKS, NULL);
 	ASSERT_LE(0, self->job);
 	for (r = 0; r < NRANKS; r++) {
@@ -771,23 +767,13 @@ FIXTURE_SETUP(waiter)
 {
 	struct mpirma_query q;
 
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &q));
-	if (!(q.features & MPIRMA_FEAT_MSG))
-		SKIP(return, "no MPIRMA_FEAT_MSG");
-	self->sh = mt_shm(sizeof(*self->sh));
-	ASSERT_NE(NULL, self->sh);
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_QUERY(&q, MPIRMA_FEAT_MSG);
+	MT_FIXTURE_SHM(self->sh);
 	self->sh->kind = variant->kind;
 }
 
-FIXTURE_TEARDOWN(waiter)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(waiter)
 
 /*
  * Rank 0 blocks in RECV; rank 1 is SIGKILLed (or sends): the receive ends

@@ -37,22 +37,7 @@ FIXTURE(ops) {
 	uint8_t *tgt, *src, *res, *want, *orig;	/* scratch, WIN_LEN each */
 };
 
-FIXTURE_VARIANT(ops) {
-	uint32_t flavor;
-	uint32_t strategy;
-};
-
-/* user_lock, alloc_lock, user_striped, ...: every flavor x strategy */
-#define OPS_VARIANTS(name, ID)						\
-	FIXTURE_VARIANT_ADD(ops, user_##name) {				\
-		.flavor = MPIRMA_FLAVOR_USER,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};								\
-	FIXTURE_VARIANT_ADD(ops, alloc_##name) {			\
-		.flavor = MPIRMA_FLAVOR_ALLOC,				\
-		.strategy = MPIRMA_ATOM_##ID,				\
-	};
-MT_FOR_EACH_STRATEGY(OPS_VARIANTS)
+MT_FLAVOR_STRATEGY_VARIANTS(ops, 0)
 
 FIXTURE_SETUP(ops)
 {

@@ -23,31 +23,7 @@ struct shared {
 	uint64_t addr;		/* rank 1's attached array */
 };
 
-FIXTURE(region) {
-	int dev;
-	struct mpirma_query q;
-	struct shared *sh;
-};
-
-FIXTURE_SETUP(region)
-{
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
-	if (!(self->q.features & MPIRMA_FEAT_REGION_MAP) ||
-	    !(self->q.features & MPIRMA_FEAT_ULOCK))
-		SKIP(return, "no MPIRMA_FEAT_REGION_MAP");
-	self->sh = mt_shm(sizeof(struct shared));
-	ASSERT_NE(NULL, self->sh);
-}
-
-FIXTURE_TEARDOWN(region)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_SHARED_FIXTURE(region, MPIRMA_FEAT_REGION_MAP | MPIRMA_FEAT_ULOCK)
 
 static int region_query(int mfd, uint32_t win, uint32_t rank, uint64_t addr,
 			struct mpirma_win_region *q)
@@ -146,8 +122,7 @@ MT_RANK_FN(map_rank)
 TEST_F(region, map_write_detach)
 {
 	MT_SETUP_SKIPPED();
-	ASSERT_EQ(0, mt_run_job(self->dev, 2, map_rank, self->sh, _metadata,
-				MT_TIMEOUT_MS));
+	MT_RUN_SHARED(2, map_rank);
 	MT_EXPECT_COUNTERS_ZERO();
 }
 

@@ -315,6 +315,8 @@ static const char *jskip(const char *p)
 /* A string at @p (after its quote); no \u beyond ASCII needed here. */
 static const char *jstring(const char *p, char **out)
 {
+	/* JSON's one-letter escapes and the characters they stand for */
+	static const char escapes[] = "\"\\/ntrbf", escaped[] = "\"\\/\n\t\r\b\f";
 	size_t len = 0;
 	char *s = malloc(strlen(p) + 1);
 
@@ -324,38 +326,19 @@ static const char *jstring(const char *p, char **out)
 		if ((unsigned char)*p < 0x20)
 			goto bad;
 		if (*p == '\\') {
-			p++;
-			switch (*p) {
-			case '"':
-			case '\\':
-			case '/':
-				s[len++] = *p;
-				break;
-			case 'n':
-				s[len++] = '\n';
-				break;
-			case 't':
-				s[len++] = '\t';
-				break;
-			case 'r':
-				s[len++] = '\r';
-				break;
-			case 'b':
-				s[len++] = '\b';
-				break;
-			case 'f':
-				s[len++] = '\f';
-				break;
-			case 'u': {
-				unsigned int c;
+			unsigned int c;
+			const char *e;
 
+			p++;
+			e = *p ? strchr(escapes, *p) : NULL;
+			if (e) {
+				s[len++] = escaped[e - escapes];
+			} else if (*p == 'u') {
 				if (sscanf(p + 1, "%4x", &c) != 1 || c > 0x7f)
 					goto bad;
 				s[len++] = c;
 				p += 4;
-				break;
-			}
-			default:
+			} else {
 				goto bad;
 			}
 			p++;

@@ -25,32 +25,7 @@ struct shared {
 	uint64_t ms[8];
 };
 
-FIXTURE(sync) {
-	int dev;
-	struct mpirma_query q;
-	struct shared *sh;
-};
-
-FIXTURE_SETUP(sync)
-{
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
-	self->sh = mt_shm(sizeof(struct shared));
-	ASSERT_NE(NULL, self->sh);
-}
-
-FIXTURE_TEARDOWN(sync)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
-
-#define RUN(n, fn) \
-	ASSERT_EQ(0, mt_run_job(self->dev, n, fn, self->sh, _metadata, \
-				MT_TIMEOUT_MS))
+MT_SHARED_FIXTURE(sync, 0)
 
 #define NEED_PSCW() do {						\
 		if (!(self->q.features & MPIRMA_FEAT_PSCW))		\
@@ -86,11 +61,7 @@ MT_RANK_FN(fence_ring_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, fence_orders_data)
-{
-	MT_SETUP_SKIPPED();
-	RUN(4, fence_ring_rank);
-}
+MT_RANKS_TEST(sync, fence_orders_data, 4, fence_ring_rank)
 
 /* A read-modify-write with plain GET and PUT is safe only under an
  * exclusive lock.
@@ -131,11 +102,7 @@ MT_RANK_FN(exclusive_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, exclusive_lock_mutual_exclusion)
-{
-	MT_SETUP_SKIPPED();
-	RUN(3, exclusive_rank);
-}
+MT_RANKS_TEST(sync, exclusive_lock_mutual_exclusion, 3, exclusive_rank)
 
 MT_RANK_FN(shared_rank)
 {
@@ -177,11 +144,7 @@ MT_RANK_FN(shared_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, shared_locks_concurrent)
-{
-	MT_SETUP_SKIPPED();
-	RUN(2, shared_rank);
-}
+MT_RANKS_TEST(sync, shared_locks_concurrent, 2, shared_rank)
 
 /* A blocked LOCK returns once the holder unlocks, and sees its data. */
 MT_RANK_FN(blocking_rank)
@@ -228,7 +191,7 @@ TEST_F(sync, lock_blocks_until_unlock)
 {
 	MT_SETUP_SKIPPED();
 	self->sh->flag[15] = !!(self->q.features & MPIRMA_FEAT_STATS);
-	RUN(2, blocking_rank);
+	MT_RUN_SHARED(2, blocking_rank);
 	EXPECT_LE(200, self->sh->ms[1]);
 }
 
@@ -322,7 +285,7 @@ TEST_F(sync, pscw)
 {
 	MT_SETUP_SKIPPED();
 	NEED_PSCW();
-	RUN(3, pscw_rank);
+	MT_RUN_SHARED(3, pscw_rank);
 }
 
 /*
@@ -375,7 +338,7 @@ TEST_F(sync, pscw_early_post_for_later_epoch)
 {
 	MT_SETUP_SKIPPED();
 	NEED_PSCW();
-	RUN(3, early_post_rank);
+	MT_RUN_SHARED(3, early_post_rank);
 }
 
 MT_RANK_FN(pscw_test_rank)
@@ -417,7 +380,7 @@ TEST_F(sync, pscw_wait_test)
 {
 	MT_SETUP_SKIPPED();
 	NEED_PSCW();
-	RUN(2, pscw_test_rank);
+	MT_RUN_SHARED(2, pscw_test_rank);
 }
 
 TEST_F(sync, pscw_errors)
@@ -525,10 +488,6 @@ MT_RANK_FN(eintr_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, win));
 }
 
-TEST_F(sync, interrupted_waits)
-{
-	MT_SETUP_SKIPPED();
-	RUN(2, eintr_rank);
-}
+MT_RANKS_TEST(sync, interrupted_waits, 2, eintr_rank)
 
 TEST_HARNESS_MAIN

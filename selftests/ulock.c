@@ -35,34 +35,7 @@ struct shared {
 	int violations;
 };
 
-FIXTURE(ulock) {
-	int dev;
-	struct mpirma_query q;
-	struct shared *sh;
-};
-
-FIXTURE_SETUP(ulock)
-{
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
-	if (!(self->q.features & MPIRMA_FEAT_ULOCK))
-		SKIP(return, "no MPIRMA_FEAT_ULOCK");
-	self->sh = mt_shm(sizeof(struct shared));
-	ASSERT_NE(NULL, self->sh);
-}
-
-FIXTURE_TEARDOWN(ulock)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
-
-#define RUN(n, fn) \
-	ASSERT_EQ(0, mt_run_job(self->dev, n, fn, self->sh, _metadata, \
-				MT_TIMEOUT_MS))
+MT_SHARED_FIXTURE(ulock, MPIRMA_FEAT_ULOCK)
 
 /* The protocol's kernel calls, on the member fd kept in @ctx's rank. */
 static int member_fd;
@@ -172,11 +145,7 @@ MT_RANK_FN(abi_rank)
 	EXPECT_EQ(0, mt_win_free(r->mfd, plain));
 }
 
-TEST_F(ulock, abi)
-{
-	MT_SETUP_SKIPPED();
-	RUN(2, abi_rank);
-}
+MT_RANKS_TEST(ulock, abi, 2, abi_rank)
 
 /* Ranks that disagree on MPIRMA_WIN_ULOCK fail the creation everywhere. */
 MT_RANK_FN(disagree_rank)
@@ -190,11 +159,7 @@ MT_RANK_FN(disagree_rank)
 	EXPECT_EQ(-EINVAL, mt_win_create(r->mfd, &w));
 }
 
-TEST_F(ulock, ranks_disagree)
-{
-	MT_SETUP_SKIPPED();
-	RUN(2, disagree_rank);
-}
+MT_RANKS_TEST(ulock, ranks_disagree, 2, disagree_rank)
 
 #define ROUNDS	200
 
@@ -260,11 +225,7 @@ MT_RANK_FN(mixed_rank)
 	munmap(ul.map, ul.map_len);
 }
 
-TEST_F(ulock, exclusive_shared_lock_all)
-{
-	MT_SETUP_SKIPPED();
-	RUN(3, mixed_rank);
-}
+MT_RANKS_TEST(ulock, exclusive_shared_lock_all, 3, mixed_rank)
 
 /*
  * Rank 1 takes a lock on rank 0 (exclusive, shared, lock_all, by variant)

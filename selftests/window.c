@@ -30,11 +30,6 @@ struct shared {
 	int32_t status[8];
 };
 
-static struct shared *new_shared(void)
-{
-	return mt_shm(sizeof(struct shared));
-}
-
 static int raw_create(int mfd, struct mpirma_win_create *wc)
 {
 	int ret = mt_ioctl(mfd, MPIRMA_IOC_WIN_CREATE, wc);
@@ -54,28 +49,7 @@ static void base_args(struct mpirma_win_create *wc, const uint32_t *ranks,
 	wc->nranks = nranks;
 }
 
-FIXTURE(win) {
-	int dev;
-	struct mpirma_query q;
-	struct shared *sh;
-};
-
-FIXTURE_SETUP(win)
-{
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
-	self->sh = new_shared();
-	ASSERT_NE(NULL, self->sh);
-}
-
-FIXTURE_TEARDOWN(win)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_SHARED_FIXTURE(win, 0)
 
 TEST_F(win, create_errors)
 {
@@ -310,8 +284,7 @@ TEST_F(win, flavors_and_query)
 
 	MT_SETUP_SKIPPED();
 	self->sh->flag[7] = !!(self->q.features & MPIRMA_FEAT_WIN_DYNAMIC);
-	ASSERT_EQ(0, mt_run_job(self->dev, 3, flavors_rank, self->sh, _metadata,
-				MT_TIMEOUT_MS));
+	MT_RUN_SHARED(3, flavors_rank);
 	/* the same ids on every rank */
 	for (k = 1; k < 3; k++)
 		EXPECT_EQ(0, memcmp(self->sh->win_id[0], self->sh->win_id[k],
@@ -418,18 +391,11 @@ FIXTURE_VARIANT_ADD(mapw, contig) {
 
 FIXTURE_SETUP(mapw)
 {
-	self->dev = -1;
-	MT_REQUIRE_DEVICE();
-	self->dev = mt_open();
-	ASSERT_LE(0, self->dev);
-	ASSERT_EQ(0, mt_query(self->dev, &self->q));
+	MT_FIXTURE_OPEN();
+	MT_FIXTURE_QUERY(&self->q, 0);
 }
 
-FIXTURE_TEARDOWN(mapw)
-{
-	if (self->dev >= 0)
-		close(self->dev);
-}
+MT_FIXTURE_TEARDOWN(mapw)
 
 static const uint64_t map_len[3] = { 100, 0, 5003 };
 
@@ -741,8 +707,7 @@ MT_RANK_FN(user_rank)
 TEST_F(win, user_window_sees_rma)
 {
 	MT_SETUP_SKIPPED();
-	ASSERT_EQ(0, mt_run_job(self->dev, 2, user_rank, self->sh, _metadata,
-				MT_TIMEOUT_MS));
+	MT_RUN_SHARED(2, user_rank);
 	EXPECT_EQ(1, self->sh->flag[0] & self->sh->flag[1]);
 	MT_EXPECT_COUNTERS_ZERO();
 }
@@ -1182,8 +1147,7 @@ MT_RANK_FN(group_rank)
 TEST_F(win, group_subsets)
 {
 	MT_SETUP_SKIPPED();
-	ASSERT_EQ(0, mt_run_job(self->dev, 3, group_rank, self->sh, _metadata,
-				MT_TIMEOUT_MS));
+	MT_RUN_SHARED(3, group_rank);
 	EXPECT_EQ(self->sh->win_id[0][0], self->sh->win_id[1][0]);
 	EXPECT_EQ(self->sh->win_id[1][1], self->sh->win_id[2][1]);
 	EXPECT_EQ(self->sh->win_id[0][2], self->sh->win_id[2][2]);
@@ -1373,8 +1337,7 @@ MT_RANK_FN(fork_rank)
 TEST_F(win, user_window_after_fork)
 {
 	MT_SETUP_SKIPPED();
-	ASSERT_EQ(0, mt_run_job(self->dev, 2, fork_rank, self->sh, _metadata,
-				MT_TIMEOUT_MS));
+	MT_RUN_SHARED(2, fork_rank);
 	MT_EXPECT_COUNTERS_ZERO();
 }
 
@@ -1436,8 +1399,7 @@ TEST_F(win, dynamic)
 	MT_SETUP_SKIPPED();
 	if (!(self->q.features & MPIRMA_FEAT_WIN_DYNAMIC))
 		SKIP(return, "no MPIRMA_FEAT_WIN_DYNAMIC");
-	ASSERT_EQ(0, mt_run_job(self->dev, 2, dynamic_rank, self->sh, _metadata,
-				MT_TIMEOUT_MS));
+	MT_RUN_SHARED(2, dynamic_rank);
 	MT_EXPECT_COUNTERS_ZERO();
 }
 

@@ -24,6 +24,7 @@
 #include "../lib/base/thread.c"
 #include "../lib/base/datatype.c"
 #include "../lib/base/op.c"
+#include "unit_check.h"
 
 /* ------------------------------------------------------------ stubs */
 
@@ -75,33 +76,25 @@ struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle)
 
 /* ------------------------------------------------------------ harness */
 
-static unsigned int npassed, nfailed;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		npassed++;
-		return;
-	}
-	nfailed++;
-	printf("FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-#define CHECK(cond) check((cond), "%s:%d: %s", __FILE__, __LINE__, #cond)
+#define CHECK(cond) checkf((cond), "%s:%d: %s", __FILE__, __LINE__, #cond)
 /* Evaluates each argument once. */
 #define CHECK_EQ(a, b) do {						\
 	long long a_ = (long long)(a), b_ = (long long)(b);		\
-	check(a_ == b_, "%s:%d: %s == %lld, want %lld", __FILE__,	\
-	      __LINE__, #a, a_, b_);					\
+	checkf(a_ == b_, "%s:%d: %s == %lld, want %lld", __FILE__,	\
+	       __LINE__, #a, a_, b_);					\
 } while (0)
+
+/* A committed struct of an int and a float: two element types in one. */
+static MPI_Datatype int_float_type(void)
+{
+	int b2[2] = { 1, 1 };
+	MPI_Aint d2[2] = { 0, 4 };
+	MPI_Datatype ty[2] = { MPI_INT, MPI_FLOAT }, t;
+
+	PMPI_Type_create_struct(2, b2, d2, ty, &t);
+	PMPI_Type_commit(&t);
+	return t;
+}
 
 /* The block list of @dt must be exactly @n pairs (disp, len). */
 static void check_blocks(const char *what, MPI_Datatype dt, bool elem, int n, ...)
@@ -113,7 +106,7 @@ static void check_blocks(const char *what, MPI_Datatype dt, bool elem, int n, ..
 	int i, ok;
 
 	if (!t || mpirma_dtype_flatten(t)) {
-		check(0, "%s: no datatype", what);
+		checkf(0, "%s: no datatype", what);
 		return;
 	}
 	b = elem ? t->eblocks : t->blocks;
@@ -127,7 +120,7 @@ static void check_blocks(const char *what, MPI_Datatype dt, bool elem, int n, ..
 			ok = 0;
 	}
 	va_end(ap);
-	check(ok, "%s: block list", what);
+	checkf(ok, "%s: block list", what);
 	if (!ok) {
 		printf("  got %zu:", nb);
 		for (i = 0; i < (int)nb; i++)
@@ -147,9 +140,9 @@ static void check_bounds(const char *what, MPI_Datatype dt, MPI_Aint size,
 	PMPI_Type_size(dt, &s);
 	PMPI_Type_get_extent(dt, &l, &e);
 	PMPI_Type_get_true_extent(dt, &tl, &te);
-	check(s == size && l == lb && e == extent && tl == tlb && te == textent,
-	      "%s: size %d lb %ld extent %ld true %ld/%ld, want %ld %ld %ld %ld/%ld",
-	      what, s, l, e, tl, te, size, lb, extent, tlb, textent);
+	checkf(s == size && l == lb && e == extent && tl == tlb && te == textent,
+	       "%s: size %d lb %ld extent %ld true %ld/%ld, want %ld %ld %ld %ld/%ld",
+	       what, s, l, e, tl, te, size, lb, extent, tlb, textent);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -371,18 +364,11 @@ static void test_layouts(void)
 	PMPI_Type_free(&t1);
 
 	/* Mixed types: bytes. */
-	{
-		int b2[2] = { 1, 1 };
-		MPI_Aint d2[2] = { 0, 4 };
-		MPI_Datatype ty[2] = { MPI_INT, MPI_FLOAT };
-
-		PMPI_Type_create_struct(2, b2, d2, ty, &t1);
-		PMPI_Type_commit(&t1);
-		CHECK_EQ(mpirma_dtype_layout(t1, 4, buf, &l, &kt), MPI_SUCCESS);
-		CHECK(kt == MPIRMA_TYPE_BYTE && l.nblocks == 0 && l.count == 32);
-		CHECK_EQ(mpirma_dtype_acc_match(t1, t1), MPI_ERR_TYPE);
-		PMPI_Type_free(&t1);
-	}
+	t1 = int_float_type();
+	CHECK_EQ(mpirma_dtype_layout(t1, 4, buf, &l, &kt), MPI_SUCCESS);
+	CHECK(kt == MPIRMA_TYPE_BYTE && l.nblocks == 0 && l.count == 32);
+	CHECK_EQ(mpirma_dtype_acc_match(t1, t1), MPI_ERR_TYPE);
+	PMPI_Type_free(&t1);
 	/* A leading hole: a one-block list rather than a moved address. */
 	{
 		int d1 = 1, b1 = 2;
@@ -566,16 +552,16 @@ static void test_op_table(void)
 			int want = std_allowed(op, types[i].g) ? MPI_SUCCESS : MPI_ERR_OP;
 			int got = mpirma_op_check(op, types[i].t, MPIRMA_OP_USE_REDUCE);
 
-			check(got == want, "op %d on %s: %d, want %d", op,
-			      mpirma_dtype_get(types[i].t)->name, got, want);
+			checkf(got == want, "op %d on %s: %d, want %d", op,
+			       mpirma_dtype_get(types[i].t)->name, got, want);
 			/* RMA: the same, except the Fortran real pairs, which
 			 * need a kernel that has them (there is none here).
 			 */
 			if (types[i].t == MPI_2REAL || types[i].t == MPI_2DOUBLE_PRECISION)
 				want = MPI_ERR_OP;
 			got = mpirma_op_check(op, types[i].t, MPIRMA_OP_USE_RMA);
-			check(got == want, "RMA op %d on %s: %d, want %d", op,
-			      mpirma_dtype_get(types[i].t)->name, got, want);
+			checkf(got == want, "RMA op %d on %s: %d, want %d", op,
+			       mpirma_dtype_get(types[i].t)->name, got, want);
 		}
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		CHECK_EQ(mpirma_op_check(MPI_REPLACE, types[i].t, MPIRMA_OP_USE_RMA), 0);
@@ -630,7 +616,7 @@ static void test_maxloc(void)
 		if (out[i].val != best || out[i].rank != who)
 			ok = 0;
 	}
-	check(ok, "MAXLOC example 3");
+	checkf(ok, "MAXLOC example 3");
 
 	for (r = 0; r < 4; r++) {
 		fin[r].value = (r == 1 || r == 3) ? -2.5f : (float)r;
@@ -701,16 +687,9 @@ static void test_derived_reduce(void)
 	      b[8] == 1008 && b[9] == 1009 && b[10] == 1000);
 	PMPI_Type_free(&vec);
 	/* Mixed struct with a predefined op: MPI_ERR_TYPE. */
-	{
-		int b2[2] = { 1, 1 };
-		MPI_Aint d2[2] = { 0, 4 };
-		MPI_Datatype ty[2] = { MPI_INT, MPI_FLOAT };
-
-		PMPI_Type_create_struct(2, b2, d2, ty, &vec);
-		PMPI_Type_commit(&vec);
-		CHECK_EQ(mpirma_op_apply(MPI_SUM, vec, a, b, 1), MPI_ERR_TYPE);
-		PMPI_Type_free(&vec);
-	}
+	vec = int_float_type();
+	CHECK_EQ(mpirma_op_apply(MPI_SUM, vec, a, b, 1), MPI_ERR_TYPE);
+	PMPI_Type_free(&vec);
 }
 
 /* A non-commutative op on 2x2 matrices: inout = in * inout. */
@@ -763,6 +742,5 @@ int main(void)
 	test_maxloc();
 	test_derived_reduce();
 	test_user_op();
-	printf("%u passed, %u failed\n", npassed, nfailed);
-	return nfailed ? 1 : 0;
+	return unit_summary();
 }

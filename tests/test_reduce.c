@@ -28,32 +28,14 @@
 #include "native_elem.h"
 #include "reduce.h"
 #include "reference.h"
+#include "unit_check.h"
 
 #define GUARD		16	/* bytes checked on each side of a buffer */
 #define GUARD_BYTE	0xe7
 #define MAX_ELEMS	8192
 #define MAX_DETAILS	30	/* failure messages printed in full */
 
-static unsigned int npassed, nfailed, ndetails;
-
-static void result(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void result(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok) {
-		npassed++;
-		return;
-	}
-	nfailed++;
-	printf("FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+static unsigned int ndetails;
 
 /* Print details of a failing element, a bounded number of times. */
 static void detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -126,35 +108,35 @@ static void test_tables(void)
 			bool want = ref_op_allowed(op, type);
 			bool got = mpirma_op_allowed(op, type);
 
-			result(want == got, "mpirma_op_allowed(%s, %s) = %d, expected %d",
+			checkf(want == got, "mpirma_op_allowed(%s, %s) = %d, expected %d",
 			       ref_op_name(op), ref_type_name(type), got, want);
 		}
-		result(mpirma_op_type_mask(op) == ref_op_type_mask(op),
+		checkf(mpirma_op_type_mask(op) == ref_op_type_mask(op),
 		       "mpirma_op_type_mask(%s) = %#llx, expected %#llx",
 		       ref_op_name(op),
 		       (unsigned long long)mpirma_op_type_mask(op),
 		       (unsigned long long)ref_op_type_mask(op));
 	}
-	result(!mpirma_op_allowed(0xffff, 0) && !mpirma_op_allowed(0, 0xffff),
+	checkf(!mpirma_op_allowed(0xffff, 0) && !mpirma_op_allowed(0, 0xffff),
 	       "mpirma_op_allowed accepts out-of-range values");
 
 	for (type = 0; type <= MPIRMA_NR_TYPES; type++)
-		result(mpirma_cas_allowed(type) == ref_cas_allowed(type),
+		checkf(mpirma_cas_allowed(type) == ref_cas_allowed(type),
 		       "mpirma_cas_allowed(%s) = %d, expected %d",
 		       ref_type_name(type), mpirma_cas_allowed(type),
 		       ref_cas_allowed(type));
-	result(!mpirma_cas_allowed(0xffff),
+	checkf(!mpirma_cas_allowed(0xffff),
 	       "mpirma_cas_allowed accepts an out-of-range type");
 
 	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
 		const struct mpirma_type_info *ti = &mpirma_type_info[type];
 		size_t size = ref_type_size(type);
 
-		result(ti->size == size, "type_info[%s].size = %u, expected %zu",
+		checkf(ti->size == size, "type_info[%s].size = %u, expected %zu",
 		       ref_type_name(type), ti->size, size);
 		ok = ti->align && !(ti->align & (ti->align - 1)) &&
 		     ti->align <= size && size % ti->align == 0;
-		result(ok, "type_info[%s].align = %u is not a power of two dividing %zu",
+		checkf(ok, "type_info[%s].align = %u is not a power of two dividing %zu",
 		       ref_type_name(type), ti->align, size);
 	}
 	/* types computed in floating point must say so (the kernel wraps them
@@ -173,7 +155,7 @@ static void test_tables(void)
 
 		if (fp_pair)
 			continue;	/* either answer is defensible */
-		result(!!mpirma_type_info[type].is_float == fp,
+		checkf(!!mpirma_type_info[type].is_float == fp,
 		       "type_info[%s].is_float = %u", ref_type_name(type),
 		       mpirma_type_info[type].is_float);
 	}
@@ -232,7 +214,7 @@ static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
 		       ref_op_name(op), ref_type_name(type), off);
 		bad++;
 	}
-	result(!bad, "mpirma_reduce(%s, %s) at misalignment %zu%s: %zu of %zu elements wrong",
+	checkf(!bad, "mpirma_reduce(%s, %s) at misalignment %zu%s: %zu of %zu elements wrong",
 	       ref_type_name(type), ref_op_name(op), off,
 	       with_old ? " with old" : "", bad, n);
 
@@ -275,7 +257,7 @@ static void test_reduce_empty(void)
 	memcpy(t0, t, sizeof(t));
 	for (type = 0; type < MPIRMA_NR_TYPES; type++)
 		mpirma_reduce(type, MPIRMA_OP_REPLACE, t, s, o, 0);
-	result(!memcmp(t, t0, sizeof(t)) && o[0] == 0x33 && o[31] == 0x33,
+	checkf(!memcmp(t, t0, sizeof(t)) && o[0] == 0x33 && o[31] == 0x33,
 	       "mpirma_reduce with n == 0 wrote memory");
 }
 
@@ -331,7 +313,7 @@ static void test_cas(void)
 				}
 			}
 		}
-		result(!bad, "mpirma_cas(%s): %u cases wrong", ref_type_name(type),
+		checkf(!bad, "mpirma_cas(%s): %u cases wrong", ref_type_name(type),
 		       bad);
 	}
 }
@@ -393,7 +375,7 @@ static void test_native_element(void)
 					     memcmp(old, tv + k * size, size)))
 						bad++;
 				}
-				result(!bad, "mpirma_native_element(%s, %s, %s): %u of %zu wrong",
+				checkf(!bad, "mpirma_native_element(%s, %s, %s): %u of %zu wrong",
 				       kind == MPIRMA_KIND_ACC ? "acc" : "get_acc",
 				       ref_type_name(type), ref_op_name(op), bad, n);
 			}
@@ -402,6 +384,14 @@ static void test_native_element(void)
 		free(sv);
 	}
 	printf("test_reduce: %u native element updates checked\n", elems);
+}
+
+/* The verdict on @fn for one pair, as accumulate or get_accumulate. */
+static void check_native(const char *fn, bool fetch, unsigned int type,
+			 unsigned int op, unsigned int bad)
+{
+	checkf(!bad, "%s(%s, %s, %s): %u wrong", fn, fetch ? "get_acc" : "acc",
+	       ref_type_name(type), ref_op_name(op), bad);
 }
 
 /*
@@ -460,9 +450,7 @@ static void test_native_steps(void)
 					if (memcmp(t + n * size, tv + n * size, size))
 						bad++;	/* past the run */
 				}
-				result(!bad, "mpirma_native_steps(%s, %s, %s): %u wrong",
-				       fetch ? "get_acc" : "acc", ref_type_name(type),
-				       ref_op_name(op), bad);
+				check_native("mpirma_native_steps", fetch, type, op, bad);
 			}
 		}
 		free(tv);
@@ -550,9 +538,7 @@ static void test_native_gathered(void)
 										      t), size))
 								bad++;
 					}
-				result(!bad, "mpirma_native_gathered(%s, %s, %s): %u wrong",
-				       fetch ? "get_acc" : "acc", ref_type_name(type),
-				       ref_op_name(op), bad);
+				check_native("mpirma_native_gathered", fetch, type, op, bad);
 			}
 		}
 		free(tv);
@@ -609,7 +595,7 @@ static void test_native_move(void)
 				bad++;
 			runs += 2;
 		}
-		result(!bad, "mpirma_native_move(%s): %u wrong", ref_type_name(type), bad);
+		checkf(!bad, "mpirma_native_move(%s): %u wrong", ref_type_name(type), bad);
 		free(tv);
 		free(sv);
 		free(t);
@@ -633,6 +619,5 @@ int main(void)
 	test_native_move();
 	printf("test_reduce: %u op x type pairs checked against the reference\n",
 	       pairs);
-	printf("%u passed, %u failed\n", npassed, nfailed);
-	return nfailed ? 1 : 0;
+	return unit_summary();
 }

@@ -2,17 +2,20 @@
 /*
  * unit_check.h - the tally of the host unit tests that compare numbers:
  * check() counts a pass or prints the first failures with the two values,
- * and main() ends with unit_summary(), the "N passed, M failed" line.
- * Included once per test program.
+ * checkf() the same with a message, and main() ends with unit_summary(),
+ * the "N passed, M failed" line.  Included once per test program.
  */
 #ifndef MPIRMA_UNIT_CHECK_H
 #define MPIRMA_UNIT_CHECK_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 static int passed, failed;
 
-static void check(int ok, const char *what, long a, long b)
+static void __attribute__((unused))
+check(int ok, const char *what, long a, long b)
 {
 	if (ok) {
 		passed++;
@@ -21,6 +24,23 @@ static void check(int ok, const char *what, long a, long b)
 	failed++;
 	if (failed < 20)
 		printf("FAIL %s: %ld, %ld\n", what, a, b);
+}
+
+static void __attribute__((unused, format(printf, 2, 3)))
+checkf(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
 }
 
 static int unit_summary(void)

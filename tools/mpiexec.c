@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "mpirma_uapi.h"
+#include "cli.h"
 
 #ifndef MPIRMA_VERSION
 #define MPIRMA_VERSION "unknown"
@@ -60,8 +61,15 @@
 /* How long ranks get between SIGTERM and SIGKILL when the job is torn down. */
 #define KILL_GRACE_MS	2000
 
-enum bind_to { BIND_NONE, BIND_CORE, BIND_NUMA };
-enum map_by { MAP_CORE, MAP_NUMA };
+enum bind_to { BIND_NONE, BIND_CORE, BIND_NUMA, NR_BIND };
+enum map_by { MAP_CORE, MAP_NUMA, NR_MAP };
+
+static const char *const bind_names[NR_BIND] = {
+	[BIND_NONE] = "none", [BIND_CORE] = "core", [BIND_NUMA] = "numa",
+};
+static const char *const map_names[NR_MAP] = {
+	[MAP_CORE] = "core", [MAP_NUMA] = "numa",
+};
 
 struct options {
 	unsigned long nranks;
@@ -171,26 +179,6 @@ usage_error(const char *fmt, ...)
 	exit(EX_USAGE);
 }
 
-/* A decimal number in [min, max]; anything else is a usage error. */
-static unsigned long parse_ulong(const char *opt, const char *s,
-				 unsigned long min, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *s == '+' || v < min ||
-	    v > max) {
-		if (max == ULONG_MAX)
-			usage_error("%s wants a number >= %lu, not '%s'", opt,
-				    min, s);
-		usage_error("%s wants a number from %lu to %lu, not '%s'", opt,
-			    min, max, s);
-	}
-	return v;
-}
-
 /* -x NAME=VALUE sets; -x NAME keeps the launcher's value (passed anyway). */
 static void set_env(const char *opt, const char *spec)
 {
@@ -238,7 +226,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	o->nranks = 1;
 	o->stdin_rank = 0;
 	if (env_timeout && *env_timeout)
-		o->timeout_s = parse_ulong("MPIEXEC_TIMEOUT", env_timeout, 0,
+		o->timeout_s = cli_ulong("MPIEXEC_TIMEOUT", env_timeout, 0,
 					   INT_MAX / 1000);
 
 	for (i = 1; i < argc; i++) {
@@ -269,7 +257,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		if (is(arg, "-n", "-np") || is(arg, "--np", "--n") ||
 		    is(arg, "-c", NULL)) {
 			val = opt_value(argc, argv, &i, arg, &inl);
-			o->nranks = parse_ulong(arg, val, 1, ULONG_MAX);
+			o->nranks = cli_ulong(arg, val, 1, ULONG_MAX);
 		} else if (is(arg, "-x", "--env") || is(arg, "-env", NULL)) {
 			val = opt_value(argc, argv, &i, arg, &inl);
 			set_env(arg, val);
@@ -285,25 +273,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 				    strerror(errno));
 		} else if (is(arg, "--bind-to", "-bind-to")) {
 			val = opt_value(argc, argv, &i, arg, &inl);
-			if (!strcmp(val, "core"))
-				o->bind = BIND_CORE;
-			else if (!strcmp(val, "numa"))
-				o->bind = BIND_NUMA;
-			else if (!strcmp(val, "none"))
-				o->bind = BIND_NONE;
-			else
-				usage_error("%s wants core, numa or none, not '%s'",
-					    arg, val);
+			o->bind = cli_choice(arg, val, bind_names, NR_BIND,
+					     "core, numa or none");
 			o->bind_set = true;
 		} else if (is(arg, "--map-by", "-map-by")) {
 			val = opt_value(argc, argv, &i, arg, &inl);
-			if (!strcmp(val, "core"))
-				o->map = MAP_CORE;
-			else if (!strcmp(val, "numa"))
-				o->map = MAP_NUMA;
-			else
-				usage_error("%s wants core or numa, not '%s'",
-					    arg, val);
+			o->map = cli_choice(arg, val, map_names, NR_MAP,
+					    "core or numa");
 			o->map_set = true;
 		} else if (is(arg, "--stdin", "-stdin")) {
 			val = opt_value(argc, argv, &i, arg, &inl);
@@ -312,11 +288,11 @@ static void parse_args(int argc, char **argv, struct options *o)
 			else if (!strcmp(val, "none"))
 				o->stdin_rank = -2;
 			else
-				o->stdin_rank = parse_ulong(arg, val, 0,
+				o->stdin_rank = cli_ulong(arg, val, 0,
 							    MPIRMA_MAX_RANKS - 1);
 		} else if (is(arg, "--timeout", "-timeout")) {
 			val = opt_value(argc, argv, &i, arg, &inl);
-			o->timeout_s = parse_ulong(arg, val, 0, INT_MAX / 1000);
+			o->timeout_s = cli_ulong(arg, val, 0, INT_MAX / 1000);
 		} else if (is(arg, "--oversubscribe", "-oversubscribe")) {
 			/* one node, no slots to exceed */
 		} else if (is(arg, "-v", "--verbose")) {

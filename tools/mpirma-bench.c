@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "mpirma_uapi.h"
+#include "cli.h"
 
 #define PROG		"mpirma-bench"
 #define MAX_RANKS	256		/* processes one job forks */
@@ -165,26 +166,10 @@ usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", PROG);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vreport(PROG, true, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", PROG);
 	exit(2);
-}
-
-static unsigned long parse_ulong(const char *opt_name, const char *s,
-				 unsigned long min, unsigned long max)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max)
-		usage_error("%s wants a number from %lu to %lu, not '%s'",
-			    opt_name, min, max, s);
-	return v;
 }
 
 /* "1048576", "1024K", "1M" */
@@ -229,7 +214,7 @@ static void parse_list(const char *opt_name, const char *s,
 
 static void add_count(const char *opt_name, const char *item)
 {
-	uint32_t n = parse_ulong(opt_name, item, 1, MAX_RANKS);
+	uint32_t n = cli_ulong(opt_name, item, 1, MAX_RANKS);
 	unsigned int i;
 
 	if (opt.ncounts == MAX_COUNTS)
@@ -301,7 +286,6 @@ static void parse_options(int argc, char **argv)
 	unsigned long max_ranks = ncpu > 0 ? (unsigned long)ncpu : 1;
 	bool quick = false, have_n = false, have_w = false, have_t = false;
 	bool have_reps = false, have_large = false;
-	char *end;
 	int c;
 
 	if (max_ranks > MAX_RANKS)
@@ -312,7 +296,7 @@ static void parse_options(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:r:s:w:t:R:b:L:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			max_ranks = parse_ulong("--max-ranks", optarg, 1, MAX_RANKS);
+			max_ranks = cli_ulong("--max-ranks", optarg, 1, MAX_RANKS);
 			have_n = true;
 			break;
 		case 'r':
@@ -326,20 +310,15 @@ static void parse_options(int argc, char **argv)
 			have_w = true;
 			break;
 		case 't':
-			errno = 0;
-			opt.cell_time = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(opt.cell_time >= 0.001) ||
-			    opt.cell_time > 3600)
-				usage_error("--time wants seconds from 0.001 to 3600, not '%s'",
-					    optarg);
+			opt.cell_time = cli_seconds("--time", optarg, 0.001, 3600);
 			have_t = true;
 			break;
 		case 'R':
-			opt.reps = parse_ulong("--reps", optarg, 1, MAX_REPS);
+			opt.reps = cli_ulong("--reps", optarg, 1, MAX_REPS);
 			have_reps = true;
 			break;
 		case 'b':
-			opt.batch = parse_ulong("--batch", optarg, 1, MAX_BATCH);
+			opt.batch = cli_ulong("--batch", optarg, 1, MAX_BATCH);
 			break;
 		case 'L':
 			opt.large = parse_size("--large-size", optarg);

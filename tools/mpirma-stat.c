@@ -47,6 +47,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 #ifndef MPIRMA_VERSION
 #define MPIRMA_VERSION "unknown"
 #endif
@@ -164,11 +166,9 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vreport(prog, false, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EX_FAIL);
 }
 
@@ -1367,24 +1367,10 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vreport(prog, true, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	exit(EX_USAGE);
-}
-
-static double parse_interval(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0.1 || v > 86400)
-		usage_error("--watch wants seconds from 0.1 to 86400, not '%s'", s);
-	return v;
 }
 
 static void print_version(void)
@@ -1431,10 +1417,11 @@ int main(int argc, char **argv)
 			watch_set = true;
 			/* "-w 2" as well as "-w2" and "--watch=2" */
 			if (optarg)
-				interval = parse_interval(optarg);
+				interval = cli_seconds("--watch", optarg, 0.1, 86400);
 			else if (optind < argc && (isdigit((unsigned char)argv[optind][0]) ||
 						   argv[optind][0] == '.'))
-				interval = parse_interval(argv[optind++]);
+				interval = cli_seconds("--watch", argv[optind++],
+						       0.1, 86400);
 			break;
 		case 'j':
 			json = true;

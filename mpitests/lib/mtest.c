@@ -82,6 +82,15 @@ bool mtest_check(bool ok, const char *file, int line, const char *fmt, ...)
 	return false;
 }
 
+int mtest_run(int *argc, char ***argv, const char *name,
+	      const mtest_fn *tests)
+{
+	mtest_init(argc, argv, name);
+	for (; *tests; tests++)
+		(*tests)();
+	return mtest_finish();
+}
+
 long mtest_failures(void)
 {
 	return failures;

@@ -36,6 +36,11 @@ void mtest_init_thread(int *argc, char ***argv, const char *name,
 void mtest_section(const char *what);
 /* Sleeps @ms milliseconds (to let a peer run ahead, or not). */
 void mtest_sleep_ms(int ms);
+/* A test's list of steps, run in order by mtest_run(); NULL ends it. */
+typedef void (*mtest_fn)(void);
+/* mtest_init(), every step of @tests, mtest_finish(): main's return value. */
+int mtest_run(int *argc, char ***argv, const char *name,
+	      const mtest_fn *tests);
 /* Sum failures over MPI_COMM_WORLD, print the summary, MPI_Finalize
  * (not in a suite).  Returns the exit status for main().
  */

@@ -36,6 +36,13 @@ int mt_open(void)
 	return fd < 0 ? -errno : fd;
 }
 
+void mt_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 bool mt_device_present(void)
 {
 	return access(MPIRMA_DEVICE, F_OK) == 0;
@@ -315,12 +322,9 @@ void mt_solo_close(struct mt_solo *s)
 {
 	if (s->map)
 		munmap(s->map, s->map_len);
-	if (s->mfd >= 0)
-		close(s->mfd);
-	if (s->job >= 0)
-		close(s->job);
-	if (s->dev >= 0)
-		close(s->dev);
+	mt_close(&s->mfd);
+	mt_close(&s->job);
+	mt_close(&s->dev);
 	/* USER memory goes last, after the window it was */
 	if (s->flavor == MPIRMA_FLAVOR_USER && s->mem)
 		munmap(s->mem, s->len);

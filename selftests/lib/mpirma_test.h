@@ -42,6 +42,8 @@
 int mt_ioctl(int fd, unsigned long cmd, void *arg);
 /* open(/dev/mpirma); fd or -errno. */
 int mt_open(void);
+/* close(*fd) if it is open (>= 0), and mark it closed (-1). */
+void mt_close(int *fd);
 bool mt_device_present(void);
 int mt_query(int fd, struct mpirma_query *q);
 /* A job of @nranks; the job fd or -errno.  @job_id may be NULL. */
@@ -59,16 +61,16 @@ int mt_job_barrier(int mfd);
 /* ---- windows ---- */
 
 /*
- * Every atomicity strategy, as X(name, ID) for MPIRMA_ATOM_<ID>: the one
- * list that suites parameterized over strategies expand (e.g. into
- * FIXTURE_VARIANT_ADDs), so a strategy added to the module and here is
- * run by all of them.
+ * Every atomicity strategy, as X(name, ID, ...) for MPIRMA_ATOM_<ID>, with
+ * any further arguments passed on: the one list that suites parameterized
+ * over strategies expand (e.g. into FIXTURE_VARIANT_ADDs), so a strategy
+ * added to the module and here is run by all of them.
  */
-#define MT_FOR_EACH_STRATEGY(X)						\
-	X(lock, LOCK)							\
-	X(striped, STRIPED)						\
-	X(native, NATIVE)						\
-	X(delegate, DELEGATE)
+#define MT_FOR_EACH_STRATEGY(X, ...)					\
+	X(lock, LOCK, ##__VA_ARGS__)					\
+	X(striped, STRIPED, ##__VA_ARGS__)				\
+	X(native, NATIVE, ##__VA_ARGS__)				\
+	X(delegate, DELEGATE, ##__VA_ARGS__)
 
 /* "lock", "striped", ... ("default" for MPIRMA_ATOM_DEFAULT, "?" else). */
 const char *mt_strategy_name(uint32_t strategy);
