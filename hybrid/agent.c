@@ -462,10 +462,9 @@ static void *agent(void *unused)
 			/*
 			 * A waiting program thread serves: the agent keeps
 			 * off its CPU, in the longest sleep, which is no round
-			 * to measure (rounds that do nothing cost little, and
-			 * sized from them the sleeps shrank to a small part of
-			 * 2 ms, each wake-up taken from the waiting thread on
-			 * a VM of one CPU).
+			 * to measure (an idle round costs little, and sleeps
+			 * sized from it would wake the agent often, each time
+			 * taking the CPU from the waiting thread).
 			 */
 			sleep_ns = HY_IDLE_MAX_NS;
 			last_cpu = -1;

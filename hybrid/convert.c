@@ -223,8 +223,7 @@ static size_t nderived, capderived;
  * Engine types of recent shapes, so that a program that builds the same
  * type again and again pays for the engine's build, commit and flattening
  * once: Debian's MPICH build of ARMCI-MPI makes a subarray type for every
- * strided Global Arrays get and frees it after, which made the rebuild a
- * fifth of such a job's time.  A shape is a combiner, its integer and
+ * strided Global Arrays get and frees it after.  A shape is a combiner, its integer and
  * address arguments and its input types, all predefined (a derived input's
  * engine handle may name another type once freed).  The cache owns each
  * type; @users counts the host handles converted to it.

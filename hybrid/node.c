@@ -570,11 +570,10 @@ void hy_stop(void)
 	/* Every window is freed: nobody ships to this agent any more. */
 	hy_agent_stop(hy.verbose >= 2);
 	/*
-	 * Into the host's MPI_Finalize together: MPICH 4.0.2 over TCP hung
-	 * there in half the two-VM runs after the agents had talked (the
-	 * ranks of one VM in UCX's endpoint flush, those of the other already
-	 * in the launcher's barrier, which makes no progress); with this
-	 * barrier, none since.
+	 * Into the host's MPI_Finalize together: after the agents have
+	 * talked, MPICH 4.0.2 over TCP can hang there, the ranks of one node
+	 * in UCX's endpoint flush while those of another wait in the
+	 * launcher's barrier, which makes no progress.
 	 */
 	if (agents)
 		PMPI_Barrier(MPI_COMM_WORLD);

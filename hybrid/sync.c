@@ -59,7 +59,7 @@ static void span_epoch_bool(bool *flag, bool on)
  * the host was given accumulates to it (MPIRMA_SPAN_ACCUMULATE=host) that
  * it has not completed: otherwise a node-local put + flush would pay a
  * host flush, which osc pt2pt turns into a round trip through the target's
- * progress (9 ms in the VM, against 3 us).  @done: the host's call will
+ * progress.  @done: the host's call will
  * complete them, so they are forgotten.
  */
 static bool span_host_flush(struct hy_win *w, int rank, bool done)

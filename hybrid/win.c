@@ -505,12 +505,9 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 	struct hy_win *w;
 	int ret;
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
+	w = hy_enter(win);
+	if (!w)
 		return PMPI_Win_attach(win, base, size);
-	}
 	ret = hy_inner(MPII_Win_attach(w->inner, base, size));
 	hy_unlock();
 	if (!ret && w->span && !hy.agent) {
@@ -531,12 +528,9 @@ int MPI_Win_detach(MPI_Win win, const void *base)
 	struct hy_win *w;
 	int ret;
 
-	hy_lock();
-	w = hy_win_find(win);
-	if (!w) {
-		hy_unlock();
+	w = hy_enter(win);
+	if (!w)
 		return PMPI_Win_detach(win, base);
-	}
 	ret = hy_inner(MPII_Win_detach(w->inner, base));
 	hy_unlock();
 	if (!ret && w->span && !hy.agent)
