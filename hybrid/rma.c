@@ -102,7 +102,8 @@ static int rma_convert(const struct hy_rma *c, struct mpirma_rma_args *a)
 		.raddr = c->raddr, .rcount = c->rcount, .caddr = c->caddr,
 		.trank = c->target, .tdisp = c->tdisp, .tcount = c->tcount,
 		.single = c->single, .otype = MPII_DATATYPE_NULL,
-		.rtype = MPII_DATATYPE_NULL,
+		.rtype = MPII_DATATYPE_NULL, .ttype = MPII_DATATYPE_NULL,
+		.op = MPII_OP_NULL,
 	};
 	if (origin)
 		ret = hy_type(c->otype, &a->otype);
@@ -226,31 +227,36 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 /*
  * The entry points of put, get, accumulate and get_accumulate: their
  * parameters (COUNT: int, or MPI_Count in the large-count forms), the
- * host's call's arguments, and the fields of struct hy_rma they fill.
+ * host's call's arguments, and struct hy_rma from them.  Every field is
+ * named, so the compiler clears nothing first (a rep stos, which
+ * emulators run a step at a time).
  */
+#define RMA_FIELDS(KIND, OADDR, OCOUNT, OTYPE, RADDR, RCOUNT, RTYPE, OP) \
+	.kind = (KIND), .oaddr = (OADDR), .ocount = (OCOUNT), \
+	.otype = (OTYPE), .raddr = (RADDR), .rcount = (RCOUNT), \
+	.rtype = (RTYPE), .caddr = NULL, .target = target, .tdisp = tdisp, \
+	.tcount = tcount, .ttype = ttype, .op = (OP), .single = false
+
 #define PUT_PARAMS(COUNT) const void *oaddr, COUNT ocount, \
 	MPI_Datatype otype, int target, MPI_Aint tdisp, COUNT tcount, \
 	MPI_Datatype ttype, MPI_Win win
 #define PUT_ARGS oaddr, ocount, otype, target, tdisp, tcount, ttype, win
-#define PUT_FIELDS .kind = MPIRMA_KIND_PUT, .oaddr = oaddr, \
-	.ocount = ocount, .otype = otype, .target = target, .tdisp = tdisp, \
-	.tcount = tcount, .ttype = ttype
+#define PUT_FIELDS RMA_FIELDS(MPIRMA_KIND_PUT, oaddr, ocount, otype, NULL, \
+			      0, MPI_DATATYPE_NULL, MPI_OP_NULL)
 
 #define GET_PARAMS(COUNT) void *oaddr, COUNT ocount, MPI_Datatype otype, \
 	int target, MPI_Aint tdisp, COUNT tcount, MPI_Datatype ttype, \
 	MPI_Win win
 #define GET_ARGS PUT_ARGS
-#define GET_FIELDS .kind = MPIRMA_KIND_GET, .raddr = oaddr, \
-	.rcount = ocount, .rtype = otype, .target = target, .tdisp = tdisp, \
-	.tcount = tcount, .ttype = ttype
+#define GET_FIELDS RMA_FIELDS(MPIRMA_KIND_GET, NULL, 0, MPI_DATATYPE_NULL, \
+			      oaddr, ocount, otype, MPI_OP_NULL)
 
 #define ACC_PARAMS(COUNT) const void *oaddr, COUNT ocount, \
 	MPI_Datatype otype, int target, MPI_Aint tdisp, COUNT tcount, \
 	MPI_Datatype ttype, MPI_Op op, MPI_Win win
 #define ACC_ARGS oaddr, ocount, otype, target, tdisp, tcount, ttype, op, win
-#define ACC_FIELDS .kind = MPIRMA_KIND_ACC, .oaddr = oaddr, \
-	.ocount = ocount, .otype = otype, .target = target, .tdisp = tdisp, \
-	.tcount = tcount, .ttype = ttype, .op = op
+#define ACC_FIELDS RMA_FIELDS(MPIRMA_KIND_ACC, oaddr, ocount, otype, NULL, \
+			      0, MPI_DATATYPE_NULL, op)
 
 #define GACC_PARAMS(COUNT) const void *oaddr, COUNT ocount, \
 	MPI_Datatype otype, void *raddr, COUNT rcount, MPI_Datatype rtype, \
@@ -258,10 +264,8 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 	MPI_Op op, MPI_Win win
 #define GACC_ARGS oaddr, ocount, otype, raddr, rcount, rtype, target, tdisp, \
 	tcount, ttype, op, win
-#define GACC_FIELDS .kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, \
-	.ocount = ocount, .otype = otype, .raddr = raddr, .rcount = rcount, \
-	.rtype = rtype, .target = target, .tdisp = tdisp, .tcount = tcount, \
-	.ttype = ttype, .op = op
+#define GACC_FIELDS RMA_FIELDS(MPIRMA_KIND_GET_ACC, oaddr, ocount, otype, \
+			       raddr, rcount, rtype, op)
 
 /*
  * MPI_NAME and its request-based form MPI_RNAME, with counts of type
@@ -310,8 +314,8 @@ int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 	const struct hy_rma c = {
 		.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, .ocount = 1,
 		.otype = type, .raddr = raddr, .rcount = 1, .rtype = type,
-		.target = target, .tdisp = tdisp, .tcount = 1, .ttype = type,
-		.op = op, .single = true,
+		.caddr = NULL, .target = target, .tdisp = tdisp, .tcount = 1,
+		.ttype = type, .op = op, .single = true,
 	};
 	struct hy_win *w = rma_enter(win, &c);
 
@@ -329,7 +333,7 @@ int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 		.kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1,
 		.otype = type, .raddr = raddr, .rcount = 1, .rtype = type,
 		.caddr = caddr, .target = target, .tdisp = tdisp, .tcount = 1,
-		.ttype = type, .single = true,
+		.ttype = type, .op = MPI_OP_NULL, .single = true,
 	};
 	struct hy_win *w = rma_enter(win, &c);
 
