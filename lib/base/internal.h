@@ -21,7 +21,7 @@
  *    the same order cannot take each other's messages.
  *
  * Thread level: up to MPI_THREAD_MULTIPLE.  Below it nothing takes a lock.
- * With it, every API call but the RMA calls and flushes (lib/rma/rma.c,
+ * With it, every API call but the RMA calls and flushes (lib/rma/rma_entry.c,
  * rma_entry()) holds the library lock (taken by MPIRMA_CHECK_INIT() or
  * MPIRMA_LOCK_GUARD(), released when the function returns) except while it
  * waits: a call that blocks (in the kernel, or polling for a message) lets
