@@ -436,37 +436,6 @@ static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 }
 
 /*
- * Gather(v) and Scatter(v): the root (MPI_ROOT) talks to every member of
- * the other group directly, block i with remote rank i.  @gather: the
- * root receives into @buf (@count or @counts/@displs, @bt) what the others
- * send from @obuf (@ocount, @ot); else the root sends from @buf, the
- * others receive into @obuf.
- */
-static int inter_rooted(struct mpirma_comm *c, bool gather, void *buf,
-			int count, const int *counts, const int *displs,
-			struct mpirma_dtype *bt, void *obuf, int ocount,
-			struct mpirma_dtype *ot, int root)
-{
-	int tag = gather ? TAG_GATHER : TAG_SCATTER, i, ret = MPI_SUCCESS;
-	MPI_Aint ext;
-
-	if (root == MPI_PROC_NULL)
-		return MPI_SUCCESS;
-	if (root != MPI_ROOT)
-		return gather ? csend(c, root, tag, obuf, ocount, ot) :
-		       crecv(c, root, tag, obuf, ocount, ot);
-	ext = mpirma_dtype_extent(bt);
-	for (i = 0; i < c->rsize && !ret; i++) {
-		char *slot = block_at(buf, ext, count, counts, displs, i);
-		int n = block_count(count, counts, i);
-
-		ret = gather ? crecv(c, i, tag, slot, n, bt) :
-		      csend(c, i, tag, slot, n, bt);
-	}
-	return ret;
-}
-
-/*
  * Allgather(v) and Alltoall(v): with every member of the other group, block
  * i with remote rank i; @scounts NULL and @sdispls NULL with @all: the
  * whole send buffer to everyone (allgather).
@@ -740,50 +709,76 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 }
 MPIRMA_ALIAS(Bcast)
 
-/* Gather and Gatherv: @counts NULL means @recvcount from each at i * recvcount. */
-static int gatherv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
-		   MPI_Datatype sendtype, void *recvbuf, int recvcount,
-		   const int *counts, const int *displs,
-		   MPI_Datatype recvtype, int root)
+/*
+ * Gather(v) (@gather) and Scatter(v), once the arguments are checked: the
+ * root talks to every rank directly, block i with rank i (of the other
+ * group on an inter-communicator, whose root is MPI_ROOT and the rest of
+ * its group MPI_PROC_NULL).  The root's side is @buf (@count, or
+ * @counts/@displs, of @bt): what a gather receives into, a scatter sends
+ * from.  Every other rank's own side is @obuf (@ocount of @ot): what a
+ * gather sends, a scatter receives; MPI_IN_PLACE at an intra root.
+ */
+static int rooted_xfer(struct mpirma_comm *c, bool gather, void *buf,
+		       int count, const int *counts, const int *displs,
+		       struct mpirma_dtype *bt, void *obuf, int ocount,
+		       struct mpirma_dtype *ot, int root)
 {
-	struct mpirma_dtype *st = NULL, *rt = NULL;
-	MPI_Aint rext;
-	int i, ret;
+	int tag = gather ? TAG_GATHER : TAG_SCATTER, i, ret = MPI_SUCCESS;
+	int n = c->inter ? c->rsize : c->size;
+	MPI_Aint ext;
+
+	if (root == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	if (!is_root(c, root))
+		return gather ? csend(c, root, tag, obuf, ocount, ot) :
+		       crecv(c, root, tag, obuf, ocount, ot);
+	ext = mpirma_dtype_extent(bt);
+	for (i = 0; i < n && !ret; i++) {
+		char *slot = block_at(buf, ext, count, counts, displs, i);
+		int k = block_count(count, counts, i);
+
+		if (c->inter || i != root)
+			ret = gather ? crecv(c, i, tag, slot, k, bt) :
+			      csend(c, i, tag, slot, k, bt);
+		else if (obuf == MPI_IN_PLACE)
+			continue;
+		else if (gather)
+			ret = mpirma_dtype_copy(obuf, ocount, ot, slot, k, bt);
+		else
+			ret = mpirma_dtype_copy(slot, k, bt, obuf, ocount, ot);
+	}
+	return ret;
+}
+
+/*
+ * Gather(v) and Scatter(v): rooted_xfer() after the checks, of datatypes
+ * @bdt (the root's side) and @odt.  @counts NULL means @count to each at
+ * i * count.
+ */
+static int rooted(struct mpirma_comm *c, bool gather, void *buf, int count,
+		  const int *counts, const int *displs, MPI_Datatype bdt,
+		  void *obuf, int ocount, MPI_Datatype odt, int root)
+{
+	struct mpirma_dtype *bt = NULL, *ot = NULL;
+	int ret;
 
 	if (c->inter) {
 		ret = bcast_root_check(c, root);
 		if (!ret && root == MPI_ROOT)
-			ret = root_buf_check(c, recvcount, counts, displs,
-					     recvtype, &rt);
+			ret = root_buf_check(c, count, counts, displs, bdt,
+					     &bt);
 		else if (!ret && root != MPI_PROC_NULL)
-			ret = mpirma_buf_check(sendcount, sendtype, &st);
-		return ret ? ret : inter_rooted(c, true, recvbuf, recvcount,
-						counts, displs, rt,
-						(void *)sendbuf, sendcount, st,
-						root);
+			ret = mpirma_buf_check(ocount, odt, &ot);
+	} else {
+		ret = rooted_check(c, root, obuf == MPI_IN_PLACE, ocount, odt,
+				   &ot);
+		/* The root's side matters at the root only. */
+		if (!ret && c->rank == root)
+			ret = root_buf_check(c, count, counts, displs, bdt,
+					     &bt);
 	}
-	ret = rooted_check(c, root, sendbuf == MPI_IN_PLACE, sendcount,
-			   sendtype, &st);
-	if (ret)
-		return ret;
-	if (c->rank != root)
-		return csend(c, root, TAG_GATHER, sendbuf, sendcount, st);
-	/* The receive arguments matter at the root only. */
-	ret = root_buf_check(c, recvcount, counts, displs, recvtype, &rt);
-	if (ret)
-		return ret;
-	rext = mpirma_dtype_extent(rt);
-	for (i = 0; i < c->size && !ret; i++) {
-		MPI_Count n = block_count(recvcount, counts, i);
-		char *slot = block_at(recvbuf, rext, recvcount, counts, displs,
-				      i);
-
-		if (i != root)
-			ret = crecv(c, i, TAG_GATHER, slot, n, rt);
-		else if (sendbuf != MPI_IN_PLACE)
-			ret = mpirma_dtype_copy(sendbuf, sendcount, st, slot, n, rt);
-	}
-	return ret;
+	return ret ? ret : rooted_xfer(c, gather, buf, count, counts, displs,
+				       bt, obuf, ocount, ot, root);
 }
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -796,8 +791,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	MPIRMA_CHECK_INIT();
 	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf,
-			      recvcount, NULL, NULL, recvtype, root);
+		ret = rooted(c, true, recvbuf, recvcount, NULL, NULL,
+			     recvtype, (void *)sendbuf, sendcount, sendtype,
+			     root);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Gather)
@@ -814,56 +810,13 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	if (!ret)
 		ret = root_counts_check(c, root, recvcounts, "recvcounts");
 	if (!ret)
-		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf, 0,
-			      is_root(c, root) ? recvcounts : NULL, displs,
-			      recvtype, root);
+		ret = rooted(c, true, recvbuf, 0,
+			     is_root(c, root) ? recvcounts : NULL, displs,
+			     recvtype, (void *)sendbuf, sendcount, sendtype,
+			     root);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Gatherv)
-
-/* Scatter and Scatterv: @counts NULL means @sendcount to each at i * sendcount. */
-static int scatterv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
-		    const int *counts, const int *displs,
-		    MPI_Datatype sendtype, void *recvbuf, int recvcount,
-		    MPI_Datatype recvtype, int root)
-{
-	struct mpirma_dtype *st = NULL, *rt = NULL;
-	MPI_Aint sext;
-	int i, ret;
-
-	if (c->inter) {
-		ret = bcast_root_check(c, root);
-		if (!ret && root == MPI_ROOT)
-			ret = root_buf_check(c, sendcount, counts, displs,
-					     sendtype, &st);
-		else if (!ret && root != MPI_PROC_NULL)
-			ret = mpirma_buf_check(recvcount, recvtype, &rt);
-		return ret ? ret : inter_rooted(c, false, (void *)sendbuf,
-						sendcount, counts, displs, st,
-						recvbuf, recvcount, rt, root);
-	}
-	ret = rooted_check(c, root, recvbuf == MPI_IN_PLACE, recvcount,
-			   recvtype, &rt);
-	if (ret)
-		return ret;
-	if (c->rank != root)
-		return crecv(c, root, TAG_SCATTER, recvbuf, recvcount, rt);
-	ret = root_buf_check(c, sendcount, counts, displs, sendtype, &st);
-	if (ret)
-		return ret;
-	sext = mpirma_dtype_extent(st);
-	for (i = 0; i < c->size && !ret; i++) {
-		MPI_Count n = block_count(sendcount, counts, i);
-		const char *slot = block_at(sendbuf, sext, sendcount, counts,
-					    displs, i);
-
-		if (i != root)
-			ret = csend(c, i, TAG_SCATTER, slot, n, st);
-		else if (recvbuf != MPI_IN_PLACE)
-			ret = mpirma_dtype_copy(slot, n, st, recvbuf, recvcount, rt);
-	}
-	return ret;
-}
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
@@ -875,8 +828,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	MPIRMA_CHECK_INIT();
 	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
-		ret = scatterv(c, sendbuf, sendcount, NULL, NULL, sendtype,
-			       recvbuf, recvcount, recvtype, root);
+		ret = rooted(c, false, (void *)sendbuf, sendcount, NULL, NULL,
+			     sendtype, recvbuf, recvcount, recvtype, root);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Scatter)
@@ -893,9 +846,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
 	if (!ret)
 		ret = root_counts_check(c, root, sendcounts, "sendcounts");
 	if (!ret)
-		ret = scatterv(c, sendbuf, 0, is_root(c, root) ? sendcounts : NULL,
-			       displs, sendtype, recvbuf, recvcount, recvtype,
-			       root);
+		ret = rooted(c, false, (void *)sendbuf, 0,
+			     is_root(c, root) ? sendcounts : NULL, displs,
+			     sendtype, recvbuf, recvcount, recvtype, root);
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Scatterv)
@@ -1221,36 +1174,25 @@ static int scan(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
 	return ret;
 }
 
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
-	      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
+/* Scan and Exscan (@exclusive): one signature, one body. */
+#define SCAN_DEFINE(name, exclusive)					\
+int PMPI_##name(const void *sendbuf, void *recvbuf, int count,		\
+		MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)	\
+{									\
+	struct mpirma_comm *c;						\
+	struct mpirma_dtype *t;						\
+	int ret;							\
+									\
+	MPIRMA_CHECK_INIT();						\
+	ret = intra_comm_check(comm, &c);				\
+	if (!ret)							\
+		ret = reduce_check(count, datatype, op, &t);		\
+	if (!ret)							\
+		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op,	\
+			   exclusive);					\
+	return RAISE_COMM(comm, ret);					\
+}									\
+MPIRMA_ALIAS(name)
 
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op, false);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Scan)
-
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-		MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op, true);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Exscan)
+SCAN_DEFINE(Scan, false)
+SCAN_DEFINE(Exscan, true)
