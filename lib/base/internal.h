@@ -158,6 +158,23 @@ int mpirma_ioctl(unsigned long cmd, void *arg);
 /* mpirma_ioctl() of one that may block, without the library lock meanwhile. */
 int mpirma_ioctl_wait(unsigned long cmd, void *arg);
 
+/*
+ * The API call PMPI_@name(@handle_t h, @type *out), and its MPI_ alias,
+ * that answers one value of an object: @expr of @obj_t *o, which @get (an
+ * MPIRMA_GET_COMM()-like macro) finds for h or raises the error of.
+ */
+#define MPIRMA_QUERY(name, handle_t, obj_t, get, type, expr)		\
+int PMPI_##name(handle_t h, type *out)					\
+{									\
+	obj_t *o;							\
+									\
+	MPIRMA_CHECK_INIT();						\
+	get(o, h);							\
+	*out = (expr);							\
+	return MPI_SUCCESS;						\
+}									\
+MPIRMA_ALIAS(name)
+
 /* ------------------------------------------------------------ handles */
 
 /* One table per kind.  Created handles start at the kind's base. */

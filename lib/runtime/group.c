@@ -79,27 +79,10 @@ static int *job_set(void)
 					    "invalid group %d", handle); \
 	} while (0)
 
-int PMPI_Group_size(MPI_Group group, int *size)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	*size = g->size;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Group_size)
-
-int PMPI_Group_rank(MPI_Group group, int *rank)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	*rank = g->rank;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Group_rank)
+MPIRMA_QUERY(Group_size, MPI_Group, struct mpirma_group, GET_GROUP, int,
+	     o->size)
+MPIRMA_QUERY(Group_rank, MPI_Group, struct mpirma_group, GET_GROUP, int,
+	     o->rank)
 
 int PMPI_Group_free(MPI_Group *group)
 {
