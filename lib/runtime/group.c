@@ -389,30 +389,18 @@ static int group_setop(MPI_Group group1, MPI_Group group2,
 	return mpirma_raise(ret, fn, NULL);
 }
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-	MPIRMA_CHECK_INIT();
-	return group_setop(group1, group2, newgroup, SET_UNION, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_union)
+/* The set operations: one signature, one body over group_setop(). */
+#define SETOP_DEFINE(name, op)						\
+int PMPI_##name(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) \
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return group_setop(group1, group2, newgroup, op, MPIRMA_FUNC);	\
+}									\
+MPIRMA_ALIAS(name)
 
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2,
-			    MPI_Group *newgroup)
-{
-	MPIRMA_CHECK_INIT();
-	return group_setop(group1, group2, newgroup, SET_INTERSECTION,
-			   MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_intersection)
-
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2,
-			  MPI_Group *newgroup)
-{
-	MPIRMA_CHECK_INIT();
-	return group_setop(group1, group2, newgroup, SET_DIFFERENCE,
-			   MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_difference)
+SETOP_DEFINE(Group_union, SET_UNION)
+SETOP_DEFINE(Group_intersection, SET_INTERSECTION)
+SETOP_DEFINE(Group_difference, SET_DIFFERENCE)
 
 void mpirma_group_teardown(void)
 {
