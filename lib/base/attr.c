@@ -446,77 +446,76 @@ static int get_name(enum mpirma_hkind kind, int handle, char *name,
 	return ret;
 }
 
-/* ------------------------------------------------------------ API: comm */
-
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
-			    MPI_Comm_delete_attr_function *delete_fn,
-			    int *comm_keyval, void *extra_state)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(create_keyval(MPIRMA_HK_COMM, copy_fn, delete_fn,
-					  comm_keyval, extra_state),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_create_keyval)
-
-int PMPI_Comm_free_keyval(int *comm_keyval)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(free_keyval(comm_keyval, MPIRMA_HK_COMM),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_free_keyval)
+/* ------------------------------------------------------ API: comm and win */
 
 /*
- * The calls on an object raise on it: for an invalid handle that is
- * MPI_COMM_WORLD's handler.
+ * The keyval, attribute and name calls of communicators and windows (@Obj
+ * Comm or Win, handles of @obj_t, objects of @kind): one definition makes
+ * both kinds'.  The attribute calls raise on their object with @raise_obj
+ * (for an invalid handle that is MPI_COMM_WORLD's handler), the others
+ * on MPI_COMM_WORLD.
  */
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_comm(comm, set_attr(MPIRMA_HK_COMM, comm,
-						comm_keyval, attribute_val),
-				 MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_set_attr)
+#define ATTR_CALLS(Obj, obj_t, kind, raise_obj)				\
+int PMPI_##Obj##_create_keyval(MPI_##Obj##_copy_attr_function *copy_fn, \
+			       MPI_##Obj##_delete_attr_function *delete_fn, \
+			       int *keyval, void *extra_state)		\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise(create_keyval(kind, copy_fn, delete_fn,	\
+					  keyval, extra_state),		\
+			    MPIRMA_FUNC, NULL);				\
+}									\
+MPIRMA_ALIAS(Obj##_create_keyval)					\
+									\
+int PMPI_##Obj##_free_keyval(int *keyval)				\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise(free_keyval(keyval, kind), MPIRMA_FUNC, NULL); \
+}									\
+MPIRMA_ALIAS(Obj##_free_keyval)						\
+									\
+int PMPI_##Obj##_set_attr(obj_t obj, int keyval, void *attribute_val)	\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return raise_obj(obj, set_attr(kind, obj, keyval, attribute_val), \
+			 MPIRMA_FUNC, NULL);				\
+}									\
+MPIRMA_ALIAS(Obj##_set_attr)						\
+									\
+int PMPI_##Obj##_get_attr(obj_t obj, int keyval, void *attribute_val,	\
+			  int *flag)					\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return raise_obj(obj, get_attr(kind, obj, keyval, attribute_val, \
+				       flag), MPIRMA_FUNC, NULL);	\
+}									\
+MPIRMA_ALIAS(Obj##_get_attr)						\
+									\
+int PMPI_##Obj##_delete_attr(obj_t obj, int keyval)			\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return raise_obj(obj, delete_attr(kind, obj, keyval), MPIRMA_FUNC, \
+			 NULL);						\
+}									\
+MPIRMA_ALIAS(Obj##_delete_attr)						\
+									\
+int PMPI_##Obj##_set_name(obj_t obj, const char *name)			\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise(set_name(kind, obj, name), MPIRMA_FUNC, NULL); \
+}									\
+MPIRMA_ALIAS(Obj##_set_name)						\
+									\
+int PMPI_##Obj##_get_name(obj_t obj, char *name, int *resultlen)	\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise(get_name(kind, obj, name, resultlen),	\
+			    MPIRMA_FUNC, NULL);				\
+}									\
+MPIRMA_ALIAS(Obj##_get_name)
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
-		       int *flag)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_comm(comm, get_attr(MPIRMA_HK_COMM, comm,
-						comm_keyval, attribute_val,
-						flag),
-				 MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_get_attr)
-
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_comm(comm, delete_attr(MPIRMA_HK_COMM, comm,
-						   comm_keyval),
-				 MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_delete_attr)
-
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(set_name(MPIRMA_HK_COMM, comm, comm_name),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_set_name)
-
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(get_name(MPIRMA_HK_COMM, comm, comm_name,
-				     resultlen),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Comm_get_name)
-
+ATTR_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM, mpirma_raise_comm)
+ATTR_CALLS(Win, MPI_Win, MPIRMA_HK_WIN, mpirma_raise_win)
 /* ------------------------------------------------------------ API: MPI-1 */
 
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
@@ -551,68 +550,3 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 	return PMPI_Comm_delete_attr(comm, keyval);
 }
 MPIRMA_ALIAS(Attr_delete)
-
-/* ------------------------------------------------------------ API: win */
-
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
-			   MPI_Win_delete_attr_function *delete_fn,
-			   int *win_keyval, void *extra_state)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(create_keyval(MPIRMA_HK_WIN, copy_fn, delete_fn,
-					  win_keyval, extra_state),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_create_keyval)
-
-int PMPI_Win_free_keyval(int *win_keyval)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(free_keyval(win_keyval, MPIRMA_HK_WIN),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_free_keyval)
-
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, set_attr(MPIRMA_HK_WIN, win, win_keyval,
-					      attribute_val),
-				MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_set_attr)
-
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
-		      int *flag)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, get_attr(MPIRMA_HK_WIN, win, win_keyval,
-					      attribute_val, flag),
-				MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_get_attr)
-
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, delete_attr(MPIRMA_HK_WIN, win,
-						 win_keyval),
-				MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_delete_attr)
-
-int PMPI_Win_set_name(MPI_Win win, const char *win_name)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(set_name(MPIRMA_HK_WIN, win, win_name),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_set_name)
-
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise(get_name(MPIRMA_HK_WIN, win, win_name, resultlen),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_get_name)

@@ -952,40 +952,45 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 }
 MPIRMA_ALIAS(Type_contiguous)
 
+/*
+ * MPI_Type_vector (@elems: the stride in elements of @oldtype) and
+ * _create_hvector (@bytes: in bytes); the other is NULL.
+ */
+static int vector_ctor(int combiner, int count, int blocklength,
+		       const int *elems, const MPI_Aint *bytes,
+		       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	struct mpirma_dtype *old = NULL;
+	int ret = ctor_check(count, oldtype, newtype, &old);
+
+	if (!ret)
+		ret = ctor_blocks(combiner, count, NULL, blocklength, NULL,
+				  NULL, elems ? (MPI_Aint)*elems *
+						mpirma_dtype_extent(old) :
+						*bytes, old, newtype);
+	if (elems)
+		return args_one(newtype, ret, old,
+				PIECES({ 1, &count }, { 1, &blocklength },
+				       { 1, elems }), 0, NULL);
+	return args_one(newtype, ret, old,
+			PIECES({ 1, &count }, { 1, &blocklength }), 1, bytes);
+}
+
 int PMPI_Type_vector(int count, int blocklength, int stride,
 		     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old = NULL;
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = ctor_check(count, oldtype, newtype, &old);
-	if (!ret)
-		ret = ctor_blocks(MPIRMA_COMBINER_VECTOR, count, NULL,
-				  blocklength, NULL, NULL,
-				  (MPI_Aint)stride * mpirma_dtype_extent(old),
-				  old, newtype);
-	ret = args_one(newtype, ret, old,
-		       PIECES({ 1, &count }, { 1, &blocklength }, { 1, &stride }),
-		       0, NULL);
-	return RAISE(ret, NULL);
+	return RAISE(vector_ctor(MPIRMA_COMBINER_VECTOR, count, blocklength,
+				 &stride, NULL, oldtype, newtype), NULL);
 }
 MPIRMA_ALIAS(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 			     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old = NULL;
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = ctor_check(count, oldtype, newtype, &old);
-	if (!ret)
-		ret = ctor_blocks(MPIRMA_COMBINER_HVECTOR, count, NULL,
-				  blocklength, NULL, NULL, stride, old, newtype);
-	ret = args_one(newtype, ret, old,
-		       PIECES({ 1, &count }, { 1, &blocklength }), 1, &stride);
-	return RAISE(ret, NULL);
+	return RAISE(vector_ctor(MPIRMA_COMBINER_HVECTOR, count, blocklength,
+				 NULL, &stride, oldtype, newtype), NULL);
 }
 MPIRMA_ALIAS(Type_create_hvector)
 
@@ -997,25 +1002,49 @@ int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
 }
 MPIRMA_ALIAS(Type_hvector)
 
+/*
+ * The indexed constructors: MPI_Type_indexed and _create_hindexed, blocks
+ * of @bl[i] elements, and their _block forms, @blconst each (@bl NULL);
+ * displacements in elements of @oldtype (@elems) or in bytes (@bytes), the
+ * other array NULL.  @combiner tells which.
+ */
+static int indexed_ctor(int combiner, int count, const int *bl, int blconst,
+			const int *elems, const MPI_Aint *bytes,
+			MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	const bool block = combiner == MPIRMA_COMBINER_INDEXED_BLOCK ||
+			   combiner == MPIRMA_COMBINER_HINDEXED_BLOCK;
+	const bool in_elems = combiner == MPIRMA_COMBINER_INDEXED ||
+			      combiner == MPIRMA_COMBINER_INDEXED_BLOCK;
+	const struct ints_piece lens = block ?
+		(struct ints_piece){ 1, &blconst } :
+		(struct ints_piece){ count, bl };
+	struct mpirma_dtype *old = NULL;
+	int ret = ctor_check(count, oldtype, newtype, &old);
+
+	if (!ret && count && ((!block && !bl) ||
+			      !(in_elems ? (const void *)elems : bytes)))
+		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
+	if (!ret)
+		ret = ctor_blocks(combiner, count, bl, blconst, elems, bytes, 0,
+				  old, newtype);
+	if (in_elems)
+		return args_one(newtype, ret, old,
+				PIECES({ 1, &count }, lens, { count, elems }),
+				0, NULL);
+	return args_one(newtype, ret, old, PIECES({ 1, &count }, lens), count,
+			bytes);
+}
+
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old = NULL;
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = ctor_check(count, oldtype, newtype, &old);
-	if (!ret && count && (!array_of_blocklengths || !array_of_displacements))
-		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
-	if (!ret)
-		ret = ctor_blocks(MPIRMA_COMBINER_INDEXED, count,
+	return RAISE(indexed_ctor(MPIRMA_COMBINER_INDEXED, count,
 				  array_of_blocklengths, 0,
-				  array_of_displacements, NULL, 0, old, newtype);
-	ret = args_one(newtype, ret, old,
-		       PIECES({ 1, &count }, { count, array_of_blocklengths },
-			      { count, array_of_displacements }), 0, NULL);
-	return RAISE(ret, NULL);
+				  array_of_displacements, NULL, oldtype,
+				  newtype), NULL);
 }
 MPIRMA_ALIAS(Type_indexed)
 
@@ -1023,21 +1052,11 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	struct mpirma_dtype *old = NULL;
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = ctor_check(count, oldtype, newtype, &old);
-	if (!ret && count && (!array_of_blocklengths || !array_of_displacements))
-		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
-	if (!ret)
-		ret = ctor_blocks(MPIRMA_COMBINER_HINDEXED, count,
+	return RAISE(indexed_ctor(MPIRMA_COMBINER_HINDEXED, count,
 				  array_of_blocklengths, 0, NULL,
-				  array_of_displacements, 0, old, newtype);
-	ret = args_one(newtype, ret, old,
-		       PIECES({ 1, &count }, { count, array_of_blocklengths }),
-		       count, array_of_displacements);
-	return RAISE(ret, NULL);
+				  array_of_displacements, oldtype, newtype),
+		     NULL);
 }
 MPIRMA_ALIAS(Type_create_hindexed)
 
@@ -1051,40 +1070,14 @@ int PMPI_Type_hindexed(int count, int array_of_blocklengths[],
 }
 MPIRMA_ALIAS(Type_hindexed)
 
-/*
- * MPI_Type_create_indexed_block (@elems: displacements in elements of
- * @oldtype) and _hindexed_block (@bytes: in bytes); the other array is NULL.
- */
-static int block_ctor(int combiner, int count, int blocklength,
-		      const int *elems, const MPI_Aint *bytes,
-		      MPI_Datatype oldtype, MPI_Datatype *newtype)
-{
-	const bool in_elems = combiner == MPIRMA_COMBINER_INDEXED_BLOCK;
-	struct mpirma_dtype *old = NULL;
-	int ret = ctor_check(count, oldtype, newtype, &old);
-
-	if (!ret && count && !(in_elems ? (const void *)elems : bytes))
-		ret = mpirma_err(MPI_ERR_ARG, "NULL array");
-	if (!ret)
-		ret = ctor_blocks(combiner, count, NULL, blocklength, elems,
-				  bytes, 0, old, newtype);
-	if (in_elems)
-		return args_one(newtype, ret, old,
-				PIECES({ 1, &count }, { 1, &blocklength },
-				       { count, elems }), 0, NULL);
-	return args_one(newtype, ret, old,
-			PIECES({ 1, &count }, { 1, &blocklength }), count,
-			bytes);
-}
-
 int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	MPIRMA_CHECK_INIT();
-	return RAISE(block_ctor(MPIRMA_COMBINER_INDEXED_BLOCK, count,
-				blocklength, array_of_displacements, NULL,
-				oldtype, newtype), NULL);
+	return RAISE(indexed_ctor(MPIRMA_COMBINER_INDEXED_BLOCK, count, NULL,
+				  blocklength, array_of_displacements, NULL,
+				  oldtype, newtype), NULL);
 }
 MPIRMA_ALIAS(Type_create_indexed_block)
 
@@ -1093,9 +1086,9 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	MPIRMA_CHECK_INIT();
-	return RAISE(block_ctor(MPIRMA_COMBINER_HINDEXED_BLOCK, count,
-				blocklength, NULL, array_of_displacements,
-				oldtype, newtype), NULL);
+	return RAISE(indexed_ctor(MPIRMA_COMBINER_HINDEXED_BLOCK, count, NULL,
+				  blocklength, NULL, array_of_displacements,
+				  oldtype, newtype), NULL);
 }
 MPIRMA_ALIAS(Type_create_hindexed_block)
 
@@ -1656,9 +1649,14 @@ MPIRMA_ALIAS(Get_elements)
 
 /* ------------------------------------------------------------ pack */
 
-/* The arguments MPI_Pack and MPI_Unpack share; MPI class (recorded). */
+/*
+ * The arguments MPI_Pack (@pack) and MPI_Unpack share: @count elements of
+ * @datatype (*@t), *@need bytes of them, must fit at *@position in the
+ * packed buffer of @size bytes.  MPI class (recorded).
+ */
 static int pack_check(MPI_Comm comm, int count, MPI_Datatype datatype,
-		      const int *position, struct mpirma_dtype **t)
+		      const int *position, int size, bool pack,
+		      struct mpirma_dtype **t, MPI_Count *need)
 {
 	int ret;
 
@@ -1667,7 +1665,15 @@ static int pack_check(MPI_Comm comm, int count, MPI_Datatype datatype,
 	ret = mpirma_buf_check(count, datatype, t);
 	if (!ret && (!position || *position < 0))
 		ret = mpirma_err(MPI_ERR_ARG, "bad position");
-	return ret;
+	if (ret)
+		return ret;
+	*need = (MPI_Count)count * (*t)->size;
+	if (*position + *need > size)
+		return mpirma_err(MPI_ERR_TRUNCATE, pack ?
+				  "%lld bytes do not fit at %d in %d" :
+				  "%lld bytes wanted at %d of %d",
+				  (long long)*need, *position, size);
+	return MPI_SUCCESS;
 }
 
 /* Our packed format is the type map's bytes in order (one node, one ABI). */
@@ -1679,14 +1685,10 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = pack_check(comm, incount, datatype, position, &t);
+	ret = pack_check(comm, incount, datatype, position, outsize, true, &t,
+			 &need);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	need = (MPI_Count)incount * t->size;
-	if (*position + need > outsize)
-		return mpirma_raise_comm(comm, MPI_ERR_TRUNCATE, MPIRMA_FUNC,
-					 "%lld bytes do not fit at %d in %d",
-					 (long long)need, *position, outsize);
 	mpirma_dtype_pack(t, inbuf, incount, (char *)outbuf + *position);
 	*position += need;
 	return MPI_SUCCESS;
@@ -1701,14 +1703,10 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = pack_check(comm, outcount, datatype, position, &t);
+	ret = pack_check(comm, outcount, datatype, position, insize, false, &t,
+			 &need);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	need = (MPI_Count)outcount * t->size;
-	if (*position + need > insize)
-		return mpirma_raise_comm(comm, MPI_ERR_TRUNCATE, MPIRMA_FUNC,
-					 "%lld bytes wanted at %d of %d",
-					 (long long)need, *position, insize);
 	mpirma_dtype_unpack(t, (const char *)inbuf + *position, need, outbuf,
 			    outcount);
 	*position += need;

@@ -30,79 +30,72 @@ struct mpirma_class_desc {
 	const char *text;
 };
 
+/* Each class by its name in mpi.h, and what it means. */
+#define CLASS(c, text) [c] = { #c, text }
+
 static const struct mpirma_class_desc classes[] = {
-	[MPI_SUCCESS] = { "MPI_SUCCESS", "no error" },
-	[MPI_ERR_BUFFER] = { "MPI_ERR_BUFFER", "invalid buffer pointer" },
-	[MPI_ERR_COUNT] = { "MPI_ERR_COUNT", "invalid count argument" },
-	[MPI_ERR_TYPE] = { "MPI_ERR_TYPE", "invalid datatype" },
-	[MPI_ERR_TAG] = { "MPI_ERR_TAG", "invalid tag" },
-	[MPI_ERR_COMM] = { "MPI_ERR_COMM", "invalid communicator" },
-	[MPI_ERR_RANK] = { "MPI_ERR_RANK", "invalid rank" },
-	[MPI_ERR_REQUEST] = { "MPI_ERR_REQUEST", "invalid request" },
-	[MPI_ERR_ROOT] = { "MPI_ERR_ROOT", "invalid root" },
-	[MPI_ERR_GROUP] = { "MPI_ERR_GROUP", "invalid group" },
-	[MPI_ERR_OP] = { "MPI_ERR_OP", "invalid operation" },
-	[MPI_ERR_TOPOLOGY] = { "MPI_ERR_TOPOLOGY", "invalid topology" },
-	[MPI_ERR_DIMS] = { "MPI_ERR_DIMS", "invalid dimension argument" },
-	[MPI_ERR_ARG] = { "MPI_ERR_ARG", "invalid argument" },
-	[MPI_ERR_UNKNOWN] = { "MPI_ERR_UNKNOWN", "unknown error" },
-	[MPI_ERR_TRUNCATE] = { "MPI_ERR_TRUNCATE", "message truncated on receive" },
-	[MPI_ERR_OTHER] = { "MPI_ERR_OTHER", "other error" },
-	[MPI_ERR_INTERN] = { "MPI_ERR_INTERN", "internal error" },
-	[MPI_ERR_IN_STATUS] = { "MPI_ERR_IN_STATUS", "error code is in status" },
-	[MPI_ERR_PENDING] = { "MPI_ERR_PENDING", "pending request" },
-	[MPI_ERR_KEYVAL] = { "MPI_ERR_KEYVAL", "invalid attribute key" },
-	[MPI_ERR_NO_MEM] = { "MPI_ERR_NO_MEM", "out of memory" },
-	[MPI_ERR_BASE] = { "MPI_ERR_BASE", "invalid base address" },
-	[MPI_ERR_INFO_KEY] = { "MPI_ERR_INFO_KEY", "info key too long or empty" },
-	[MPI_ERR_INFO_VALUE] = { "MPI_ERR_INFO_VALUE", "info value too long" },
-	[MPI_ERR_INFO_NOKEY] = { "MPI_ERR_INFO_NOKEY", "info key not defined" },
-	[MPI_ERR_SPAWN] = { "MPI_ERR_SPAWN", "error spawning processes" },
-	[MPI_ERR_PORT] = { "MPI_ERR_PORT", "invalid port name" },
-	[MPI_ERR_SERVICE] = { "MPI_ERR_SERVICE", "invalid service name" },
-	[MPI_ERR_NAME] = { "MPI_ERR_NAME", "invalid service name in lookup" },
-	[MPI_ERR_WIN] = { "MPI_ERR_WIN", "invalid window" },
-	[MPI_ERR_SIZE] = { "MPI_ERR_SIZE", "invalid size" },
-	[MPI_ERR_DISP] = { "MPI_ERR_DISP", "invalid displacement" },
-	[MPI_ERR_INFO] = { "MPI_ERR_INFO", "invalid info object" },
-	[MPI_ERR_LOCKTYPE] = { "MPI_ERR_LOCKTYPE", "invalid lock type" },
-	[MPI_ERR_ASSERT] = { "MPI_ERR_ASSERT", "invalid assertion" },
-	[MPI_ERR_RMA_CONFLICT] = { "MPI_ERR_RMA_CONFLICT",
-				   "conflicting accesses to a window" },
-	[MPI_ERR_RMA_SYNC] = { "MPI_ERR_RMA_SYNC",
-			       "wrong synchronization of RMA calls" },
-	[MPI_ERR_RMA_RANGE] = { "MPI_ERR_RMA_RANGE",
-				"target memory is not part of the window" },
-	[MPI_ERR_RMA_ATTACH] = { "MPI_ERR_RMA_ATTACH",
-				 "memory cannot be attached" },
-	[MPI_ERR_RMA_SHARED] = { "MPI_ERR_RMA_SHARED",
-				 "memory cannot be shared" },
-	[MPI_ERR_RMA_FLAVOR] = { "MPI_ERR_RMA_FLAVOR",
-				 "wrong window flavor for this call" },
-	[MPI_ERR_FILE] = { "MPI_ERR_FILE", "invalid file handle" },
-	[MPI_ERR_NOT_SAME] = { "MPI_ERR_NOT_SAME",
-			       "collective arguments differ between processes" },
-	[MPI_ERR_AMODE] = { "MPI_ERR_AMODE", "invalid file access mode" },
-	[MPI_ERR_UNSUPPORTED_DATAREP] = { "MPI_ERR_UNSUPPORTED_DATAREP",
-					  "unsupported data representation" },
-	[MPI_ERR_UNSUPPORTED_OPERATION] = { "MPI_ERR_UNSUPPORTED_OPERATION",
-					    "unsupported operation" },
-	[MPI_ERR_NO_SUCH_FILE] = { "MPI_ERR_NO_SUCH_FILE", "no such file" },
-	[MPI_ERR_FILE_EXISTS] = { "MPI_ERR_FILE_EXISTS", "file exists" },
-	[MPI_ERR_BAD_FILE] = { "MPI_ERR_BAD_FILE", "invalid file name" },
-	[MPI_ERR_ACCESS] = { "MPI_ERR_ACCESS", "permission denied" },
-	[MPI_ERR_NO_SPACE] = { "MPI_ERR_NO_SPACE", "not enough space" },
-	[MPI_ERR_QUOTA] = { "MPI_ERR_QUOTA", "quota exceeded" },
-	[MPI_ERR_READ_ONLY] = { "MPI_ERR_READ_ONLY", "read-only file or file system" },
-	[MPI_ERR_FILE_IN_USE] = { "MPI_ERR_FILE_IN_USE", "file in use" },
-	[MPI_ERR_DUP_DATAREP] = { "MPI_ERR_DUP_DATAREP",
-				  "data representation already defined" },
-	[MPI_ERR_CONVERSION] = { "MPI_ERR_CONVERSION",
-				 "error in a data conversion function" },
-	[MPI_ERR_IO] = { "MPI_ERR_IO", "I/O error" },
-	[MPI_ERR_PROC_ABORTED] = { "MPI_ERR_PROC_ABORTED",
-				   "a process of the job has died or left it" },
+	CLASS(MPI_SUCCESS, "no error"),
+	CLASS(MPI_ERR_BUFFER, "invalid buffer pointer"),
+	CLASS(MPI_ERR_COUNT, "invalid count argument"),
+	CLASS(MPI_ERR_TYPE, "invalid datatype"),
+	CLASS(MPI_ERR_TAG, "invalid tag"),
+	CLASS(MPI_ERR_COMM, "invalid communicator"),
+	CLASS(MPI_ERR_RANK, "invalid rank"),
+	CLASS(MPI_ERR_REQUEST, "invalid request"),
+	CLASS(MPI_ERR_ROOT, "invalid root"),
+	CLASS(MPI_ERR_GROUP, "invalid group"),
+	CLASS(MPI_ERR_OP, "invalid operation"),
+	CLASS(MPI_ERR_TOPOLOGY, "invalid topology"),
+	CLASS(MPI_ERR_DIMS, "invalid dimension argument"),
+	CLASS(MPI_ERR_ARG, "invalid argument"),
+	CLASS(MPI_ERR_UNKNOWN, "unknown error"),
+	CLASS(MPI_ERR_TRUNCATE, "message truncated on receive"),
+	CLASS(MPI_ERR_OTHER, "other error"),
+	CLASS(MPI_ERR_INTERN, "internal error"),
+	CLASS(MPI_ERR_IN_STATUS, "error code is in status"),
+	CLASS(MPI_ERR_PENDING, "pending request"),
+	CLASS(MPI_ERR_KEYVAL, "invalid attribute key"),
+	CLASS(MPI_ERR_NO_MEM, "out of memory"),
+	CLASS(MPI_ERR_BASE, "invalid base address"),
+	CLASS(MPI_ERR_INFO_KEY, "info key too long or empty"),
+	CLASS(MPI_ERR_INFO_VALUE, "info value too long"),
+	CLASS(MPI_ERR_INFO_NOKEY, "info key not defined"),
+	CLASS(MPI_ERR_SPAWN, "error spawning processes"),
+	CLASS(MPI_ERR_PORT, "invalid port name"),
+	CLASS(MPI_ERR_SERVICE, "invalid service name"),
+	CLASS(MPI_ERR_NAME, "invalid service name in lookup"),
+	CLASS(MPI_ERR_WIN, "invalid window"),
+	CLASS(MPI_ERR_SIZE, "invalid size"),
+	CLASS(MPI_ERR_DISP, "invalid displacement"),
+	CLASS(MPI_ERR_INFO, "invalid info object"),
+	CLASS(MPI_ERR_LOCKTYPE, "invalid lock type"),
+	CLASS(MPI_ERR_ASSERT, "invalid assertion"),
+	CLASS(MPI_ERR_RMA_CONFLICT, "conflicting accesses to a window"),
+	CLASS(MPI_ERR_RMA_SYNC, "wrong synchronization of RMA calls"),
+	CLASS(MPI_ERR_RMA_RANGE, "target memory is not part of the window"),
+	CLASS(MPI_ERR_RMA_ATTACH, "memory cannot be attached"),
+	CLASS(MPI_ERR_RMA_SHARED, "memory cannot be shared"),
+	CLASS(MPI_ERR_RMA_FLAVOR, "wrong window flavor for this call"),
+	CLASS(MPI_ERR_FILE, "invalid file handle"),
+	CLASS(MPI_ERR_NOT_SAME,
+	      "collective arguments differ between processes"),
+	CLASS(MPI_ERR_AMODE, "invalid file access mode"),
+	CLASS(MPI_ERR_UNSUPPORTED_DATAREP, "unsupported data representation"),
+	CLASS(MPI_ERR_UNSUPPORTED_OPERATION, "unsupported operation"),
+	CLASS(MPI_ERR_NO_SUCH_FILE, "no such file"),
+	CLASS(MPI_ERR_FILE_EXISTS, "file exists"),
+	CLASS(MPI_ERR_BAD_FILE, "invalid file name"),
+	CLASS(MPI_ERR_ACCESS, "permission denied"),
+	CLASS(MPI_ERR_NO_SPACE, "not enough space"),
+	CLASS(MPI_ERR_QUOTA, "quota exceeded"),
+	CLASS(MPI_ERR_READ_ONLY, "read-only file or file system"),
+	CLASS(MPI_ERR_FILE_IN_USE, "file in use"),
+	CLASS(MPI_ERR_DUP_DATAREP, "data representation already defined"),
+	CLASS(MPI_ERR_CONVERSION, "error in a data conversion function"),
+	CLASS(MPI_ERR_IO, "I/O error"),
+	CLASS(MPI_ERR_PROC_ABORTED, "a process of the job has died or left it"),
 };
+#undef CLASS
 
 /* User-added classes and codes: MPI_ERR_LASTCODE + 1 ... */
 #define MPIRMA_MAX_DYN_CODES 1024
@@ -367,28 +360,31 @@ const char *mpirma_last_cause(void)
 	return last_cause;
 }
 
+/*
+ * The body of the variadic raises below: raise_on() of object @handle of
+ * @kind with the caller's @errclass, @fn and @fmt and what follows it.
+ */
+#define RAISE_VA(kind, handle)						\
+	({								\
+		va_list ap_;						\
+		int ret_;						\
+									\
+		va_start(ap_, fmt);					\
+		ret_ = raise_on(kind, handle, errclass, fn, fmt, ap_);	\
+		va_end(ap_);						\
+		ret_;							\
+	})
+
 int mpirma_raise_comm(MPI_Comm comm, int errclass, const char *fn,
 		      const char *fmt, ...)
 {
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = raise_on(MPIRMA_HK_COMM, comm, errclass, fn, fmt, ap);
-	va_end(ap);
-	return ret;
+	return RAISE_VA(MPIRMA_HK_COMM, comm);
 }
 
 int mpirma_raise_win_failed(MPI_Win win, int errclass, const char *fn,
 			    const char *fmt, ...)
 {
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = raise_on(MPIRMA_HK_WIN, win, errclass, fn, fmt, ap);
-	va_end(ap);
-	return ret;
+	return RAISE_VA(MPIRMA_HK_WIN, win);
 }
 
 /* mpirma_raise_comm or mpirma_raise_win, as @kind says. */
@@ -396,24 +392,12 @@ static int __attribute__((format(printf, 5, 6)))
 raise_obj(enum mpirma_hkind kind, int handle, int errclass, const char *fn,
 	  const char *fmt, ...)
 {
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = raise_on(kind, handle, errclass, fn, fmt, ap);
-	va_end(ap);
-	return ret;
+	return RAISE_VA(kind, handle);
 }
 
 int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
 {
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = raise_on(MPIRMA_HK_COMM, MPI_COMM_WORLD, errclass, fn, fmt, ap);
-	va_end(ap);
-	return ret;
+	return RAISE_VA(MPIRMA_HK_COMM, MPI_COMM_WORLD);
 }
 
 MPI_Errhandler mpirma_win_errhandler(MPI_Win win)
@@ -597,65 +581,43 @@ static int call_eh(enum mpirma_hkind kind, int handle, int errorcode,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
-				MPI_Errhandler *errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return create_eh(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
-			 MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Comm_create_errhandler)
+/*
+ * The error handler calls of communicators and windows (@Obj Comm or Win,
+ * handles of @obj_t, objects of @kind): one definition makes both kinds'.
+ */
+#define EH_CALLS(Obj, obj_t, kind)					\
+int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
+				   MPI_Errhandler *errhandler)		\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return create_eh(kind, (void (*)(void))fn, errhandler,		\
+			 MPIRMA_FUNC);					\
+}									\
+MPIRMA_ALIAS(Obj##_create_errhandler)					\
+									\
+int PMPI_##Obj##_set_errhandler(obj_t obj, MPI_Errhandler errhandler)	\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return set_eh(kind, obj, errhandler, MPIRMA_FUNC);		\
+}									\
+MPIRMA_ALIAS(Obj##_set_errhandler)					\
+									\
+int PMPI_##Obj##_get_errhandler(obj_t obj, MPI_Errhandler *errhandler)	\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return get_eh(kind, obj, errhandler, MPIRMA_FUNC);		\
+}									\
+MPIRMA_ALIAS(Obj##_get_errhandler)					\
+									\
+int PMPI_##Obj##_call_errhandler(obj_t obj, int errorcode)		\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return call_eh(kind, obj, errorcode, MPIRMA_FUNC);		\
+}									\
+MPIRMA_ALIAS(Obj##_call_errhandler)
 
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn,
-			       MPI_Errhandler *errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return create_eh(MPIRMA_HK_WIN, (void (*)(void))fn, errhandler,
-			 MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Win_create_errhandler)
-
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return set_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Comm_set_errhandler)
-
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return get_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Comm_get_errhandler)
-
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return set_eh(MPIRMA_HK_WIN, win, errhandler, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Win_set_errhandler)
-
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return get_eh(MPIRMA_HK_WIN, win, errhandler, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Win_get_errhandler)
-
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
-{
-	MPIRMA_CHECK_INIT();
-	return call_eh(MPIRMA_HK_COMM, comm, errorcode, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Comm_call_errhandler)
-
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
-{
-	MPIRMA_CHECK_INIT();
-	return call_eh(MPIRMA_HK_WIN, win, errorcode, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Win_call_errhandler)
+EH_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM)
+EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {

@@ -21,7 +21,7 @@
  *    the same order cannot take each other's messages.
  *
  * Thread level: up to MPI_THREAD_MULTIPLE.  Below it nothing takes a lock.
- * With it, every API call but the RMA calls and flushes (lib/rma/rma.c,
+ * With it, every API call but the RMA calls and flushes (lib/rma/rma_entry.c,
  * rma_entry()) holds the library lock (taken by MPIRMA_CHECK_INIT() or
  * MPIRMA_LOCK_GUARD(), released when the function returns) except while it
  * waits: a call that blocks (in the kernel, or polling for a message) lets
@@ -157,6 +157,23 @@ int mpirma_not_running(const char *fn);
 int mpirma_ioctl(unsigned long cmd, void *arg);
 /* mpirma_ioctl() of one that may block, without the library lock meanwhile. */
 int mpirma_ioctl_wait(unsigned long cmd, void *arg);
+
+/*
+ * The API call PMPI_@name(@handle_t h, @type *out), and its MPI_ alias,
+ * that answers one value of an object: @expr of @obj_t *o, which @get (an
+ * MPIRMA_GET_COMM()-like macro) finds for h or raises the error of.
+ */
+#define MPIRMA_QUERY(name, handle_t, obj_t, get, type, expr)		\
+int PMPI_##name(handle_t h, type *out)					\
+{									\
+	obj_t *o;							\
+									\
+	MPIRMA_CHECK_INIT();						\
+	get(o, h);							\
+	*out = (expr);							\
+	return MPI_SUCCESS;						\
+}									\
+MPIRMA_ALIAS(name)
 
 /* ------------------------------------------------------------ handles */
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * rma.c - the communication calls: MPI_Put, MPI_Get, MPI_Accumulate,
- * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap and their
- * request-based forms, turned into struct mpirma_op for the kernel.
+ * rma.c - the communication calls' engine: the arguments of MPI_Put,
+ * MPI_Get, MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op and
+ * MPI_Compare_and_swap (struct mpirma_rma_args, filled by the entry points in
+ * lib/rma/rma_entry.c) turned into struct mpirma_op for the kernel.
  *
- * Every call goes through rma_call(): the arguments are checked in the
+ * Every call goes through mpirma_rma_call(): the arguments are checked in the
  * order the error classes suggest (window, counts, datatypes, op; then
  * MPI_PROC_NULL, which is a no-op in any epoch state; then the target rank
  * and the epoch), each side's datatype is turned into a kernel layout, and
@@ -29,9 +30,6 @@
  * the one basic type and the same amount of data on every side
  * (MPI_ERR_TYPE otherwise).  A call with no data on any side (zero counts,
  * zero-size datatypes) checks nothing about the datatypes' agreement.
- *
- * The request-based calls complete at once: they are never queued, so their
- * request is born complete (which the standard allows).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,7 +39,6 @@
 #include "runtime.h"
 #include "op.h"
 #include "reduce.h"
-#include "request.h"
 #include "ship.h"
 #include "win.h"
 
@@ -642,11 +639,8 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 	return mpirma_win_issue(w, op, 1);
 }
 
-/*
- * Runs one RMA call on @win; @now: complete before returning (request-based
- * calls).  MPI class (recorded, not raised).
- */
-static int rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
+/* win.h */
+int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *scratch = NULL;
@@ -669,7 +663,9 @@ static int rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 
 /* ------------------------------------------------------------ shipping */
 
-/* lib/rma/ship.h: the operation rma_call() would issue, for another node. */
+/* lib/rma/ship.h: the operation mpirma_rma_call() would issue, for another
+ * node.
+ */
 int mpirma_rma_prepare(int win, const struct mpirma_rma_args *a,
 		       struct mpirma_op *op, bool *skip, void **scratch,
 		       const char *fn)
@@ -706,324 +702,3 @@ unsigned int mpirma_rma_elem_size(unsigned int ktype)
 {
 	return ktype < MPIRMA_NR_TYPES ? mpirma_type_info[ktype].size : 0;
 }
-
-/* ------------------------------------------------------------ requests */
-
-/*
- * A request-based call: the operation is complete when rma_call() returns
- * (it is never queued), so its request is born complete.  MPI class
- * (recorded).
- */
-static int rma_call_req(MPI_Win win, const struct mpirma_rma_args *a,
-			MPI_Request *request)
-{
-	int ret;
-
-	if (!request)
-		return mpirma_err(MPI_ERR_ARG, "request is NULL");
-	*request = MPI_REQUEST_NULL;
-	ret = rma_call(win, a, true);
-	if (ret)
-		return ret;
-	return mpirma_request_new_done(MPI_COMM_NULL, win, MPI_SUCCESS,
-				       request);
-}
-
-/* ------------------------------------------------------------ API */
-
-/*
- * The four calls that have request-based and large-count forms: each form
- * (plain, R-, _c, R_c) is one line over the body here.  @request: NULL for
- * the forms without one.  @fn: the call's name (errors name the form the
- * program called).
- *
- * With MPI_THREAD_MULTIPLE the communication calls do not take the library
- * lock: what they read of the window (epoch state, extents, mappings) only
- * the synchronization calls change, handles are looked up without a lock
- * (lib/base/internal.h), nothing is queued, and the direct path and the
- * kernel are safe to enter from any number of threads.  Only a request
- * (mpirma_request_new_done()) takes the lock.
- */
-static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
-		     MPI_Request *request, const char *fn)
-{
-	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
-		return mpirma_not_running(fn);
-	return mpirma_raise_win(win, request ? rma_call_req(win, a, request) :
-				rma_call(win, a, false), fn, NULL);
-}
-
-/* Put and Accumulate (@kind; a put has no op). */
-static int origin_entry(int kind, const void *origin_addr,
-			MPI_Count origin_count, MPI_Datatype origin_datatype,
-			int target_rank, MPI_Aint target_disp,
-			MPI_Count target_count, MPI_Datatype target_datatype,
-			MPI_Op op, MPI_Win win, MPI_Request *request,
-			const char *fn)
-{
-	struct mpirma_rma_args a = {
-		.kind = kind, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype, .op = op,
-	};
-
-	return rma_entry(win, &a, request, fn);
-}
-
-/* Get: the origin buffer of a get is the kernel's result side. */
-static int get_entry(void *origin_addr, MPI_Count origin_count,
-		     MPI_Datatype origin_datatype, int target_rank,
-		     MPI_Aint target_disp, MPI_Count target_count,
-		     MPI_Datatype target_datatype, MPI_Win win,
-		     MPI_Request *request, const char *fn)
-{
-	struct mpirma_rma_args a = {
-		.kind = MPIRMA_KIND_GET, .raddr = origin_addr,
-		.rcount = origin_count, .rtype = origin_datatype,
-		.trank = target_rank, .tdisp = target_disp,
-		.tcount = target_count, .ttype = target_datatype,
-	};
-
-	return rma_entry(win, &a, request, fn);
-}
-
-/* Get_accumulate: an accumulate with a result side. */
-static int get_acc_entry(const void *origin_addr, MPI_Count origin_count,
-			 MPI_Datatype origin_datatype, void *result_addr,
-			 MPI_Count result_count, MPI_Datatype result_datatype,
-			 int target_rank, MPI_Aint target_disp,
-			 MPI_Count target_count, MPI_Datatype target_datatype,
-			 MPI_Op op, MPI_Win win, MPI_Request *request,
-			 const char *fn)
-{
-	struct mpirma_rma_args a = {
-		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
-		.ocount = origin_count, .otype = origin_datatype,
-		.raddr = result_addr, .rcount = result_count,
-		.rtype = result_datatype, .trank = target_rank,
-		.tdisp = target_disp, .tcount = target_count,
-		.ttype = target_datatype, .op = op,
-	};
-
-	return rma_entry(win, &a, request, fn);
-}
-
-int PMPI_Put(const void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, MPI_OP_NULL, win,
-			    NULL, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Put)
-
-int PMPI_Get(void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-	return get_entry(origin_addr, origin_count, origin_datatype,
-			 target_rank, target_disp, target_count,
-			 target_datatype, win, NULL, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Get)
-
-int PMPI_Accumulate(const void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win)
-{
-	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, op, win, NULL,
-			    MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Accumulate)
-
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, void *result_addr, int result_count,
-	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win)
-{
-	return get_acc_entry(origin_addr, origin_count, origin_datatype,
-			     result_addr, result_count, result_datatype,
-			     target_rank, target_disp, target_count,
-			     target_datatype, op, win, NULL, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Get_accumulate)
-
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
-		      MPI_Datatype datatype, int target_rank,
-		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
-{
-	struct mpirma_rma_args a = {
-		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
-		.ocount = 1, .otype = datatype, .raddr = result_addr,
-		.rcount = 1, .rtype = datatype, .trank = target_rank,
-		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
-		.op = op, .single = true,
-	};
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Fetch_and_op)
-
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
-			  void *result_addr, MPI_Datatype datatype,
-			  int target_rank, MPI_Aint target_disp, MPI_Win win)
-{
-	struct mpirma_rma_args a = {
-		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
-		.otype = datatype, .raddr = result_addr, .rcount = 1,
-		.rtype = datatype, .caddr = compare_addr,
-		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
-		.ttype = datatype, .single = true,
-	};
-
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, rma_call(win, &a, false), MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Compare_and_swap)
-
-int PMPI_Rput(const void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-{
-	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, MPI_OP_NULL, win,
-			    request, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Rput)
-
-int PMPI_Rget(void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-{
-	return get_entry(origin_addr, origin_count, origin_datatype,
-			 target_rank, target_disp, target_count,
-			 target_datatype, win, request, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Rget)
-
-int PMPI_Raccumulate(const void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win, MPI_Request *request)
-{
-	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, op, win, request,
-			    MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Raccumulate)
-
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
-	MPI_Datatype origin_datatype, void *result_addr, int result_count,
-	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-	int target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win, MPI_Request *request)
-{
-	return get_acc_entry(origin_addr, origin_count, origin_datatype,
-			     result_addr, result_count, result_datatype,
-			     target_rank, target_disp, target_count,
-			     target_datatype, op, win, request, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Rget_accumulate)
-
-/* MPI 4.0's large-count forms: MPI_Count counts, carried as 64 bits. */
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, MPI_OP_NULL, win,
-			    NULL, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Put_c)
-
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-	return get_entry(origin_addr, origin_count, origin_datatype,
-			 target_rank, target_disp, target_count,
-			 target_datatype, win, NULL, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Get_c)
-
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win)
-{
-	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, op, win, NULL,
-			    MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Accumulate_c)
-
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
-	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win)
-{
-	return get_acc_entry(origin_addr, origin_count, origin_datatype,
-			     result_addr, result_count, result_datatype,
-			     target_rank, target_disp, target_count,
-			     target_datatype, op, win, NULL, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Get_accumulate_c)
-
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-{
-	return origin_entry(MPIRMA_KIND_PUT, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, MPI_OP_NULL, win,
-			    request, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Rput_c)
-
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-{
-	return get_entry(origin_addr, origin_count, origin_datatype,
-			 target_rank, target_disp, target_count,
-			 target_datatype, win, request, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Rget_c)
-
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win, MPI_Request *request)
-{
-	return origin_entry(MPIRMA_KIND_ACC, origin_addr, origin_count,
-			    origin_datatype, target_rank, target_disp,
-			    target_count, target_datatype, op, win, request,
-			    MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Raccumulate_c)
-
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count,
-	MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
-	MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-	MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-	MPI_Win win, MPI_Request *request)
-{
-	return get_acc_entry(origin_addr, origin_count, origin_datatype,
-			     result_addr, result_count, result_datatype,
-			     target_rank, target_disp, target_count,
-			     target_datatype, op, win, request, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Rget_accumulate_c)

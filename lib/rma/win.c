@@ -653,123 +653,65 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-		    MPI_Comm comm, MPI_Win *win)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	if (size > 0 && !base)
-		return mpirma_raise_comm(comm, MPI_ERR_BASE, MPIRMA_FUNC,
-					 "base is NULL for a window of %ld "
-					 "bytes", (long)size);
-	ret = win_create(comm, info, MPI_WIN_FLAVOR_CREATE, base, size,
-			 disp_unit, NULL, win);
-	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_create)
-
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
-		      MPI_Comm comm, void *baseptr, MPI_Win *win)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = win_create(comm, info, MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
-			 disp_unit, baseptr, win);
-	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_allocate)
-
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
-			     MPI_Comm comm, void *baseptr, MPI_Win *win)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = win_create(comm, info, MPI_WIN_FLAVOR_SHARED, NULL, size,
-			 disp_unit, baseptr, win);
-	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_allocate_shared)
-
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	/* Displacements of a dynamic window are addresses: unit 1. */
-	ret = win_create(comm, info, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, NULL,
-			 win);
-	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_create_dynamic)
-
 /*
- * MPI 4.0's large-count window calls: displacement units as MPI_Aint, up to
- * INT_MAX (MPI_WIN_DISP_UNIT is an int attribute); MPI class of the
- * communicator's handler.
+ * The body of the window creation calls: @flavor's window over @comm.
+ * @disp_unit up to INT_MAX (MPI_WIN_DISP_UNIT is an int attribute; only
+ * MPI 4.0's large-count forms can pass more).  Raised on @comm as @fn.
  */
-static int disp_unit_c(MPI_Comm comm, MPI_Aint disp_unit, const char *fn)
+static int create_entry(MPI_Comm comm, MPI_Info info, int flavor,
+			void *base, MPI_Aint size, MPI_Aint disp_unit,
+			void *baseptr, MPI_Win *win, const char *fn)
 {
 	if (disp_unit > INT_MAX)
 		return mpirma_raise_comm(comm, MPI_ERR_DISP, fn, "displacement "
 					 "unit %ld: mpirma takes units up to "
 					 "%d", (long)disp_unit, INT_MAX);
-	return MPI_SUCCESS;
-}
-
-int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
-		      MPI_Info info, MPI_Comm comm, MPI_Win *win)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = disp_unit_c(comm, disp_unit, MPIRMA_FUNC);
-	if (ret)
-		return ret;
-	if (size > 0 && !base)
-		return mpirma_raise_comm(comm, MPI_ERR_BASE, MPIRMA_FUNC,
+	if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0 && !base)
+		return mpirma_raise_comm(comm, MPI_ERR_BASE, fn,
 					 "base is NULL for a window of %ld "
 					 "bytes", (long)size);
-	ret = win_create(comm, info, MPI_WIN_FLAVOR_CREATE, base, size,
-			 (int)disp_unit, NULL, win);
-	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	return mpirma_raise_comm(comm, win_create(comm, info, flavor, base,
+						  size, (int)disp_unit,
+						  baseptr, win), fn, NULL);
 }
-MPIRMA_ALIAS(Win_create_c)
 
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-			MPI_Comm comm, void *baseptr, MPI_Win *win)
+/* MPI_Win_create, its displacement unit of @unit_t. */
+#define WIN_CREATE_DEFINE(name, unit_t)					\
+int PMPI_##name(void *base, MPI_Aint size, unit_t disp_unit,		\
+		MPI_Info info, MPI_Comm comm, MPI_Win *win)		\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return create_entry(comm, info, MPI_WIN_FLAVOR_CREATE, base,	\
+			    size, disp_unit, NULL, win, MPIRMA_FUNC);	\
+}									\
+MPIRMA_ALIAS(name)
+
+/* MPI_Win_allocate and _allocate_shared (@flavor), units of @unit_t. */
+#define WIN_ALLOCATE_DEFINE(name, unit_t, flavor)			\
+int PMPI_##name(MPI_Aint size, unit_t disp_unit, MPI_Info info,	\
+		MPI_Comm comm, void *baseptr, MPI_Win *win)		\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return create_entry(comm, info, flavor, NULL, size, disp_unit,	\
+			    baseptr, win, MPIRMA_FUNC);			\
+}									\
+MPIRMA_ALIAS(name)
+
+WIN_CREATE_DEFINE(Win_create, int)
+WIN_CREATE_DEFINE(Win_create_c, MPI_Aint)
+WIN_ALLOCATE_DEFINE(Win_allocate, int, MPI_WIN_FLAVOR_ALLOCATE)
+WIN_ALLOCATE_DEFINE(Win_allocate_c, MPI_Aint, MPI_WIN_FLAVOR_ALLOCATE)
+WIN_ALLOCATE_DEFINE(Win_allocate_shared, int, MPI_WIN_FLAVOR_SHARED)
+WIN_ALLOCATE_DEFINE(Win_allocate_shared_c, MPI_Aint, MPI_WIN_FLAVOR_SHARED)
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	ret = disp_unit_c(comm, disp_unit, MPIRMA_FUNC);
-	if (!ret)
-		ret = mpirma_raise_comm(comm, win_create(comm, info,
-					MPI_WIN_FLAVOR_ALLOCATE, NULL, size,
-					(int)disp_unit, baseptr, win),
-					MPIRMA_FUNC, NULL);
-	return ret;
+	/* Displacements of a dynamic window are addresses: unit 1. */
+	return create_entry(comm, info, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1,
+			    NULL, win, MPIRMA_FUNC);
 }
-MPIRMA_ALIAS(Win_allocate_c)
-
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit,
-			       MPI_Info info, MPI_Comm comm, void *baseptr,
-			       MPI_Win *win)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = disp_unit_c(comm, disp_unit, MPIRMA_FUNC);
-	if (!ret)
-		ret = mpirma_raise_comm(comm, win_create(comm, info,
-					MPI_WIN_FLAVOR_SHARED, NULL, size,
-					(int)disp_unit, baseptr, win),
-					MPIRMA_FUNC, NULL);
-	return ret;
-}
-MPIRMA_ALIAS(Win_allocate_shared_c)
+MPIRMA_ALIAS(Win_create_dynamic)
 
 /* ------------------------------------------------------------ shared query */
 

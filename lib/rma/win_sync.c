@@ -326,7 +326,7 @@ static int win_flush(int rank, bool all, MPI_Win win)
 
 /*
  * With MPI_THREAD_MULTIPLE the flushes, like the RMA calls they complete
- * (lib/rma/rma.c, rma_entry()), take no library lock: nothing is queued,
+ * (lib/rma/rma_entry.c, rma_entry()), take no library lock: nothing is queued,
  * so a flush is a fence and a look at the epoch state, and threads that
  * each flush their own targets do not wait for one another.
  */

@@ -237,8 +237,13 @@ int mpirma_coll_bcast(struct mpirma_comm *c, void *buf, int count,
 	struct mpirma_dtype *t;
 	int ret = mpirma_dtype_check(dt, true, &t);
 
-	if (ret)
-		return ret;
+	return ret ? ret : mpirma_coll_run_bcast(c, buf, count, t, root);
+}
+
+/* lib/runtime/coll.h */
+int mpirma_coll_run_bcast(struct mpirma_comm *c, void *buf, int count,
+			  struct mpirma_dtype *t, int root)
+{
 	return c->inter ? inter_bcast(c, buf, count, t, root) :
 	       bcast(c, buf, count, t, root);
 }
@@ -436,37 +441,6 @@ static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 }
 
 /*
- * Gather(v) and Scatter(v): the root (MPI_ROOT) talks to every member of
- * the other group directly, block i with remote rank i.  @gather: the
- * root receives into @buf (@count or @counts/@displs, @bt) what the others
- * send from @obuf (@ocount, @ot); else the root sends from @buf, the
- * others receive into @obuf.
- */
-static int inter_rooted(struct mpirma_comm *c, bool gather, void *buf,
-			int count, const int *counts, const int *displs,
-			struct mpirma_dtype *bt, void *obuf, int ocount,
-			struct mpirma_dtype *ot, int root)
-{
-	int tag = gather ? TAG_GATHER : TAG_SCATTER, i, ret = MPI_SUCCESS;
-	MPI_Aint ext;
-
-	if (root == MPI_PROC_NULL)
-		return MPI_SUCCESS;
-	if (root != MPI_ROOT)
-		return gather ? csend(c, root, tag, obuf, ocount, ot) :
-		       crecv(c, root, tag, obuf, ocount, ot);
-	ext = mpirma_dtype_extent(bt);
-	for (i = 0; i < c->rsize && !ret; i++) {
-		char *slot = block_at(buf, ext, count, counts, displs, i);
-		int n = block_count(count, counts, i);
-
-		ret = gather ? crecv(c, i, tag, slot, n, bt) :
-		      csend(c, i, tag, slot, n, bt);
-	}
-	return ret;
-}
-
-/*
  * Allgather(v) and Alltoall(v): with every member of the other group, block
  * i with remote rank i; @scounts NULL and @sdispls NULL with @all: the
  * whole send buffer to everyone (allgather).
@@ -495,9 +469,20 @@ static int inter_exchange(struct mpirma_comm *c, int tag, const void *sendbuf,
 	return ret;
 }
 
-static int any_allreduce(struct mpirma_comm *c, const void *sendbuf,
-			 void *recvbuf, int count, struct mpirma_dtype *t,
-			 MPI_Datatype dt, MPI_Op op)
+/* lib/runtime/coll.h */
+int mpirma_coll_run_reduce(struct mpirma_comm *c, const void *sendbuf,
+			   void *recvbuf, int count, struct mpirma_dtype *t,
+			   MPI_Datatype dt, MPI_Op op, int root)
+{
+	if (c->inter)
+		return inter_reduce(c, sendbuf, recvbuf, count, t, dt, op,
+				    root);
+	return reduce(c, sendbuf, recvbuf, count, t, dt, op, root);
+}
+
+int mpirma_coll_run_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			      void *recvbuf, int count, struct mpirma_dtype *t,
+			      MPI_Datatype dt, MPI_Op op)
 {
 	if (c->inter)
 		return inter_allreduce(c, sendbuf, recvbuf, count, t, dt, op);
@@ -512,18 +497,18 @@ int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
 
 	if (!ret)
 		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
-	return ret ? ret : any_allreduce(c, sendbuf, recvbuf, count, t, dt,
-					 op);
+	return ret ? ret : mpirma_coll_run_allreduce(c, sendbuf, recvbuf, count,
+						     t, dt, op);
 }
 
 /*
  * Allgatherv: every rank sends its part to every other rank, then receives
  * theirs.  @counts/@displs NULL: @rcount each at i * rcount.
  */
-static int allgatherv(struct mpirma_comm *c, const void *sendbuf,
-		      int scount, struct mpirma_dtype *st, void *recvbuf,
-		      int rcount, const int *counts, const int *displs,
-		      struct mpirma_dtype *rt)
+int mpirma_coll_run_allgatherv(struct mpirma_comm *c, const void *sendbuf,
+			       int scount, struct mpirma_dtype *st,
+			       void *recvbuf, int rcount, const int *counts,
+			       const int *displs, struct mpirma_dtype *rt)
 {
 	MPI_Aint rext = mpirma_dtype_extent(rt);
 	int i, ret = MPI_SUCCESS;
@@ -565,388 +550,61 @@ int mpirma_coll_allgather(struct mpirma_comm *c, const void *sendbuf,
 	if (!ret && sendbuf != MPI_IN_PLACE)
 		ret = mpirma_dtype_check(sendtype, true, &st);
 	if (!ret)
-		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, recvcount,
-				 NULL, NULL, rt);
+		ret = mpirma_coll_run_allgatherv(c, sendbuf, sendcount, st,
+						 recvbuf, recvcount, NULL, NULL,
+						 rt);
 	return ret;
 }
 
-/* ------------------------------------------------------------ checks */
-
-#define RAISE_COMM(comm, cls) \
-	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, NULL)
-
-/* Count arrays of the -v collectives. */
-static int counts_check(const struct mpirma_comm *c, const int *counts,
-			const int *displs)
-{
-	int i;
-
-	if (!counts)
-		return mpirma_err(MPI_ERR_ARG, "counts array is NULL");
-	for (i = 0; i < mpirma_comm_peer_size(c); i++)
-		if (counts[i] < 0)
-			return mpirma_err(MPI_ERR_COUNT, "negative count %d for "
-					  "rank %d", counts[i], i);
-	if (!displs)
-		return mpirma_err(MPI_ERR_ARG, "displacements array is NULL");
-	return MPI_SUCCESS;
-}
-
-/* A (counts, displacements, datatype) buffer argument of the -v forms. */
-static int vbuf_check(const struct mpirma_comm *c, const int *counts,
-		      const int *displs, MPI_Datatype dt, struct mpirma_dtype **t)
-{
-	int ret = mpirma_dtype_check(dt, true, t);
-
-	if (!ret)
-		ret = counts_check(c, counts, displs);
-	return ret;
-}
+/* ------------------------------------------ rooted, all-to-all, scans */
 
 /*
- * The counts of Gatherv and Scatterv, which only the root reads: NULL
- * there is MPI_ERR_ARG ("@name is NULL").
+ * Gather(v) (@gather) and Scatter(v), once the arguments are checked: the
+ * root talks to every rank directly, block i with rank i (of the other
+ * group on an inter-communicator, whose root is MPI_ROOT and the rest of
+ * its group MPI_PROC_NULL).  The root's side is @buf (@count, or
+ * @counts/@displs, of @bt): what a gather receives into, a scatter sends
+ * from.  Every other rank's own side is @obuf (@ocount of @ot): what a
+ * gather sends, a scatter receives; MPI_IN_PLACE at an intra root.
  */
-/* Is the caller the root of a rooted collective? */
-static bool is_root(const struct mpirma_comm *c, int root)
+int mpirma_coll_run_rooted(struct mpirma_comm *c, bool gather, void *buf,
+			   int count, const int *counts, const int *displs,
+			   struct mpirma_dtype *bt, void *obuf, int ocount,
+			   struct mpirma_dtype *ot, int root)
 {
-	if (c->inter)
-		return root == MPI_ROOT;
-	return root >= 0 && root < c->size && c->rank == root;
-}
+	int tag = gather ? TAG_GATHER : TAG_SCATTER, i, ret = MPI_SUCCESS;
+	int n = c->inter ? c->rsize : c->size;
+	MPI_Aint ext;
 
-static int root_counts_check(const struct mpirma_comm *c, int root,
-			     const int *counts, const char *name)
-{
-	if (is_root(c, root) && !counts)
-		return mpirma_err(MPI_ERR_ARG, "%s is NULL", name);
-	return MPI_SUCCESS;
-}
-
-/* Both buffers of Allgather and Alltoall (the send one unless in place). */
-static int pair_check(const void *sendbuf, int sendcount,
-		      MPI_Datatype sendtype, int recvcount,
-		      MPI_Datatype recvtype, struct mpirma_dtype **st,
-		      struct mpirma_dtype **rt)
-{
-	int ret = mpirma_buf_check(recvcount, recvtype, rt);
-
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpirma_buf_check(sendcount, sendtype, st);
-	return ret;
-}
-
-/* The communicator of a collective that inter-communicators do not have. */
-static int intra_comm_check(MPI_Comm comm, struct mpirma_comm **c)
-{
-	int ret = mpirma_comm_check(comm, c);
-
-	return ret ? ret : mpirma_comm_intra_only(*c, "this collective");
-}
-
-/* Bcast's root: on an inter-communicator MPI_ROOT, MPI_PROC_NULL or remote. */
-static int bcast_root_check(const struct mpirma_comm *c, int root)
-{
-	int n = mpirma_comm_peer_size(c);
-
-	if (c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL))
+	if (root == MPI_PROC_NULL)
 		return MPI_SUCCESS;
-	if (root < 0 || root >= n)
-		return mpirma_err(MPI_ERR_ROOT, "root %d not in 0..%d%s", root,
-				  n - 1, c->inter ? " (nor MPI_ROOT, "
-				  "MPI_PROC_NULL)" : "");
-	return MPI_SUCCESS;
-}
+	if (!mpirma_coll_is_root(c, root))
+		return gather ? csend(c, root, tag, obuf, ocount, ot) :
+		       crecv(c, root, tag, obuf, ocount, ot);
+	ext = mpirma_dtype_extent(bt);
+	for (i = 0; i < n && !ret; i++) {
+		char *slot = block_at(buf, ext, count, counts, displs, i);
+		int k = block_count(count, counts, i);
 
-static int root_check(const struct mpirma_comm *c, int root)
-{
-	if (root < 0 || root >= c->size)
-		return mpirma_err(MPI_ERR_ROOT, "root %d not in 0..%d", root,
-				  c->size - 1);
-	return MPI_SUCCESS;
-}
-
-/*
- * What every rank of Gather(v) and Scatter(v) passes: the root, and its own
- * buffer (@count, @dt), unless @inplace, which only the root may give.
- */
-static int rooted_check(const struct mpirma_comm *c, int root, bool inplace,
-			int count, MPI_Datatype dt, struct mpirma_dtype **t)
-{
-	int ret = root_check(c, root);
-
-	if (ret)
-		return ret;
-	if (inplace && c->rank != root)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
-	return inplace ? MPI_SUCCESS : mpirma_buf_check(count, dt, t);
-}
-
-/*
- * The root's side of Gather(v) and Scatter(v): (@count, @dt), or with
- * @counts the -v form's (@counts, @displs, @dt).
- */
-static int root_buf_check(const struct mpirma_comm *c, int count,
-			  const int *counts, const int *displs,
-			  MPI_Datatype dt, struct mpirma_dtype **t)
-{
-	if (counts)
-		return vbuf_check(c, counts, displs, dt, t);
-	return mpirma_buf_check(count, dt, t);
-}
-
-static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
-			struct mpirma_dtype **t)
-{
-	int ret = mpirma_buf_check(count, dt, t);
-
-	if (!ret)
-		ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
-	return ret;
-}
-
-/* ------------------------------------------------------------ API */
-
-int PMPI_Barrier(MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = mpirma_coll_barrier(c);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Barrier)
-
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-	       MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = mpirma_buf_check(count, datatype, &t);
-	if (!ret)
-		ret = bcast_root_check(c, root);
-	if (!ret)
-		ret = c->inter ? inter_bcast(c, buffer, count, t, root) :
-		      bcast(c, buffer, count, t, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Bcast)
-
-/* Gather and Gatherv: @counts NULL means @recvcount from each at i * recvcount. */
-static int gatherv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
-		   MPI_Datatype sendtype, void *recvbuf, int recvcount,
-		   const int *counts, const int *displs,
-		   MPI_Datatype recvtype, int root)
-{
-	struct mpirma_dtype *st = NULL, *rt = NULL;
-	MPI_Aint rext;
-	int i, ret;
-
-	if (c->inter) {
-		ret = bcast_root_check(c, root);
-		if (!ret && root == MPI_ROOT)
-			ret = root_buf_check(c, recvcount, counts, displs,
-					     recvtype, &rt);
-		else if (!ret && root != MPI_PROC_NULL)
-			ret = mpirma_buf_check(sendcount, sendtype, &st);
-		return ret ? ret : inter_rooted(c, true, recvbuf, recvcount,
-						counts, displs, rt,
-						(void *)sendbuf, sendcount, st,
-						root);
-	}
-	ret = rooted_check(c, root, sendbuf == MPI_IN_PLACE, sendcount,
-			   sendtype, &st);
-	if (ret)
-		return ret;
-	if (c->rank != root)
-		return csend(c, root, TAG_GATHER, sendbuf, sendcount, st);
-	/* The receive arguments matter at the root only. */
-	ret = root_buf_check(c, recvcount, counts, displs, recvtype, &rt);
-	if (ret)
-		return ret;
-	rext = mpirma_dtype_extent(rt);
-	for (i = 0; i < c->size && !ret; i++) {
-		MPI_Count n = block_count(recvcount, counts, i);
-		char *slot = block_at(recvbuf, rext, recvcount, counts, displs,
-				      i);
-
-		if (i != root)
-			ret = crecv(c, i, TAG_GATHER, slot, n, rt);
-		else if (sendbuf != MPI_IN_PLACE)
-			ret = mpirma_dtype_copy(sendbuf, sendcount, st, slot, n, rt);
+		if (c->inter || i != root)
+			ret = gather ? crecv(c, i, tag, slot, k, bt) :
+			      csend(c, i, tag, slot, k, bt);
+		else if (obuf == MPI_IN_PLACE)
+			continue;
+		else if (gather)
+			ret = mpirma_dtype_copy(obuf, ocount, ot, slot, k, bt);
+		else
+			ret = mpirma_dtype_copy(slot, k, bt, obuf, ocount, ot);
 	}
 	return ret;
 }
-
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-		MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf,
-			      recvcount, NULL, NULL, recvtype, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Gather)
-
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		 void *recvbuf, const int recvcounts[], const int displs[],
-		 MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = root_counts_check(c, root, recvcounts, "recvcounts");
-	if (!ret)
-		ret = gatherv(c, sendbuf, sendcount, sendtype, recvbuf, 0,
-			      is_root(c, root) ? recvcounts : NULL, displs,
-			      recvtype, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Gatherv)
-
-/* Scatter and Scatterv: @counts NULL means @sendcount to each at i * sendcount. */
-static int scatterv(struct mpirma_comm *c, const void *sendbuf, int sendcount,
-		    const int *counts, const int *displs,
-		    MPI_Datatype sendtype, void *recvbuf, int recvcount,
-		    MPI_Datatype recvtype, int root)
-{
-	struct mpirma_dtype *st = NULL, *rt = NULL;
-	MPI_Aint sext;
-	int i, ret;
-
-	if (c->inter) {
-		ret = bcast_root_check(c, root);
-		if (!ret && root == MPI_ROOT)
-			ret = root_buf_check(c, sendcount, counts, displs,
-					     sendtype, &st);
-		else if (!ret && root != MPI_PROC_NULL)
-			ret = mpirma_buf_check(recvcount, recvtype, &rt);
-		return ret ? ret : inter_rooted(c, false, (void *)sendbuf,
-						sendcount, counts, displs, st,
-						recvbuf, recvcount, rt, root);
-	}
-	ret = rooted_check(c, root, recvbuf == MPI_IN_PLACE, recvcount,
-			   recvtype, &rt);
-	if (ret)
-		return ret;
-	if (c->rank != root)
-		return crecv(c, root, TAG_SCATTER, recvbuf, recvcount, rt);
-	ret = root_buf_check(c, sendcount, counts, displs, sendtype, &st);
-	if (ret)
-		return ret;
-	sext = mpirma_dtype_extent(st);
-	for (i = 0; i < c->size && !ret; i++) {
-		MPI_Count n = block_count(sendcount, counts, i);
-		const char *slot = block_at(sendbuf, sext, sendcount, counts,
-					    displs, i);
-
-		if (i != root)
-			ret = csend(c, i, TAG_SCATTER, slot, n, st);
-		else if (recvbuf != MPI_IN_PLACE)
-			ret = mpirma_dtype_copy(slot, n, st, recvbuf, recvcount, rt);
-	}
-	return ret;
-}
-
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-		 MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = scatterv(c, sendbuf, sendcount, NULL, NULL, sendtype,
-			       recvbuf, recvcount, recvtype, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Scatter)
-
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
-		  const int displs[], MPI_Datatype sendtype, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = root_counts_check(c, root, sendcounts, "sendcounts");
-	if (!ret)
-		ret = scatterv(c, sendbuf, 0, is_root(c, root) ? sendcounts : NULL,
-			       displs, sendtype, recvbuf, recvcount, recvtype,
-			       root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Scatterv)
-
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		   MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
-				 recvtype, &st, &rt);
-	if (!ret)
-		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, recvcount,
-				 NULL, NULL, rt);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Allgather)
-
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		    void *recvbuf, const int recvcounts[], const int displs[],
-		    MPI_Datatype recvtype, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = vbuf_check(c, recvcounts, displs, recvtype, &rt);
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpirma_buf_check(sendcount, sendtype, &st);
-	if (!ret)
-		ret = allgatherv(c, sendbuf, sendcount, st, recvbuf, 0,
-				 recvcounts, displs, rt);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Allgatherv)
 
 /* Alltoall(v): @scounts NULL means the fixed-count form. */
-static int alltoallv(struct mpirma_comm *c, const void *sendbuf,
-		     int scount, const int *scounts, const int *sdispls,
-		     struct mpirma_dtype *st, void *recvbuf, int rcount,
-		     const int *rcounts, const int *rdispls,
-		     struct mpirma_dtype *rt)
+int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
+			      int scount, const int *scounts,
+			      const int *sdispls, struct mpirma_dtype *st,
+			      void *recvbuf, int rcount, const int *rcounts,
+			      const int *rdispls, struct mpirma_dtype *rt)
 {
 	MPI_Aint rext = mpirma_dtype_extent(rt), sext;
 	int i, ret = MPI_SUCCESS;
@@ -988,97 +646,14 @@ static int alltoallv(struct mpirma_comm *c, const void *sendbuf,
 	return ret;
 }
 
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		  MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
-				 recvtype, &st, &rt);
-	if (!ret)
-		ret = alltoallv(c, sendbuf, sendcount, NULL, NULL, st, recvbuf,
-				recvcount, NULL, NULL, rt);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Alltoall)
-
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-		   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-		   const int recvcounts[], const int rdispls[],
-		   MPI_Datatype recvtype, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = vbuf_check(c, recvcounts, rdispls, recvtype, &rt);
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = vbuf_check(c, sendcounts, sdispls, sendtype, &st);
-	if (!ret)
-		ret = alltoallv(c, sendbuf, 0, sendcounts, sdispls, st, recvbuf,
-				0, recvcounts, rdispls, rt);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Alltoallv)
-
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-		MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = bcast_root_check(c, root);
-	if (!ret && c->inter)
-		ret = inter_reduce(c, sendbuf, recvbuf, count, t, datatype, op,
-				   root);
-	else if (!ret && sendbuf == MPI_IN_PLACE && c->rank != root)
-		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
-	else if (!ret)
-		ret = reduce(c, sendbuf, recvbuf, count, t, datatype, op, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Reduce)
-
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-		   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = any_allreduce(c, sendbuf, recvbuf, count, t, datatype,
-				    op);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Allreduce)
-
 /*
  * Reduce_scatter(_block): the whole vector reduced to rank 0, then scattered
  * (@counts NULL: @rcount elements each).
  */
-static int reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
-			  void *recvbuf, int rcount, const int *counts,
-			  struct mpirma_dtype *t, MPI_Datatype dt, MPI_Op op)
+int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
+				   void *recvbuf, int rcount,
+				   const int *counts, struct mpirma_dtype *t,
+				   MPI_Datatype dt, MPI_Op op)
 {
 	MPI_Aint ext = mpirma_dtype_extent(t);
 	void *alloc = NULL, *full = NULL;
@@ -1115,57 +690,13 @@ static int reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 	return ret;
 }
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-			      int recvcount, MPI_Datatype datatype, MPI_Op op,
-			      MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(recvcount, datatype, op, &t);
-	if (!ret)
-		ret = reduce_scatter(c, sendbuf, recvbuf, recvcount, NULL, t,
-				     datatype, op);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Reduce_scatter_block)
-
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-			const int recvcounts[], MPI_Datatype datatype,
-			MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int i, ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(0, datatype, op, &t);
-	if (!ret && !recvcounts)
-		ret = mpirma_err(MPI_ERR_ARG, "recvcounts is NULL");
-	for (i = 0; !ret && i < c->size; i++)
-		if (recvcounts[i] < 0)
-			ret = mpirma_err(MPI_ERR_COUNT, "negative count %d",
-					 recvcounts[i]);
-	if (!ret)
-		ret = reduce_scatter(c, sendbuf, recvbuf, 0, recvcounts, t,
-				     datatype, op);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Reduce_scatter)
-
 /*
  * Scan (@exclusive false) and Exscan: rank r receives the prefix of ranks
  * 0..r-1 from r - 1 and passes the prefix of 0..r on to r + 1.
  */
-static int scan(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
-		int count, struct mpirma_dtype *t, MPI_Datatype dt, MPI_Op op,
-		bool exclusive)
+int mpirma_coll_run_scan(struct mpirma_comm *c, const void *sendbuf,
+			 void *recvbuf, int count, struct mpirma_dtype *t,
+			 MPI_Datatype dt, MPI_Op op, bool exclusive)
 {
 	void *palloc = NULL, *salloc = NULL, *prefix = NULL, *sum;
 	int tag = exclusive ? TAG_EXSCAN : TAG_SCAN, ret = MPI_SUCCESS;
@@ -1220,37 +751,3 @@ static int scan(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
 	free(salloc);
 	return ret;
 }
-
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
-	      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op, false);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Scan)
-
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-		MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = scan(c, sendbuf, recvbuf, count, t, datatype, op, true);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Exscan)

@@ -309,27 +309,8 @@ void mpirma_comm_teardown(void)
 
 /* ------------------------------------------------------------ API */
 
-int PMPI_Comm_rank(MPI_Comm comm, int *rank)
-{
-	struct mpirma_comm *c;
-
-	MPIRMA_CHECK_INIT();
-	MPIRMA_GET_COMM(c, comm);
-	*rank = c->rank;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Comm_rank)
-
-int PMPI_Comm_size(MPI_Comm comm, int *size)
-{
-	struct mpirma_comm *c;
-
-	MPIRMA_CHECK_INIT();
-	MPIRMA_GET_COMM(c, comm);
-	*size = c->size;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Comm_size)
+MPIRMA_COMM_QUERY(Comm_rank, int, o->rank)
+MPIRMA_COMM_QUERY(Comm_size, int, o->size)
 
 /* MPI_Comm_dup and _dup_with_info: @info is copied, or c's with -1. */
 static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
@@ -487,6 +468,30 @@ static bool group_in_comm(struct mpirma_group *g, struct mpirma_comm *c)
 	return true;
 }
 
+/*
+ * The arguments of Comm_create and Comm_create_group (@tag: 0 for
+ * Comm_create, which has none): @group, a subset of @c, which must be an
+ * intra-communicator (@fn names the call).  MPI class (recorded).
+ */
+static int create_check(struct mpirma_comm *c, MPI_Group group, int tag,
+			const char *fn, struct mpirma_group **g)
+{
+	int ret;
+
+	*g = mpirma_group_get(group);
+	if (!*g)
+		return mpirma_err(MPI_ERR_GROUP, "invalid group %d", group);
+	if (tag < 0)
+		return mpirma_err(MPI_ERR_TAG, "negative tag %d", tag);
+	ret = mpirma_comm_intra_only(c, fn);
+	if (ret)
+		return ret;
+	if (!group_in_comm(*g, c))
+		return mpirma_err(MPI_ERR_GROUP, "the group is not a subset "
+				  "of the communicator");
+	return MPI_SUCCESS;
+}
+
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
 	struct mpirma_comm *c;
@@ -496,18 +501,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	g = mpirma_group_get(group);
-	if (!g)
-		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
-					 "invalid group %d", group);
-	ret = mpirma_comm_intra_only(c, "MPI_Comm_create");
-	if (ret)
-		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	if (!group_in_comm(g, c))
-		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
-					 "the group is not a subset of the "
-					 "communicator");
-	ret = mpirma_comm_new_context(c, &ctx);
+	ret = create_check(c, group, 0, MPIRMA_FUNC, &g);
+	if (!ret)
+		ret = mpirma_comm_new_context(c, &ctx);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	*newcomm = MPI_COMM_NULL;
@@ -528,20 +524,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	g = mpirma_group_get(group);
-	if (!g)
-		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
-					 "invalid group %d", group);
-	if (tag < 0)
-		return mpirma_raise_comm(comm, MPI_ERR_TAG, MPIRMA_FUNC,
-					 "negative tag %d", tag);
-	ret = mpirma_comm_intra_only(c, "MPI_Comm_create_group");
+	ret = create_check(c, group, tag, MPIRMA_FUNC, &g);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	if (!group_in_comm(g, c))
-		return mpirma_raise_comm(comm, MPI_ERR_GROUP, MPIRMA_FUNC,
-					 "the group is not a subset of the "
-					 "communicator");
 	*newcomm = MPI_COMM_NULL;
 	if (g->rank == MPI_UNDEFINED)
 		return MPI_SUCCESS;
@@ -662,38 +647,45 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 }
 MPIRMA_ALIAS(Comm_get_info)
 
-/* The remote group of an inter-communicator; MPI_ERR_COMM on others. */
+/*
+ * The remote group of an inter-communicator: MPI_ERR_COMM on others, and
+ * the answer's place @out must not be NULL ("@what is NULL").  MPI class
+ * (recorded).
+ */
+static int remote_check(const struct mpirma_comm *c, const void *out,
+			const char *what)
+{
+	if (!c->inter)
+		return mpirma_err(MPI_ERR_COMM, "not an inter-communicator");
+	if (!out)
+		return mpirma_err(MPI_ERR_ARG, "%s is NULL", what);
+	return MPI_SUCCESS;
+}
+
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
 	struct mpirma_comm *c;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	if (!c->inter)
-		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-					 "not an inter-communicator");
-	if (!size)
-		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
-					 "size is NULL");
-	*size = c->rsize;
-	return MPI_SUCCESS;
+	ret = remote_check(c, size, "size");
+	if (!ret)
+		*size = c->rsize;
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_remote_size)
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
 	struct mpirma_comm *c;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	if (!c->inter)
-		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-					 "not an inter-communicator");
-	if (!group)
-		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
-					 "group is NULL");
-	return mpirma_raise_comm(comm, mpirma_group_new(c->rsize, c->rranks,
-							group),
-				 MPIRMA_FUNC, NULL);
+	ret = remote_check(c, group, "group");
+	if (!ret)
+		ret = mpirma_group_new(c->rsize, c->rranks, group);
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_remote_group)

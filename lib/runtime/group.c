@@ -79,27 +79,10 @@ static int *job_set(void)
 					    "invalid group %d", handle); \
 	} while (0)
 
-int PMPI_Group_size(MPI_Group group, int *size)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	*size = g->size;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Group_size)
-
-int PMPI_Group_rank(MPI_Group group, int *rank)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	*rank = g->rank;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Group_rank)
+MPIRMA_QUERY(Group_size, MPI_Group, struct mpirma_group, GET_GROUP, int,
+	     o->size)
+MPIRMA_QUERY(Group_rank, MPI_Group, struct mpirma_group, GET_GROUP, int,
+	     o->rank)
 
 int PMPI_Group_free(MPI_Group *group)
 {
@@ -187,27 +170,25 @@ static int group_exclude(struct mpirma_group *g, int n, const int *excl,
 	return ret;
 }
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
-		    MPI_Group *newgroup)
-{
-	struct mpirma_group *g;
+/*
+ * The calls that make a group of some ranks of @group, named by the n
+ * ranks or ranges of @list_decl: @select, of g, n, the list and newgroup.
+ */
+#define SELECT_DEFINE(name, list_decl, select)				\
+int PMPI_##name(MPI_Group group, int n, list_decl, MPI_Group *newgroup) \
+{									\
+	struct mpirma_group *g;						\
+									\
+	MPIRMA_CHECK_INIT();						\
+	GET_GROUP(g, group);						\
+	return select;							\
+}									\
+MPIRMA_ALIAS(name)
 
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	return group_select(g, n, ranks, newgroup, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_incl)
-
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
-		    MPI_Group *newgroup)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	return group_exclude(g, n, ranks, newgroup, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_excl)
+SELECT_DEFINE(Group_incl, const int ranks[],
+	      group_select(g, n, ranks, newgroup, MPIRMA_FUNC))
+SELECT_DEFINE(Group_excl, const int ranks[],
+	      group_exclude(g, n, ranks, newgroup, MPIRMA_FUNC))
 
 /*
  * Expands (first, last, stride) triplets into group ranks; *out is
@@ -270,27 +251,10 @@ static int group_ranges(struct mpirma_group *g, int n, int ranges[][3],
 	return ret;
 }
 
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
-			  MPI_Group *newgroup)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	return group_ranges(g, n, ranges, false, newgroup, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_range_incl)
-
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
-			  MPI_Group *newgroup)
-{
-	struct mpirma_group *g;
-
-	MPIRMA_CHECK_INIT();
-	GET_GROUP(g, group);
-	return group_ranges(g, n, ranges, true, newgroup, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_range_excl)
+SELECT_DEFINE(Group_range_incl, int ranges[][3],
+	      group_ranges(g, n, ranges, false, newgroup, MPIRMA_FUNC))
+SELECT_DEFINE(Group_range_excl, int ranges[][3],
+	      group_ranges(g, n, ranges, true, newgroup, MPIRMA_FUNC))
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
 			       MPI_Group group2, int ranks2[])
@@ -406,30 +370,18 @@ static int group_setop(MPI_Group group1, MPI_Group group2,
 	return mpirma_raise(ret, fn, NULL);
 }
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
-{
-	MPIRMA_CHECK_INIT();
-	return group_setop(group1, group2, newgroup, SET_UNION, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_union)
+/* The set operations: one signature, one body over group_setop(). */
+#define SETOP_DEFINE(name, op)						\
+int PMPI_##name(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) \
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return group_setop(group1, group2, newgroup, op, MPIRMA_FUNC);	\
+}									\
+MPIRMA_ALIAS(name)
 
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2,
-			    MPI_Group *newgroup)
-{
-	MPIRMA_CHECK_INIT();
-	return group_setop(group1, group2, newgroup, SET_INTERSECTION,
-			   MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_intersection)
-
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2,
-			  MPI_Group *newgroup)
-{
-	MPIRMA_CHECK_INIT();
-	return group_setop(group1, group2, newgroup, SET_DIFFERENCE,
-			   MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Group_difference)
+SETOP_DEFINE(Group_union, SET_UNION)
+SETOP_DEFINE(Group_intersection, SET_INTERSECTION)
+SETOP_DEFINE(Group_difference, SET_DIFFERENCE)
 
 void mpirma_group_teardown(void)
 {

@@ -518,41 +518,24 @@ static int do_recv(void *buf, int count, MPI_Datatype dt, int source,
 
 /* ------------------------------------------------------------ sends */
 
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
-	      int tag, MPI_Comm comm)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
-			  NULL);
-}
-MPIRMA_ALIAS(Send)
+/*
+ * The four send modes are one: the kernel buffers every message, so a
+ * synchronous, ready or buffered send completes as a standard one does.
+ */
+#define SEND_DEFINE(name)						\
+int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
+		int dest, int tag, MPI_Comm comm)			\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, \
+					comm), NULL);			\
+}									\
+MPIRMA_ALIAS(name)
 
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
-	       int tag, MPI_Comm comm)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
-			  NULL);
-}
-MPIRMA_ALIAS(Ssend)
-
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-	       int tag, MPI_Comm comm)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
-			  NULL);
-}
-MPIRMA_ALIAS(Rsend)
-
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-	       int tag, MPI_Comm comm)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, comm),
-			  NULL);
-}
-MPIRMA_ALIAS(Bsend)
+SEND_DEFINE(Send)
+SEND_DEFINE(Ssend)
+SEND_DEFINE(Rsend)
+SEND_DEFINE(Bsend)
 
 /* The attached buffer is only handed back: the kernel buffers sends. */
 static void *bsend_buf;
@@ -600,41 +583,21 @@ static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
 	return ret;
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
-	       int tag, MPI_Comm comm, MPI_Request *request)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
-				      request), NULL);
-}
-MPIRMA_ALIAS(Isend)
+/* The non-blocking send modes, one as the blocking ones are. */
+#define ISEND_DEFINE(name)						\
+int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
+		int dest, int tag, MPI_Comm comm, MPI_Request *request)	\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag,	\
+				      comm, request), NULL);		\
+}									\
+MPIRMA_ALIAS(name)
 
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
-		int tag, MPI_Comm comm, MPI_Request *request)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
-				      request), NULL);
-}
-MPIRMA_ALIAS(Issend)
-
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-		int tag, MPI_Comm comm, MPI_Request *request)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
-				      request), NULL);
-}
-MPIRMA_ALIAS(Irsend)
-
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
-		int tag, MPI_Comm comm, MPI_Request *request)
-{
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, isend(buf, count, datatype, dest, tag, comm,
-				      request), NULL);
-}
-MPIRMA_ALIAS(Ibsend)
+ISEND_DEFINE(Isend)
+ISEND_DEFINE(Issend)
+ISEND_DEFINE(Irsend)
+ISEND_DEFINE(Ibsend)
 
 /* ------------------------------------------------------------ receives */
 

@@ -36,16 +36,4 @@ void mpirma_p2p_progress(void);
  */
 bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n);
 
-/*
- * Until mpi.h declares them (with MPI_BSEND_OVERHEAD, which can be 0):
- * buffered sends are ordinary kernel-buffered sends.
- */
-MPIRMA_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype,
-			 int dest, int tag, MPI_Comm comm))
-MPIRMA_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype,
-			  int dest, int tag, MPI_Comm comm,
-			  MPI_Request *request))
-MPIRMA_DECL(int, Buffer_attach, (void *buffer, int size))
-MPIRMA_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
-
 #endif /* MPIRMA_LIB_P2P_H */

@@ -512,22 +512,6 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index,
 }
 MPIRMA_ALIAS(Waitany)
 
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		  int array_of_indices[], MPI_Status *array_of_statuses)
-{
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = check_array(incount, array_of_requests);
-	if (!ret && (!outcount || (incount && !array_of_indices)))
-		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
-	if (ret)
-		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	return some(incount, array_of_requests, true, NULL, NULL, NULL,
-		    outcount, array_of_indices, array_of_statuses, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Waitsome)
-
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
 		 int *flag, MPI_Status *status)
 {
@@ -544,21 +528,28 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index,
 }
 MPIRMA_ALIAS(Testany)
 
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
-		  int array_of_indices[], MPI_Status *array_of_statuses)
-{
-	int ret;
+/* Waitsome (@block) and Testsome: one signature, one body. */
+#define SOME_DEFINE(name, block)					\
+int PMPI_##name(int incount, MPI_Request array_of_requests[],		\
+		int *outcount, int array_of_indices[],			\
+		MPI_Status *array_of_statuses)				\
+{									\
+	int ret;							\
+									\
+	MPIRMA_CHECK_INIT();						\
+	ret = check_array(incount, array_of_requests);			\
+	if (!ret && (!outcount || (incount && !array_of_indices)))	\
+		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");		\
+	if (ret)							\
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);		\
+	return some(incount, array_of_requests, block, NULL, NULL, NULL, \
+		    outcount, array_of_indices, array_of_statuses,	\
+		    MPIRMA_FUNC);					\
+}									\
+MPIRMA_ALIAS(name)
 
-	MPIRMA_CHECK_INIT();
-	ret = check_array(incount, array_of_requests);
-	if (!ret && (!outcount || (incount && !array_of_indices)))
-		ret = mpirma_err(MPI_ERR_ARG, "NULL argument");
-	if (ret)
-		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	return some(incount, array_of_requests, false, NULL, NULL, NULL,
-		    outcount, array_of_indices, array_of_statuses, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Testsome)
+SOME_DEFINE(Waitsome, true)
+SOME_DEFINE(Testsome, false)
 
 /*
  * The request argument of Request_free and Cancel, which must name an

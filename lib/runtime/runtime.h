@@ -97,6 +97,11 @@ int mpirma_comm_check(MPI_Comm comm, struct mpirma_comm **c);
 					    (handle));			\
 	} while (0)
 
+/* MPIRMA_QUERY() of a communicator (struct mpirma_comm *o). */
+#define MPIRMA_COMM_QUERY(name, type, expr)				\
+	MPIRMA_QUERY(name, MPI_Comm, struct mpirma_comm, MPIRMA_GET_COMM, \
+		     type, expr)
+
 void mpirma_comm_ref(struct mpirma_comm *c);
 void mpirma_comm_unref(struct mpirma_comm *c);
 

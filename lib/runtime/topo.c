@@ -351,13 +351,4 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 }
 MPIRMA_ALIAS(Cart_sub)
 
-int PMPI_Topo_test(MPI_Comm comm, int *status)
-{
-	struct mpirma_comm *c;
-
-	MPIRMA_CHECK_INIT();
-	MPIRMA_GET_COMM(c, comm);
-	*status = c->topo ? MPI_CART : MPI_UNDEFINED;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Topo_test)
+MPIRMA_COMM_QUERY(Topo_test, int, o->topo ? MPI_CART : MPI_UNDEFINED)

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rma_entry.c - the entry points of the communication calls: MPI_Put,
+ * MPI_Get, MPI_Accumulate and MPI_Get_accumulate in their plain,
+ * request-based (MPI_Rput...) and large-count (MPI_Put_c...) forms, and
+ * MPI_Fetch_and_op and MPI_Compare_and_swap.  Each fills struct
+ * mpirma_rma_args and hands it to the engine, mpirma_rma_call()
+ * (lib/rma/rma.c).
+ *
+ * The four forms of a call differ only in the type of their counts and in
+ * the request, so each call's forms are generated from one definition
+ * (RMA_FORMS()); each form is still a function of its own name, which its
+ * errors name (MPIRMA_FUNC), and which the hybrid layer renames.
+ *
+ * The request-based calls complete at once: they are never queued, so their
+ * request is born complete (which the standard allows).
+ */
+#include "runtime.h"
+#include "request.h"
+#include "ship.h"
+#include "win.h"
+
+/*
+ * A request-based call: the operation is complete when mpirma_rma_call()
+ * returns, so its request is born complete.  MPI class (recorded).
+ */
+static int rma_call_req(MPI_Win win, const struct mpirma_rma_args *a,
+			MPI_Request *request)
+{
+	int ret;
+
+	if (!request)
+		return mpirma_err(MPI_ERR_ARG, "request is NULL");
+	*request = MPI_REQUEST_NULL;
+	ret = mpirma_rma_call(win, a, true);
+	if (ret)
+		return ret;
+	return mpirma_request_new_done(MPI_COMM_NULL, win, MPI_SUCCESS,
+				       request);
+}
+
+/*
+ * The body of every form of put, get, accumulate and get_accumulate.
+ * @request: NULL for the forms without one.  @fn: the call's name (errors
+ * name the form the program called).
+ *
+ * With MPI_THREAD_MULTIPLE the communication calls do not take the library
+ * lock: what they read of the window (epoch state, extents, mappings) only
+ * the synchronization calls change, handles are looked up without a lock
+ * (lib/base/internal.h), nothing is queued, and the direct path and the
+ * kernel are safe to enter from any number of threads.  Only a request
+ * (mpirma_request_new_done()) takes the lock.
+ */
+static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
+		     MPI_Request *request, const char *fn)
+{
+	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
+		return mpirma_not_running(fn);
+	return mpirma_raise_win(win, request ? rma_call_req(win, a, request) :
+				mpirma_rma_call(win, a, false), fn, NULL);
+}
+
+/*
+ * Each call of four forms is described once: RMA_PARAMS_<k>(count type),
+ * its parameters as include/mpi.h has them (but the request), and
+ * RMA_ARGS_<k>, its struct mpirma_rma_args in the parameters' names.  The
+ * origin buffer of a get is the kernel's result side; a put has no op.
+ */
+#define RMA_PARAMS_ORIGIN(count_t)					\
+	const void *origin_addr, count_t origin_count,			\
+	MPI_Datatype origin_datatype
+#define RMA_PARAMS_TARGET(count_t)					\
+	int target_rank, MPI_Aint target_disp, count_t target_count,	\
+	MPI_Datatype target_datatype
+#define RMA_ARGS_ORIGIN							\
+	.oaddr = origin_addr, .ocount = origin_count, .otype = origin_datatype
+#define RMA_ARGS_TARGET							\
+	.trank = target_rank, .tdisp = target_disp,			\
+	.tcount = target_count, .ttype = target_datatype
+
+#define RMA_PARAMS_PUT(count_t)						\
+	RMA_PARAMS_ORIGIN(count_t), RMA_PARAMS_TARGET(count_t), MPI_Win win
+#define RMA_ARGS_PUT							\
+	{ .kind = MPIRMA_KIND_PUT, RMA_ARGS_ORIGIN, RMA_ARGS_TARGET }
+
+#define RMA_PARAMS_GET(count_t)						\
+	void *origin_addr, count_t origin_count,			\
+	MPI_Datatype origin_datatype, RMA_PARAMS_TARGET(count_t), MPI_Win win
+#define RMA_ARGS_GET							\
+	{ .kind = MPIRMA_KIND_GET, .raddr = origin_addr,		\
+	  .rcount = origin_count, .rtype = origin_datatype, RMA_ARGS_TARGET }
+
+#define RMA_PARAMS_ACC(count_t)						\
+	RMA_PARAMS_ORIGIN(count_t), RMA_PARAMS_TARGET(count_t), MPI_Op op, \
+	MPI_Win win
+#define RMA_ARGS_ACC							\
+	{ .kind = MPIRMA_KIND_ACC, RMA_ARGS_ORIGIN, RMA_ARGS_TARGET, .op = op }
+
+#define RMA_PARAMS_GET_ACC(count_t)					\
+	RMA_PARAMS_ORIGIN(count_t), void *result_addr, count_t result_count, \
+	MPI_Datatype result_datatype, RMA_PARAMS_TARGET(count_t), MPI_Op op, \
+	MPI_Win win
+#define RMA_ARGS_GET_ACC						\
+	{ .kind = MPIRMA_KIND_GET_ACC, RMA_ARGS_ORIGIN,			\
+	  .raddr = result_addr, .rcount = result_count,			\
+	  .rtype = result_datatype, RMA_ARGS_TARGET, .op = op }
+
+/*
+ * The trailing parameter of a request-based form (@r 1) or none (@r 0),
+ * and the request the body passes on.
+ */
+#define RMA_REQ_PARAM_0
+#define RMA_REQ_PARAM_1		, MPI_Request *request
+#define RMA_REQ_ARG_0		NULL
+#define RMA_REQ_ARG_1		request
+
+/* PMPI_@name and MPI_@name: call @k with counts of @count_t, form @r. */
+#define RMA_DEFINE(name, k, count_t, r)					\
+int PMPI_##name(RMA_PARAMS_##k(count_t) RMA_REQ_PARAM_##r)		\
+{									\
+	struct mpirma_rma_args a = RMA_ARGS_##k;			\
+									\
+	return rma_entry(win, &a, RMA_REQ_ARG_##r, MPIRMA_FUNC);	\
+}									\
+MPIRMA_ALIAS(name)
+
+/* The four forms of call @k: @name, @rname (request-based) and their _c. */
+#define RMA_FORMS(k, name, rname)					\
+	RMA_DEFINE(name, k, int, 0)					\
+	RMA_DEFINE(name##_c, k, MPI_Count, 0)				\
+	RMA_DEFINE(rname, k, int, 1)					\
+	RMA_DEFINE(rname##_c, k, MPI_Count, 1)
+
+RMA_FORMS(PUT, Put, Rput)
+RMA_FORMS(GET, Get, Rget)
+RMA_FORMS(ACC, Accumulate, Raccumulate)
+RMA_FORMS(GET_ACC, Get_accumulate, Rget_accumulate)
+
+/*
+ * The one-element calls have one form each, and take the library lock as
+ * other API calls do.
+ */
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
+		      MPI_Datatype datatype, int target_rank,
+		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+	struct mpirma_rma_args a = {
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
+		.ocount = 1, .otype = datatype, .raddr = result_addr,
+		.rcount = 1, .rtype = datatype, .trank = target_rank,
+		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
+		.op = op, .single = true,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Fetch_and_op)
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+			  void *result_addr, MPI_Datatype datatype,
+			  int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+	struct mpirma_rma_args a = {
+		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
+		.otype = datatype, .raddr = result_addr, .rcount = 1,
+		.rtype = datatype, .caddr = compare_addr,
+		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
+		.ttype = datatype, .single = true,
+	};
+
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false),
+				MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Compare_and_swap)
