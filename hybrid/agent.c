@@ -26,7 +26,7 @@
 
 #include "agent.h"
 #include "locks.h"
-#include "ship.h"
+#include "rma_args.h"
 
 #define HY_IDLE_MIN_NS	2000	/* the agent's sleeps between polls: 2 us ... */
 #define HY_IDLE_MAX_NS	2000000	/* ... to 2 ms */

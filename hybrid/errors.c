@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "errors.h"
-#include "ship.h"
+#include "rma_args.h"
 
 struct class_pair {
 	int h;

@@ -12,7 +12,7 @@ HY_DIR := $(B)/hybrid
 HY_MPII := $(HY_DIR)/mpii.h
 HY_INNER := $(HY_DIR)/engine.o
 HY_SRCS := $(wildcard hybrid/*.c)
-HY_HDRS := $(wildcard hybrid/*.h) $(HY_MPII) include/mpirma_uapi.h lib/rma/ship.h
+HY_HDRS := $(wildcard hybrid/*.h) $(HY_MPII) include/mpirma_uapi.h lib/rma/rma_args.h
 
 # Host MPIs: name and compiler wrapper (Debian's alternatives-free names).
 HY_CC_openmpi := mpicc.openmpi
@@ -50,7 +50,7 @@ $(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
 	objcopy --redefine-syms=$(HY_DIR)/rename.txt $@.r $@.tmp
 	rm -f $@.r && mv -f $@.tmp $@
 
-# -iquote: "mpii.h", "mpirma_uapi.h" and the engine's "ship.h" (which uses
+# -iquote: "mpii.h", "mpirma_uapi.h" and the engine's "rma_args.h" (which uses
 # no MPI types) come from us, <mpi.h> from the host.
 HY_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -fPIC \
 	    -fno-semantic-interposition -MMD -MP \

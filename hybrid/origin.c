@@ -31,7 +31,7 @@
 #include "errors.h"
 #include "locks.h"
 #include "origin.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "waits.h"
 #include "wire.h"
 

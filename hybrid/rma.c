@@ -26,7 +26,7 @@
 #include "convert.h"
 #include "errors.h"
 #include "origin.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "span.h"
 #include "win.h"
 

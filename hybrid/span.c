@@ -56,7 +56,7 @@
 #include "errors.h"
 #include "handle.h"
 #include "origin.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "span.h"
 #include "waits.h"
 #include "win.h"

@@ -8,7 +8,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "ship.h"
+#include "rma_args.h"
 #include "wire.h"
 
 /* The elements a layout covers (the kernel checks the sides agree). */

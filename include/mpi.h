@@ -738,7 +738,7 @@ MPIRMA_DECL(int, Win_get_group, (MPI_Win win, MPI_Group *group))
 MPIRMA_DECL(int, Win_set_info, (MPI_Win win, MPI_Info info))
 MPIRMA_DECL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
 
-/* RMA operations (lib/rma/rma.c) */
+/* RMA operations (lib/rma/rma_entry.c) */
 MPIRMA_DECL(int, Put, (const void *origin_addr, int origin_count,
 		       MPI_Datatype origin_datatype, int target_rank,
 		       MPI_Aint target_disp, int target_count,

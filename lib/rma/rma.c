@@ -39,7 +39,7 @@
 #include "runtime.h"
 #include "op.h"
 #include "reduce.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "win.h"
 
 /* ------------------------------------------------------------ datatypes */

@@ -33,7 +33,7 @@
 #include "runtime.h"
 #include "native_elem.h"
 #include "reduce.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "win.h"
 
 /*

@@ -17,7 +17,7 @@
  */
 #include "runtime.h"
 #include "request.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "win.h"
 
 /*

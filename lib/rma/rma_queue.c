@@ -30,7 +30,7 @@
 
 #include "runtime.h"
 #include "reduce.h"
-#include "ship.h"
+#include "rma_args.h"
 #include "win.h"
 
 #define MPIRMA_QUEUE_OPS	1024	/* longest batch */

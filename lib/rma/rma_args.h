@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * ship.h - what the hybrid layer's remote path uses of the RMA engine
- * besides its MPI calls (hybrid/ship.c; docs/hybrid.md).  An accumulate-like operation for a target on another node is
- * built and checked at the origin by the engine's own code (rma_build, as
- * the MPI call would), shipped over the host MPI, and applied at the target
- * by the agent thread through one MPIRMA_IOC_RMA on the process's member
- * fd, which touches no engine state (no epoch, no queue, no error record),
- * so the agent needs no lock the engine's callers hold.
+ * rma_args.h - the arguments of any RMA call (struct mpirma_rma_args),
+ * which every entry point of lib/rma fills (rma_entry.c), and the engine's
+ * calls the hybrid layer makes with them for operations to other nodes
+ * (hybrid/origin.c, hybrid/agent.c; docs/hybrid.md).  Such an operation is
+ * built and checked at the origin by the engine's own code (as the MPI call
+ * would), shipped over the host MPI, and applied at the target by the agent
+ * thread through one MPIRMA_IOC_RMA on the process's member fd, which
+ * touches no engine state (no epoch, no queue, no error record), so the
+ * agent needs no lock the engine's callers hold.
  *
  * The layer is compiled against the host MPI's mpi.h, so this header uses
  * no MPI types: handles are the engine's ints, displacements longs (as
  * MPI_Win, MPI_Datatype, MPI_Op and MPI_Aint are in include/mpi.h).
  */
-#ifndef MPIRMA_LIB_SHIP_H
-#define MPIRMA_LIB_SHIP_H
+#ifndef MPIRMA_LIB_RMA_ARGS_H
+#define MPIRMA_LIB_RMA_ARGS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,4 +99,4 @@ int mpirma_rma_failed(int win, const struct mpirma_op *op, const char *fn);
  */
 const char *mpirma_last_cause(void);
 
-#endif /* MPIRMA_LIB_SHIP_H */
+#endif /* MPIRMA_LIB_RMA_ARGS_H */
