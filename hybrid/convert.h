@@ -35,29 +35,22 @@ extern const struct hy_op_pair *_Atomic hy_op_last;
 int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out);
 int hy_op_lookup(MPI_Op op, MPII_Op *out);
 
-static inline int hy_type(MPI_Datatype t, MPII_Datatype *out)
-{
-	const struct hy_type_pair *last =
-		atomic_load_explicit(&hy_type_last, memory_order_relaxed);
-
-	if (last && last->h == t) {
-		*out = last->i;
-		return MPI_SUCCESS;
-	}
-	return hy_type_lookup(t, out);
+/* NAME(h, out): the engine's value of @h, the last one converted inline. */
+#define HY_CONVERT_LAST(NAME, HOST, INNER, PAIR)			\
+static inline int NAME(HOST h, INNER *out)				\
+{									\
+	const struct PAIR *last =					\
+		atomic_load_explicit(&NAME##_last, memory_order_relaxed); \
+									\
+	if (last && last->h == h) {					\
+		*out = last->i;						\
+		return MPI_SUCCESS;					\
+	}								\
+	return NAME##_lookup(h, out);					\
 }
 
-static inline int hy_op(MPI_Op op, MPII_Op *out)
-{
-	const struct hy_op_pair *last =
-		atomic_load_explicit(&hy_op_last, memory_order_relaxed);
-
-	if (last && last->h == op) {
-		*out = last->i;
-		return MPI_SUCCESS;
-	}
-	return hy_op_lookup(op, out);
-}
+HY_CONVERT_LAST(hy_type, MPI_Datatype, MPII_Datatype, hy_type_pair)
+HY_CONVERT_LAST(hy_op, MPI_Op, MPII_Op, hy_op_pair)
 
 void hy_type_forget(MPI_Datatype t);
 int hy_info(MPI_Info info, MPII_Info *out);

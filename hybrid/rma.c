@@ -268,28 +268,34 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 			       raddr, rcount, rtype, op)
 
 /*
+ * The body of an entry point MPI_NAME on @win: its arguments (FIELDS), and
+ * HOST_ARGS for the host's own call when the host serves @win; @req, the
+ * program's request of an R-call, or NULL.  Both lists in parentheses.
+ */
+#define HY_LIST(...) __VA_ARGS__
+#define HY_RMA_RUN(NAME, FIELDS, HOST_ARGS, req)			\
+	do {								\
+		const struct hy_rma c = { HY_LIST FIELDS };		\
+		struct hy_win *w = rma_enter(win, &c);			\
+									\
+		if (!w)							\
+			return PMPI_##NAME HOST_ARGS;			\
+		return rma_call(w, &c, req, "MPI_" #NAME);		\
+	} while (0)
+
+/*
  * MPI_NAME and its request-based form MPI_RNAME, with counts of type
  * COUNT, from the call's PARAMS, ARGS and FIELDS.
  */
 #define HY_RMA_ENTRY(NAME, RNAME, COUNT, PARAMS, ARGS, FIELDS)		\
 int MPI_##NAME(PARAMS(COUNT))						\
 {									\
-	const struct hy_rma c = { FIELDS };				\
-	struct hy_win *w = rma_enter(win, &c);				\
-									\
-	if (!w)								\
-		return PMPI_##NAME(ARGS);				\
-	return rma_call(w, &c, NULL, "MPI_" #NAME);			\
+	HY_RMA_RUN(NAME, (FIELDS), (ARGS), NULL);				\
 }									\
 									\
 int MPI_##RNAME(PARAMS(COUNT), MPI_Request *req)			\
 {									\
-	const struct hy_rma c = { FIELDS };				\
-	struct hy_win *w = rma_enter(win, &c);				\
-									\
-	if (!w)								\
-		return PMPI_##RNAME(ARGS, req);				\
-	return rma_call(w, &c, req, "MPI_" #RNAME);			\
+	HY_RMA_RUN(RNAME, (FIELDS), (ARGS, req), req);			\
 }
 
 HY_RMA_ENTRY(Put, Rput, int, PUT_PARAMS, PUT_ARGS, PUT_FIELDS)
@@ -308,37 +314,27 @@ HY_RMA_ENTRY(Get_accumulate_c, Rget_accumulate_c, MPI_Count, GACC_PARAMS,
 	     GACC_ARGS, GACC_FIELDS)
 #endif /* MPI_VERSION >= 4 */
 
+#define FOP_FIELDS .kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, .ocount = 1, \
+	.otype = type, .raddr = raddr, .rcount = 1, .rtype = type, \
+	.caddr = NULL, .target = target, .tdisp = tdisp, .tcount = 1, \
+	.ttype = type, .op = op, .single = true
+
 int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
 		     int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win)
 {
-	const struct hy_rma c = {
-		.kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, .ocount = 1,
-		.otype = type, .raddr = raddr, .rcount = 1, .rtype = type,
-		.caddr = NULL, .target = target, .tdisp = tdisp, .tcount = 1,
-		.ttype = type, .op = op, .single = true,
-	};
-	struct hy_win *w = rma_enter(win, &c);
-
-	if (!w)
-		return PMPI_Fetch_and_op(oaddr, raddr, type, target, tdisp, op,
-					 win);
-	return rma_call(w, &c, NULL, "MPI_Fetch_and_op");
+	HY_RMA_RUN(Fetch_and_op, (FOP_FIELDS),
+		   (oaddr, raddr, type, target, tdisp, op, win), NULL);
 }
+
+#define CAS_FIELDS .kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1, \
+	.otype = type, .raddr = raddr, .rcount = 1, .rtype = type, \
+	.caddr = caddr, .target = target, .tdisp = tdisp, .tcount = 1, \
+	.ttype = type, .op = MPI_OP_NULL, .single = true
 
 int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
 			 MPI_Datatype type, int target, MPI_Aint tdisp,
 			 MPI_Win win)
 {
-	const struct hy_rma c = {
-		.kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1,
-		.otype = type, .raddr = raddr, .rcount = 1, .rtype = type,
-		.caddr = caddr, .target = target, .tdisp = tdisp, .tcount = 1,
-		.ttype = type, .op = MPI_OP_NULL, .single = true,
-	};
-	struct hy_win *w = rma_enter(win, &c);
-
-	if (!w)
-		return PMPI_Compare_and_swap(oaddr, caddr, raddr, type, target,
-					     tdisp, win);
-	return rma_call(w, &c, NULL, "MPI_Compare_and_swap");
+	HY_RMA_RUN(Compare_and_swap, (CAS_FIELDS),
+		   (oaddr, caddr, raddr, type, target, tdisp, win), NULL);
 }
