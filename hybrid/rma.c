@@ -87,8 +87,16 @@ struct hy_rma {
 	bool single;
 };
 
-/* The engine's values of @c's datatypes and op, into @a; host class. */
-static int rma_convert(const struct hy_rma *c, struct mpirma_rma_args *a)
+/* The engine's values of a call's datatypes and op. */
+struct rma_inner {
+	MPII_Datatype otype;
+	MPII_Datatype rtype;
+	MPII_Datatype ttype;
+	MPII_Op op;
+};
+
+/* The engine's values of @c's datatypes and op, into @v; host class. */
+static int rma_convert(const struct hy_rma *c, struct rma_inner *v)
 {
 	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
 	bool result = c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC;
@@ -97,76 +105,86 @@ static int rma_convert(const struct hy_rma *c, struct mpirma_rma_args *a)
 		      (c->op != MPI_NO_OP || c->otype != MPI_DATATYPE_NULL);
 	int ret = MPI_SUCCESS;
 
-	*a = (struct mpirma_rma_args){
-		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
-		.raddr = c->raddr, .rcount = c->rcount, .caddr = c->caddr,
-		.trank = c->target, .tdisp = c->tdisp, .tcount = c->tcount,
-		.single = c->single, .otype = MPII_DATATYPE_NULL,
-		.rtype = MPII_DATATYPE_NULL, .ttype = MPII_DATATYPE_NULL,
-		.op = MPII_OP_NULL,
-	};
+	*v = (struct rma_inner){ MPII_DATATYPE_NULL, MPII_DATATYPE_NULL,
+				 MPII_DATATYPE_NULL, MPII_OP_NULL };
 	if (origin)
-		ret = hy_type(c->otype, &a->otype);
+		ret = hy_type(c->otype, &v->otype);
 	if (!ret && result)
-		ret = hy_type(c->rtype, &a->rtype);
+		ret = hy_type(c->rtype, &v->rtype);
 	if (!ret)
-		ret = hy_type(c->ttype, &a->ttype);
+		ret = hy_type(c->ttype, &v->ttype);
 	if (!ret && acc)
-		ret = hy_op(c->op, &a->op);
+		ret = hy_op(c->op, &v->op);
 	return ret;
 }
 
-/*
- * The engine's call for @a to engine rank @r: the large-count form (the
- * counts may not fit an int), or with @req the request-based one, waited
- * for (the engine completes it locally at once).  Host class.
- */
-static int rma_engine(struct hy_win *w, const struct mpirma_rma_args *a,
-		      int r, MPII_Request *req)
+/* Ships @c (engine values @v) to its target on another node; host class. */
+static int rma_ship(struct hy_win *w, const struct hy_rma *c,
+		    const struct rma_inner *v, const char *fn)
 {
-	const void *o = a->oaddr;
-	void *res = a->raddr;
+	const struct mpirma_rma_args a = {
+		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
+		.otype = v->otype, .raddr = c->raddr, .rcount = c->rcount,
+		.rtype = v->rtype, .caddr = c->caddr, .trank = c->target,
+		.tdisp = c->tdisp, .tcount = c->tcount, .ttype = v->ttype,
+		.op = v->op, .single = c->single,
+	};
+
+	return hy_ship(w, &a, fn);
+}
+
+/*
+ * The engine's call for @c (engine values @v) to engine rank @r: the
+ * large-count form (the counts may not fit an int), or with @req the
+ * request-based one, waited for (the engine completes it locally at
+ * once).  Host class.
+ */
+static int rma_engine(struct hy_win *w, const struct hy_rma *c,
+		      const struct rma_inner *v, int r, MPII_Request *req)
+{
+	const void *o = c->oaddr;
+	void *res = c->raddr;
 	int ret;
 
-	switch (a->kind) {
+	switch (c->kind) {
 	case MPIRMA_KIND_PUT:
-		ret = req ? MPII_Rput_c(o, a->ocount, a->otype, r, a->tdisp,
-					a->tcount, a->ttype, w->inner, req) :
-		      MPII_Put_c(o, a->ocount, a->otype, r, a->tdisp,
-				 a->tcount, a->ttype, w->inner);
+		ret = req ? MPII_Rput_c(o, c->ocount, v->otype, r, c->tdisp,
+					c->tcount, v->ttype, w->inner, req) :
+		      MPII_Put_c(o, c->ocount, v->otype, r, c->tdisp,
+				 c->tcount, v->ttype, w->inner);
 		break;
 	case MPIRMA_KIND_GET:
-		ret = req ? MPII_Rget_c(res, a->rcount, a->rtype, r, a->tdisp,
-					a->tcount, a->ttype, w->inner, req) :
-		      MPII_Get_c(res, a->rcount, a->rtype, r, a->tdisp,
-				 a->tcount, a->ttype, w->inner);
+		ret = req ? MPII_Rget_c(res, c->rcount, v->rtype, r, c->tdisp,
+					c->tcount, v->ttype, w->inner, req) :
+		      MPII_Get_c(res, c->rcount, v->rtype, r, c->tdisp,
+				 c->tcount, v->ttype, w->inner);
 		break;
 	case MPIRMA_KIND_ACC:
-		ret = req ? MPII_Raccumulate_c(o, a->ocount, a->otype, r,
-					       a->tdisp, a->tcount, a->ttype,
-					       a->op, w->inner, req) :
-		      MPII_Accumulate_c(o, a->ocount, a->otype, r, a->tdisp,
-					a->tcount, a->ttype, a->op, w->inner);
+		ret = req ? MPII_Raccumulate_c(o, c->ocount, v->otype, r,
+					       c->tdisp, c->tcount, v->ttype,
+					       v->op, w->inner, req) :
+		      MPII_Accumulate_c(o, c->ocount, v->otype, r, c->tdisp,
+					c->tcount, v->ttype, v->op, w->inner);
 		break;
 	case MPIRMA_KIND_CAS:
-		ret = MPII_Compare_and_swap(o, a->caddr, res, a->ttype, r,
-					    a->tdisp, w->inner);
+		ret = MPII_Compare_and_swap(o, c->caddr, res, v->ttype, r,
+					    c->tdisp, w->inner);
 		break;
 	default:
-		if (a->single)
-			ret = MPII_Fetch_and_op(o, res, a->ttype, r, a->tdisp,
-						a->op, w->inner);
+		if (c->single)
+			ret = MPII_Fetch_and_op(o, res, v->ttype, r, c->tdisp,
+						v->op, w->inner);
 		else if (req)
-			ret = MPII_Rget_accumulate_c(o, a->ocount, a->otype,
-						     res, a->rcount, a->rtype,
-						     r, a->tdisp, a->tcount,
-						     a->ttype, a->op,
+			ret = MPII_Rget_accumulate_c(o, c->ocount, v->otype,
+						     res, c->rcount, v->rtype,
+						     r, c->tdisp, c->tcount,
+						     v->ttype, v->op,
 						     w->inner, req);
 		else
-			ret = MPII_Get_accumulate_c(o, a->ocount, a->otype,
-						    res, a->rcount, a->rtype,
-						    r, a->tdisp, a->tcount,
-						    a->ttype, a->op, w->inner);
+			ret = MPII_Get_accumulate_c(o, c->ocount, v->otype,
+						    res, c->rcount, v->rtype,
+						    r, c->tdisp, c->tcount,
+						    v->ttype, v->op, w->inner);
 		break;
 	}
 	ret = hy_inner(ret);
@@ -183,16 +201,16 @@ static int rma_engine(struct hy_win *w, const struct mpirma_rma_args *a,
 static int rma_op(struct hy_win *w, const struct hy_rma *c,
 		  MPII_Request *req, const char *fn)
 {
-	struct mpirma_rma_args a;
-	int ret = rma_convert(c, &a);
+	struct rma_inner v;
+	int ret = rma_convert(c, &v);
 
 	if (!ret)
 		ret = hy_span_access(w, c->target);
 	if (ret)
 		return ret;
 	if (hy_remote(w, c->target))
-		return hy_ship(w, &a, fn);
-	return rma_engine(w, &a, hy_rank(w, c->target), req);
+		return rma_ship(w, c, &v, fn);
+	return rma_engine(w, c, &v, hy_rank(w, c->target), req);
 }
 
 /*
