@@ -77,54 +77,57 @@ static void lock_grant(int k, int type, int origin)
 		  hy.ship_comm);
 }
 
+/* Queues @origin's request of @type behind slot @s's waiting ones. */
+static void lock_wait_add(struct agent_slot *s, int origin, int type)
+{
+	if (s->nwait == s->capwait) {
+		int cap = s->capwait ? 2 * s->capwait : 8;
+		struct lock_wait *q = realloc(s->wait, sizeof(*q) * (size_t)cap);
+
+		if (!q)
+			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+		s->wait = q;
+		s->capwait = cap;
+	}
+	s->wait[s->nwait++] = (struct lock_wait){ origin, type };
+}
+
+/* Releases slot @k's lock and grants what it can from the front. */
+static void lock_release(int k)
+{
+	struct agent_slot *s = &slots[k];
+
+	if (s->excl)
+		s->excl = false;
+	else if (s->shared)
+		s->shared--;
+	while (s->nwait && lock_fits(s, s->wait[0].type)) {
+		lock_grant(k, s->wait[0].type, s->wait[0].origin);
+		memmove(s->wait, s->wait + 1,
+			sizeof(*s->wait) * (size_t)--s->nwait);
+	}
+}
+
 /*
  * A lock or unlock from @origin.  A request that cannot be granted waits
  * behind those before it (a shared one does not overtake a waiting
  * exclusive one); an unlock grants what it can from the front.  Out of
  * memory for a waiting request ends the job: its origin would wait
- * forever.
+ * forever.  A request for a slot not in use is dropped: a window is freed
+ * collectively, so no lock can come for it.
  */
 void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
 {
 	int k = (int)h->slot;
-	struct agent_slot *s;
 
 	hy_mutex_lock(&slots_lock);
-	if (k >= nslots || !slots[k].used) {
-		/* A window is freed collectively: no lock can come for it. */
-		hy_mutex_unlock(&slots_lock);
-		return;
-	}
-	s = &slots[k];
-	if (h->kind == HY_KIND_LOCK) {
-		if (!s->nwait && lock_fits(s, h->op)) {
+	if (k < nslots && slots[k].used) {
+		if (h->kind != HY_KIND_LOCK)
+			lock_release(k);
+		else if (!slots[k].nwait && lock_fits(&slots[k], h->op))
 			lock_grant(k, h->op, origin);
-		} else {
-			if (s->nwait == s->capwait) {
-				int cap = s->capwait ? 2 * s->capwait : 8;
-				struct lock_wait *q = realloc(s->wait,
-							      sizeof(*q) *
-							      (size_t)cap);
-
-				if (!q)
-					PMPI_Abort(MPI_COMM_WORLD,
-						   MPI_ERR_NO_MEM);
-				s->wait = q;
-				s->capwait = cap;
-			}
-			s->wait[s->nwait++] = (struct lock_wait){ origin,
-								  h->op };
-		}
-	} else {
-		if (s->excl)
-			s->excl = false;
-		else if (s->shared)
-			s->shared--;
-		while (s->nwait && lock_fits(s, s->wait[0].type)) {
-			lock_grant(k, s->wait[0].type, s->wait[0].origin);
-			memmove(s->wait, s->wait + 1,
-				sizeof(*s->wait) * (size_t)--s->nwait);
-		}
+		else
+			lock_wait_add(&slots[k], origin, h->op);
 	}
 	hy_mutex_unlock(&slots_lock);
 }

@@ -32,8 +32,10 @@ static __thread struct {
 
 static const char *lock_name(const struct hy_mutex *m)
 {
-	return m->rank >= HY_LOCK_STATE && m->rank <= HY_LOCK_KEYVALS ?
-	       lock_names[m->rank] : "an unranked lock";
+	size_t r = (size_t)m->rank;
+
+	return r < sizeof(lock_names) / sizeof(lock_names[0]) && lock_names[r] ?
+	       lock_names[r] : "an unranked lock";
 }
 
 static void __attribute__((noreturn)) order_broken(const char *what,

@@ -136,8 +136,9 @@ static void pending_add(struct hy_win *w, const struct hy_pending *p,
 {
 	struct hy_span *sp = w->span;
 
-	while (sp->npend == HY_PENDING_MAX)
-		pending_settle(w, 0, f);
+	if (sp->npend == HY_PENDING_MAX)
+		while (sp->npend)
+			pending_settle(w, 0, f);
 	if (sp->npend == sp->cap) {
 		int cap = sp->cap ? 2 * sp->cap : 16;
 		struct hy_pending *q = realloc(sp->pend, sizeof(*q) *
