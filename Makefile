@@ -814,10 +814,49 @@ $(BENCH_DIR)/rma_bench-mpich: bench/rma_bench.c tools/cli.h
 	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
+# Messages, barriers and small collectives (bench/msg_bench.c), the same
+# three builds, at 2 and 4 ranks, with both hosts alone and under the layer,
+# in one boot of its own (bench/msg-run; table and plot: bench/msg-summary).
+MSG_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/msg_bench-mpirma)
+MSG_BENCH_PEERS := $(BENCH_DIR)/msg_bench-openmpi $(BENCH_DIR)/msg_bench-mpich
+BENCH_MSG_VM_ARGS ?= --cpus 4 --timeout 3600
+BENCH_MSG_ARGS ?=
+SCRIPTS += bench/msg-run bench/msg-summary
+
+userspace: $(MSG_BENCH)
+
+$(BENCH_DIR)/msg_bench-mpirma: bench/msg_bench.c tools/cli.h $(MPICC) $(HEADERS) $(LIB_TARGETS)
+	@mkdir -p $(@D)
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
+		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS)
+	mv -f $@.tmp $@
+
+$(BENCH_DIR)/msg_bench-openmpi: bench/msg_bench.c tools/cli.h
+	@mkdir -p $(@D)
+	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS)
+	mv -f $@.tmp $@
+
+$(BENCH_DIR)/msg_bench-mpich: bench/msg_bench.c tools/cli.h
+	@mkdir -p $(@D)
+	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS)
+	mv -f $@.tmp $@
+
+.PHONY: bench-msg bench-msg-run
+bench-msg: bench-deps
+	$(MAKE) all
+	$(MAKE) bench-msg-run
+
+bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
+	@rm -f $(BENCH_DIR)/msg.csv
+	$(VM) $(BENCH_MSG_VM_ARGS) -- bench/msg-run -o $(BENCH_DIR) \
+		$(BENCH_MSG_ARGS) | tee $(BENCH_DIR)/msg-run.log
+	bench/msg-summary $(BENCH_DIR) | tee $(BENCH_DIR)/msg-results.txt
+
 .PHONY: bench bench-deps bench-run
 bench: bench-deps
 	$(MAKE) all
 	$(MAKE) bench-run
+	$(MAKE) bench-msg-run
 
 bench-deps:
 	@tools/mpirma-deps --bench

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msg_bench - what an RMA program pays around its RMA: messages, barriers
+ * and small collectives, the same source built with each MPI's mpicc.
+ *
+ * Rows (per size, medians over --rounds rounds, each round as many
+ * iterations as fill --time seconds, counted once by rank 0 and broadcast
+ * so that every rank runs the same loop):
+ *   pingpong_N	ranks 0 and 1, MPI_Send/MPI_Recv of N bytes: half a round
+ *		trip (latency, us) and N / that (bandwidth, MB/s); the other
+ *		ranks wait in a barrier
+ *   barrier	MPI_Barrier (us)
+ *   allreduce_N	MPI_Allreduce of N bytes of doubles, MPI_SUM (us)
+ *   bcast_N	MPI_Bcast of N bytes from rank 0 (us)
+ *   put_flush_barrier	MPI_Put of 8 bytes to the next rank, MPI_Win_flush,
+ *		MPI_Barrier, in a lock_all epoch (IMB's truly passive put)
+ *
+ * Output: CSV rows workload,ranks,impl,metric,median,min,max,unit (the
+ * format of rma_bench, so bench/summary's tools read both).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "msg_bench"
+#include "../tools/cli.h"
+
+#define MAX_ROUNDS 16
+
+static int rank, size;
+
+static struct {
+	const char *impl;
+	const char *csv;
+	double time;
+	int rounds;
+	size_t pp_max;
+	size_t coll_max;
+} opt = { "mpi", NULL, 0.2, 3, 4 << 20, 64 << 10 };
+
+static FILE *csv;
+
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rank == 0) {
+		va_start(ap, fmt);
+		cli_vreport(PROG, true, fmt, ap);
+		va_end(ap);
+	}
+	MPI_Finalize();
+	exit(2);
+}
+
+static void usage(void)
+{
+	if (rank == 0)
+		printf("Usage: %s [--impl NAME] [--csv FILE] [--time S] [--rounds R]\n"
+		       "          [--pingpong-max BYTES] [--coll-max BYTES]\n"
+		       "Messages, barriers and small collectives (see the source's head).\n"
+		       "  --impl NAME          the implementation column of the rows\n"
+		       "  --csv FILE           append rows to FILE (rank 0) instead of stdout\n"
+		       "  --time S             seconds per round and size (default 0.2)\n"
+		       "  --rounds R           rounds per row, 1 to %d (default 3)\n"
+		       "  --pingpong-max BYTES largest ping-pong (default 4194304)\n"
+		       "  --coll-max BYTES     largest allreduce and bcast (default 65536)\n",
+		       PROG, MAX_ROUNDS);
+}
+
+typedef void (*step_fn)(void *buf, size_t n);
+
+static MPI_Win win;
+
+static void step_pingpong(void *buf, size_t n)
+{
+	if (rank == 0) {
+		MPI_Send(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+		MPI_Recv(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	} else if (rank == 1) {
+		MPI_Recv(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+	}
+}
+
+static void step_barrier(void *buf, size_t n)
+{
+	(void)buf;
+	(void)n;
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void step_allreduce(void *buf, size_t n)
+{
+	char *b = buf;
+
+	MPI_Allreduce(b, b + n, (int)(n / sizeof(double)), MPI_DOUBLE, MPI_SUM,
+		      MPI_COMM_WORLD);
+}
+
+static void step_bcast(void *buf, size_t n)
+{
+	MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+static void step_put_flush_barrier(void *buf, size_t n)
+{
+	int to = (rank + 1) % size;
+
+	MPI_Put(buf, (int)n, MPI_BYTE, to, 0, (int)n, MPI_BYTE, win);
+	MPI_Win_flush(to, win);
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Seconds per call of @fn over @iters iterations; all ranks take part. */
+static double timed(step_fn fn, void *buf, size_t n, long iters)
+{
+	double t;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = MPI_Wtime();
+	for (long i = 0; i < iters; i++)
+		fn(buf, n);
+	t = MPI_Wtime() - t;
+	/* rank 0 is in every step; its time is the row's */
+	MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	return t / (double)iters;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void row(const char *workload, const char *metric, const double *v,
+		int n, const char *unit)
+{
+	double s[MAX_ROUNDS];
+
+	if (rank != 0)
+		return;
+	memcpy(s, v, sizeof(*v) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	fprintf(csv, "%s,%d,%s,%s,%.6g,%.6g,%.6g,%s\n", workload, size, opt.impl,
+		metric, s[n / 2], s[0], s[n - 1], unit);
+	fflush(csv);
+}
+
+/*
+ * One workload at size @n: a calibration of the iteration count, then the
+ * rounds.  Prints latency in us and, with @bw, bandwidth in MB/s.
+ */
+static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
+		    double scale)
+{
+	double lat[MAX_ROUNDS], band[MAX_ROUNDS], t;
+	long iters = 1;
+
+	/* grow the count until a run takes a tenth of the round */
+	for (;;) {
+		t = timed(fn, buf, n, iters) * (double)iters;
+		if (t >= opt.time / 10 || iters >= 1L << 24)
+			break;
+		iters *= t > 0 ? 4 : 16;
+	}
+	iters = (long)((double)iters * opt.time / (t > 0 ? t : opt.time / 10));
+	if (iters < 1)
+		iters = 1;
+	for (int r = 0; r < opt.rounds; r++) {
+		lat[r] = timed(fn, buf, n, iters) * 1e6 * scale;
+		band[r] = lat[r] > 0 ? (double)n / lat[r] : 0;
+	}
+	row(name, "latency", lat, opt.rounds, "us");
+	if (bw)
+		row(name, "bandwidth", band, opt.rounds, "MB/s");
+}
+
+/* The size after @n: @factor times it, the last one @max, then 0. */
+static size_t next_size(size_t n, size_t factor, size_t max)
+{
+	if (n >= max)
+		return 0;
+	return n * factor < max ? n * factor : max;
+}
+
+static void parse(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "impl", required_argument, NULL, 'i' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "time", required_argument, NULL, 't' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "pingpong-max", required_argument, NULL, 'p' },
+		{ "coll-max", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'i': opt.impl = optarg; break;
+		case 'c': opt.csv = optarg; break;
+		case 't': opt.time = cli_seconds("--time", optarg, 0.001, 60); break;
+		case 'r':
+			opt.rounds = (int)cli_ulong("--rounds", optarg, 1, MAX_ROUNDS);
+			break;
+		case 'p':
+			opt.pp_max = cli_ulong("--pingpong-max", optarg, 8, 1 << 28);
+			break;
+		case 'm':
+			opt.coll_max = cli_ulong("--coll-max", optarg, 8, 1 << 26);
+			break;
+		case 'h':
+			usage();
+			MPI_Finalize();
+			exit(0);
+		default:
+			usage_error("unknown option");
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+}
+
+int main(int argc, char **argv)
+{
+	size_t cap;
+	char name[64];
+	char *buf;
+	void *wbase;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	parse(argc, argv);
+	if (size < 2)
+		usage_error("needs at least 2 ranks, not %d", size);
+	csv = stdout;
+	if (rank == 0 && opt.csv) {
+		csv = fopen(opt.csv, "a");
+		if (!csv) {
+			fprintf(stderr, "%s: %s: %s\n", PROG, opt.csv, strerror(errno));
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
+	cap = 2 * (opt.pp_max > opt.coll_max ? opt.pp_max : opt.coll_max);
+	buf = calloc(1, cap);
+	if (!buf) {
+		fprintf(stderr, "%s: out of memory (%zu bytes)\n", PROG, cap);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+
+	for (size_t n = 8; n; n = next_size(n, 4, opt.pp_max)) {
+		snprintf(name, sizeof(name), "pingpong_%zu", n);
+		measure(name, step_pingpong, buf, n, true, 0.5);
+	}
+	measure("barrier", step_barrier, buf, 0, false, 1);
+	for (size_t n = 8; n; n = next_size(n, 8, opt.coll_max)) {
+		snprintf(name, sizeof(name), "allreduce_%zu", n);
+		measure(name, step_allreduce, buf, n, false, 1);
+	}
+	for (size_t n = 8; n; n = next_size(n, 8, opt.coll_max)) {
+		snprintf(name, sizeof(name), "bcast_%zu", n);
+		measure(name, step_bcast, buf, n, false, 1);
+	}
+
+	MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win);
+	MPI_Win_lock_all(0, win);
+	measure("put_flush_barrier", step_put_flush_barrier, buf, 8, false, 1);
+	MPI_Win_unlock_all(win);
+	MPI_Win_free(&win);
+
+	if (csv != stdout)
+		fclose(csv);
+	free(buf);
+	MPI_Finalize();
+	return 0;
+}
