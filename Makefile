@@ -797,25 +797,28 @@ SCRIPTS += bench/run bench/summary bench/hybrid-summary
 
 userspace: $(RMA_BENCH)
 
-$(BENCH_DIR)/rma_bench-mpirma: bench/rma_bench.c tools/cli.h $(MPICC) $(HEADERS) $(LIB_TARGETS)
+# rma_bench and msg_bench (bench/%_bench.c): each with mpirma's mpicc and
+# with the peers' own wrappers, with the same flags and the same compiler.
+BENCH_SRC_DEPS := tools/cli.h bench/bench_mpi.h
+
+$(BENCH_DIR)/%_bench-mpirma: bench/%_bench.c $(BENCH_SRC_DEPS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
 	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
 		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
-# The peers' own wrappers, with the same flags and the same compiler.
-$(BENCH_DIR)/rma_bench-openmpi: bench/rma_bench.c tools/cli.h
+$(BENCH_DIR)/%_bench-openmpi: bench/%_bench.c $(BENCH_SRC_DEPS)
 	@mkdir -p $(@D)
 	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
-$(BENCH_DIR)/rma_bench-mpich: bench/rma_bench.c tools/cli.h
+$(BENCH_DIR)/%_bench-mpich: bench/%_bench.c $(BENCH_SRC_DEPS)
 	@mkdir -p $(@D)
 	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 # Messages, barriers and small collectives (bench/msg_bench.c), the same
-# three builds, at 2 and 4 ranks, with both hosts alone and under the layer,
+# three builds (the rules above), at 2 and 4 ranks, with both hosts alone and under the layer,
 # in one boot of its own (bench/msg-run; table and plot: bench/msg-summary).
 MSG_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/msg_bench-mpirma)
 MSG_BENCH_PEERS := $(BENCH_DIR)/msg_bench-openmpi $(BENCH_DIR)/msg_bench-mpich
@@ -824,22 +827,6 @@ BENCH_MSG_ARGS ?=
 SCRIPTS += bench/msg-run bench/msg-summary
 
 userspace: $(MSG_BENCH)
-
-$(BENCH_DIR)/msg_bench-mpirma: bench/msg_bench.c tools/cli.h $(MPICC) $(HEADERS) $(LIB_TARGETS)
-	@mkdir -p $(@D)
-	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
-		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS)
-	mv -f $@.tmp $@
-
-$(BENCH_DIR)/msg_bench-openmpi: bench/msg_bench.c tools/cli.h
-	@mkdir -p $(@D)
-	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS)
-	mv -f $@.tmp $@
-
-$(BENCH_DIR)/msg_bench-mpich: bench/msg_bench.c tools/cli.h
-	@mkdir -p $(@D)
-	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS)
-	mv -f $@.tmp $@
 
 .PHONY: bench-msg bench-msg-run
 bench-msg: bench-deps

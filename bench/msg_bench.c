@@ -18,7 +18,6 @@
  * Output: CSV rows workload,ranks,impl,metric,median,min,max,unit (the
  * format of rma_bench, so bench/summary's tools read both).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -43,18 +42,7 @@ static struct {
 
 static FILE *csv;
 
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rank == 0) {
-		va_start(ap, fmt);
-		cli_vreport(PROG, true, fmt, ap);
-		va_end(ap);
-	}
-	MPI_Finalize();
-	exit(2);
-}
+#include "bench_mpi.h"
 
 static void usage(void)
 {
@@ -130,24 +118,17 @@ static double timed(step_fn fn, void *buf, size_t n, long iters)
 	return t / (double)iters;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void row(const char *workload, const char *metric, const double *v,
 		int n, const char *unit)
 {
-	double s[MAX_ROUNDS];
+	double s[MAX_ROUNDS], med;
 
 	if (rank != 0)
 		return;
 	memcpy(s, v, sizeof(*v) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	med = bench_median(s, n);
 	fprintf(csv, "%s,%d,%s,%s,%.6g,%.6g,%.6g,%s\n", workload, size, opt.impl,
-		metric, s[n / 2], s[0], s[n - 1], unit);
+		metric, med, s[0], s[n - 1], unit);
 	fflush(csv);
 }
 
@@ -241,14 +222,7 @@ int main(int argc, char **argv)
 	parse(argc, argv);
 	if (size < 2)
 		usage_error("needs at least 2 ranks, not %d", size);
-	csv = stdout;
-	if (rank == 0 && opt.csv) {
-		csv = fopen(opt.csv, "a");
-		if (!csv) {
-			fprintf(stderr, "%s: %s: %s\n", PROG, opt.csv, strerror(errno));
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
-	}
+	csv = bench_csv_open(opt.csv);
 	cap = 2 * (opt.pp_max > opt.coll_max ? opt.pp_max : opt.coll_max);
 	buf = calloc(1, cap);
 	if (!buf) {

@@ -126,6 +126,8 @@ static struct {
 static int rank, nranks;
 static int first_origin;		/* the lowest rank that may be an origin */
 static FILE *csv;
+
+#include "bench_mpi.h"
 static unsigned int wrong;		/* rank 0: repetitions that failed verification */
 static uint64_t thread_ops[MAX_THREADS];	/* rank 0: the threads' counts */
 
@@ -149,32 +151,12 @@ struct cell {
 
 /* ------------------------------------------------------------ helpers */
 
-static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rank == 0) {
-		va_start(ap, fmt);
-		cli_vreport(PROG, true, fmt, ap);
-		va_end(ap);
-	}
-	MPI_Finalize();
-	exit(2);
-}
-
 static double now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void *xmalloc(size_t len)
@@ -834,7 +816,7 @@ static double one_rep(const struct cell *c, const struct win *wn, double *src, d
 /* All repetitions of one cell; rank 0 writes its row. */
 static void run_cell(const struct cell *c, const struct win *wn, double *src)
 {
-	double v[MAX_REPS], rep_time = opt.cell_time / opt.reps;
+	double v[MAX_REPS], rep_time = opt.cell_time / opt.reps, med;
 	const char *metric, *unit;
 	unsigned int i, n = 0;
 	double t0 = now();
@@ -859,17 +841,16 @@ static void run_cell(const struct cell *c, const struct win *wn, double *src)
 		metric = "throughput";
 		unit = "op/s";
 	}
-	qsort(v, n, sizeof(v[0]), cmp_double);
+	med = bench_median(v, (int)n);
 	/* a cell with a wrong repetition reports nothing: the run fails */
 	if (n < opt.reps)
 		return;
 	fprintf(csv, "%s.%s,%d,%s,%s,%.6g,%.6g,%.6g,%s\n", c->workload, flavor_names[wn->fl],
-		c->norigins, opt.impl, metric, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,
-		v[0], v[n - 1], unit);
+		c->norigins, opt.impl, metric, med, v[0], v[n - 1], unit);
 	fflush(csv);
 	fprintf(stderr, "%s: %-8s %-26s %-8s %2d origins: median %-9.4g %-4s (%.1f s)\n", PROG,
 		opt.impl, c->workload, flavor_names[wn->fl], c->norigins,
-		n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, unit, now() - t0);
+		med, unit, now() - t0);
 }
 
 /* ------------------------------------------------------------ workloads */
@@ -1001,14 +982,7 @@ int main(int argc, char **argv)
 	find_origins();
 	MPI_Comm_dup(MPI_COMM_WORLD, &pp_comm);
 
-	csv = stdout;
-	if (rank == 0 && opt.csv) {
-		csv = fopen(opt.csv, "a");
-		if (!csv) {
-			fprintf(stderr, "%s: %s: %s\n", PROG, opt.csv, strerror(errno));
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
-	}
+	csv = bench_csv_open(opt.csv);
 	if (rank == 0) {
 		/* the first line of a multi-line version string is enough */
 		version[strcspn(version, "\n")] = 0;

@@ -77,12 +77,11 @@
  *	duplicate of MPI_COMM_WORLD), MPI_COMM_NULL without @span
  * @tag_ub: the largest tag on @ship_comm (wire.h), at most the host's
  *	MPI_TAG_UB (agent.c)
- * @node_cpus: the CPUs the ranks of this real node may run on between
- *	them (the union of their affinity masks, not one rank's own mask,
- *	which a launcher binding each rank to a core makes one CPU)
  * @yield: this process's waits in the host poll and yield the CPU
- *	between polls (waits.c): its real node has more ranks than
- *	@node_cpus (MPIRMA_YIELD overrides), and MPICH's own blocking calls
+ *	between polls (waits.c): its real node has more ranks than the CPUs
+ *	they may run on between them (the union of their affinity masks, not
+ *	one rank's, which a launcher binding each rank to a core makes one
+ *	CPU; MPIRMA_YIELD overrides), and MPICH's own blocking calls
  *	spin without yielding, which kept the rank a poller waited for off
  *	the CPU; on a node with a CPU per rank, waits without agents are the
  *	host's own calls
@@ -108,7 +107,6 @@ struct hy_state {
 	int thread_level;
 	MPI_Comm ship_comm;
 	int tag_ub;
-	int node_cpus;
 	bool yield;
 	bool threads;
 	struct hy_mutex lock;

@@ -19,8 +19,9 @@
  *
  * Windows that span nodes need an agent thread in every process (agent.c),
  * so MPI_Init asks the host for MPI_THREAD_MULTIPLE (when this node has
- * the module and the job is not on one node alone) and gives the program the level it asked for (never more
- * than the host granted), which MPI_Query_thread then reports.
+ * the module and the job is not on one node alone) and gives the program
+ * the level it asked for (never more than the host granted), which
+ * MPI_Query_thread then reports.
  * MPIRMA_SPANNING=0, or a host that does not grant it, leaves such windows
  * to the host alone (MPIRMA_VERBOSE says which).  The layer's windows need
  * nothing of the host's one-sided components but a window of no bytes on
@@ -63,22 +64,31 @@ struct hy_setup {
 	char why[200];
 };
 
-static int env_int(const char *name, int dflt, int min, int max)
+/*
+ * @name's value as a number from @min to @max in *@out: 1; 0 when unset or
+ * empty; -1 when it is not such a number.
+ */
+static int env_number(const char *name, long min, long max, long *out)
 {
 	const char *v = getenv(name);
 	char *end;
-	long n;
 
 	if (!v || !*v)
-		return dflt;
+		return 0;
 	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || n < min || n > max) {
+	*out = strtol(v, &end, 10);
+	return errno || *end || *out < min || *out > max ? -1 : 1;
+}
+
+static int env_int(const char *name, int dflt, int min, int max)
+{
+	long n;
+	int got = env_number(name, min, max, &n);
+
+	if (got < 0)
 		fprintf(stderr, "mpirma: %s=%s: not a number from %d to %d; "
-			"using %d\n", name, v, min, max, dflt);
-		return dflt;
-	}
-	return (int)n;
+			"using %d\n", name, getenv(name), min, max, dflt);
+	return got > 0 ? (int)n : dflt;
 }
 
 static void why(struct hy_setup *s, const char *fmt, ...)
@@ -460,7 +470,7 @@ int hy_start(void)
 	int require = env_int("MPIRMA_REQUIRE", 0, 0, 1);
 	int verbose = hy.verbose = env_int("MPIRMA_VERBOSE", 0, 0, 9);
 	MPI_Comm node, lnode;
-	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok;
+	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok, cpus;
 	struct hy_setup s;
 	int level = hy.thread_level;
 	const char *why_not;
@@ -479,8 +489,8 @@ int hy_start(void)
 			     MPI_INFO_NULL, &node);
 	PMPI_Comm_size(node, &nsize);
 	PMPI_Comm_rank(node, &nrank);
-	hy.node_cpus = node_cpus(node);
-	hy.yield = env_int("MPIRMA_YIELD", nsize > hy.node_cpus, 0, 1);
+	cpus = node_cpus(node);
+	hy.yield = env_int("MPIRMA_YIELD", nsize > cpus, 0, 1);
 	leader = wrank;
 	PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
 	if (k > nsize)
@@ -518,7 +528,7 @@ int hy_start(void)
 		fprintf(stderr, "mpirma: active on " HY_HOST_NAME ": logical "
 			"node %d, %d ranks from world rank %d; %d ranks on "
 			"%d CPUs of the node%s\n", hy.node, lsize, wrank,
-			nsize, hy.node_cpus, hy.yield ? ": waits in "
+			nsize, cpus, hy.yield ? ": waits in "
 			HY_HOST_NAME " yield the CPU" : "");
 	why_not = span_start(s.ok, verbose && wrank == 0);
 	if (require && why_not) {
@@ -532,18 +542,12 @@ int hy_start(void)
 	return MPI_SUCCESS;
 }
 
-/* A launcher's count in @name, or -1 when unset or not a count. */
+/* A count in @name (a launcher's), or -1 when unset or not a count. */
 static long launcher_count(const char *name)
 {
-	const char *v = getenv(name);
-	char *end;
 	long n;
 
-	if (!v || !*v)
-		return -1;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	return errno || *end || n < 1 ? -1 : n;
+	return env_number(name, 1, LONG_MAX, &n) > 0 ? n : -1;
 }
 
 /*
@@ -560,9 +564,10 @@ static bool one_node_job(void)
 		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE" },
 		{ "PMI_SIZE", "MPI_LOCALNRANKS" },
 	};
-	const char *k = getenv("MPIRMA_LOGICAL_NODES");
+	long k;
 
-	if (k && *k && strcmp(k, "1"))
+	/* as hy_start() reads it: a bad value is 1 (and it says so) */
+	if (env_number("MPIRMA_LOGICAL_NODES", 1, 1 << 16, &k) > 0 && k > 1)
 		return false;
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		long world = launcher_count(counts[i][0]);
