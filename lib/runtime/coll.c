@@ -161,7 +161,8 @@ int mpirma_coll_barrier(struct mpirma_comm *c)
 		return inter_barrier(c);
 	if (c->size == 1)
 		return MPI_SUCCESS;
-	if (c->handle == MPI_COMM_WORLD) {
+	/* The module's barrier sleeps; the queues' messages need not. */
+	if (c->handle == MPI_COMM_WORLD && !mpirma_shmq_on()) {
 		ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
 		return ret < 0 ? mpirma_err_errno(ret, "job barrier") :
 		       MPI_SUCCESS;

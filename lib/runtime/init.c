@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "p2p.h"
 
 static pthread_t main_thread;
 
@@ -127,13 +128,13 @@ static int join_job(void)
 
 /*
  * How long a waiting receive polls before it sleeps in the kernel
- * (mpirma_msg_recv): MPIRMA_SPIN_US, else 50 us where every rank of the job
+ * (mpirma_msg_recv): MPIRMA_SPIN_US, else 1 ms where every rank of the job
  * can have a CPU of this node, else 0 (a polling rank would take the CPU
  * of the rank it waits for).  A peer that answers at once does so within a
- * few microseconds, while a sleep and its wake-up cost tens of microseconds
- * on a node and hundreds in an emulated VM (rma_bench's latency_pingpong).
+ * microsecond through the queues, while a sleep and its wake-up cost tens
+ * of microseconds on a node and hundreds in an emulated VM (bench/msg_bench).
  */
-#define SPIN_US_DEFAULT	50
+#define SPIN_US_DEFAULT	1000
 #define SPIN_US_MAX	1000000
 
 static int spin_setting(void)
@@ -198,6 +199,9 @@ static int init(int required, int *provided, const char *fn)
 	if (ret)
 		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
 				    fn, NULL);
+	ret = mpirma_shmq_setup();
+	if (ret)
+		return mpirma_raise(ret, fn, NULL);
 	if (provided)
 		*provided = mpirma_proc.thread_level;
 	return MPI_SUCCESS;
@@ -226,10 +230,16 @@ int PMPI_Finalize(void)
 	MPIRMA_CHECK_INIT();
 	/* MPI-2.2: MPI_COMM_SELF's attributes are deleted first. */
 	mpirma_comm_finalize_self();
+	ret = mpirma_shmq_quiesce();
+	if (ret)
+		return mpirma_raise(mpirma_err_errno(ret, "delivering the "
+						     "last messages"),
+				    MPIRMA_FUNC, NULL);
 	ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
 	if (ret)
 		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
 				    MPIRMA_FUNC, NULL);
+	mpirma_shmq_teardown();
 	mpirma_comm_teardown();
 	close(mpirma_proc.fd);
 	mpirma_proc.fd = -1;

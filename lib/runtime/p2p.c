@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * p2p.c - point-to-point messages over the kernel mailboxes
- * (MPIRMA_IOC_MSG_SEND/RECV), docs/lib.md "Point-to-point messages".
+ * p2p.c - point-to-point messages over the transport of shmq.c (shared-
+ * memory queues, or the kernel mailboxes), docs/lib.md "Point-to-point
+ * messages".
  *
- * Sends: the kernel copies the message and never waits, so every send mode
+ * Sends: the transport copies the message and never waits, so every send mode
  * (standard, synchronous, ready, buffered) is a buffered send that is
  * complete when the call returns.  A non-contiguous datatype is packed
  * first.
  *
  * Receives: posted receives wait in one queue in posting order.  The
  * standard says a message goes to the earliest posted receive that matches
- * it, while the kernel hands out the oldest message matching one pattern.
+ * it, while the transport hands out the oldest message matching one pattern.
  * A receive that no earlier queued receive of its communicator could
  * compete with (their patterns do not overlap) takes its message directly.
  * Otherwise the message it would get is looked at first (MPIRMA_MSG_PEEK)
@@ -21,9 +22,9 @@
  * still there when it is taken.  With MPI_THREAD_MULTIPLE a waiting
  * receive polls instead of sleeping in the kernel (recv_progress()).
  *
- * A blocking MPI_Recv is a receive on the stack, queued last and waited for:
- * it sleeps in the kernel, directly on its pattern when nothing queued
- * competes, or with PEEK followed by a progress pass.
+ * A blocking MPI_Recv is a receive on the stack, queued last and waited for
+ * in the transport, directly on its pattern when nothing queued competes,
+ * or with PEEK followed by a progress pass.
  */
 #include <errno.h>
 #include <limits.h>
@@ -34,56 +35,6 @@
 #include "datatype.h"
 #include "p2p.h"
 #include "request.h"
-
-/* ------------------------------------------------------------ kernel */
-
-int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
-		    size_t len)
-{
-	struct mpirma_msg m = {
-		.size = sizeof(m),
-		.peer = job_rank,
-		.tag = tag,
-		.context = ctx,
-		.buf = (uintptr_t)buf,
-		.len = len,
-	};
-
-	return mpirma_ioctl(MPIRMA_IOC_MSG_SEND, &m);
-}
-
-/*
- * A waiting receive first polls for mpirma_proc.spin (init.c says why),
- * then sleeps in the kernel.  Not with threads: their receives poll anyway
- * (recv_progress()), and a poll here would hold the library lock.
- */
-int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
-		    void *buf, size_t len, struct mpirma_msg *m)
-{
-	if (!(flags & MPIRMA_MSG_NOWAIT) && mpirma_proc.spin > 0 &&
-	    !mpirma_threads) {
-		double end = PMPI_Wtime() + mpirma_proc.spin;
-		int ret;
-
-		do {
-			ret = mpirma_msg_recv(flags | MPIRMA_MSG_NOWAIT, peer,
-					      tag, ctx, buf, len, m);
-			if (ret != -EAGAIN)
-				return ret;
-		} while (PMPI_Wtime() < end);
-	}
-	memset(m, 0, sizeof(*m));
-	m->size = sizeof(*m);
-	m->flags = flags;
-	m->peer = peer;
-	m->tag = tag;
-	m->context = ctx;
-	m->buf = (uintptr_t)buf;
-	m->len = len;
-	if (flags & MPIRMA_MSG_NOWAIT)
-		return mpirma_ioctl(MPIRMA_IOC_MSG_RECV, m);
-	return mpirma_ioctl_wait(MPIRMA_IOC_MSG_RECV, m);
-}
 
 /* ------------------------------------------------------------ receives */
 
@@ -268,6 +219,7 @@ void mpirma_p2p_progress(void)
 {
 	struct p2p_recv *r, *next;
 
+	mpirma_shmq_progress();
 	for (r = q_head; r; r = next) {
 		next = r->next;
 		/* Only @r and receives before it can complete here. */

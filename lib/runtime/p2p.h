@@ -13,17 +13,38 @@
 
 #include "internal.h"
 
-/* MPIRMA_IOC_MSG_SEND of @len bytes to job rank @job_rank.  0 or -errno. */
+/*
+ * The transport (shmq.c): shared-memory queues between the job's ranks,
+ * the kernel mailbox (MPIRMA_IOC_MSG_SEND/RECV) where they are off; both
+ * with the mailbox's semantics (struct mpirma_msg in mpirma_uapi.h).
+ *
+ * Sends @len bytes to job rank @job_rank, buffered (never waits).  0 or
+ * -errno.
+ */
 int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 		    size_t len);
 
 /*
- * MPIRMA_IOC_MSG_RECV: @flags MPIRMA_MSG_*, @peer a job rank or
- * MPIRMA_ANY_SOURCE, @tag or MPIRMA_ANY_TAG.  *@m receives the kernel's
- * answer (msg_len, source, msg_tag).  0 or -errno (-EAGAIN with NOWAIT).
+ * Receives the oldest message matching @peer (a job rank or
+ * MPIRMA_ANY_SOURCE), @tag (or MPIRMA_ANY_TAG) and @ctx; @flags
+ * MPIRMA_MSG_*.  *@m receives msg_len, source and msg_tag.  0 or -errno
+ * (-EAGAIN with NOWAIT, -EOWNERDEAD when the source is gone).
  */
 int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		    void *buf, size_t len, struct mpirma_msg *m);
+
+/*
+ * At MPI_Init, once every rank has joined: the queues, if every rank can
+ * map them (collective; MPIRMA_SHMQ=0 keeps the kernel mailbox).  At
+ * MPI_Finalize, before the last barrier: quiesce sends what still waits
+ * for room; teardown after it unmaps.  MPI class / 0 or -errno.
+ */
+int mpirma_shmq_setup(void);
+int mpirma_shmq_quiesce(void);
+void mpirma_shmq_teardown(void);
+/* Are the queues in use?  Moves on sends waiting for room. */
+bool mpirma_shmq_on(void);
+void mpirma_shmq_progress(void);
 
 /* One non-blocking pass over the posted receives, in posting order. */
 void mpirma_p2p_progress(void);
