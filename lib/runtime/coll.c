@@ -10,21 +10,23 @@
  * program that mismatches collectives into a hang rather than into
  * corrupted data.
  *
- * Sends never wait (the kernel buffers them).  That makes the simple
+ * Sends never wait (the transport buffers them: p2p.h).  That makes the simple
  * algorithms safe and lets MPI_IN_PLACE work for all-to-all: a rank sends
  * everything first and only then overwrites its buffer with what it
  * receives.
  *
- *  - Barrier: the kernel's job barrier on MPI_COMM_WORLD, a dissemination
- *    barrier of empty messages elsewhere.
+ *  - Barrier: a dissemination barrier of empty messages (the kernel's job
+ *    barrier on MPI_COMM_WORLD when messages go through the kernel).
  *  - Bcast: binomial tree from the root, the data packed once.
  *  - Gather(v), Scatter(v), Allgather(v), Alltoall(v): direct messages.
  *  - Reduce: a binomial tree towards rank 0 that keeps rank order (each
  *    rank combines its range with the next higher range: acc op recv), so
  *    non-commutative user ops are evaluated in the canonical order; rank 0
  *    forwards the result to another root.  Allreduce is reduce + bcast, so
- *    every rank gets the same bits.  Reduce_scatter(_block) is reduce +
- *    scatter.  Scan and Exscan pass the prefix along the ranks.
+ *    every rank gets the same bits; small ones on a power-of-two
+ *    communicator are recursive doubling, which keeps both.
+ *    Reduce_scatter(_block) is reduce + scatter.  Scan and Exscan pass
+ *    the prefix along the ranks.
  *
  * Reduction buffers are laid out as the datatype lays out user memory
  * (mpirma_dtype_scratch), so user ops see what the standard promises.
@@ -51,6 +53,7 @@ enum {
 	TAG_RSCATTER,
 	TAG_SCAN,
 	TAG_EXSCAN,
+	TAG_ALLREDUCE,
 };
 
 /* @p + @off bytes, as integers (offsets may be negative). */
@@ -319,6 +322,44 @@ static int reduce(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
 	return ret;
 }
 
+/*
+ * Small buffers on a power-of-two communicator: recursive doubling.  In
+ * round k a rank swaps with rank ^ 2^k; the two hold the results of
+ * adjacent rank ranges and both compute lower op higher, so every rank
+ * gets the same bits in the canonical order, in log2(size) message
+ * latencies instead of reduce + bcast's 2 log2(size).
+ */
+#define DOUBLING_MAX	8192	/* bytes: above, each round's copy costs more */
+
+static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
+			      void *recvbuf, int count, struct mpirma_dtype *t,
+			      MPI_Datatype dt, MPI_Op op)
+{
+	void *alloc = NULL, *tmp = mpirma_dtype_scratch(t, count, &alloc);
+	int mask, peer, ret = MPI_SUCCESS;
+
+	if (!tmp)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	if (sendbuf != recvbuf)
+		mpirma_dtype_copy_same(t, count, recvbuf, sendbuf);
+	for (mask = 1; mask < c->size && !ret; mask <<= 1) {
+		peer = c->rank ^ mask;
+		ret = csend(c, peer, TAG_ALLREDUCE, recvbuf, count, t);
+		if (!ret)
+			ret = crecv(c, peer, TAG_ALLREDUCE, tmp, count, t);
+		if (ret)
+			break;
+		if (peer < c->rank) {
+			ret = mpirma_op_apply(op, dt, tmp, recvbuf, count);
+		} else {
+			ret = mpirma_op_apply(op, dt, recvbuf, tmp, count);
+			mpirma_dtype_copy_same(t, count, recvbuf, tmp);
+		}
+	}
+	free(alloc);
+	return ret;
+}
+
 static int allreduce(struct mpirma_comm *c, const void *sendbuf,
 		     void *recvbuf, int count, struct mpirma_dtype *t,
 		     MPI_Datatype dt, MPI_Op op)
@@ -329,6 +370,10 @@ static int allreduce(struct mpirma_comm *c, const void *sendbuf,
 		sendbuf = recvbuf;
 	if (!count)
 		return MPI_SUCCESS;
+	if (!(c->size & (c->size - 1)) &&
+	    (size_t)count * t->size <= DOUBLING_MAX)
+		return allreduce_doubling(c, sendbuf, recvbuf, count, t, dt,
+					  op);
 	ret = reduce_to0(c, sendbuf, recvbuf, count, t, dt, op);
 	if (!ret)
 		ret = bcast(c, recvbuf, count, t, 0);

@@ -230,11 +230,6 @@ int PMPI_Finalize(void)
 	MPIRMA_CHECK_INIT();
 	/* MPI-2.2: MPI_COMM_SELF's attributes are deleted first. */
 	mpirma_comm_finalize_self();
-	ret = mpirma_shmq_quiesce();
-	if (ret)
-		return mpirma_raise(mpirma_err_errno(ret, "delivering the "
-						     "last messages"),
-				    MPIRMA_FUNC, NULL);
 	ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
 	if (ret)
 		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),

@@ -219,7 +219,6 @@ void mpirma_p2p_progress(void)
 {
 	struct p2p_recv *r, *next;
 
-	mpirma_shmq_progress();
 	for (r = q_head; r; r = next) {
 		next = r->next;
 		/* Only @r and receives before it can complete here. */

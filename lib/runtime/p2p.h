@@ -35,16 +35,13 @@ int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 
 /*
  * At MPI_Init, once every rank has joined: the queues, if every rank can
- * map them (collective; MPIRMA_SHMQ=0 keeps the kernel mailbox).  At
- * MPI_Finalize, before the last barrier: quiesce sends what still waits
- * for room; teardown after it unmaps.  MPI class / 0 or -errno.
+ * map them (collective; MPIRMA_SHMQ=0 keeps the kernel mailbox).  MPI
+ * class.  At MPI_Finalize, after the last barrier: teardown unmaps them.
  */
 int mpirma_shmq_setup(void);
-int mpirma_shmq_quiesce(void);
 void mpirma_shmq_teardown(void);
-/* Are the queues in use?  Moves on sends waiting for room. */
+/* Are the queues in use? */
 bool mpirma_shmq_on(void);
-void mpirma_shmq_progress(void);
 
 /* One non-blocking pass over the posted receives, in posting order. */
 void mpirma_p2p_progress(void);

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * msgq: the message transport under load (lib/runtime/shmq*.c): floods
+ * that overflow the shared-memory rings into the kernel mailbox and must
+ * come back in order, messages cut into units (larger than one unit,
+ * crossing ring wrap-arounds, both ways at once with blocking sends),
+ * large messages received after later small ones (unexpected while their
+ * units still come), probed, truncated and from any source, and large and
+ * small messages interleaved while the ring is full.  Every byte checked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+#define FLOOD	3000		/* messages, more than a ring holds */
+
+static unsigned char pattern(int src, int msg, size_t i)
+{
+	return (unsigned char)(src * 131 + msg * 17 + i * 7 + (i >> 9));
+}
+
+static void fill(unsigned char *b, size_t n, int src, int msg)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = pattern(src, msg, i);
+}
+
+/* The first bad byte of @b, or -1. */
+static long bad_byte(const unsigned char *b, size_t n, int src, int msg)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != pattern(src, msg, i))
+			return (long)i;
+	return -1;
+}
+
+static void test_flood(void)
+{
+	int right = (mtest_rank + 1) % mtest_size;
+	int left = (mtest_rank + mtest_size - 1) % mtest_size;
+	unsigned char buf[256];
+	MPI_Status st;
+	int i, n;
+
+	mtest_section("flood");
+	for (i = 0; i < FLOOD; i++) {
+		fill(buf, (size_t)(i % 200), mtest_rank, i);
+		CHECK_MPI(MPI_Send(buf, i % 200, MPI_BYTE, right, i % 7,
+				   MPI_COMM_WORLD));
+	}
+	/* nobody receives before everybody has sent */
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	for (i = 0; i < FLOOD; i++) {
+		CHECK_MPI(MPI_Recv(buf, sizeof(buf), MPI_BYTE, left,
+				   MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		if (st.MPI_TAG != i % 7 || n != i % 200 ||
+		    bad_byte(buf, (size_t)n, left, i) >= 0) {
+			CHECK(0, "flood message %d: tag %d, %d bytes", i,
+			      st.MPI_TAG, n);
+			break;
+		}
+	}
+}
+
+static const size_t sizes[] = { 65535, 65536, 65537, 300000,
+				 (1 << 20) + 13, 4 << 20 };
+#define NSIZES	(sizeof(sizes) / sizeof(sizes[0]))
+
+/* Pairs (0,1), (2,3)...: both send first, then receive. */
+static void test_large_both_ways(void)
+{
+	int peer = mtest_rank ^ 1;
+	unsigned char *out, *in;
+	MPI_Status st;
+	size_t k;
+	int n;
+
+	mtest_section("large both ways");
+	if (peer >= mtest_size)
+		return;
+	out = malloc(4 << 20);
+	in = malloc(4 << 20);
+	for (k = 0; k < NSIZES; k++) {
+		fill(out, sizes[k], mtest_rank, (int)k);
+		CHECK_MPI(MPI_Send(out, (int)sizes[k], MPI_BYTE, peer, 1,
+				   MPI_COMM_WORLD));
+		memset(in, 0, sizes[k]);
+		CHECK_MPI(MPI_Recv(in, (int)sizes[k], MPI_BYTE, peer, 1,
+				   MPI_COMM_WORLD, &st));
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		CHECK_EQ((size_t)n, sizes[k], "large count");
+		CHECK_EQ(bad_byte(in, sizes[k], peer, (int)k), -1L,
+			 "first bad byte of a large message");
+	}
+	free(out);
+	free(in);
+}
+
+/* A large message taken after a later small one, then probed ones. */
+static void test_large_unexpected(void)
+{
+	size_t big = 700000;
+	unsigned char *b = malloc(big), small[8];
+	MPI_Status st;
+	int n;
+
+	mtest_section("large unexpected, probed");
+	if (mtest_rank == 0) {
+		fill(b, big, 0, 5);
+		CHECK_MPI(MPI_Send(b, (int)big, MPI_BYTE, 1, 5, MPI_COMM_WORLD));
+		fill(small, sizeof(small), 0, 6);
+		CHECK_MPI(MPI_Send(small, 8, MPI_BYTE, 1, 6, MPI_COMM_WORLD));
+		fill(b, big, 0, 7);
+		CHECK_MPI(MPI_Send(b, (int)big, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+	} else if (mtest_rank == 1) {
+		CHECK_MPI(MPI_Recv(small, 8, MPI_BYTE, 0, 6, MPI_COMM_WORLD,
+				   &st));
+		CHECK_EQ(bad_byte(small, 8, 0, 6), -1L, "small after large");
+		memset(b, 0, big);
+		CHECK_MPI(MPI_Recv(b, (int)big, MPI_BYTE, 0, 5, MPI_COMM_WORLD,
+				   &st));
+		CHECK_EQ(bad_byte(b, big, 0, 5), -1L, "unexpected large");
+		CHECK_MPI(MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		CHECK(st.MPI_TAG == 7 && n == (int)big, "probe: tag %d, %d bytes",
+		      st.MPI_TAG, n);
+		memset(b, 0, big);
+		CHECK_MPI(MPI_Recv(b, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st));
+		CHECK_EQ(bad_byte(b, big, 0, 7), -1L, "probed large");
+	}
+	free(b);
+}
+
+/* A large message cut short, and the stream after it intact. */
+static void test_truncate(void)
+{
+	size_t big = 200000, cut = 100000;
+	unsigned char *b = malloc(big);
+	MPI_Status st;
+
+	mtest_section("truncate");
+	if (mtest_rank == 0) {
+		fill(b, big, 0, 8);
+		CHECK_MPI(MPI_Send(b, (int)big, MPI_BYTE, 1, 8, MPI_COMM_WORLD));
+		fill(b, 1000, 0, 9);
+		CHECK_MPI(MPI_Send(b, 1000, MPI_BYTE, 1, 9, MPI_COMM_WORLD));
+	} else if (mtest_rank == 1) {
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		CHECK_CLASS(MPI_Recv(b, (int)cut, MPI_BYTE, 0, 8,
+				     MPI_COMM_WORLD, &st), MPI_ERR_TRUNCATE);
+		CHECK_EQ(bad_byte(b, cut, 0, 8), -1L, "the part that fits");
+		CHECK_MPI(MPI_Recv(b, 1000, MPI_BYTE, 0, 9, MPI_COMM_WORLD,
+				   &st));
+		CHECK_EQ(bad_byte(b, 1000, 0, 9), -1L, "the next message");
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	}
+	free(b);
+}
+
+/* Everybody sends a large message to rank 0, which takes any source. */
+static void test_any_source(void)
+{
+	size_t big = 150000;
+	unsigned char *b = malloc(big);
+	MPI_Status st;
+	int i;
+
+	mtest_section("large from any source");
+	if (mtest_rank) {
+		fill(b, big, mtest_rank, 10);
+		CHECK_MPI(MPI_Send(b, (int)big, MPI_BYTE, 0, 10,
+				   MPI_COMM_WORLD));
+	} else {
+		for (i = 1; i < mtest_size; i++) {
+			CHECK_MPI(MPI_Recv(b, (int)big, MPI_BYTE,
+					   MPI_ANY_SOURCE, 10, MPI_COMM_WORLD,
+					   &st));
+			CHECK_EQ(bad_byte(b, big, st.MPI_SOURCE, 10), -1L,
+				 "any-source large");
+		}
+	}
+	free(b);
+}
+
+/* Large and small messages in turn, sent while nobody receives. */
+static void test_interleave(void)
+{
+	size_t big = 90000, n;
+	unsigned char *b = malloc(big);
+	MPI_Status st;
+	int i;
+
+	mtest_section("interleaved while full");
+	if (mtest_rank == 0) {
+		for (i = 0; i < 40; i++) {
+			n = i % 2 ? 100 : big;
+			fill(b, n, 0, 100 + i);
+			CHECK_MPI(MPI_Send(b, (int)n, MPI_BYTE, 1, 11,
+					   MPI_COMM_WORLD));
+		}
+	}
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (mtest_rank == 1) {
+		for (i = 0; i < 40; i++) {
+			n = i % 2 ? 100 : big;
+			memset(b, 0, n);
+			CHECK_MPI(MPI_Recv(b, (int)big, MPI_BYTE, 0, 11,
+					   MPI_COMM_WORLD, &st));
+			if (bad_byte(b, n, 0, 100 + i) >= 0) {
+				CHECK(0, "interleaved message %d", i);
+				break;
+			}
+		}
+	}
+	free(b);
+}
+
+int main(int argc, char **argv)
+{
+	mtest_init(&argc, &argv, "msgq");
+	test_flood();
+	test_large_both_ways();
+	if (mtest_size >= 2) {
+		test_large_unexpected();
+		test_truncate();
+		test_interleave();
+	}
+	test_any_source();
+	MPI_Barrier(MPI_COMM_WORLD);
+	return mtest_finish();
+}
