@@ -13,6 +13,8 @@
  *             before completing it; rank 0 waits for it
  *   barrier   MPI_Barrier
  *   recv      MPI_Recv from the victim
+ *   midmsg    rank 0 receives a 128 MiB message the victim dies sending
+ *             (its first units have come, the rest never will)
  *   fatal     as fence, with the default MPI_ERRORS_ARE_FATAL handler
  *   abort     the victim calls MPI_Abort(MPI_COMM_WORLD, 7) instead
  *
@@ -24,6 +26,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +50,25 @@ static void __attribute__((noreturn)) victim_dies(void)
 	raise(SIGKILL);
 	for (;;)
 		pause();
+}
+
+static void die_now(int sig)
+{
+	(void)sig;
+	raise(SIGKILL);
+}
+
+/* The victim: dies 20 ms into sending rank 0 a message of 128 MiB. */
+static void __attribute__((noreturn)) victim_dies_sending(void *big,
+							  int len)
+{
+	struct itimerval it = { .it_value = { 0, 20000 } };
+
+	sleep_ms(100);
+	signal(SIGALRM, die_now);
+	setitimer(ITIMER_REAL, &it, NULL);
+	MPI_Send(big, len, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+	victim_dies();
 }
 
 static void __attribute__((noreturn)) survived(const char *call, int rc)
@@ -147,6 +169,19 @@ int main(int argc, char **argv)
 		rc = MPI_Recv(&v, 1, MPI_LONG, victim, 0, MPI_COMM_WORLD,
 			      MPI_STATUS_IGNORE);
 		survived("MPI_Recv", rc);
+	} else if (!strcmp(mode, "midmsg")) {
+		int len = 128 << 20;
+		char *big = calloc(1, (size_t)len);
+
+		if (rank == victim)
+			victim_dies_sending(big, len);
+		if (rank == 0) {
+			rc = MPI_Recv(big, len, MPI_BYTE, victim, 0,
+				      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			survived("MPI_Recv of a large message", rc);
+		}
+		rc = MPI_Barrier(MPI_COMM_WORLD);
+		survived("MPI_Barrier", rc);
 	} else if (!strcmp(mode, "abort")) {
 		if (rank == victim) {
 			sleep_ms(300);
