@@ -20,7 +20,7 @@
  * looks again.  Only this process takes from its mailbox, and with
  * threads only under the library lock, so a message seen with PEEK is
  * still there when it is taken.  With MPI_THREAD_MULTIPLE a waiting
- * receive polls instead of sleeping in the kernel (recv_progress()).
+ * receive polls instead of waiting in the transport (recv_progress()).
  *
  * A blocking MPI_Recv is a receive on the stack, queued last and waited for
  * in the transport, directly on its pattern when nothing queued competes,
@@ -182,7 +182,7 @@ static struct p2p_recv *first_taker(struct p2p_recv *r, uint32_t src,
 }
 
 /*
- * One attempt for @r: @flags 0 waits in the kernel.  With competitors,
+ * One attempt for @r: @flags 0 waits in the transport.  With competitors,
  * a message seen goes to its earliest taker, and the attempt repeats while
  * that was another receive.  Returns after @r completed or nothing (more)
  * was there; a waiting attempt returns after one message was handed out.
@@ -234,7 +234,7 @@ static int recv_progress(struct mpirma_request *req, int block)
 	mpirma_p2p_progress();
 	if (mpirma_threads) {
 		/*
-		 * Never asleep in the kernel on a pattern: another thread may
+		 * Never waiting in the transport on a pattern: another thread may
 		 * hand this receive its message from the queue meanwhile.
 		 */
 		while (block && !r->req.done) {
@@ -470,7 +470,7 @@ static int do_recv(void *buf, int count, MPI_Datatype dt, int source,
 /* ------------------------------------------------------------ sends */
 
 /*
- * The four send modes are one: the kernel buffers every message, so a
+ * The four send modes are one: the transport buffers every message, so a
  * synchronous, ready or buffered send completes as a standard one does.
  */
 #define SEND_DEFINE(name)						\
@@ -488,7 +488,7 @@ SEND_DEFINE(Ssend)
 SEND_DEFINE(Rsend)
 SEND_DEFINE(Bsend)
 
-/* The attached buffer is only handed back: the kernel buffers sends. */
+/* The attached buffer is only handed back: the transport buffers sends. */
 static void *bsend_buf;
 static int bsend_size;
 

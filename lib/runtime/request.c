@@ -5,12 +5,13 @@
  * Cancel).
  *
  * Requests of every kind share struct mpirma_request (internal.h); the kind
- * says how to progress it.  Sends complete when they are posted (the kernel
- * buffers them), so only posted receives and RMA requests ever wait.
+ * says how to progress it.  Sends complete when they are posted (the
+ * transport buffers them), so only posted receives and RMA requests ever
+ * wait.
  *
  * Blocking: one request is waited for by its own progress(block) callback,
- * which sleeps in the kernel.  Several requests of which any may complete
- * (Waitany, Waitsome) sleep in the kernel when they are all posted receives
+ * which waits in the transport (p2p.h).  Several requests of which any may
+ * complete (Waitany, Waitsome) wait there when they are all posted receives
  * of one communicator (mpirma_p2p_block_any), otherwise poll with a backoff
  * that yields the CPU first and then sleeps up to a millisecond.
  */
