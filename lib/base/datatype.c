@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "internal.h"
 #include "datatype.h"
@@ -129,6 +130,44 @@ static const struct predef predefs[NR_PREDEF] = {
 
 static struct mpirma_dtype predef_obj[NR_PREDEF];
 signed char mpirma_dtype_elem[NR_PREDEF];
+
+/*
+ * MPI_CHAR and MPI_WCHAR in arithmetic and compare_and_swap: the
+ * standard's op/type table puts them in no group, while Open MPI and MPICH
+ * take them for the C integers they are (char and wchar_t, signed or not
+ * as the platform has them; OSU's one-sided benchmarks default to MPI_CHAR
+ * with MPI_SUM).  MPIRMA_STRICT_TYPES=1 keeps the standard's table
+ * (mpirma_strict_types() says whether it is set).
+ */
+static int chars_as_ints = -1;
+
+bool mpirma_strict_types(void)
+{
+	const char *v;
+
+	if (chars_as_ints < 0) {
+		v = getenv("MPIRMA_STRICT_TYPES");
+		chars_as_ints = !(v && !strcmp(v, "1"));
+	}
+	return !chars_as_ints;
+}
+
+/* The C integer type (MPIRMA_TYPE_*) MPI_CHAR and MPI_WCHAR compute as. */
+#if CHAR_MIN < 0
+#define CHAR_KTYPE	MPIRMA_TYPE_INT8
+#else
+#define CHAR_KTYPE	MPIRMA_TYPE_UINT8
+#endif
+#if WCHAR_MIN < 0
+#define WCHAR_KTYPE	MPIRMA_TYPE_INT32
+#else
+#define WCHAR_KTYPE	MPIRMA_TYPE_UINT32
+#endif
+
+static bool char_type(MPI_Datatype dt)
+{
+	return dt == MPI_CHAR || dt == MPI_WCHAR;
+}
 /* Byte view (two pieces at most) and element view of each predefined type. */
 static struct mpirma_block predef_blocks[NR_PREDEF][2];
 static struct mpirma_block predef_eblocks[NR_PREDEF];
@@ -158,6 +197,8 @@ static void __attribute__((noinline, cold)) predef_init(void)
 		t->align = p->align;
 		t->basic = h;
 		t->ktype = p->ktype;
+		if (char_type(h) && !mpirma_strict_types())
+			t->ktype = h == MPI_CHAR ? CHAR_KTYPE : WCHAR_KTYPE;
 		t->flat = true;
 		predef_blocks[h][0] = (struct mpirma_block){ 0, p->len0 };
 		t->nblocks = 1;
@@ -196,6 +237,8 @@ int mpirma_dtype_mclass(MPI_Datatype dt)
 {
 	if (dt <= 0 || dt >= NR_PREDEF || !predefs[dt].name)
 		return MPIRMA_MC_NONE;
+	if (char_type(dt) && !mpirma_strict_types())
+		return MPIRMA_MC_CINT;
 	return predefs[dt].mclass;
 }
 
@@ -220,6 +263,23 @@ struct mpirma_dtype *mpirma_dtype_get(MPI_Datatype dt)
 	if (dt > 0 && dt < NR_PREDEF)
 		return predefs[dt].name ? &predef_obj[dt] : NULL;
 	return mpirma_handle_get(MPIRMA_HK_DATATYPE, dt);
+}
+
+const char *mpirma_dtype_describe(MPI_Datatype dt, char *buf, size_t len)
+{
+	const struct mpirma_dtype *t = mpirma_dtype_get(dt);
+
+	if (!t)
+		snprintf(buf, len, "an invalid datatype (%d)", dt);
+	else if (t->predefined)
+		snprintf(buf, len, "%s", t->name);
+	else if (t->name[0])
+		snprintf(buf, len, "derived datatype \"%s\" of %zu bytes",
+			 t->name, (size_t)t->size);
+	else
+		snprintf(buf, len, "a derived datatype of %zu bytes",
+			 (size_t)t->size);
+	return buf;
 }
 
 void mpirma_dtype_ref(struct mpirma_dtype *t)

@@ -56,6 +56,17 @@ enum mpirma_mclass {
 
 /* enum mpirma_mclass of a predefined type (MPIRMA_MC_NONE for others). */
 int mpirma_dtype_mclass(MPI_Datatype predefined);
+/*
+ * MPIRMA_STRICT_TYPES=1: MPI_CHAR and MPI_WCHAR admit only MPI_REPLACE and
+ * MPI_NO_OP, as the standard's table says; otherwise they compute as the
+ * platform's char and wchar_t, as Open MPI and MPICH do.
+ */
+bool mpirma_strict_types(void);
+/*
+ * @dt as a user wrote it, into @buf of @len bytes: "MPI_CHAR", or "a
+ * derived datatype of N bytes" (with its name, when it has one).
+ */
+const char *mpirma_dtype_describe(MPI_Datatype dt, char *buf, size_t len);
 
 struct mpirma_dtype;
 

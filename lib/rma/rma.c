@@ -314,6 +314,18 @@ static int range_check(const struct mpirma_window *w,
 /* ------------------------------------------------------------ the calls */
 
 /* The op for accumulate kinds; MPI class (recorded). */
+/* MPI_ERR_TYPE: target datatype @dt (named as the user wrote it) @what. */
+static int __attribute__((cold)) type_error(MPI_Datatype dt, const char *what)
+{
+	char name[MPI_MAX_OBJECT_NAME + 64];
+	bool strict_char = mpirma_strict_types() &&
+			   (dt == MPI_CHAR || dt == MPI_WCHAR);
+
+	return mpirma_err(MPI_ERR_TYPE, "%s %s%s",
+			  mpirma_dtype_describe(dt, name, sizeof(name)), what,
+			  strict_char ? " (MPIRMA_STRICT_TYPES=1)" : "");
+}
+
 static int check_op(const struct mpirma_rma_args *a, int *kop)
 {
 	*kop = mpirma_op_kernel(a->op);
@@ -570,14 +582,13 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 		if (!t.bytes)
 			break;
 		if (mpirma_dtype_ktype(a->ttype) < 0)
-			return mpirma_err(MPI_ERR_TYPE, "datatype %d has no "
-					  "basic type the kernel can "
-					  "accumulate on", a->ttype);
+			return type_error(a->ttype, "has no basic type the "
+					  "kernel can accumulate on");
 		if (a->kind == MPIRMA_KIND_CAS &&
 		    !mpirma_cas_allowed(t.ktype))
-			return mpirma_err(MPI_ERR_TYPE, "compare_and_swap needs "
-					  "an integer, logical or byte type, "
-					  "not datatype %d", a->ttype);
+			return type_error(a->ttype, "is not an integer, "
+					  "logical or byte type, which "
+					  "compare_and_swap needs");
 		if (a->kind != MPIRMA_KIND_CAS) {
 			/* The standard's op/type table, by type group. */
 			ret = mpirma_op_check(a->op, a->ttype,

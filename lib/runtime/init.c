@@ -157,6 +157,19 @@ static int spin_setting(void)
 	return MPI_SUCCESS;
 }
 
+/* MPIRMA_STRICT_TYPES: unset, 0 or 1 (lib/base/datatype.c says what). */
+static int strict_types_setting(void)
+{
+	const char *v = getenv("MPIRMA_STRICT_TYPES");
+
+	if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
+		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_STRICT_TYPES=%s: 1 "
+				  "(MPI_CHAR and MPI_WCHAR only in MPI_REPLACE "
+				  "and MPI_NO_OP, as the standard's table) or "
+				  "0 (as C integers, the default)", v);
+	return MPI_SUCCESS;
+}
+
 static int init(int required, int *provided, const char *fn)
 {
 	int ret;
@@ -169,6 +182,8 @@ static int init(int required, int *provided, const char *fn)
 	ret = join_job();
 	if (!ret)
 		ret = spin_setting();
+	if (!ret)
+		ret = strict_types_setting();
 	if (ret)
 		return mpirma_raise(ret, fn, NULL);
 
