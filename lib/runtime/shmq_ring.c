@@ -5,9 +5,10 @@
  * (shmq.h says what units are).
  *
  * Sending never waits: a unit that finds no room in its ring is spilled.
- * Only the units of a large message wait a little for room while the
- * reader is taking them (it is receiving that message), since a spill
- * costs two copies.  The units of one message are numbered one after the
+ * Only the units of a large message to another rank wait a little for
+ * room while the reader is taking them (it is receiving that message),
+ * since a spill costs two copies; once one has waited in vain, the rest
+ * of the message spills at once.  The units of one message are numbered one after the
  * other: the sender sends nothing else to that receiver meanwhile (it holds
  * the library lock throughout), so whoever takes a REC_MORE unit adds it
  * to the message its sender is putting together (shmq.build): a receive's
@@ -138,6 +139,8 @@ int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 	struct shmq_rec h = { .tag = tag, .ctx = ctx, .len = len };
 	struct shmq_ring *rg;
 	uint64_t off = 0;
+	/* Units may wait for room while the receiver takes them. */
+	bool wait = len > shmq.frag && dst != shmq.me;
 	int ret;
 
 	if (dst >= shmq.n)
@@ -150,9 +153,10 @@ int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 		h.chunk = min_u64(len - off, shmq.frag);
 		h.seq = shmq.seq[dst] + 1;
 		if (ring_room(dst, h.chunk) ||
-		    (h.kind != REC_DATA && room_wait(dst, h.chunk))) {
+		    (wait && (wait = room_wait(dst, h.chunk)))) {
 			ring_write(dst, &h, (const char *)buf + off);
 		} else {
+			/* the receiver is not taking this one: no more waits */
 			ret = unit_spill(dst, &h, (const char *)buf + off);
 			if (ret)
 				return ret;
