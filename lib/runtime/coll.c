@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * coll.c - collective operations over a communicator's collective context
- * (docs/lib.md, "Collectives").
+ * (docs/lib.md, "Collectives"): barrier, bcast, reduce and allreduce, the
+ * inter-communicator steps, and the messages of coll_msg.h; coll_spread.c
+ * has the rest.
  *
  * Every message here is received from a named source: messages from one
  * sender in one context arrive in order, and all members call collectives
@@ -40,44 +42,7 @@
 #include "datatype.h"
 #include "op.h"
 #include "p2p.h"
-
-enum {
-	TAG_BARRIER = 1,
-	TAG_BCAST,
-	TAG_GATHER,
-	TAG_SCATTER,
-	TAG_ALLGATHER,
-	TAG_ALLTOALL,
-	TAG_REDUCE,
-	TAG_REDUCE_RESULT,
-	TAG_RSCATTER,
-	TAG_SCAN,
-	TAG_EXSCAN,
-	TAG_ALLREDUCE,
-};
-
-/* @p + @off bytes, as integers (offsets may be negative). */
-static inline char *at(const void *p, int64_t off)
-{
-	return (char *)((uintptr_t)p + (uintptr_t)off);
-}
-
-/*
- * Block @i of a buffer argument of the -v collectives and their fixed-count
- * forms: @counts[i] elements at @displs[i] extents with @counts, else @count
- * elements at i * @count extents (@ext: the datatype's extent).
- */
-static inline int block_count(int count, const int *counts, int i)
-{
-	return counts ? counts[i] : count;
-}
-
-static inline char *block_at(const void *buf, MPI_Aint ext, int count,
-			     const int *counts, const int *displs, int i)
-{
-	return at(buf, (counts ? (MPI_Aint)displs[i] : (MPI_Aint)i * count) *
-		       ext);
-}
+#include "coll_msg.h"
 
 /* ------------------------------------------------------------ messages */
 
@@ -112,8 +77,8 @@ static int crecv_bytes(struct mpirma_comm *c, int peer, int tag, void *buf,
 }
 
 /* Sends @count elements of @t at @buf, packed when not contiguous. */
-static int csend(struct mpirma_comm *c, int peer, int tag, const void *buf,
-		 MPI_Count count, struct mpirma_dtype *t)
+int mpirma_coll_send(struct mpirma_comm *c, int peer, int tag,
+		     const void *buf, MPI_Count count, struct mpirma_dtype *t)
 {
 	size_t len = count * t->size;
 	const void *data;
@@ -132,8 +97,8 @@ static int csend(struct mpirma_comm *c, int peer, int tag, const void *buf,
 }
 
 /* Receives up to @count elements of @t into @buf. */
-static int crecv(struct mpirma_comm *c, int peer, int tag, void *buf,
-		 MPI_Count count, struct mpirma_dtype *t)
+int mpirma_coll_recv(struct mpirma_comm *c, int peer, int tag, void *buf,
+		     MPI_Count count, struct mpirma_dtype *t)
 {
 	size_t len = count * t->size, got;
 	const void *data;
@@ -252,13 +217,10 @@ int mpirma_coll_run_bcast(struct mpirma_comm *c, void *buf, int count,
 	       bcast(c, buf, count, t, root);
 }
 
-/*
- * Reduces every rank's @sendbuf into @result at rank 0 (elsewhere @result
- * is unused), in rank order.  @result may be @sendbuf.
- */
-static int reduce_to0(struct mpirma_comm *c, const void *sendbuf,
-		      void *result, int count, struct mpirma_dtype *t,
-		      MPI_Datatype dt, MPI_Op op)
+/* coll_msg.h */
+int mpirma_coll_reduce_to0(struct mpirma_comm *c, const void *sendbuf,
+			   void *result, int count, struct mpirma_dtype *t,
+			   MPI_Datatype dt, MPI_Op op)
 {
 	void *alloc[2] = { NULL, NULL }, *buf[2] = { NULL, NULL };
 	const void *acc = sendbuf;
@@ -266,7 +228,7 @@ static int reduce_to0(struct mpirma_comm *c, const void *sendbuf,
 
 	for (mask = 1; mask < c->size; mask <<= 1) {
 		if (c->rank & mask) {
-			ret = csend(c, c->rank - mask, TAG_REDUCE, acc, count, t);
+			ret = mpirma_coll_send(c, c->rank - mask, TAG_REDUCE, acc, count, t);
 			break;
 		}
 		if (c->rank + mask >= c->size)
@@ -278,7 +240,7 @@ static int reduce_to0(struct mpirma_comm *c, const void *sendbuf,
 				break;
 			}
 		}
-		ret = crecv(c, c->rank + mask, TAG_REDUCE, buf[which], count, t);
+		ret = mpirma_coll_recv(c, c->rank + mask, TAG_REDUCE, buf[which], count, t);
 		if (ret)
 			break;
 		/* buf = acc op buf: lower ranks on the left. */
@@ -311,12 +273,12 @@ static int reduce(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
 		if (!res)
 			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
-	ret = reduce_to0(c, sendbuf, res, count, t, dt, op);
+	ret = mpirma_coll_reduce_to0(c, sendbuf, res, count, t, dt, op);
 	if (!ret && root != 0) {
 		if (c->rank == 0)
-			ret = csend(c, root, TAG_REDUCE_RESULT, res, count, t);
+			ret = mpirma_coll_send(c, root, TAG_REDUCE_RESULT, res, count, t);
 		else if (c->rank == root)
-			ret = crecv(c, 0, TAG_REDUCE_RESULT, recvbuf, count, t);
+			ret = mpirma_coll_recv(c, 0, TAG_REDUCE_RESULT, recvbuf, count, t);
 	}
 	free(alloc);
 	return ret;
@@ -344,9 +306,9 @@ static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
 		mpirma_dtype_copy_same(t, count, recvbuf, sendbuf);
 	for (mask = 1; mask < c->size && !ret; mask <<= 1) {
 		peer = c->rank ^ mask;
-		ret = csend(c, peer, TAG_ALLREDUCE, recvbuf, count, t);
+		ret = mpirma_coll_send(c, peer, TAG_ALLREDUCE, recvbuf, count, t);
 		if (!ret)
-			ret = crecv(c, peer, TAG_ALLREDUCE, tmp, count, t);
+			ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, tmp, count, t);
 		if (ret)
 			break;
 		if (peer < c->rank) {
@@ -374,7 +336,7 @@ static int allreduce(struct mpirma_comm *c, const void *sendbuf,
 	    (size_t)count * t->size <= DOUBLING_MAX)
 		return allreduce_doubling(c, sendbuf, recvbuf, count, t, dt,
 					  op);
-	ret = reduce_to0(c, sendbuf, recvbuf, count, t, dt, op);
+	ret = mpirma_coll_reduce_to0(c, sendbuf, recvbuf, count, t, dt, op);
 	if (!ret)
 		ret = bcast(c, recvbuf, count, t, 0);
 	return ret;
@@ -417,9 +379,9 @@ static int inter_bcast(struct mpirma_comm *c, void *buf, int count,
 	if (root == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	if (root == MPI_ROOT)
-		return csend(c, 0, TAG_BCAST, buf, count, t);
+		return mpirma_coll_send(c, 0, TAG_BCAST, buf, count, t);
 	if (c->rank == 0)
-		ret = crecv(c, root, TAG_BCAST, buf, count, t);
+		ret = mpirma_coll_recv(c, root, TAG_BCAST, buf, count, t);
 	r2 = bcast(c->local, buf, count, t, 0);
 	return ret ? ret : r2;
 }
@@ -443,11 +405,11 @@ static int inter_allreduce(struct mpirma_comm *c, const void *sendbuf,
 			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
 	if (!ret)
-		ret = reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
+		ret = mpirma_coll_reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
 	if (!ret && c->rank == 0) {
-		ret = csend(c, 0, TAG_REDUCE, mine, count, t);
+		ret = mpirma_coll_send(c, 0, TAG_REDUCE, mine, count, t);
 		if (!ret)
-			ret = crecv(c, 0, TAG_REDUCE, recvbuf, count, t);
+			ret = mpirma_coll_recv(c, 0, TAG_REDUCE, recvbuf, count, t);
 	}
 	r2 = bcast(c->local, recvbuf, count, t, 0);
 	free(alloc);
@@ -468,7 +430,7 @@ static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 	if (root == MPI_PROC_NULL || !count)
 		return MPI_SUCCESS;
 	if (root == MPI_ROOT)
-		return crecv(c, 0, TAG_REDUCE, recvbuf, count, t);
+		return mpirma_coll_recv(c, 0, TAG_REDUCE, recvbuf, count, t);
 	if (sendbuf == MPI_IN_PLACE)
 		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
 				 "on an inter-communicator");
@@ -479,23 +441,20 @@ static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 	}
 	/* the group's reduction runs even after a local error: see above */
 	if (!ret)
-		ret = reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
+		ret = mpirma_coll_reduce_to0(c->local, sendbuf, mine, count, t, dt, op);
 	if (!ret && c->rank == 0)
-		ret = csend(c, root, TAG_REDUCE, mine, count, t);
+		ret = mpirma_coll_send(c, root, TAG_REDUCE, mine, count, t);
 	free(alloc);
 	return ret;
 }
 
-/*
- * Allgather(v) and Alltoall(v): with every member of the other group, block
- * i with remote rank i; @scounts NULL and @sdispls NULL with @all: the
- * whole send buffer to everyone (allgather).
- */
-static int inter_exchange(struct mpirma_comm *c, int tag, const void *sendbuf,
-			  int scount, const int *scounts, const int *sdispls,
-			  struct mpirma_dtype *st, bool all, void *recvbuf,
-			  int rcount, const int *rcounts, const int *rdispls,
-			  struct mpirma_dtype *rt)
+/* coll_msg.h */
+int mpirma_coll_inter_exchange(struct mpirma_comm *c, int tag,
+			       const void *sendbuf, int scount,
+			       const int *scounts, const int *sdispls,
+			       struct mpirma_dtype *st, bool all,
+			       void *recvbuf, int rcount, const int *rcounts,
+			       const int *rdispls, struct mpirma_dtype *rt)
 {
 	MPI_Aint sext = mpirma_dtype_extent(st), rext = mpirma_dtype_extent(rt);
 	int i, ret = MPI_SUCCESS;
@@ -504,12 +463,12 @@ static int inter_exchange(struct mpirma_comm *c, int tag, const void *sendbuf,
 		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
 				  "on an inter-communicator");
 	for (i = 0; i < c->rsize && !ret; i++)
-		ret = all ? csend(c, i, tag, sendbuf, scount, st) :
-		      csend(c, i, tag, block_at(sendbuf, sext, scount, scounts,
+		ret = all ? mpirma_coll_send(c, i, tag, sendbuf, scount, st) :
+		      mpirma_coll_send(c, i, tag, block_at(sendbuf, sext, scount, scounts,
 						sdispls, i),
 			    block_count(scount, scounts, i), st);
 	for (i = 0; i < c->rsize && !ret; i++)
-		ret = crecv(c, i, tag, block_at(recvbuf, rext, rcount, rcounts,
+		ret = mpirma_coll_recv(c, i, tag, block_at(recvbuf, rext, rcount, rcounts,
 						rdispls, i),
 			    block_count(rcount, rcounts, i), rt);
 	return ret;
@@ -547,253 +506,3 @@ int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,
 						     t, dt, op);
 }
 
-/*
- * Allgatherv: every rank sends its part to every other rank, then receives
- * theirs.  @counts/@displs NULL: @rcount each at i * rcount.
- */
-int mpirma_coll_run_allgatherv(struct mpirma_comm *c, const void *sendbuf,
-			       int scount, struct mpirma_dtype *st,
-			       void *recvbuf, int rcount, const int *counts,
-			       const int *displs, struct mpirma_dtype *rt)
-{
-	MPI_Aint rext = mpirma_dtype_extent(rt);
-	int i, ret = MPI_SUCCESS;
-
-	if (c->inter)
-		return inter_exchange(c, TAG_ALLGATHER, sendbuf, scount, NULL,
-				      NULL, st, true, recvbuf, rcount, counts,
-				      displs, rt);
-#define SLOT(i) block_at(recvbuf, rext, rcount, counts, displs, i)
-#define COUNT(i) block_count(rcount, counts, i)
-	if (sendbuf == MPI_IN_PLACE) {
-		sendbuf = SLOT(c->rank);
-		scount = COUNT(c->rank);
-		st = rt;
-	} else {
-		ret = mpirma_dtype_copy(sendbuf, scount, st, SLOT(c->rank),
-					COUNT(c->rank), rt);
-	}
-	for (i = 1; !ret && i < c->size; i++)
-		ret = csend(c, (c->rank + i) % c->size, TAG_ALLGATHER, sendbuf,
-			    scount, st);
-	for (i = 1; !ret && i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
-
-		ret = crecv(c, from, TAG_ALLGATHER, SLOT(from), COUNT(from), rt);
-	}
-#undef SLOT
-#undef COUNT
-	return ret;
-}
-
-int mpirma_coll_allgather(struct mpirma_comm *c, const void *sendbuf,
-			  int sendcount, MPI_Datatype sendtype, void *recvbuf,
-			  int recvcount, MPI_Datatype recvtype)
-{
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret = mpirma_dtype_check(recvtype, true, &rt);
-
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpirma_dtype_check(sendtype, true, &st);
-	if (!ret)
-		ret = mpirma_coll_run_allgatherv(c, sendbuf, sendcount, st,
-						 recvbuf, recvcount, NULL, NULL,
-						 rt);
-	return ret;
-}
-
-/* ------------------------------------------ rooted, all-to-all, scans */
-
-/*
- * Gather(v) (@gather) and Scatter(v), once the arguments are checked: the
- * root talks to every rank directly, block i with rank i (of the other
- * group on an inter-communicator, whose root is MPI_ROOT and the rest of
- * its group MPI_PROC_NULL).  The root's side is @buf (@count, or
- * @counts/@displs, of @bt): what a gather receives into, a scatter sends
- * from.  Every other rank's own side is @obuf (@ocount of @ot): what a
- * gather sends, a scatter receives; MPI_IN_PLACE at an intra root.
- */
-int mpirma_coll_run_rooted(struct mpirma_comm *c, bool gather, void *buf,
-			   int count, const int *counts, const int *displs,
-			   struct mpirma_dtype *bt, void *obuf, int ocount,
-			   struct mpirma_dtype *ot, int root)
-{
-	int tag = gather ? TAG_GATHER : TAG_SCATTER, i, ret = MPI_SUCCESS;
-	int n = c->inter ? c->rsize : c->size;
-	MPI_Aint ext;
-
-	if (root == MPI_PROC_NULL)
-		return MPI_SUCCESS;
-	if (!mpirma_coll_is_root(c, root))
-		return gather ? csend(c, root, tag, obuf, ocount, ot) :
-		       crecv(c, root, tag, obuf, ocount, ot);
-	ext = mpirma_dtype_extent(bt);
-	for (i = 0; i < n && !ret; i++) {
-		char *slot = block_at(buf, ext, count, counts, displs, i);
-		int k = block_count(count, counts, i);
-
-		if (c->inter || i != root)
-			ret = gather ? crecv(c, i, tag, slot, k, bt) :
-			      csend(c, i, tag, slot, k, bt);
-		else if (obuf == MPI_IN_PLACE)
-			continue;
-		else if (gather)
-			ret = mpirma_dtype_copy(obuf, ocount, ot, slot, k, bt);
-		else
-			ret = mpirma_dtype_copy(slot, k, bt, obuf, ocount, ot);
-	}
-	return ret;
-}
-
-/* Alltoall(v): @scounts NULL means the fixed-count form. */
-int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
-			      int scount, const int *scounts,
-			      const int *sdispls, struct mpirma_dtype *st,
-			      void *recvbuf, int rcount, const int *rcounts,
-			      const int *rdispls, struct mpirma_dtype *rt)
-{
-	MPI_Aint rext = mpirma_dtype_extent(rt), sext;
-	int i, ret = MPI_SUCCESS;
-
-	if (c->inter)
-		return inter_exchange(c, TAG_ALLTOALL, sendbuf, scount, scounts,
-				      sdispls, st, false, recvbuf, rcount,
-				      rcounts, rdispls, rt);
-	if (sendbuf == MPI_IN_PLACE) {
-		/* Everything is sent before anything is received. */
-		sendbuf = recvbuf;
-		scount = rcount;
-		scounts = rcounts;
-		sdispls = rdispls;
-		st = rt;
-	}
-	sext = mpirma_dtype_extent(st);
-#define SSLOT(i) block_at(sendbuf, sext, scount, scounts, sdispls, i)
-#define SCOUNT(i) block_count(scount, scounts, i)
-#define RSLOT(i) block_at(recvbuf, rext, rcount, rcounts, rdispls, i)
-#define RCOUNT(i) block_count(rcount, rcounts, i)
-	for (i = 1; !ret && i < c->size; i++) {
-		int to = (c->rank + i) % c->size;
-
-		ret = csend(c, to, TAG_ALLTOALL, SSLOT(to), SCOUNT(to), st);
-	}
-	if (!ret && sendbuf != recvbuf)
-		ret = mpirma_dtype_copy(SSLOT(c->rank), SCOUNT(c->rank), st,
-					RSLOT(c->rank), RCOUNT(c->rank), rt);
-	for (i = 1; !ret && i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
-
-		ret = crecv(c, from, TAG_ALLTOALL, RSLOT(from), RCOUNT(from), rt);
-	}
-#undef SSLOT
-#undef SCOUNT
-#undef RSLOT
-#undef RCOUNT
-	return ret;
-}
-
-/*
- * Reduce_scatter(_block): the whole vector reduced to rank 0, then scattered
- * (@counts NULL: @rcount elements each).
- */
-int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
-				   void *recvbuf, int rcount,
-				   const int *counts, struct mpirma_dtype *t,
-				   MPI_Datatype dt, MPI_Op op)
-{
-	MPI_Aint ext = mpirma_dtype_extent(t);
-	void *alloc = NULL, *full = NULL;
-	MPI_Count total = 0, off;
-	int i, ret = MPI_SUCCESS;
-
-	for (i = 0; i < c->size; i++)
-		total += block_count(rcount, counts, i);
-	if (total > 0x7fffffff)
-		return mpirma_err(MPI_ERR_COUNT, "total count too large");
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
-	if (!total)
-		return MPI_SUCCESS;
-	if (c->rank == 0) {
-		full = mpirma_dtype_scratch(t, total, &alloc);
-		if (!full)
-			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	}
-	ret = reduce_to0(c, sendbuf, full, total, t, dt, op);
-	if (!ret && c->rank != 0)
-		ret = crecv(c, 0, TAG_RSCATTER, recvbuf,
-			    block_count(rcount, counts, c->rank), t);
-	for (i = 0, off = 0; !ret && c->rank == 0 && i < c->size; i++) {
-		MPI_Count n = block_count(rcount, counts, i);
-
-		if (i == 0)
-			mpirma_dtype_copy_same(t, n, recvbuf, full);
-		else
-			ret = csend(c, i, TAG_RSCATTER, at(full, off * ext), n, t);
-		off += n;
-	}
-	free(alloc);
-	return ret;
-}
-
-/*
- * Scan (@exclusive false) and Exscan: rank r receives the prefix of ranks
- * 0..r-1 from r - 1 and passes the prefix of 0..r on to r + 1.
- */
-int mpirma_coll_run_scan(struct mpirma_comm *c, const void *sendbuf,
-			 void *recvbuf, int count, struct mpirma_dtype *t,
-			 MPI_Datatype dt, MPI_Op op, bool exclusive)
-{
-	void *palloc = NULL, *salloc = NULL, *prefix = NULL, *sum;
-	int tag = exclusive ? TAG_EXSCAN : TAG_SCAN, ret = MPI_SUCCESS;
-	bool last = c->rank == c->size - 1;
-
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
-	if (!count)
-		return MPI_SUCCESS;
-	if (!exclusive) {
-		/* recvbuf = prefix op mine, passed on as it is. */
-		if (sendbuf != recvbuf)
-			mpirma_dtype_copy_same(t, count, recvbuf, sendbuf);
-		if (c->rank > 0) {
-			prefix = mpirma_dtype_scratch(t, count, &palloc);
-			if (!prefix)
-				return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-			ret = crecv(c, c->rank - 1, tag, prefix, count, t);
-			if (!ret)
-				ret = mpirma_op_apply(op, dt, prefix, recvbuf,
-						      count);
-		}
-		if (!ret && !last)
-			ret = csend(c, c->rank + 1, tag, recvbuf, count, t);
-		free(palloc);
-		return ret;
-	}
-	/* Exscan: recvbuf = prefix (undefined at rank 0); pass prefix op mine. */
-	if (c->rank == 0) {
-		if (!last)
-			ret = csend(c, 1, tag, sendbuf, count, t);
-		return ret;
-	}
-	prefix = mpirma_dtype_scratch(t, count, &palloc);
-	if (!prefix)
-		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	ret = crecv(c, c->rank - 1, tag, prefix, count, t);
-	if (!ret && !last) {
-		sum = mpirma_dtype_scratch(t, count, &salloc);
-		if (!sum) {
-			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-		} else {
-			mpirma_dtype_copy_same(t, count, sum, sendbuf);
-			ret = mpirma_op_apply(op, dt, prefix, sum, count);
-			if (!ret)
-				ret = csend(c, c->rank + 1, tag, sum, count, t);
-		}
-	}
-	if (!ret)
-		mpirma_dtype_copy_same(t, count, recvbuf, prefix);
-	free(palloc);
-	free(salloc);
-	return ret;
-}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * coll_msg.h - what the collectives' algorithms share (coll.c: barrier,
+ * bcast, reduce, allreduce, the inter-communicator steps; coll_spread.c:
+ * allgather, gather and scatter, all-to-all, reduce_scatter, scans): the
+ * tags that name each collective, buffer blocks, and messages of
+ * datatype elements over the collective context.
+ */
+#ifndef MPIRMA_LIB_COLL_MSG_H
+#define MPIRMA_LIB_COLL_MSG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+struct mpirma_dtype;
+
+enum {
+	TAG_BARRIER = 1,
+	TAG_BCAST,
+	TAG_GATHER,
+	TAG_SCATTER,
+	TAG_ALLGATHER,
+	TAG_ALLTOALL,
+	TAG_REDUCE,
+	TAG_REDUCE_RESULT,
+	TAG_RSCATTER,
+	TAG_SCAN,
+	TAG_EXSCAN,
+	TAG_ALLREDUCE,
+};
+
+/* @p + @off bytes, as integers (offsets may be negative). */
+static inline char *at(const void *p, int64_t off)
+{
+	return (char *)((uintptr_t)p + (uintptr_t)off);
+}
+
+/*
+ * Block @i of a buffer argument of the -v collectives and their fixed-count
+ * forms: @counts[i] elements at @displs[i] extents with @counts, else @count
+ * elements at i * @count extents (@ext: the datatype's extent).
+ */
+static inline int block_count(int count, const int *counts, int i)
+{
+	return counts ? counts[i] : count;
+}
+
+static inline char *block_at(const void *buf, MPI_Aint ext, int count,
+			     const int *counts, const int *displs, int i)
+{
+	return at(buf, (counts ? (MPI_Aint)displs[i] : (MPI_Aint)i * count) *
+		       ext);
+}
+
+/*
+ * @count elements of @t at @buf to (from) comm rank @peer with @tag,
+ * packed when not contiguous; a receive takes up to @count.  MPI class.
+ */
+int mpirma_coll_send(struct mpirma_comm *c, int peer, int tag,
+		     const void *buf, MPI_Count count, struct mpirma_dtype *t);
+int mpirma_coll_recv(struct mpirma_comm *c, int peer, int tag, void *buf,
+		     MPI_Count count, struct mpirma_dtype *t);
+
+/*
+ * Reduces every rank's @sendbuf into @result at rank 0 (elsewhere @result
+ * is unused), in rank order.  @result may be @sendbuf.
+ */
+int mpirma_coll_reduce_to0(struct mpirma_comm *c, const void *sendbuf,
+			   void *result, int count, struct mpirma_dtype *t,
+			   MPI_Datatype dt, MPI_Op op);
+
+/*
+ * Inter-communicators' Allgather(v) and Alltoall(v): with every member of
+ * the other group, block i with remote rank i; @scounts NULL and @sdispls
+ * NULL with @all: the whole send buffer to everyone (allgather).
+ */
+int mpirma_coll_inter_exchange(struct mpirma_comm *c, int tag,
+			       const void *sendbuf, int scount,
+			       const int *scounts, const int *sdispls,
+			       struct mpirma_dtype *st, bool all,
+			       void *recvbuf, int rcount, const int *rcounts,
+			       const int *rdispls, struct mpirma_dtype *rt);
+
+#endif /* MPIRMA_LIB_COLL_MSG_H */
