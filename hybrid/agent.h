@@ -44,6 +44,10 @@ bool hy_slot_target(uint32_t slot, struct hy_slot_target *out);
 /* A lock or unlock request @h from @origin (its rank in hy.ship_comm). */
 void hy_slot_serve_lock(const struct ship_hdr *h, int origin);
 
+/* This process's lock of its own part, without a message (agent_slots.c). */
+bool hy_slot_lock_self(int slot, int type, int origin);
+void hy_slot_unlock_self(int slot);
+
 /*
  * A new spanning window's slot in this process's agent (in
  * @w->span->myslot); hy_slot_close() takes it back.  Host class: out of

@@ -133,6 +133,41 @@ void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
 }
 
 /*
+ * This process's lock of its own part of the window in slot @k, without a
+ * message to itself: granted at once when it fits (true); else queued as
+ * @origin's (this process's rank in hy.ship_comm) request, whose grant
+ * comes as a message like a remote origin's (false).  A program that
+ * locks its own part between every access (OpenCoarrays reads even its
+ * own image's coarrays so) no longer waits for its own agent's pace.
+ */
+bool hy_slot_lock_self(int k, int type, int origin)
+{
+	bool granted = false;
+
+	hy_mutex_lock(&slots_lock);
+	if (k >= 0 && k < nslots && slots[k].used) {
+		granted = !slots[k].nwait && lock_fits(&slots[k], type);
+		if (!granted)
+			lock_wait_add(&slots[k], origin, type);
+		else if (type == HY_LOCK_EXCL)
+			slots[k].excl = true;
+		else
+			slots[k].shared++;
+	}
+	hy_mutex_unlock(&slots_lock);
+	return granted;
+}
+
+/* Gives back what hy_slot_lock_self() (or its queued grant) took. */
+void hy_slot_unlock_self(int k)
+{
+	hy_mutex_lock(&slots_lock);
+	if (k >= 0 && k < nslots && slots[k].used)
+		lock_release(k);
+	hy_mutex_unlock(&slots_lock);
+}
+
+/*
  * Slot @k's grants use tag HY_TAG_GRANT + k: a slot past the host's
  * MPI_TAG_UB cannot be matched, and tags are never reused while in use.
  */

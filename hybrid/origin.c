@@ -21,13 +21,15 @@
  * in that call's name, with the operation's kind, target and displacement
  * (struct ship_failure, converted once the window's lock is released: see
  * locks.h).  Lock requests and grants travel the same way (agent_slots.c
- * keeps the locks).  Called by rma.c, sync.c and span.c; calls waits.c and
- * the engine.
+ * keeps the locks), but for this process's own part, which it takes in
+ * agent_slots.c directly.  Called by rma.c, sync.c and span.c; calls
+ * waits.c, agent_slots.c and the engine.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "errors.h"
 #include "locks.h"
 #include "origin.h"
@@ -391,16 +393,28 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 {
 	struct hy_span *sp = w->span;
 	int first = rank < 0 ? 0 : rank, last = rank < 0 ? sp->size : rank + 1;
+	int type = exclusive ? HY_LOCK_EXCL : HY_LOCK_SHARED;
 	int ret = MPI_SUCCESS, r;
+	bool self = false;
 
-	/* Every request first, then the grants: the targets work at once. */
+	/*
+	 * Every request first, then the grants: the targets work at once.
+	 * This process's own part without a message (agent_slots.c).
+	 */
 	for (int t = first; t < last; t++) {
-		r = lock_msg(w, t, HY_KIND_LOCK,
-			     exclusive ? HY_LOCK_EXCL : HY_LOCK_SHARED);
+		if (t == sp->me) {
+			self = hy_slot_lock_self(sp->myslot, type,
+						 sp->world[t]);
+			continue;
+		}
+		r = lock_msg(w, t, HY_KIND_LOCK, type);
 		ret = ret ? ret : r;
 	}
 	for (int t = first; t < last && !ret; t++) {
 		MPI_Request req;
+
+		if (t == sp->me && self)
+			continue;
 
 		ret = PMPI_Irecv(NULL, 0, MPI_BYTE, sp->world[t],
 				 HY_TAG_GRANT + sp->slot[t], hy.ship_comm, &req);
@@ -417,6 +431,10 @@ int hy_ship_unlock(struct hy_win *w, int rank)
 	int ret = MPI_SUCCESS, r;
 
 	for (int t = first; t < last; t++) {
+		if (t == w->span->me) {
+			hy_slot_unlock_self(w->span->myslot);
+			continue;
+		}
 		r = lock_msg(w, t, HY_KIND_UNLOCK, 0);
 		ret = ret ? ret : r;
 	}
