@@ -67,6 +67,12 @@ bool hy_slot_ready(struct ship_hdr **epoch, size_t *len, int *origin);
 void hy_agent_serve_ready(void);
 
 /*
+ * A program thread's look at the agent's inbox as it enters the layer's
+ * synchronization: serves what has come, unless another thread serves.
+ */
+void hy_agent_poll(void);
+
+/*
  * A new spanning window's slot in this process's agent (in
  * @w->span->myslot); hy_slot_close() takes it back.  Host class: out of
  * memory, or more windows at once than the host's tags can name.

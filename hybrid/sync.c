@@ -222,6 +222,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 			return span_fail(w, "MPI_Win_lock", MPI_ERR_RANK,
 					 "no such rank in the window");
 		hy_unlock();
+		hy_agent_poll();
 		/* another node's: the lock goes with the epoch's operations */
 		ret = MPI_SUCCESS;
 		if (assert & MPI_MODE_NOCHECK)
