@@ -237,10 +237,13 @@ static int epoch_send(struct hy_win *w, int target, struct hy_pending *p,
 	sp->lazy[target] = 0;
 	hy_send_msg(w, target, h, sizeof(*h) + len, p->reply, rlen,
 		 HY_TAG_GRANT + sp->slot[target], p->req);
-	if (lazy & HY_LAZY_RELEASE)
-		pending_add(w, p, f);
-	else
-		pending_finish(p, f);
+	/*
+	 * Its results and failures are the completing call's, as a batch's
+	 * are: kept as a pending entry (already complete) for it.
+	 */
+	if (!(lazy & HY_LAZY_RELEASE))
+		hy_wait_sent_and_reply(p->req);
+	pending_add(w, p, f);
 	return MPI_SUCCESS;
 }
 
