@@ -4,13 +4,11 @@
  * nodes send to this process (wire.h), applies each through the module,
  * and replies.  Every origin's messages are applied in the order it sent
  * them (one ordered channel per origin: source, tag and communicator), so
- * accumulate_ordering holds.  Applying takes no lock of the layer's but
- * serve_lock (mpirma_rma_apply touches no engine state), so a process
- * blocked in an engine call under hy.lock still serves the other nodes.
- * A batch of puts and accumulates is applied with one MPIRMA_IOC_RMA and
- * acknowledged with one reply (the first failure's status and place); a
- * run whose entries touch no element twice is one kernel operation with
- * block lists (run_ops).  The kernel checks every operation again here.
+ * accumulate_ordering holds.  Applying (apply.c) takes no lock of the
+ * layer's but serve_lock (mpirma_rma_apply touches no engine state), so a
+ * process blocked in an engine call under hy.lock still serves the other
+ * nodes.  An epoch message (wire.h) takes its lock in agent_slots.c
+ * first, and waits there when it must.
  *
  * The agent polls and sleeps (its pace, below); a program thread waiting
  * in the layer serves in its stead (hy_agent_assist, from waits.c).
@@ -22,41 +20,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "agent.h"
+#include "apply.h"
 #include "locks.h"
 #include "rma_args.h"
 
 #define HY_IDLE_MIN_NS	2000	/* the agent's sleeps between polls: 2 us ... */
 #define HY_IDLE_MAX_NS	2000000	/* ... to 2 ms */
 #define HY_IDLE_SHARE	20	/* idle, a sleep of 20 rounds' cost per round */
-
-/* A run entry's target offset in bytes, and its place in the run. */
-struct run_key {
-	uint64_t off;
-	uint32_t entry;
-};
+#define HY_POLL_GAP	64	/* calls between a program thread's looks, at most */
 
 static pthread_t agent_thread;
 
 /*
  * Receiving and applying the shipped messages, one thread at a time (the
  * agent, or a program thread in an assisted wait), so that each origin's
- * are applied in the order it sent them; also protects serving, the
- * reply buffer and agent_stats.messages.
+ * are applied in the order it sent them; also protects serving, what
+ * apply.c keeps (the reply buffer, a batch's operations) and
+ * agent_stats.messages.
  */
 static struct hy_mutex serve_lock = HY_MUTEX_INIT(HY_LOCK_SERVE);
 
 static struct {
-	struct ship_reply *reply;	/* grown as results need */
-	size_t cap;
-	/* a batch's kernel operations, with room for nops of each: */
-	struct mpirma_op *ops;
-	uint32_t *first;		/* an operation's index in the message */
-	struct mpirma_block *blocks;	/* 2 per operation: a run's target, origin */
-	struct run_key *keys;		/* a run's entries by target offset */
-	uint32_t nops;
 	bool quit;			/* HY_QUIT has come */
 	MPI_Request inbox;		/* the receive of the next message */
 	struct ship_hdr *inbox_buf;	/* ... into HY_INBOX_BYTES */
@@ -72,245 +60,6 @@ static struct {
 	long long cpu_ns;	/* the agent thread's CPU time */
 	long long wall_ns;	/* its lifetime */
 } agent_stats;
-
-/* A kernel operation of record @h's kind, type and op on the agent's @s. */
-static void op_head(struct mpirma_op *op, const struct ship_hdr *h,
-		    const struct hy_slot_target *s)
-{
-	memset(op, 0, sizeof(*op));
-	op->kind = h->kind;
-	op->type = h->type;
-	op->op = h->op;
-	op->target_rank = s->erank;
-}
-
-/*
- * The kernel operation of record @h on the agent's window @s; @result
- * receives the previous target contents when the kind has them.
- */
-static void record_op(const struct ship_hdr *h,
-		      const struct hy_slot_target *s, void *result,
-		      struct mpirma_op *op)
-{
-	unsigned int size = mpirma_rma_elem_size(h->type);
-	const char *p = (const char *)(h + 1);
-
-	op_head(op, h, s);
-	op->target_disp = h->disp;
-	op->target.nblocks = h->nblocks;
-	op->target.count = h->count;
-	op->target.extent = h->extent;
-	if (h->nblocks)
-		op->target.blocks = (uint64_t)(uintptr_t)p;
-	p += h->nblocks * sizeof(struct mpirma_block);
-	if (wire_has_origin(h->kind, h->op)) {
-		op->origin.addr = (uint64_t)(uintptr_t)p;
-		op->origin.count = h->nelem;
-		p += h->nelem * size;
-	}
-	if (wire_has_result(h->kind)) {
-		op->result.addr = (uint64_t)(uintptr_t)result;
-		op->result.count = h->nelem;
-	}
-	if (h->kind == MPIRMA_KIND_CAS)
-		op->compare = (uint64_t)(uintptr_t)p;
-}
-
-/*
- * Sorts the @n keys @k by offset; do entries of @len bytes there overlap?
- * A shell sort: no comparison callback, whose indirect calls cost much.
- */
-static bool run_keys_overlap(struct run_key *k, uint32_t n, uint64_t len)
-{
-	static const uint32_t gaps[] = { 57, 23, 10, 4, 1 };
-
-	for (size_t g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++)
-		for (uint32_t i = gaps[g]; i < n; i++) {
-			struct run_key v = k[i];
-			uint32_t j = i;
-
-			for (; j >= gaps[g] && k[j - gaps[g]].off > v.off;
-			     j -= gaps[g])
-				k[j] = k[j - gaps[g]];
-			k[j] = v;
-		}
-	for (uint32_t i = 1; i < n; i++)
-		if (k[i].off - k[i - 1].off < len)
-			return true;
-	return false;
-}
-
-/*
- * The kernel operations of run @h on the agent's window @s, into @op (with
- * @b: room for two blocks per entry); their number.  Entries that touch
- * no element twice are one operation whose block lists name them in target
- * order (their order does not matter then, and the kernel's overlap check
- * of a sorted list is one pass), which the kernel applies in one pass, per
- * element atomic as ever; others are an operation each, in order.
- */
-static uint32_t run_ops(const struct ship_hdr *h,
-			const struct hy_slot_target *s, struct mpirma_op *op,
-			struct mpirma_block *b)
-{
-	unsigned int size = mpirma_rma_elem_size(h->type);
-	uint64_t unit = (uint64_t)h->extent, len = h->count * size, disp;
-	size_t e = wire_run_entry_len(h->count, size);
-	const char *p = (const char *)(h + 1);
-	uint32_t n = (uint32_t)h->nelem, i;
-	struct run_key *k = serving.keys;
-	bool one = n > 1 && unit;
-
-	for (i = 0; one && i < n; i++) {
-		memcpy(&disp, p + i * e, sizeof(disp));
-		if (disp > (uint64_t)INT64_MAX / unit)
-			one = false;
-		k[i] = (struct run_key){ .off = disp * unit, .entry = i };
-	}
-	if (one && !run_keys_overlap(k, n, len)) {
-		for (i = 0; i < n; i++) {
-			b[i] = (struct mpirma_block){ .disp = (int64_t)k[i].off,
-						      .len = len };
-			b[n + i] = (struct mpirma_block){
-				.disp = (int64_t)(k[i].entry * e +
-						  sizeof(uint64_t)),
-				.len = len };
-		}
-		op_head(op, h, s);
-		op->target = (struct mpirma_layout){
-			.blocks = (uint64_t)(uintptr_t)b, .nblocks = n,
-			.count = 1 };
-		op->origin = (struct mpirma_layout){
-			.addr = (uint64_t)(uintptr_t)p,
-			.blocks = (uint64_t)(uintptr_t)(b + n), .nblocks = n,
-			.count = 1 };
-		return 1;
-	}
-	for (i = 0; i < n; i++, p += e, op++) {
-		op_head(op, h, s);
-		memcpy(&op->target_disp, p, sizeof(op->target_disp));
-		op->target.count = h->count;
-		op->origin.addr = (uint64_t)(uintptr_t)(p + sizeof(uint64_t));
-		op->origin.count = h->count;
-	}
-	return n;
-}
-
-/* Room in serving for the kernel operations of a batch of @n operations. */
-static bool serving_room(uint32_t n)
-{
-	void *q;
-
-	if (n <= serving.nops)
-		return true;
-	q = realloc(serving.ops, n * sizeof(*serving.ops));
-	if (q)
-		serving.ops = q;
-	q = q ? realloc(serving.first, n * sizeof(*serving.first)) : NULL;
-	if (q)
-		serving.first = q;
-	q = q ? realloc(serving.blocks, 2 * n * sizeof(*serving.blocks)) : NULL;
-	if (q)
-		serving.blocks = q;
-	q = q ? realloc(serving.keys, n * sizeof(*serving.keys)) : NULL;
-	if (q) {
-		serving.keys = q;
-		serving.nops = n;
-	}
-	return q;
-}
-
-/*
- * A batch of @n bytes: plain accumulates on one window, applied in order
- * with one ioctl.  Returns the first failure's status (its place in
- * *@index), or 0.
- */
-static int serve_batch(const struct ship_hdr *h, size_t n,
-		       const struct hy_slot_target *s, uint32_t *index)
-{
-	const char *m = (const char *)h;
-	const struct ship_hdr *r;
-	struct mpirma_op *ops;
-	uint32_t nops = 0, done, nfailed;
-	size_t off, len;
-	int ret;
-
-	for (off = 0; off < n; off += len, nops += wire_record_ops(r)) {
-		r = (const struct ship_hdr *)(m + off);
-		if (n - off < sizeof(*r) || wire_has_result(r->kind) ||
-		    r->slot != h->slot ||
-		    wire_record_ops(r) > HY_BATCH_OPS - nops)
-			return -EINVAL;
-		len = wire_record_len(r);
-		if (!len || len > n - off)
-			return -EINVAL;
-	}
-	if (!serving_room(nops))
-		return -ENOMEM;
-	ops = serving.ops;
-	for (off = 0, nops = 0, done = 0; off < n; off += wire_record_len(r)) {
-		uint32_t k = 1;
-
-		r = (const struct ship_hdr *)(m + off);
-		if (r->flags == HY_REC_RUN)
-			k = run_ops(r, s, &ops[nops], &serving.blocks[2 * done]);
-		else
-			record_op(r, s, NULL, &ops[nops]);
-		for (uint32_t j = 0; j < k; j++)
-			serving.first[nops + j] = done + (k > 1 ? j : 0);
-		nops += k;
-		done += wire_record_ops(r);
-	}
-	ret = mpirma_rma_apply(s->win_id, ops, nops, &nfailed);
-	for (uint32_t k = 0; !ret && nfailed && k < nops; k++)
-		if (ops[k].status) {
-			*index = serving.first[k];
-			ret = ops[k].status;
-		}
-	return ret;
-}
-
-/*
- * Applies one received message of @n bytes: a batch of accumulates, or one
- * operation with a result, which goes to *@r (of *@cap bytes, grown as
- * needed), *@rlen bytes of it.  Returns the status; *@index: the failed
- * operation's place in the message.
- */
-static int serve(const struct ship_hdr *h, size_t n, struct ship_reply **r,
-		 size_t *cap, int *rlen, uint32_t *index)
-{
-	unsigned int size;
-	struct hy_slot_target s;
-	struct mpirma_op op;
-	uint32_t nfailed;
-	size_t need;
-	int ret;
-
-	*rlen = sizeof(**r);
-	*index = 0;
-	if (n < sizeof(*h))
-		return -EINVAL;
-	if (!hy_slot_target(h->slot, &s))
-		return -EBADF;
-	if (!wire_has_result(h->kind))
-		return serve_batch(h, n, &s, index);
-	size = mpirma_rma_elem_size(h->type);
-	if (!size || h->kind > MPIRMA_KIND_CAS || wire_msg_len(h, size) != n)
-		return -EINVAL;
-	need = sizeof(**r) + h->nelem * size;
-	if (need > *cap) {
-		struct ship_reply *q = realloc(*r, need);
-
-		if (!q)
-			return -ENOMEM;
-		*r = q;
-		*cap = need;
-	}
-	record_op(h, &s, *r + 1, &op);
-	ret = mpirma_rma_apply(s.win_id, &op, 1, &nfailed);
-	if (!ret && !op.status)
-		*rlen = (int)need;
-	return ret ? ret : op.status;
-}
 
 /*
  * The agent's pace.  A blocking probe would keep a CPU busy in
@@ -366,6 +115,47 @@ static int inbox_post(void)
 }
 
 /*
+ * Applies epoch message @h of @n bytes from @origin, whose lock it holds:
+ * its batch, the reply with the results on the slot's grant tag (the
+ * epoch may have waited behind others: no reply order to keep), and the
+ * release when the epoch ends with it.  serve_lock held.
+ */
+static void serve_epoch(const struct ship_hdr *h, size_t n, int origin)
+{
+	struct hy_slot_target s;
+	struct ship_reply *r;
+	uint32_t index = 0;
+	size_t rbytes = 0;
+	int status = -EBADF;
+
+	if (hy_slot_target(h->slot, &s))
+		status = hy_apply_batch(h + 1, n - sizeof(*h), &s, &index, true,
+					&rbytes);
+	if (h->flags & HY_EPOCH_RELEASE)
+		hy_slot_release((int)h->slot);
+	r = hy_apply_reply(0);
+	if (!r)
+		PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+	r->status = status;
+	r->index = index;
+	PMPI_Send(r, (int)(sizeof(*r) + rbytes),
+		  MPI_BYTE, origin, HY_TAG_GRANT + (int)h->slot, hy.ship_comm);
+}
+
+/* Applies the waiting epochs releases have granted; serve_lock held. */
+static void serve_ready(void)
+{
+	struct ship_hdr *h;
+	size_t n;
+	int origin;
+
+	while (hy_slot_ready(&h, &n, &origin)) {
+		serve_epoch(h, n, origin);
+		free(h);
+	}
+}
+
+/*
  * Applies the message the inbox received (@st its status), and replies.
  * Returns 1, or -1 at HY_QUIT or when the host failed.  serve_lock held;
  * the inbox is not posted again yet.  Out of memory it ends the job: an
@@ -375,6 +165,7 @@ static int serve_arrived(const MPI_Status *st)
 {
 	struct ship_hdr *h = serving.inbox_buf, *lng = NULL;
 	int n = 0, rlen, status, origin = st->MPI_SOURCE;
+	struct ship_reply *reply;
 	uint32_t index;
 
 	PMPI_Get_count(st, MPI_BYTE, &n);
@@ -397,24 +188,28 @@ static int serve_arrived(const MPI_Status *st)
 		}
 		h = lng;
 	}
-	if (!serving.reply) {
-		serving.cap = sizeof(struct ship_reply);
-		serving.reply = malloc(serving.cap);
-		if (!serving.reply)
-			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-	}
+	if (!hy_apply_reply(0))
+		PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
 	agent_stats.messages++;
 	if (n == (int)sizeof(*h) && (h->kind == HY_KIND_LOCK ||
 				     h->kind == HY_KIND_UNLOCK)) {
 		hy_slot_serve_lock(h, origin);
+		serve_ready();	/* an unlock may have granted epochs */
 		return 1;
 	}
-	status = serve(h, (size_t)n, &serving.reply, &serving.cap, &rlen,
-		       &index);
+	if (n >= (int)sizeof(*h) && h->kind == HY_KIND_EPOCH) {
+		if (hy_slot_epoch(h, (size_t)n, origin))
+			serve_epoch(h, (size_t)n, origin);
+		free(lng);
+		serve_ready();
+		return 1;
+	}
+	status = hy_apply_msg(h, (size_t)n, &rlen, &index);
 	free(lng);
-	serving.reply->status = status;
-	serving.reply->index = index;
-	PMPI_Send(serving.reply, rlen, MPI_BYTE, origin, HY_TAG_REPLY,
+	reply = hy_apply_reply(0);
+	reply->status = status;
+	reply->index = index;
+	PMPI_Send(reply, rlen, MPI_BYTE, origin, HY_TAG_REPLY,
 		  hy.ship_comm);
 	return 1;
 }
@@ -438,6 +233,7 @@ static int serve_next(void)
 
 	if (serving.quit)
 		return -1;
+	serve_ready();
 	if (inbox_post() != MPI_SUCCESS ||
 	    PMPI_Test(&serving.inbox, &flag, &st) != MPI_SUCCESS)
 		return -1;
@@ -457,6 +253,12 @@ static void *agent(void *unused)
 	int got;
 
 	(void)unused;
+	/*
+	 * Sleeps as asked: the kernel's default slack (50 us) made every
+	 * short sleep a long one, and an origin waiting for this agent's
+	 * reply waited that much more per message.
+	 */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	for (;;) {
 		if (__atomic_load_n(&waiters, __ATOMIC_RELAXED)) {
 			/*
@@ -515,6 +317,7 @@ int hy_agent_assist(int n, MPI_Request *req)
 
 	if (!hy.agent || hy_mutex_trylock(&serve_lock))
 		return PMPI_Testall(n, req, &flag, st);
+	serve_ready();
 	ret = inbox_post();
 	if (ret != MPI_SUCCESS || serving.inbox == MPI_REQUEST_NULL) {
 		/* HY_QUIT has come: the agent is stopping */
@@ -536,6 +339,46 @@ int hy_agent_assist(int n, MPI_Request *req)
 		}
 	hy_mutex_unlock(&serve_lock);
 	return ret;
+}
+
+void hy_agent_serve_ready(void)
+{
+	if (!hy.agent || hy_mutex_trylock(&serve_lock))
+		return;
+	serve_ready();
+	hy_mutex_unlock(&serve_lock);
+}
+
+/*
+ * (agent.h) A program thread busy in its own RMA is in the layer often: a
+ * look at the inbox then answers a remote origin at once, where the agent
+ * would at its next poll, after a sleep of up to HY_IDLE_MAX_NS.  A look
+ * costs a pass of the host's progress engine (twice a lock/get/unlock of
+ * this process's own part, under emulation), so one that finds nothing
+ * doubles the calls skipped before the next, up to HY_POLL_GAP: a stream
+ * from a remote origin is served at every call, an idle inbox costs little.
+ */
+void hy_agent_poll(void)
+{
+	static __thread unsigned int skip, gap;
+	int got;
+
+	if (!hy.agent)
+		return;
+	if (skip) {
+		skip--;
+		return;
+	}
+	if (hy_mutex_trylock(&serve_lock))
+		return;
+	got = serve_next();
+	if (got > 0)
+		agent_stats.assisted++;
+	hy_mutex_unlock(&serve_lock);
+	gap = got > 0 ? 0 : gap ? 2 * gap : 1;
+	if (gap > HY_POLL_GAP)
+		gap = HY_POLL_GAP;
+	skip = gap;
 }
 
 void hy_agent_waiting(int delta)
@@ -602,16 +445,9 @@ void hy_agent_stop(bool report)
 	PMPI_Comm_free(&hy.ship_comm);
 	hy.span = false;
 	hy.agent = false;
-	free(serving.reply);
+	hy_apply_free();
 	free(serving.inbox_buf);
 	serving.inbox_buf = NULL;
-	free(serving.ops);
-	free(serving.first);
-	free(serving.blocks);
-	free(serving.keys);
-	serving.ops = NULL;
-	serving.nops = 0;
-	serving.reply = NULL;
 	serving.quit = false;
 	hy_slots_free();
 }

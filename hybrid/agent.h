@@ -45,6 +45,34 @@ bool hy_slot_target(uint32_t slot, struct hy_slot_target *out);
 void hy_slot_serve_lock(const struct ship_hdr *h, int origin);
 
 /*
+ * This process's lock of its own part, without a message (agent_slots.c);
+ * hy_slot_release() gives back that lock or an applied epoch's.
+ */
+bool hy_slot_lock_self(int slot, int type, int origin);
+void hy_slot_release(int slot);
+
+/*
+ * An epoch message @h of @n bytes from @origin: true when its lock was
+ * taken at once (apply it now), false when it waits.  hy_slot_ready()
+ * hands over, in grant order, the waiting epochs a release has granted
+ * since (their copies, to free after applying them).
+ */
+bool hy_slot_epoch(const struct ship_hdr *h, size_t n, int origin);
+bool hy_slot_ready(struct ship_hdr **epoch, size_t *len, int *origin);
+
+/*
+ * Applies the epochs granted while they waited, unless another thread is
+ * serving (which applies them): after this process gave back its own lock.
+ */
+void hy_agent_serve_ready(void);
+
+/*
+ * A program thread's look at the agent's inbox as it enters the layer's
+ * synchronization: serves what has come, unless another thread serves.
+ */
+void hy_agent_poll(void);
+
+/*
  * A new spanning window's slot in this process's agent (in
  * @w->span->myslot); hy_slot_close() takes it back.  Host class: out of
  * memory, or more windows at once than the host's tags can name.

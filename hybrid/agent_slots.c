@@ -8,6 +8,9 @@
  * both.  Requests that cannot be granted wait in arrival order and are
  * granted first come first served; a grant is a message of no bytes on
  * HY_TAG_GRANT + slot, so slots are bounded by the host's MPI_TAG_UB.
+ * An epoch message (wire.h) is a request too: granted at once, its
+ * serving thread applies it; queued, it is copied, and the release that
+ * grants it puts it on the ready list, which serving threads apply.
  *
  * Called by agent.c (lookups, lock requests, freeing at stop) and span.c
  * (open and close); calls the host only to send grants.
@@ -20,10 +23,16 @@
 #include "locks.h"
 #include "wire.h"
 
-/* A lock request the agent cannot grant yet. */
+/*
+ * A lock request the agent cannot grant yet: a plain one, or a whole
+ * epoch (@epoch: a copy of its message, @len bytes), which is granted by
+ * putting it on the ready list for a serving thread to apply.
+ */
 struct lock_wait {
 	int origin;		/* its rank in hy.ship_comm */
 	int type;		/* HY_LOCK_* */
+	struct ship_hdr *epoch;
+	size_t len;
 };
 
 /*
@@ -40,10 +49,17 @@ struct agent_slot {
 	int capwait;
 };
 
-/* Protects slots, nslots and every slot's fields (HY_LOCK_SLOTS). */
+/*
+ * Protects slots, nslots, every slot's fields and the ready list
+ * (HY_LOCK_SLOTS).
+ */
 static struct hy_mutex slots_lock = HY_MUTEX_INIT(HY_LOCK_SLOTS);
 static struct agent_slot *slots;
 static int nslots;
+
+/* Queued epochs granted since, in grant order, for hy_slot_ready(). */
+static struct lock_wait *ready;
+static int nready, capready;
 
 bool hy_slot_target(uint32_t k, struct hy_slot_target *out)
 {
@@ -64,35 +80,52 @@ static bool lock_fits(const struct agent_slot *s, int type)
 	return !s->excl && (type == HY_LOCK_SHARED || !s->shared);
 }
 
+/* Takes slot @s's lock as @type; slots_lock held. */
+static void lock_take(struct agent_slot *s, int type)
+{
+	if (type == HY_LOCK_EXCL)
+		s->excl = true;
+	else
+		s->shared++;
+}
+
 /* Grants slot @k's lock as @type to @origin; slots_lock held. */
 static void lock_grant(int k, int type, int origin)
 {
 	hy_mutex_assert_held(&slots_lock);
-	if (type == HY_LOCK_EXCL)
-		slots[k].excl = true;
-	else
-		slots[k].shared++;
+	lock_take(&slots[k], type);
 	/* no bytes: eager, it does not wait for the origin */
 	PMPI_Send(NULL, 0, MPI_BYTE, origin, HY_TAG_GRANT + k,
 		  hy.ship_comm);
 }
 
-/* Queues @origin's request of @type behind slot @s's waiting ones. */
-static void lock_wait_add(struct agent_slot *s, int origin, int type)
+/* Appends @e to the list @l of *@n entries, room *@cap. */
+static void wait_push(struct lock_wait **l, int *n, int *cap,
+		      const struct lock_wait *e)
 {
-	if (s->nwait == s->capwait) {
-		int cap = s->capwait ? 2 * s->capwait : 8;
-		struct lock_wait *q = realloc(s->wait, sizeof(*q) * (size_t)cap);
+	if (*n == *cap) {
+		int c = *cap ? 2 * *cap : 8;
+		struct lock_wait *q = realloc(*l, sizeof(*q) * (size_t)c);
 
 		if (!q)
 			PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-		s->wait = q;
-		s->capwait = cap;
+		*l = q;
+		*cap = c;
 	}
-	s->wait[s->nwait++] = (struct lock_wait){ origin, type };
+	(*l)[(*n)++] = *e;
 }
 
-/* Releases slot @k's lock and grants what it can from the front. */
+/* Queues @origin's request of @type behind slot @s's waiting ones. */
+static void lock_wait_add(struct agent_slot *s, int origin, int type)
+{
+	wait_push(&s->wait, &s->nwait, &s->capwait,
+		  &(struct lock_wait){ .origin = origin, .type = type });
+}
+
+/*
+ * Releases slot @k's lock and grants what it can from the front: a plain
+ * request gets its grant message, an epoch goes to the ready list.
+ */
 static void lock_release(int k)
 {
 	struct agent_slot *s = &slots[k];
@@ -102,7 +135,12 @@ static void lock_release(int k)
 	else if (s->shared)
 		s->shared--;
 	while (s->nwait && lock_fits(s, s->wait[0].type)) {
-		lock_grant(k, s->wait[0].type, s->wait[0].origin);
+		if (s->wait[0].epoch) {
+			lock_take(s, s->wait[0].type);
+			wait_push(&ready, &nready, &capready, &s->wait[0]);
+		} else {
+			lock_grant(k, s->wait[0].type, s->wait[0].origin);
+		}
 		memmove(s->wait, s->wait + 1,
 			sizeof(*s->wait) * (size_t)--s->nwait);
 	}
@@ -129,6 +167,87 @@ void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
 		else
 			lock_wait_add(&slots[k], origin, h->op);
 	}
+	hy_mutex_unlock(&slots_lock);
+}
+
+/*
+ * This process's lock of its own part of the window in slot @k, without a
+ * message to itself: granted at once when it fits (true); else queued as
+ * @origin's (this process's rank in hy.ship_comm) request, whose grant
+ * comes as a message like a remote origin's (false).  A program that
+ * locks its own part between every access (OpenCoarrays reads even its
+ * own image's coarrays so) no longer waits for its own agent's pace.
+ */
+bool hy_slot_lock_self(int k, int type, int origin)
+{
+	bool granted = false;
+
+	hy_mutex_lock(&slots_lock);
+	if (k >= 0 && k < nslots && slots[k].used) {
+		granted = !slots[k].nwait && lock_fits(&slots[k], type);
+		if (!granted)
+			lock_wait_add(&slots[k], origin, type);
+		else
+			lock_take(&slots[k], type);
+	}
+	hy_mutex_unlock(&slots_lock);
+	return granted;
+}
+
+/*
+ * An epoch message @h of @n bytes from @origin: true when its lock is
+ * taken now (the caller applies it); else it waits, copied, like any
+ * request, or is dropped when its slot is not in use (false).
+ */
+bool hy_slot_epoch(const struct ship_hdr *h, size_t n, int origin)
+{
+	int k = (int)h->slot, type = h->op;
+	struct lock_wait e = { .origin = origin, .type = type, .len = n };
+	bool granted = false;
+
+	hy_mutex_lock(&slots_lock);
+	if (k < nslots && slots[k].used) {
+		granted = !slots[k].nwait && lock_fits(&slots[k], type);
+		if (granted) {
+			lock_take(&slots[k], type);
+		} else {
+			e.epoch = malloc(n);
+			if (!e.epoch)
+				PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+			memcpy(e.epoch, h, n);
+			wait_push(&slots[k].wait, &slots[k].nwait,
+				  &slots[k].capwait, &e);
+		}
+	}
+	hy_mutex_unlock(&slots_lock);
+	return granted;
+}
+
+bool hy_slot_ready(struct ship_hdr **epoch, size_t *len, int *origin)
+{
+	bool got = false;
+
+	hy_mutex_lock(&slots_lock);
+	if (nready) {
+		*epoch = ready[0].epoch;
+		*len = ready[0].len;
+		*origin = ready[0].origin;
+		memmove(ready, ready + 1, sizeof(*ready) * (size_t)--nready);
+		got = true;
+	}
+	hy_mutex_unlock(&slots_lock);
+	return got;
+}
+
+/*
+ * Gives back slot @k's lock: what hy_slot_lock_self() (or its queued
+ * grant) or an applied epoch took.
+ */
+void hy_slot_release(int k)
+{
+	hy_mutex_lock(&slots_lock);
+	if (k >= 0 && k < nslots && slots[k].used)
+		lock_release(k);
 	hy_mutex_unlock(&slots_lock);
 }
 
@@ -168,6 +287,8 @@ int hy_slot_open(struct hy_win *w)
 		slots = s;
 		nslots += 8;
 	}
+	for (int j = 0; j < slots[k].nwait; j++)
+		free(slots[k].wait[j].epoch);
 	free(slots[k].wait);
 	slots[k] = (struct agent_slot){
 		.used = true, .target.win_id = sp->win_id,
@@ -194,8 +315,16 @@ void hy_slot_close(struct hy_win *w)
 void hy_slots_free(void)
 {
 	hy_mutex_lock(&slots_lock);
-	for (int k = 0; k < nslots; k++)
+	for (int k = 0; k < nslots; k++) {
+		for (int j = 0; j < slots[k].nwait; j++)
+			free(slots[k].wait[j].epoch);
 		free(slots[k].wait);
+	}
+	for (int j = 0; j < nready; j++)
+		free(ready[j].epoch);
+	free(ready);
+	ready = NULL;
+	nready = capready = 0;
 	free(slots);
 	slots = NULL;
 	nslots = 0;

@@ -154,10 +154,12 @@ struct hy_batch;
  *	still waits for
  * @host_epoch: the host window is in the MPI_Win_lock_all epoch that
  *	carries a PSCW access epoch's host operations
- * @lock: protects @pend, @npend, @cap and @batch (RMA calls of several
- *	threads; HY_LOCK_SPAN)
+ * @lock: protects @pend, @npend, @cap, @batch and @lazy (RMA calls of
+ *	several threads; HY_LOCK_SPAN)
  * @pend: shipped messages not yet acknowledged, @npend of @cap
  * @batch: per window rank, accumulates not yet shipped (origin.c), or NULL
+ * @lazy: per window rank on another node, the lock of an epoch that has
+ *	not been shipped yet (origin.c: a lazy epoch), or 0
  * @extent: per window rank, the size in bytes and the displacement unit
  *	of its memory (two each), for the range check of operations to other
  *	nodes; NULL for a dynamic window, whose targets' kernels check alone
@@ -191,6 +193,7 @@ struct hy_span {
 	int npend;
 	int cap;
 	struct hy_batch *batch;
+	unsigned char *lazy;
 	uint64_t *extent;
 	unsigned char *host_acc;
 };

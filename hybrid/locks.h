@@ -8,14 +8,15 @@
  *   1 HY_LOCK_STATE  hy.lock: the engine and the window table (hybrid.h),
  *                    taken by every call into the engine when the program
  *                    has several threads in MPI at once
- *   2 HY_LOCK_SPAN   hy_span.lock: a spanning window's batches and pending
- *                    acknowledgements (origin.c)
+ *   2 HY_LOCK_SPAN   hy_span.lock: a spanning window's batches, pending
+ *                    acknowledgements and lazy epochs (batch.c, origin.c)
  *   3 HY_LOCK_SERVE  serving: the agent's inbox, reply buffer and the
  *                    application of received messages (agent.c); a waiting
  *                    program thread only ever tries it
- *   4 HY_LOCK_SLOTS  the agent's slots and their locks (agent_slots.c)
+ *   4 HY_LOCK_SLOTS  the agent's slots and their locks, and the epochs
+ *                    granted after they waited (agent_slots.c)
  *   5 HY_LOCK_ORDER  a reply's receive posted with its operation's send
- *                    (origin.c), so replies match operations in order
+ *                    (batch.c), so replies match operations in order
  *   6 HY_LOCK_KEYVALS the window keyvals' list (keyval.c)
  *
  * The host MPI's own locks come after all of them: the layer calls the host

@@ -16,9 +16,11 @@ struct mpirma_rma_args;
  * Called with hy.lock held, which it drops while it waits on the host;
  * returns with it held.  A put or accumulate returns once batched (its
  * acknowledgement is hy_ship_complete's); an operation with a result
- * returns with the result in place.
+ * returns with the result in place, but in a lazy epoch (below) with
+ * @defer, where it is batched too and its result put in place by the
+ * flush or unlock that completes it.
  */
-int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a,
+int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a, bool defer,
 	    const char *fn);
 
 /*
@@ -36,6 +38,18 @@ int hy_ship_complete(struct hy_win *w, int rank, const char *fn);
  */
 int hy_ship_lock(struct hy_win *w, int rank, bool exclusive);
 int hy_ship_unlock(struct hy_win *w, int rank);
+
+/*
+ * A lazy epoch to window rank @rank on another node: hy_ship_lock_lazy()
+ * only records the lock, which travels with the epoch's batch (wire.h:
+ * HY_KIND_EPOCH) when a flush, a full batch or an operation that cannot
+ * wait sends it, or with the unlock: hy_ship_unlock_lazy(), before
+ * hy_ship_complete(), marks the epoch's last message as its unlock too
+ * and says whether it did (else the lock was taken: hy_ship_unlock()).
+ * A lock, a get and an unlock are one message and its reply.
+ */
+void hy_ship_lock_lazy(struct hy_win *w, int rank, bool exclusive);
+bool hy_ship_unlock_lazy(struct hy_win *w, int rank);
 
 /* Frees what an error left batched on @w (window free). */
 void hy_origin_close(struct hy_win *w);

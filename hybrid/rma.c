@@ -118,9 +118,13 @@ static int rma_convert(const struct hy_rma *c, struct rma_inner *v)
 	return ret;
 }
 
-/* Ships @c (engine values @v) to its target on another node; host class. */
+/*
+ * Ships @c (engine values @v) to its target on another node; @defer: its
+ * result may wait for the call that completes it (not an R-call).  Host
+ * class.
+ */
 static int rma_ship(struct hy_win *w, const struct hy_rma *c,
-		    const struct rma_inner *v, const char *fn)
+		    const struct rma_inner *v, bool defer, const char *fn)
 {
 	const struct mpirma_rma_args a = {
 		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
@@ -130,7 +134,7 @@ static int rma_ship(struct hy_win *w, const struct hy_rma *c,
 		.op = v->op, .single = c->single,
 	};
 
-	return hy_ship(w, &a, fn);
+	return hy_ship(w, &a, defer, fn);
 }
 
 /*
@@ -209,7 +213,7 @@ static int rma_op(struct hy_win *w, const struct hy_rma *c,
 	if (ret)
 		return ret;
 	if (hy_remote(w, c->target))
-		return rma_ship(w, c, &v, fn);
+		return rma_ship(w, c, &v, !req, fn);
 	return rma_engine(w, c, &v, hy_rank(w, c->target), req);
 }
 

@@ -103,10 +103,12 @@ static bool span_alloc(struct hy_win *w, int size, int me, int flavor)
 	sp->in_post = calloc((size_t)size, 1);
 	sp->wait_for = calloc((size_t)size, 1);
 	sp->host_acc = calloc((size_t)size, 1);
+	sp->lazy = calloc((size_t)size, 1);
 	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
 		sp->extent = malloc(2 * sizeof(uint64_t) * (size_t)size);
 	return sp->erank && sp->world && sp->slot && sp->lock_of &&
 	       sp->in_start && sp->in_post && sp->wait_for && sp->host_acc &&
+	       sp->lazy &&
 	       (sp->extent || flavor == MPI_WIN_FLAVOR_DYNAMIC);
 }
 
@@ -239,6 +241,7 @@ void hy_span_release(struct hy_win *w)
 	free(sp->in_post);
 	free(sp->wait_for);
 	free(sp->host_acc);
+	free(sp->lazy);
 	free(sp->extent);
 	free(sp->pend);
 	free(sp);

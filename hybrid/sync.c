@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "convert.h"
 #include "errors.h"
 #include "origin.h"
@@ -221,8 +222,17 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 			return span_fail(w, "MPI_Win_lock", MPI_ERR_RANK,
 					 "no such rank in the window");
 		hy_unlock();
-		ret = assert & MPI_MODE_NOCHECK ? MPI_SUCCESS :
-		      hy_ship_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
+		hy_agent_poll();
+		/* another node's: the lock goes with the epoch's operations */
+		ret = MPI_SUCCESS;
+		if (assert & MPI_MODE_NOCHECK)
+			;
+		else if (hy_remote(w, rank))
+			hy_ship_lock_lazy(w, rank,
+					  lock_type == MPI_LOCK_EXCLUSIVE);
+		else
+			ret = hy_ship_lock(w, rank,
+					   lock_type == MPI_LOCK_EXCLUSIVE);
 		if (!ret)
 			span_epoch(&w->span->lock_of[rank],
 				   assert & MPI_MODE_NOCHECK ? 2 : 1);
@@ -277,6 +287,9 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 		int ret, host;
 
 		span_host_flush(w, rank, true);	/* the unlock completes them */
+		/* a lazy epoch's last message unlocks too */
+		if (granted && hy_remote(w, rank) && hy_ship_unlock_lazy(w, rank))
+			granted = false;
 		ret = hy_span_settle(w, rank, "MPI_Win_unlock");
 		/* Completed or not, the lock is given back. */
 		host = !hy.agent ? PMPI_Win_unlock(rank, win) :

@@ -6,7 +6,8 @@
  * to this process's agent, which polls the host between sleeps of up to
  * 2 ms.  A thread of the program that waits in the layer (for a reply, a
  * lock grant, a barrier, the layer's own collectives in window creation,
- * or the program's MPI_Barrier and MPI_Recv) polls the host anyway, so it
+ * or the program's MPI_Barrier and MPI_Recv, and while agents run its
+ * MPI_Reduce, MPI_Allreduce and MPI_Bcast) polls the host anyway, so it
  * serves what has come itself (hy_agent_assist) and the agent rests: a
  * remote origin is answered at once instead of at the agent's next poll,
  * and a process that creates a window while a peer still works on an
@@ -151,4 +152,46 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	     MPI_Comm comm, MPI_Status *status)
 {
 	return hy_wait_recv(buf, count, type, source, tag, comm, status);
+}
+
+/*
+ * The program's reductions and broadcast, while agents run: a process
+ * inside one serves its agent's messages as MPI_Barrier's wait does
+ * (OpenCoarrays' image 0 waits in MPI_Reduce while image 1 reads its
+ * coarrays, each read left to the agent's next poll otherwise).  Only
+ * with agents, which run in every process of the job or in none: every
+ * member makes the same call (a blocking collective does not match a
+ * nonblocking one).  Without them, the host's call, unwrapped.
+ */
+int MPI_Reduce(const void *in, void *out, int count, MPI_Datatype type,
+	       MPI_Op op, int root, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (!hy.agent)
+		return PMPI_Reduce(in, out, count, type, op, root, comm);
+	return wait_started(PMPI_Ireduce(in, out, count, type, op, root, comm,
+					 &req), &req);
+}
+
+int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type,
+		  MPI_Op op, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (!hy.agent)
+		return PMPI_Allreduce(in, out, count, type, op, comm);
+	return wait_started(PMPI_Iallreduce(in, out, count, type, op, comm,
+					    &req), &req);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
+	      MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (!hy.agent)
+		return PMPI_Bcast(buf, count, type, root, comm);
+	return wait_started(PMPI_Ibcast(buf, count, type, root, comm, &req),
+			    &req);
 }

@@ -9,7 +9,12 @@
  * operation with a result (header, target blocks, origin data, compare
  * value), a batch of puts and accumulates (records, each padded to 8
  * bytes), a lock or unlock request, or HY_KIND_LONG, which says the next
- * message (on HY_TAG_LONG) is longer than the agent's inbox.  In a batch,
+ * message (on HY_TAG_LONG) is longer than the agent's inbox, or
+ * HY_KIND_EPOCH: a lock of the target's part (op: its type) taken for the
+ * records that follow, a batch that may hold operations with a result,
+ * and released after them when flags has HY_EPOCH_RELEASE (a whole
+ * passive-target epoch in one message); its reply, the results in record
+ * order after the status, comes on HY_TAG_GRANT + slot.  In a batch,
  * a record with HY_REC_RUN in @flags is a run: @nelem entries of one kind,
  * type, op and count, each a uint64_t displacement and the origin data
  * padded to 8 bytes, so a scattered accumulate costs 16 bytes, not 56.
@@ -39,6 +44,8 @@ enum {
 #define HY_KIND_UNLOCK	0x101	/* ... unlock */
 #define HY_KIND_LONG	0x102	/* ... the next HY_TAG_LONG one is the
 				   message, of nelem bytes */
+#define HY_KIND_EPOCH	0x103	/* ... lock, a batch, maybe unlock */
+#define HY_EPOCH_RELEASE 1	/* ship_hdr.flags of HY_KIND_EPOCH: unlock */
 #define HY_LOCK_SHARED	1
 #define HY_LOCK_EXCL	2
 #define HY_QUIT		UINT32_MAX	/* slot of the message that stops the agent */
