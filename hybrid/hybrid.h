@@ -77,8 +77,10 @@
  *	duplicate of MPI_COMM_WORLD), MPI_COMM_NULL without @span
  * @tag_ub: the largest tag on @ship_comm (wire.h), at most the host's
  *	MPI_TAG_UB (agent.c)
- * @yield: this process's waits in the host poll and yield the CPU
- *	between polls (waits.c): its real node has more ranks than the CPUs
+ * @yield: the job's waits in the host poll and yield the CPU between
+ *	polls (waits.c; the same on every rank, as it picks the host's
+ *	nonblocking collective over the blocking one): some real node has
+ *	more ranks than the CPUs
  *	they may run on between them (the union of their affinity masks, not
  *	one rank's, which a launcher binding each rank to a core makes one
  *	CPU; MPIRMA_YIELD overrides), and MPICH's own blocking calls

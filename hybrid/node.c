@@ -510,7 +510,18 @@ int hy_start(void)
 			require ? "" : "; running on " HY_HOST_NAME " alone");
 	PMPI_Comm_free(&lnode);
 
-	PMPI_Allreduce(&s.ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	/*
+	 * Whether waits yield is the job's, not the node's: it chooses between
+	 * a host's blocking and nonblocking collective (waits.c), which must
+	 * be the same call on every rank.  One allreduce: MIN of ok, of -yield.
+	 */
+	{
+		int mine[2] = { s.ok, -hy.yield }, all[2];
+
+		PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		all_ok = all[0];
+		hy.yield = -all[1];
+	}
 	if (require && !all_ok) {
 		if (wrank == 0)
 			fprintf(stderr, "mpirma: MPIRMA_REQUIRE=1 and mpirma "
