@@ -309,34 +309,53 @@ static void *agent(void *unused)
  * to the agent, the origin waited for the waiting thread's time slice to
  * end or for the agent's sleep, a millisecond or more on a busy node.
  */
-int hy_agent_assist(int n, MPI_Request *req)
+/* Testall of @req, their statuses into @stat (NULL: ignored) once done. */
+static int test_all(int n, MPI_Request *req, MPI_Status *stat)
+{
+	MPI_Status st[HY_WAIT_REQS];
+	bool was[HY_WAIT_REQS];
+	int flag = 0, ret, k;
+
+	for (k = 0; k < n; k++)
+		was[k] = req[k] != MPI_REQUEST_NULL;
+	ret = PMPI_Testall(n, req, &flag, st);
+	for (k = 0; stat && ret == MPI_SUCCESS && flag && k < n; k++)
+		if (was[k])
+			stat[k] = st[k];
+	return ret;
+}
+
+int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat, bool block)
 {
 	MPI_Request all[HY_WAIT_REQS + 1];
 	MPI_Status st[HY_WAIT_REQS + 1];
-	int idx[HY_WAIT_REQS + 1], out = 0, flag, ret;
+	int idx[HY_WAIT_REQS + 1], out = 0, ret;
 
 	if (!hy.agent || hy_mutex_trylock(&serve_lock))
-		return PMPI_Testall(n, req, &flag, st);
+		return test_all(n, req, stat);
 	serve_ready();
 	ret = inbox_post();
 	if (ret != MPI_SUCCESS || serving.inbox == MPI_REQUEST_NULL) {
 		/* HY_QUIT has come: the agent is stopping */
 		hy_mutex_unlock(&serve_lock);
-		return ret ? ret :
-		       PMPI_Testall(n, req, &flag, st);
+		return ret ? ret : test_all(n, req, stat);
 	}
 	if (n)
 		memcpy(all, req, sizeof(*req) * (size_t)n);
 	all[n] = serving.inbox;
-	ret = PMPI_Testsome(n + 1, all, &out, idx, st);
+	ret = block ? PMPI_Waitsome(n + 1, all, &out, idx, st) :
+		      PMPI_Testsome(n + 1, all, &out, idx, st);
 	if (n)
 		memcpy(req, all, sizeof(*req) * (size_t)n);
 	serving.inbox = all[n];
-	for (int k = 0; ret == MPI_SUCCESS && k < out; k++)
+	for (int k = 0; ret == MPI_SUCCESS && k < out; k++) {
 		if (idx[k] == n) {
 			serve_arrived(&st[k]);
 			agent_stats.assisted++;
+		} else if (stat) {
+			stat[idx[k]] = st[k];
 		}
+	}
 	hy_mutex_unlock(&serve_lock);
 	return ret;
 }

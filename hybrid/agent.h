@@ -21,15 +21,16 @@ void hy_agent_stop(bool report);
 
 /*
  * One round of a program thread's wait for @req[0..@n-1] (waits.c), which
- * the host sets to MPI_REQUEST_NULL as they complete: unless another
- * thread is serving, the thread tests its requests and the agent's inbox
- * in one call of the host and serves what has come, so a remote origin is
- * answered without waking the agent.  hy_agent_waiting(+1/-1) brackets a
- * wait: while program threads wait, the agent rests.  The host's error, or
- * MPI_SUCCESS.
+ * the host sets to MPI_REQUEST_NULL as they complete (their statuses into
+ * @stat, unless NULL): unless another thread is serving, the thread tests
+ * (with @block: waits for) its requests and the agent's inbox in one call
+ * of the host and serves what has come, so a remote origin is answered
+ * without waking the agent, and a waiting thread rests in the host's own
+ * wait.  hy_agent_waiting(+1/-1) brackets a wait: while program threads
+ * wait, the agent rests.  The host's error, or MPI_SUCCESS.
  */
 #define HY_WAIT_REQS	3	/* requests of one wait, at most */
-int hy_agent_assist(int n, MPI_Request *req);
+int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat, bool block);
 void hy_agent_waiting(int delta);
 
 /* agent_slots.c: what serving needs of a slot. */

@@ -28,20 +28,24 @@ static bool waits_poll(void)
 	return hy.agent || hy.yield;
 }
 
-int hy_wait(int n, MPI_Request *req)
+/*
+ * Without yield, the round that serves waits in the host's own wait for
+ * its requests and the inbox together (PMPI_Waitsome): a poll of two calls
+ * a round made an 8-byte ping-pong at two logical nodes 4x the host's.
+ */
+static int wait_status(int n, MPI_Request *req, MPI_Status *stat)
 {
-	MPI_Status st[HY_WAIT_REQS];
 	int ret = MPI_SUCCESS, k;
 
 	if (!waits_poll())
-		return PMPI_Waitall(n, req, st);
+		return PMPI_Waitall(n, req, stat ? stat : MPI_STATUSES_IGNORE);
 	hy_agent_waiting(1);
 	for (;;) {
 		for (k = 0; k < n && req[k] == MPI_REQUEST_NULL; k++)
 			;
 		if (k == n)
 			break;
-		ret = hy_agent_assist(n, req);
+		ret = hy_agent_assist(n, req, stat, !hy.yield);
 		if (ret != MPI_SUCCESS)
 			break;
 		if (hy.yield)
@@ -49,6 +53,11 @@ int hy_wait(int n, MPI_Request *req)
 	}
 	hy_agent_waiting(-1);
 	return ret;
+}
+
+int hy_wait(int n, MPI_Request *req)
+{
+	return wait_status(n, req, NULL);
 }
 
 /* The wait of a nonblocking call that returned @ret and set *@req. */
@@ -122,7 +131,18 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
 	int flag = 0, ret = MPI_SUCCESS;
+	MPI_Request req;
+	MPI_Status st;
 
+	/* Agents: the receive and the inbox in one wait of the host's. */
+	if (hy.agent && probe_args_ok(source, tag, comm)) {
+		ret = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
+		if (ret == MPI_SUCCESS)
+			ret = wait_status(1, &req, &st);
+		if (ret == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+			*status = st;
+		return ret;
+	}
 	if (waits_poll() && probe_args_ok(source, tag, comm)) {
 		hy_agent_waiting(1);
 		for (;;) {
@@ -130,7 +150,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 					  MPI_STATUS_IGNORE);
 			if (ret != MPI_SUCCESS || flag)
 				break;
-			ret = hy_agent_assist(0, NULL);
+			ret = hy_agent_assist(0, NULL, NULL, false);
 			if (ret != MPI_SUCCESS)
 				break;
 			if (hy.yield)

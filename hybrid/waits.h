@@ -21,10 +21,13 @@ int hy_wait_allgather(const void *in, int count, MPI_Datatype type, void *out,
 int hy_wait_comm_dup(MPI_Comm comm, MPI_Comm *out);
 
 /*
- * PMPI_Recv, serving until a probe finds its message.  A receive the
- * program posted earlier matches its message as it arrives, before any
- * probe sees it, and the receive then takes the earliest message that
- * matches, the one the probe saw, so the standard's matching order holds.
+ * PMPI_Recv, serving meanwhile: with agents, PMPI_Irecv and a wait for it
+ * and the inbox together (posted in call order, it matches as the
+ * blocking receive would); with yield alone, polling until a probe finds
+ * its message.  A receive the program posted earlier matches its message
+ * as it arrives, before any probe sees it, and the receive then takes the
+ * earliest message that matches, the one the probe saw, so the standard's
+ * matching order holds.
  */
 int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status);
