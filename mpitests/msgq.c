@@ -8,6 +8,8 @@
  * units still come), probed, truncated and from any source, and large and
  * small messages interleaved while the ring is full.  Every byte checked.
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,8 +220,64 @@ static void test_interleave(void)
 	free(b);
 }
 
+#define THREADS		3
+#define THREAD_ROUNDS	12
+
+/* Thread @arg of this rank: its own exchange with the partner rank. */
+static void *thread_exchange(void *arg)
+{
+	int t = (int)(intptr_t)arg, peer = mtest_rank ^ 1, i, n;
+	size_t big = 200000, len;
+	unsigned char *out = malloc(big), *in = malloc(big);
+	MPI_Status st;
+
+	for (i = 0; i < THREAD_ROUNDS; i++) {
+		len = i % 2 ? 100 : big;
+		fill(out, len, mtest_rank, t * 100 + i);
+		if (mtest_rank % 2 == 0)
+			CHECK_MPI(MPI_Send(out, (int)len, MPI_BYTE, peer, 50 + t,
+					   MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Recv(in, (int)big, MPI_BYTE, peer, 50 + t,
+				   MPI_COMM_WORLD, &st));
+		if (mtest_rank % 2)
+			CHECK_MPI(MPI_Send(out, (int)len, MPI_BYTE, peer, 50 + t,
+					   MPI_COMM_WORLD));
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		if ((size_t)n != len || bad_byte(in, len, peer, t * 100 + i) >= 0) {
+			CHECK(0, "thread %d round %d: %d bytes", t, i, n);
+			break;
+		}
+	}
+	free(out);
+	free(in);
+	return NULL;
+}
+
+static int threads_main(int *argc, char ***argv)
+{
+	pthread_t th[THREADS];
+	int provided = 0, t;
+
+	mtest_init_thread(argc, argv, "msgq threads", MPI_THREAD_MULTIPLE,
+			  &provided);
+	mtest_section("threads");
+	CHECK_EQ(provided, MPI_THREAD_MULTIPLE, "thread level");
+	if (mtest_rank + 1 < mtest_size || mtest_rank % 2) {
+		for (t = 0; t < THREADS; t++)
+			if (pthread_create(&th[t], NULL, thread_exchange,
+					   (void *)(intptr_t)t))
+				CHECK(0, "pthread_create");
+		for (t = 0; t < THREADS; t++)
+			pthread_join(th[t], NULL);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	return mtest_finish();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "threads"))
+		return threads_main(&argc, &argv);
 	mtest_init(&argc, &argv, "msgq");
 	test_flood();
 	test_large_both_ways();
