@@ -168,6 +168,14 @@ static bool char_type(MPI_Datatype dt)
 {
 	return dt == MPI_CHAR || dt == MPI_WCHAR;
 }
+
+const char *mpirma_dtype_strict_note(MPI_Datatype dt)
+{
+	const struct mpirma_dtype *t = mpirma_dtype_get(dt);
+
+	return t && char_type(t->basic) && mpirma_strict_types() ?
+	       " (MPIRMA_STRICT_TYPES=1)" : "";
+}
 /* Byte view (two pieces at most) and element view of each predefined type. */
 static struct mpirma_block predef_blocks[NR_PREDEF][2];
 static struct mpirma_block predef_eblocks[NR_PREDEF];

@@ -62,6 +62,8 @@ int mpirma_dtype_mclass(MPI_Datatype predefined);
  * platform's char and wchar_t, as Open MPI and MPICH do.
  */
 bool mpirma_strict_types(void);
+/* " (MPIRMA_STRICT_TYPES=1)" when that is why @dt's type is refused, else "". */
+const char *mpirma_dtype_strict_note(MPI_Datatype dt);
 /*
  * @dt as a user wrote it, into @buf of @len bytes: "MPI_CHAR", or "a
  * derived datatype of N bytes" (with its name, when it has one).

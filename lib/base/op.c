@@ -129,9 +129,7 @@ int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use)
 	if (!(group_ops[mc] & B(op)))
 		return mpirma_err(MPI_ERR_OP, "%s is not defined on %s%s",
 				  op_names[op], bt->name,
-				  mpirma_strict_types() &&
-				  (t->basic == MPI_CHAR || t->basic == MPI_WCHAR) ?
-				  " (MPIRMA_STRICT_TYPES=1)" : "");
+				  mpirma_dtype_strict_note(dt));
 	if (use == MPIRMA_OP_USE_RMA && !mpirma_op_allowed(kernel_op[op], t->ktype))
 		return mpirma_err(MPI_ERR_OP, "%s on %s is not supported in RMA",
 				  op_names[op], bt->name);

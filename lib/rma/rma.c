@@ -318,12 +318,10 @@ static int range_check(const struct mpirma_window *w,
 static int __attribute__((cold)) type_error(MPI_Datatype dt, const char *what)
 {
 	char name[MPI_MAX_OBJECT_NAME + 64];
-	bool strict_char = mpirma_strict_types() &&
-			   (dt == MPI_CHAR || dt == MPI_WCHAR);
 
 	return mpirma_err(MPI_ERR_TYPE, "%s %s%s",
 			  mpirma_dtype_describe(dt, name, sizeof(name)), what,
-			  strict_char ? " (MPIRMA_STRICT_TYPES=1)" : "");
+			  mpirma_dtype_strict_note(dt));
 }
 
 static int check_op(const struct mpirma_rma_args *a, int *kop)

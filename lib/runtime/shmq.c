@@ -82,10 +82,11 @@ int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		    void *buf, size_t len, struct mpirma_msg *m)
 {
-	memset(m, 0, sizeof(*m));
-	m->size = sizeof(*m);
-	if (shmq.on)
+	if (shmq.on) {
+		memset(m, 0, sizeof(*m));
+		m->size = sizeof(*m);
 		return shmq_recv(flags, peer, tag, ctx, buf, len, m);
+	}
 	if (!(flags & MPIRMA_MSG_NOWAIT) && mpirma_proc.spin > 0 &&
 	    !mpirma_threads) {
 		double end = PMPI_Wtime() + mpirma_proc.spin;
@@ -183,33 +184,22 @@ static void shm_unmap(void)
 }
 
 /*
- * Do all ranks have their queues?  Each tells every other one through
- * the kernel mailbox; the queues are used only if all of them do.
+ * Do all ranks have their queues?  An allgather over MPI_COMM_WORLD through
+ * the kernel mailbox (the queues are not on yet); used only if all do.
+ * MPI class.
  */
 static int shm_agree(int mine, bool *all)
 {
-	struct mpirma_msg m;
-	uint32_t r, n = (uint32_t)mpirma_proc.size;
-	uint32_t me = (uint32_t)mpirma_proc.rank;
-	int theirs, ret;
+	int n = mpirma_proc.size, *each = malloc(n * sizeof(*each)), i, ret;
 
-	*all = mine;
-	for (r = 0; r < n; r++)
-		if (r != me) {
-			ret = shmq_kmsg_send(r, 0, SHMQ_SETUP_CTX, &mine,
-					     sizeof(mine));
-			if (ret)
-				return ret;
-		}
-	for (r = 0; r < n; r++)
-		if (r != me) {
-			ret = shmq_kmsg_recv(0, r, 0, SHMQ_SETUP_CTX, &theirs,
-					     sizeof(theirs), &m);
-			if (ret)
-				return ret;
-			*all = *all && theirs;
-		}
-	return 0;
+	if (!each)
+		return MPI_ERR_NO_MEM;
+	ret = mpirma_coll_allgather_bytes(mpirma_comm_get(MPI_COMM_WORLD),
+					  &mine, sizeof(mine), each);
+	for (i = 0, *all = !ret; *all && i < n; i++)
+		*all = each[i];
+	free(each);
+	return ret;
 }
 
 int mpirma_shmq_setup(void)

@@ -26,8 +26,7 @@
 
 #define SHMQ_LINE	64		/* units and ring headers: cache lines */
 #define SHMQ_BELL_CTX	UINT64_MAX	/* kernel contexts: bells, ... */
-#define SHMQ_SPILL_CTX	(UINT64_MAX - 1)	/* ... spilled units, ... */
-#define SHMQ_SETUP_CTX	(UINT64_MAX - 2)	/* ... the setup's agreement */
+#define SHMQ_SPILL_CTX	(UINT64_MAX - 1)	/* ... and spilled units */
 
 /*
  * A ring's header, in the receiver's part of the window: one line written
