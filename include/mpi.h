@@ -179,6 +179,12 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE	((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE	((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE	((int *)0)
+/*
+ * Weight arrays of distributed graphs: no weights, and weights of no edges.
+ * Not NULL, which may be a real empty array.
+ */
+#define MPI_UNWEIGHTED		((int *)2)
+#define MPI_WEIGHTS_EMPTY	((int *)3)
 
 #define MPI_MAX_PROCESSOR_NAME		128
 #define MPI_MAX_ERROR_STRING		512
@@ -420,7 +426,41 @@ MPIRMA_DECL(int, Cart_shift, (MPI_Comm comm, int direction, int disp,
 			      int *rank_source, int *rank_dest))
 MPIRMA_DECL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[],
 			    MPI_Comm *newcomm))
+MPIRMA_DECL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[],
+			    const int periods[], int *newrank))
 MPIRMA_DECL(int, Topo_test, (MPI_Comm comm, int *status))
+
+/* Graph and distributed graph topologies (lib/runtime/topo_graph.c) */
+MPIRMA_DECL(int, Graph_create, (MPI_Comm comm_old, int nnodes,
+				const int index[], const int edges[],
+				int reorder, MPI_Comm *comm_graph))
+MPIRMA_DECL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+MPIRMA_DECL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges,
+			     int index[], int edges[]))
+MPIRMA_DECL(int, Graph_neighbors_count, (MPI_Comm comm, int rank,
+					 int *nneighbors))
+MPIRMA_DECL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors,
+				   int neighbors[]))
+MPIRMA_DECL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[],
+			     const int edges[], int *newrank))
+/*
+ * Weights are pointers, not arrays: GCC warns when MPI_UNWEIGHTED, a
+ * constant address, is passed for an array parameter.
+ */
+MPIRMA_DECL(int, Dist_graph_create_adjacent, (MPI_Comm comm_old,
+			int indegree, const int sources[],
+			const int *sourceweights, int outdegree,
+			const int destinations[], const int *destweights,
+			MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+MPIRMA_DECL(int, Dist_graph_create, (MPI_Comm comm_old, int n,
+			const int sources[], const int degrees[],
+			const int destinations[], const int *weights,
+			MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+MPIRMA_DECL(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree,
+					      int *outdegree, int *weighted))
+MPIRMA_DECL(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree,
+			int sources[], int *sourceweights, int maxoutdegree,
+			int destinations[], int *destweights))
 
 /* Groups (lib/runtime/group.c) */
 MPIRMA_DECL(int, Group_size, (MPI_Group group, int *size))

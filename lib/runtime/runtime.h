@@ -50,7 +50,7 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
  * @job2rank: comm rank of each job rank (mpirma_proc.size entries), or -1
  * @ctx: context id; p2p uses mpirma_ctx_p2p(), collectives mpirma_ctx_coll()
  * @info: hints given by MPI_Comm_set_info / dup_with_info (MPI_INFO_NULL)
- * @topo: Cartesian topology (lib/runtime/topo.c), or NULL
+ * @topo: process topology (lib/runtime/topo.h), or NULL
  * @inter: an inter-communicator: @size, @rank, @ranks and @job2rank are
  *	the local group, point-to-point ranks name the remote group
  * @rsize, @rranks, @rjob2rank: inter: the remote group, as @size...

@@ -1,46 +1,81 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * topo.c - Cartesian process topologies (MPI_Cart_*, MPI_Dims_create),
- * which stencil codes use to find the neighbours they put to.
+ * which stencil codes use to find the neighbours they put to; and what
+ * every topology shares (lib/runtime/topo.h): allocation, the check that a
+ * communicator has the kind a call needs, the copy MPI_Comm_dup makes,
+ * MPI_Topo_test.  Graphs are in topo_graph.c.
  *
  * A Cartesian communicator is an ordinary communicator with a struct
  * mpirma_topo attached.  Ranks are laid out in row-major order (the last
  * dimension varies fastest); "reorder" is ignored, so comm rank i of the new
- * communicator is rank i of the old one.  Graph topologies do not exist.
+ * communicator is rank i of the old one.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime.h"
-
-struct mpirma_topo {
-	int ndims;
-	int dims_periods[];	/* dims[ndims], then periods[ndims] */
-};
+#include "topo.h"
 
 static int *topo_dims(struct mpirma_topo *t)
 {
-	return t->dims_periods;
+	return t->data;
 }
 
 static int *topo_periods(struct mpirma_topo *t)
 {
-	return t->dims_periods + t->ndims;
+	return t->data + t->cart.ndims;
 }
 
-static size_t topo_size(int ndims)
+struct mpirma_topo *mpirma_topo_alloc(int kind, size_t nints)
 {
-	return sizeof(struct mpirma_topo) + 2 * (size_t)ndims * sizeof(int);
+	size_t bytes = sizeof(struct mpirma_topo) + nints * sizeof(int);
+	struct mpirma_topo *t = calloc(1, bytes);
+
+	if (t) {
+		t->kind = kind;
+		t->bytes = bytes;
+	}
+	return t;
+}
+
+static const char *kind_name(int kind)
+{
+	switch (kind) {
+	case MPI_CART:
+		return "a Cartesian topology";
+	case MPI_GRAPH:
+		return "a graph topology";
+	default:
+		return "a distributed graph topology";
+	}
+}
+
+int mpirma_topo_get(MPI_Comm comm, int kind, struct mpirma_comm **c,
+		    struct mpirma_topo **t)
+{
+	*c = mpirma_comm_get(comm);
+	if (!*c)
+		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	*t = (*c)->topo;
+	if (!*t)
+		return mpirma_err(MPI_ERR_TOPOLOGY, "the communicator has no "
+				  "topology, not %s", kind_name(kind));
+	if ((*t)->kind != kind)
+		return mpirma_err(MPI_ERR_TOPOLOGY, "the communicator has %s, "
+				  "not %s", kind_name((*t)->kind),
+				  kind_name(kind));
+	return MPI_SUCCESS;
 }
 
 int mpirma_topo_copy(const struct mpirma_comm *from, struct mpirma_comm *to)
 {
 	if (!from->topo)
 		return MPI_SUCCESS;
-	to->topo = malloc(topo_size(from->topo->ndims));
+	to->topo = malloc(from->topo->bytes);
 	if (!to->topo)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	memcpy(to->topo, from->topo, topo_size(from->topo->ndims));
+	memcpy(to->topo, from->topo, from->topo->bytes);
 	return MPI_SUCCESS;
 }
 
@@ -48,7 +83,7 @@ static void rank_to_coords(struct mpirma_topo *t, int rank, int *coords)
 {
 	int i;
 
-	for (i = t->ndims - 1; i >= 0; i--) {
+	for (i = t->cart.ndims - 1; i >= 0; i--) {
 		coords[i] = rank % topo_dims(t)[i];
 		rank /= topo_dims(t)[i];
 	}
@@ -59,7 +94,7 @@ static int coords_to_rank(struct mpirma_topo *t, const int *coords)
 {
 	int i, rank = 0;
 
-	for (i = 0; i < t->ndims; i++) {
+	for (i = 0; i < t->cart.ndims; i++) {
 		int d = topo_dims(t)[i], c = coords[i];
 
 		if (topo_periods(t)[i])
@@ -72,16 +107,7 @@ static int coords_to_rank(struct mpirma_topo *t, const int *coords)
 }
 
 /* The communicator and its Cartesian topology, or a raised error. */
-#define GET_CART(c, t, handle)						\
-	do {								\
-		MPIRMA_GET_COMM(c, handle);				\
-		t = c->topo;						\
-		if (!t)							\
-			return mpirma_raise_comm(handle, MPI_ERR_TOPOLOGY, \
-						 MPIRMA_FUNC, "the "	\
-						 "communicator has no "	\
-						 "Cartesian topology");	\
-	} while (0)
+#define GET_CART(c, t, handle) MPIRMA_GET_TOPO(c, t, handle, MPI_CART)
 
 static int largest_prime_factor(int n)
 {
@@ -160,43 +186,53 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 }
 MPIRMA_ALIAS(Dims_create)
 
+/* The grid of Cart_create and Cart_map: *@total points.  MPI class. */
+static int grid_check(const struct mpirma_comm *c, int ndims,
+		      const int dims[], long *total)
+{
+	int i;
+
+	*total = 1;
+	if (ndims < 0)
+		return mpirma_err(MPI_ERR_DIMS, "negative ndims %d", ndims);
+	for (i = 0; i < ndims; i++) {
+		if (dims[i] <= 0)
+			return mpirma_err(MPI_ERR_DIMS, "dims[%d] = %d", i,
+					  dims[i]);
+		*total *= dims[i];
+		if (*total > c->size)
+			return mpirma_err(MPI_ERR_DIMS, "the grid has more "
+					  "points than the %d processes",
+					  c->size);
+	}
+	return MPI_SUCCESS;
+}
+
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
 		     const int periods[], int reorder, MPI_Comm *comm_cart)
 {
 	struct mpirma_comm *c;
 	struct mpirma_topo *t;
-	long total = 1;
+	long total;
 	int i, ret;
 
 	(void)reorder;
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm_old);
-	if (ndims < 0)
-		return mpirma_raise_comm(comm_old, MPI_ERR_DIMS, MPIRMA_FUNC,
-					 "negative ndims %d", ndims);
-	for (i = 0; i < ndims; i++) {
-		if (dims[i] <= 0)
-			return mpirma_raise_comm(comm_old, MPI_ERR_DIMS,
-						 MPIRMA_FUNC, "dims[%d] = %d",
-						 i, dims[i]);
-		total *= dims[i];
-		if (total > c->size)
-			return mpirma_raise_comm(comm_old, MPI_ERR_DIMS,
-						 MPIRMA_FUNC, "the grid has "
-						 "more points than the %d "
-						 "processes", c->size);
-	}
+	ret = grid_check(c, ndims, dims, &total);
+	if (ret)
+		return mpirma_raise_comm(comm_old, ret, MPIRMA_FUNC, NULL);
 	ret = mpirma_comm_split(comm_old, c->rank < total ? 0 : MPI_UNDEFINED,
 				c->rank, comm_cart);
 	if (ret || *comm_cart == MPI_COMM_NULL)
 		return mpirma_raise_comm(comm_old, ret, MPIRMA_FUNC, NULL);
-	t = malloc(topo_size(ndims));
+	t = mpirma_topo_alloc(MPI_CART, 2 * (size_t)ndims);
 	if (!t) {
 		PMPI_Comm_free(comm_cart);
 		return mpirma_raise_comm(comm_old, MPI_ERR_NO_MEM, MPIRMA_FUNC,
 					 NULL);
 	}
-	t->ndims = ndims;
+	t->cart.ndims = ndims;
 	for (i = 0; i < ndims; i++) {
 		topo_dims(t)[i] = dims[i];
 		topo_periods(t)[i] = periods[i] != 0;
@@ -206,6 +242,25 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
 }
 MPIRMA_ALIAS(Cart_create)
 
+/* The rank Cart_create would give the caller: reorder is identity. */
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[],
+		  const int periods[], int *newrank)
+{
+	struct mpirma_comm *c;
+	long total;
+	int ret;
+
+	(void)periods;
+	MPIRMA_CHECK_INIT();
+	MPIRMA_GET_COMM(c, comm);
+	ret = grid_check(c, ndims, dims, &total);
+	if (ret)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	*newrank = c->rank < total ? c->rank : MPI_UNDEFINED;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Cart_map)
+
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
 	struct mpirma_comm *c;
@@ -213,7 +268,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 
 	MPIRMA_CHECK_INIT();
 	GET_CART(c, t, comm);
-	*ndims = t->ndims;
+	*ndims = t->cart.ndims;
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Cartdim_get)
@@ -227,15 +282,15 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
 
 	MPIRMA_CHECK_INIT();
 	GET_CART(c, t, comm);
-	if (maxdims < t->ndims)
+	if (maxdims < t->cart.ndims)
 		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
 					 "maxdims %d < ndims %d", maxdims,
-					 t->ndims);
-	mine = malloc((t->ndims + 1) * sizeof(int));
+					 t->cart.ndims);
+	mine = malloc((t->cart.ndims + 1) * sizeof(int));
 	if (!mine)
 		return mpirma_raise_comm(comm, MPI_ERR_NO_MEM, MPIRMA_FUNC, NULL);
 	rank_to_coords(t, c->rank, mine);
-	for (i = 0; i < t->ndims; i++) {
+	for (i = 0; i < t->cart.ndims; i++) {
 		dims[i] = topo_dims(t)[i];
 		periods[i] = topo_periods(t)[i];
 		coords[i] = mine[i];
@@ -271,10 +326,10 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 	if (rank < 0 || rank >= c->size)
 		return mpirma_raise_comm(comm, MPI_ERR_RANK, MPIRMA_FUNC,
 					 "rank %d of %d", rank, c->size);
-	if (maxdims < t->ndims)
+	if (maxdims < t->cart.ndims)
 		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
 					 "maxdims %d < ndims %d", maxdims,
-					 t->ndims);
+					 t->cart.ndims);
 	rank_to_coords(t, rank, coords);
 	return MPI_SUCCESS;
 }
@@ -289,11 +344,11 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
 
 	MPIRMA_CHECK_INIT();
 	GET_CART(c, t, comm);
-	if (direction < 0 || direction >= t->ndims)
+	if (direction < 0 || direction >= t->cart.ndims)
 		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
 					 "direction %d of %d dimensions",
-					 direction, t->ndims);
-	co = malloc(t->ndims * sizeof(int));
+					 direction, t->cart.ndims);
+	co = malloc(t->cart.ndims * sizeof(int));
 	if (!co)
 		return mpirma_raise_comm(comm, MPI_ERR_NO_MEM, MPIRMA_FUNC, NULL);
 	rank_to_coords(t, c->rank, co);
@@ -317,8 +372,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 
 	MPIRMA_CHECK_INIT();
 	GET_CART(c, t, comm);
-	co = malloc((t->ndims + 1) * sizeof(int));
-	nt = malloc(topo_size(t->ndims));
+	co = malloc((t->cart.ndims + 1) * sizeof(int));
+	nt = mpirma_topo_alloc(MPI_CART, 2 * (size_t)t->cart.ndims);
 	if (!co || !nt) {
 		free(co);
 		free(nt);
@@ -326,11 +381,11 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 	}
 	rank_to_coords(t, c->rank, co);
 	/* Colour: the coordinates dropped; key: those kept (row-major). */
-	for (i = 0; i < t->ndims; i++) {
+	for (i = 0; i < t->cart.ndims; i++) {
 		if (remain_dims[i]) {
 			key = key * topo_dims(t)[i] + co[i];
 			topo_dims(nt)[n] = topo_dims(t)[i];
-			nt->dims_periods[t->ndims + n] = topo_periods(t)[i];
+			nt->data[t->cart.ndims + n] = topo_periods(t)[i];
 			n++;
 		} else {
 			color = color * topo_dims(t)[i] + co[i];
@@ -343,12 +398,11 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	}
 	/* Pack periods right after the n kept dims. */
-	memmove(nt->dims_periods + n, nt->dims_periods + t->ndims,
-		n * sizeof(int));
-	nt->ndims = n;
+	memmove(nt->data + n, nt->data + t->cart.ndims, n * sizeof(int));
+	nt->cart.ndims = n;
 	mpirma_comm_get(*newcomm)->topo = nt;
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Cart_sub)
 
-MPIRMA_COMM_QUERY(Topo_test, int, o->topo ? MPI_CART : MPI_UNDEFINED)
+MPIRMA_COMM_QUERY(Topo_test, int, o->topo ? o->topo->kind : MPI_UNDEFINED)
