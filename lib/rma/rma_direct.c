@@ -172,7 +172,7 @@ static void bulk_run(const struct mpirma_window *w, uint32_t rank,
 		if (kind == MPIRMA_KIND_CAS)
 			mpirma_cas(type, t, src, cmp, res);
 		else
-			mpirma_reduce(type, op, t, src, res, k);
+			mpirma_reduce_run(type, op, t, src, res, k);
 		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 		t += k * size;
 		if (src)
