@@ -18,6 +18,7 @@
 #define X87_TYPE(sz, cls)	{ .size = (sz), .align = 16, .type_class = MPIRMA_CLASS_##cls, \
 				  .is_float = 1, .x87 = 1 }
 
+#ifndef MPIRMA_REDUCE_VEC	/* the tables and checks: once */
 const struct mpirma_type_info mpirma_type_info[MPIRMA_NR_TYPES] = {
 	[MPIRMA_TYPE_BYTE]			= TYPE(1, 1, BYTE),
 	[MPIRMA_TYPE_CHAR]			= TYPE(1, 1, OPAQUE),
@@ -99,6 +100,8 @@ u64 mpirma_op_type_mask(unsigned int op)
 			mask |= 1ULL << type;
 	return mask;
 }
+
+#endif /* !MPIRMA_REDUCE_VEC */
 
 MPIRMA_DEFINE_ACCESS(u8, u8)
 MPIRMA_DEFINE_ACCESS(s8, s8)
@@ -266,6 +269,7 @@ void mpirma_reduce(unsigned int type, unsigned int op, void *tgt, const void *sr
 	}
 }
 
+#ifndef MPIRMA_REDUCE_VEC
 void mpirma_cas(unsigned int type, void *tgt, const void *src, const void *cmp, void *old)
 {
 	size_t size;
@@ -279,3 +283,4 @@ void mpirma_cas(unsigned int type, void *tgt, const void *src, const void *cmp, 
 	if (!memcmp(tgt, cmp, size))
 		memcpy(tgt, src, size);
 }
+#endif /* !MPIRMA_REDUCE_VEC */

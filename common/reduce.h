@@ -71,6 +71,22 @@
 #include "reduce_env.h"
 #include "mpirma_uapi.h"
 
+/*
+ * The library also builds reduce.c and reduce_fp.c a second time, with
+ * -DMPIRMA_REDUCE_VEC and loop vectorization: that build defines only
+ * mpirma_reduce_vec() (same contract as mpirma_reduce()), and the library
+ * picks per type whichever build runs long loops faster on the CPU it finds
+ * (lib/base/reduce_pick.c).
+ */
+#ifdef MPIRMA_REDUCE_VEC
+#define mpirma_reduce		mpirma_reduce_vec
+#define mpirma_reduce_fp	mpirma_reduce_fp_vec
+#endif
+#ifdef MPIRMA_USERSPACE
+void mpirma_reduce_vec(unsigned int type, unsigned int op, void *tgt, const void *src, void *old,
+		       size_t n);
+#endif
+
 /* What an element type is, for the op/type table. */
 enum mpirma_type_class {
 	MPIRMA_CLASS_OPAQUE,	/* CHAR, WCHAR: only moved */

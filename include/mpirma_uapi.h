@@ -80,6 +80,7 @@
 #define MPIRMA_FEAT_MAP_USER	(1ULL << 9)	/* USER windows mmap-able too (map_user) */
 #define MPIRMA_FEAT_ULOCK	(1ULL << 10)	/* MPIRMA_WIN_ULOCK, MPIRMA_IOC_WIN_LOCK_WAIT */
 #define MPIRMA_FEAT_REGION_MAP	(1ULL << 11)	/* MPIRMA_IOC_WIN_REGION, regions mmap-able */
+#define MPIRMA_FEAT_BULK	(1ULL << 12)	/* MPIRMA_ATOM_BULK, the table's update[] */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -164,6 +165,7 @@ enum mpirma_atomicity {
 	MPIRMA_ATOM_STRIPED = 2,	/* a spinlock per cache-line stripe */
 	MPIRMA_ATOM_NATIVE = 3,		/* CPU atomics, lock for the rest */
 	MPIRMA_ATOM_DELEGATE = 4,	/* NUMA-local workers own the pages */
+	MPIRMA_ATOM_BULK = 5,		/* a lock per target, shared with user space */
 	MPIRMA_NR_STRATEGIES
 };
 
@@ -213,13 +215,30 @@ enum mpirma_atomicity {
  *  - __u32 detached[n] at MPIRMA_ULOCK_DETACHED(n): DYNAMIC windows, per
  *    rank, bumped by the kernel at every MPIRMA_IOC_WIN_DETACH of that
  *    rank, so that a process that maps attached regions
- *    (MPIRMA_IOC_WIN_REGION) knows when its mappings may be stale.
+ *    (MPIRMA_IOC_WIN_REGION) knows when its mappings may be stale;
+ *  - __u32 update at MPIRMA_ULOCK_UPDATE(n) + t * MPIRMA_ULOCK_UPDATE_STRIDE
+ *    (MPIRMA_FEAT_BULK), per target t: the lock of MPIRMA_ATOM_BULK, held
+ *    around every element update of t's memory, by user space and the kernel
+ *    alike.  0 is free; a process holds it with its window rank + 1 (taken
+ *    with compare-and-exchange from 0, released by storing 0), the kernel
+ *    with MPIRMA_ULOCK_KERNEL.  The kernel holds it for one chunk of an
+ *    operation (MPIRMA_CHUNK bytes at most) and waits for it killably (a
+ *    word never released makes the job's accumulates wait, never the
+ *    kernel hang); the words naming a rank that leaves are cleared.
+ *
+ * A window with MPIRMA_ATOM_BULK has the table even without
+ * MPIRMA_WIN_ULOCK (its passive-target locks are then the kernel's); the
+ * table's length (struct mpirma_win_query) says how much of it there is:
+ * kernels before MPIRMA_FEAT_BULK have no update[].
  */
 #define MPIRMA_ULOCK_MAX_RANKS	1024
 #define MPIRMA_ULOCK_WORDS	64
 #define MPIRMA_ULOCK_HELD(n)	(MPIRMA_ULOCK_WORDS + (((n) * 4 + 63) & ~63U))
 #define MPIRMA_ULOCK_DETACHED(n)	(MPIRMA_ULOCK_HELD(n) + (((n) * (n) + 63) & ~63U))
-#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_DETACHED(n) + (n) * 4)
+#define MPIRMA_ULOCK_UPDATE(n)	((MPIRMA_ULOCK_DETACHED(n) + (n) * 4 + 63) & ~63U)
+#define MPIRMA_ULOCK_UPDATE_STRIDE	64	/* a cache line per target */
+#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_UPDATE(n) + (n) * MPIRMA_ULOCK_UPDATE_STRIDE)
+#define MPIRMA_ULOCK_KERNEL	MPIRMA_ULOCK_OWNER	/* update[] held by the kernel */
 #define MPIRMA_ULOCK_OWNER	0x00ffffffU
 #define MPIRMA_ULOCK_WAITERS	0x80000000U
 #define MPIRMA_ULOCK_SHARED	1

@@ -225,7 +225,8 @@ static int rma_execute(struct rma_ctx *c, struct rma_op *o)
 	const struct mpirma_op *uop = o->uop;
 	struct mpirma_cursor tcur, ocur, rcur;
 	struct mpirma_update u = {
-		.win = c->win, .kind = uop->kind, .type = uop->type, .op = uop->op,
+		.win = c->win, .kind = uop->kind, .target = uop->target_rank,
+		.type = uop->type, .op = uop->op,
 		.spans = c->spans,
 		/* Only plain accumulates may stay in flight past this call. */
 		.inflight = uop->kind == MPIRMA_KIND_ACC ? &c->inflight : NULL,
@@ -273,7 +274,8 @@ static int rma_cas(struct rma_ctx *c, struct rma_op *o)
 	u8 cmp[sizeof(u64)];
 	s64 off;
 	struct mpirma_update u = {
-		.win = c->win, .kind = MPIRMA_KIND_CAS, .type = uop->type,
+		.win = c->win, .kind = MPIRMA_KIND_CAS, .target = uop->target_rank,
+		.type = uop->type,
 		.spans = &span, .nspans = 1, .src = c->src, .old = c->old, .cmp = cmp,
 	};
 	int ret;
@@ -420,7 +422,8 @@ static int rma_element(struct rma_ctx *c, struct rma_op *o)
 	void __user *p;
 	struct mpirma_span span;
 	struct mpirma_update u = {
-		.win = c->win, .kind = uop->kind, .type = uop->type, .op = uop->op,
+		.win = c->win, .kind = uop->kind, .target = uop->target_rank,
+		.type = uop->type, .op = uop->op,
 		.spans = &span, .nspans = 1,
 		.src = o->has_origin ? &src : NULL,
 		.old = o->has_result ? &old : NULL,

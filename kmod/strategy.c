@@ -15,11 +15,12 @@ static const struct mpirma_strategy *const strategies[MPIRMA_NR_STRATEGIES] = {
 	[MPIRMA_ATOM_STRIPED] = &mpirma_strategy_striped,
 	[MPIRMA_ATOM_NATIVE] = &mpirma_strategy_native,
 	[MPIRMA_ATOM_DELEGATE] = &mpirma_strategy_delegate,
+	[MPIRMA_ATOM_BULK] = &mpirma_strategy_bulk,
 };
 
 static char *atomicity = "lock";
 module_param(atomicity, charp, 0444);
-MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock, striped, native, delegate");
+MODULE_PARM_DESC(atomicity, "Default atomicity strategy of new windows: lock, striped, native, delegate, bulk");
 
 static u32 default_id = MPIRMA_ATOM_LOCK;
 

@@ -7,7 +7,9 @@
  * pieces, with the origin data already copied into the kernel.  A strategy's
  * apply() must perform the whole update so that each element is updated
  * atomically with respect to every other update of the same window; it runs
- * in process context, must not sleep and must not touch user memory.
+ * in process context holding no lock, must not touch user memory and must
+ * not sleep, but for MPIRMA_ATOM_BULK's killable wait for a lock user space
+ * holds (strategy_bulk.c).
  * Floating point reductions run with preemption disabled (kernel FPU), so
  * whatever lock a strategy holds around them is a raw_spinlock_t: a
  * spinlock_t sleeps on PREEMPT_RT.  Whether
@@ -68,6 +70,7 @@ struct mpirma_inflight {
  * struct mpirma_update - one chunk of element updates on one target
  * @win: the window
  * @kind: MPIRMA_KIND_ACC, _GET_ACC or _CAS
+ * @target: the window rank whose memory @spans are in
  * @type: MPIRMA_TYPE_*
  * @op: MPIRMA_OP_* (ignored for CAS)
  * @spans: @nspans target pieces, each a multiple of the element size
@@ -79,6 +82,7 @@ struct mpirma_inflight {
 struct mpirma_update {
 	struct mpirma_win *win;
 	unsigned int kind;
+	u32 target;
 	unsigned int type;
 	unsigned int op;
 	const struct mpirma_span *spans;
@@ -100,6 +104,7 @@ extern const struct mpirma_strategy mpirma_strategy_lock;
 extern const struct mpirma_strategy mpirma_strategy_striped;
 extern const struct mpirma_strategy mpirma_strategy_native;
 extern const struct mpirma_strategy mpirma_strategy_delegate;
+extern const struct mpirma_strategy mpirma_strategy_bulk;
 
 /* The strategy for MPIRMA_ATOM_* (DEFAULT resolved); NULL if unknown. */
 const struct mpirma_strategy *mpirma_strategy_get(u32 id);

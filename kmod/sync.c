@@ -210,7 +210,7 @@ int mpirma_win_lock(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	win = mpirma_win_get(m, arg->win_id, &wr);
 	if (!win)
 		return -ENOENT;
-	if (win->ulock) {
+	if (win->flags & MPIRMA_WIN_ULOCK) {
 		ret = -EOPNOTSUPP;	/* its locks are the lock table's */
 		goto out_put_win;
 	}
@@ -268,7 +268,7 @@ int mpirma_win_unlock(struct mpirma_member *m, struct mpirma_win_sync *arg)
 	win = mpirma_win_get(m, arg->win_id, &wr);
 	if (!win)
 		return -ENOENT;
-	if (win->ulock) {
+	if (win->flags & MPIRMA_WIN_ULOCK) {
 		mpirma_win_put(win);
 		return -EOPNOTSUPP;
 	}

@@ -63,9 +63,19 @@ static void ulock_bump(struct mpirma_win *win)
 	WRITE_ONCE(*ulock_seq(win), (u32)atomic_inc_return(&win->ulock_seq));
 }
 
+/* The update locks (MPIRMA_ATOM_BULK) @wr holds, if it died holding any. */
+static void ulock_release_updates(struct mpirma_win *win, u32 wr)
+{
+	void *update = win->ulock->vaddr + MPIRMA_ULOCK_UPDATE(win->nranks);
+	u32 t;
+
+	for (t = 0; t < win->nranks; t++)
+		cmpxchg((u32 *)(update + (size_t)t * MPIRMA_ULOCK_UPDATE_STRIDE), wr + 1, 0);
+}
+
 /**
  * mpirma_ulock_release_rank - window rank @wr leaves: free what it holds
- * @win: a ULOCK window
+ * @win: a window with a lock table (ULOCK or MPIRMA_ATOM_BULK)
  * @wr: the window rank
  *
  * The caller wakes job->wq.
@@ -75,6 +85,8 @@ void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr)
 	u32 *words = ulock_words(win);
 	u32 mine = wr + 1, t;
 	u8 *held = ulock_held(win) + (size_t)wr * win->nranks;
+
+	ulock_release_updates(win, wr);
 
 	for (t = 0; t < win->nranks; t++)
 		WRITE_ONCE(held[t], 0);

@@ -374,7 +374,8 @@ static int win_finish(struct mpirma_job *job, struct mpirma_win *win)
 	ret = mpirma_sync_alloc(win);
 	if (ret)
 		return ret;
-	if (win->flags & MPIRMA_WIN_ULOCK) {
+	/* MPIRMA_ATOM_BULK's locks are in the table too */
+	if ((win->flags & MPIRMA_WIN_ULOCK) || win->strategy == &mpirma_strategy_bulk) {
 		ret = mpirma_ulock_alloc(win);
 		if (ret)
 			return ret;

@@ -10,7 +10,8 @@
  * exclusive one, lock_all; contended, so processes really sleep in the
  * kernel and are woken.  And a holder that dies (exclusive, shared or
  * lock_all, or a writer that was still waiting for readers) leaves nothing
- * held: the others get the lock.
+ * held: the others get the lock.  Last, MPIRMA_ATOM_BULK's update locks in
+ * the same table (see there).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -293,5 +294,155 @@ TEST_F(ulock, holder_dies)
 		run_death(_metadata, self->dev, self->sh, (int)k);
 	MT_EXPECT_COUNTERS_ZERO();
 }
+
+/*
+ * MPIRMA_ATOM_BULK: the per-target update locks in the table's update[],
+ * which the kernel takes around its element updates just as the library's
+ * direct path does.  A window of that strategy has the table even without
+ * MPIRMA_WIN_ULOCK, and keeps the kernel's passive-target locks then.
+ */
+static uint32_t *update_word(void *table, uint32_t nranks, uint32_t target)
+{
+	return (uint32_t *)((char *)table + MPIRMA_ULOCK_UPDATE(nranks) +
+			    (size_t)target * MPIRMA_ULOCK_UPDATE_STRIDE);
+}
+
+/* A BULK window of @flags with 8 bytes on rank 0, its table and memory mapped. */
+struct bulk_win {
+	int win;
+	void *table, *map;
+	size_t table_len, map_len;
+	volatile uint64_t *counter;
+};
+
+static int bulk_window(struct mt_rank *r, uint32_t flags, struct bulk_win *b)
+{
+	struct mt_win w = {
+		.flags = flags, .flavor = MPIRMA_FLAVOR_ALLOC,
+		.strategy = MPIRMA_ATOM_BULK, .length = r->rank ? 0 : 8,
+		.nranks = r->nranks,
+	};
+	struct mpirma_win_query q;
+
+	b->win = mt_win_create(r->mfd, &w);
+	if (b->win < 0)
+		return b->win;
+	if (mt_win_query(r->mfd, b->win, r->rank, &q))
+		return -EPROTO;
+	if (q.strategy != MPIRMA_ATOM_BULK ||
+	    q.lock_length < MPIRMA_ULOCK_TABLE_SIZE(r->nranks))
+		return -EPROTO;
+	b->table_len = q.lock_length;
+	b->table = mmap(NULL, q.lock_length, PROT_READ | PROT_WRITE, MAP_SHARED,
+			r->mfd, (off_t)q.lock_offset);
+	if (b->table == MAP_FAILED)
+		return -errno;
+	b->map = mt_win_map(r->mfd, b->win, &b->map_len);
+	b->counter = b->map ? mt_win_seg(r->mfd, b->win, b->map, 0) : NULL;
+	return b->counter ? 0 : -EPROTO;
+}
+
+static void bulk_unmap(struct bulk_win *b)
+{
+	munmap(b->map, b->map_len);
+	munmap(b->table, b->table_len);
+}
+
+/* Without MPIRMA_WIN_ULOCK: a table with free update locks, kernel locks. */
+MT_RANK_FN(bulk_abi_rank)
+{
+	struct bulk_win b;
+	uint64_t one = 1;
+	uint32_t t;
+
+	ASSERT_EQ(0, bulk_window(r, 0, &b));
+	for (t = 0; t < r->nranks; t++)
+		EXPECT_EQ(0, *update_word(b.table, r->nranks, t));
+	EXPECT_EQ(0, mt_lock(r->mfd, b.win, 0, MPIRMA_SYNC_SHARED));
+	struct mpirma_op op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 0,
+				     &one, 1);
+	EXPECT_EQ(0, mt_rma1(r->mfd, b.win, &op));
+	EXPECT_EQ(0, mt_unlock(r->mfd, b.win, 0));
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
+	EXPECT_EQ(r->nranks, *b.counter);
+	EXPECT_EQ(0, *update_word(b.table, r->nranks, 0));
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
+	EXPECT_EQ(0, mt_win_free(r->mfd, b.win));
+	bulk_unmap(&b);
+}
+
+MT_RANKS_TEST(ulock, bulk_abi, 2, bulk_abi_rank)
+
+/*
+ * Rank 1 holds rank 0's update lock as the library does; rank 0's
+ * accumulate through the kernel waits for it: the counter stays 0 while
+ * rank 1 holds the lock, and has the sum once it lets go.
+ */
+MT_RANK_FN(bulk_wait_rank)
+{
+	struct shared *sh = r->arg;
+	struct bulk_win b;
+	uint64_t five = 5;
+	uint32_t *word;
+
+	ASSERT_EQ(0, bulk_window(r, MPIRMA_WIN_ULOCK, &b));
+	word = update_word(b.table, r->nranks, 0);
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
+	if (r->rank == 1) {
+		uint32_t free = 0;
+
+		ASSERT_TRUE(__atomic_compare_exchange_n(word, &free, 2, false,
+							__ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST));
+		mt_set_flag(&sh->flag[0], 1);
+		usleep(200 * 1000);
+		if (*b.counter)
+			mt_inc(&sh->violations);
+		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+	} else {
+		struct mpirma_op op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM,
+					     0, 0, &five, 1);
+
+		EXPECT_TRUE(mt_wait_flag(&sh->flag[0], 1, 10000));
+		EXPECT_EQ(0, mt_rma1(r->mfd, b.win, &op));
+	}
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
+	EXPECT_EQ(5, *b.counter);
+	EXPECT_EQ(0, sh->violations);
+	EXPECT_EQ(0, *word);
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
+	EXPECT_EQ(0, mt_win_free(r->mfd, b.win));
+	bulk_unmap(&b);
+}
+
+MT_RANKS_TEST(ulock, bulk_waits_for_holder, 2, bulk_wait_rank)
+
+/* Rank 1 dies holding rank 0's update lock: rank 0's accumulate still runs. */
+MT_RANK_FN(bulk_death_rank)
+{
+	struct shared *sh = r->arg;
+	struct bulk_win b;
+	uint64_t five = 5;
+	uint32_t *word;
+
+	ASSERT_EQ(0, bulk_window(r, MPIRMA_WIN_ULOCK, &b));
+	word = update_word(b.table, r->nranks, 0);
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
+	if (r->rank == 1) {
+		__atomic_store_n(word, 2, __ATOMIC_SEQ_CST);
+		mt_set_flag(&sh->flag[0], 1);
+		_exit(0);	/* gone holding it: closing the fd frees it */
+	}
+	struct mpirma_op op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 0,
+				     &five, 1);
+
+	EXPECT_TRUE(mt_wait_flag(&sh->flag[0], 1, 10000));
+	EXPECT_EQ(0, mt_rma1(r->mfd, b.win, &op));
+	EXPECT_EQ(5, *b.counter);
+	EXPECT_EQ(0, *word);
+	bulk_unmap(&b);
+}
+
+MT_RANKS_TEST(ulock, bulk_holder_dies, 2, bulk_death_rank)
 
 TEST_HARNESS_MAIN

@@ -161,8 +161,14 @@ static void test_tables(void)
 	}
 }
 
+/* The engine's two builds in the library (common/reduce.h). */
+typedef void (*reduce_fn)(unsigned int type, unsigned int op, void *tgt,
+			  const void *src, void *old, size_t n);
+static const reduce_fn builds[] = { mpirma_reduce, mpirma_reduce_vec };
+static const char *const build_names[] = { "mpirma_reduce", "mpirma_reduce_vec" };
+
 static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
-			     bool with_old, uint64_t *seed)
+			     bool with_old, uint64_t *seed, unsigned int b)
 {
 	size_t size = ref_type_size(type);
 	size_t n = ref_pairs_count(type, 64, MAX_ELEMS);
@@ -183,7 +189,7 @@ static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
 	memset(o.p, 0x3c, len);
 
 	ref_reduce(type, op, rt, rs, ro, n);
-	mpirma_reduce(type, op, t.p, s.p, with_old ? o.p : NULL, n);
+	builds[b](type, op, t.p, s.p, with_old ? o.p : NULL, n);
 
 	for (k = 0; k < n; k++) {
 		const uint8_t *got = t.p + k * size, *want = rt + k * size;
@@ -214,8 +220,8 @@ static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
 		       ref_op_name(op), ref_type_name(type), off);
 		bad++;
 	}
-	checkf(!bad, "mpirma_reduce(%s, %s) at misalignment %zu%s: %zu of %zu elements wrong",
-	       ref_type_name(type), ref_op_name(op), off,
+	checkf(!bad, "%s(%s, %s) at misalignment %zu%s: %zu of %zu elements wrong",
+	       build_names[b], ref_type_name(type), ref_op_name(op), off,
 	       with_old ? " with old" : "", bad, n);
 
 	gbuf_free(&t);
@@ -230,7 +236,7 @@ static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
 static unsigned int test_reduce(void)
 {
 	static const size_t offs[] = { 0, 1, 3, 6 };
-	unsigned int op, type, i, pairs = 0;
+	unsigned int op, type, i, b, pairs = 0;
 	uint64_t seed = 12345;
 
 	for (type = 0; type < MPIRMA_NR_TYPES; type++) {
@@ -238,8 +244,9 @@ static unsigned int test_reduce(void)
 			if (!ref_op_allowed(op, type))
 				continue;
 			pairs++;
-			for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
-				test_reduce_pair(type, op, offs[i], i & 1, &seed);
+			for (b = 0; b < 2; b++)
+				for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+					test_reduce_pair(type, op, offs[i], i & 1, &seed, b);
 		}
 	}
 	return pairs;

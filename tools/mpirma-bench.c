@@ -3,8 +3,8 @@
  * mpirma-bench: the atomicity strategies side by side, in one run.
  *
  * For every rank count, every workload and every strategy (lock, striped,
- * native, delegate) it forks the ranks of one job, as mpirma-demo does, and
- * measures aggregate throughput at the ioctl level (no MPI library):
+ * native, delegate, bulk) it forks the ranks of one job, as mpirma-demo
+ * does, and measures aggregate throughput at the ioctl level (no MPI library):
  *
  *   contended  accumulate SUM, all ranks into one element of rank 0
  *   disjoint   accumulate SUM, each rank into its own cache line of rank 0
@@ -113,6 +113,7 @@ static const char *const strategy_names[MPIRMA_NR_STRATEGIES] = {
 	[MPIRMA_ATOM_STRIPED] = "striped",
 	[MPIRMA_ATOM_NATIVE] = "native",
 	[MPIRMA_ATOM_DELEGATE] = "delegate",
+	[MPIRMA_ATOM_BULK] = "bulk",
 };
 
 /* ------------------------------------------------------------ options */
@@ -141,7 +142,7 @@ static void usage(FILE *f)
 		"  -n, --max-ranks N       largest rank count (default: online CPUs); counts\n"
 		"                          1..N when N <= 4, else 1, 2, 4, ... and N\n"
 		"  -r, --ranks LIST        the rank counts instead, e.g. 1,2,4\n"
-		"  -s, --strategies LIST   default lock,striped,native,delegate\n"
+		"  -s, --strategies LIST   default lock,striped,native,delegate,bulk\n"
 		"  -w, --workloads LIST    default contended,disjoint,large,fetch_op,cas;\n"
 		"                          none: only the floors\n"
 		"  -t, --time SECONDS      per cell, all repetitions together (default 1)\n"
@@ -238,7 +239,7 @@ static void add_strategy(const char *opt_name, const char *item)
 		if (!strcmp(item, strategy_names[id]))
 			break;
 	if (id == MPIRMA_NR_STRATEGIES)
-		usage_error("%s: unknown strategy '%s' (lock, striped, native, delegate)",
+		usage_error("%s: unknown strategy '%s' (lock, striped, native, delegate, bulk)",
 			    opt_name, item);
 	for (i = 0; i < opt.nstrats; i++)
 		if (opt.strats[i] == id)

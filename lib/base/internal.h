@@ -89,6 +89,13 @@ void mpirma_relock(int depth);
  */
 void mpirma_wait_pause(int *spins);
 
+/*
+ * mpirma_reduce() for a long run of elements: by the build of the engine
+ * that this CPU runs faster for @type (lib/base/reduce_pick.c).
+ */
+void mpirma_reduce_run(unsigned int type, unsigned int op, void *tgt,
+		       const void *src, void *old, size_t n);
+
 /* This thread's number: 0, 1, 2... in the order threads first ask. */
 int mpirma_thread_index(void);
 

@@ -14,8 +14,17 @@
  * atomic per element with respect to every other accumulate-like operation
  * on the window, including the ones the kernel applies for other callers
  * (noncontiguous layouts, queued operations, other processes' kernel
- * calls).  That holds when the kernel serves the window with
- * MPIRMA_ATOM_NATIVE: for an element of 1, 2, 4 or 8 bytes at its natural
+ * calls).  Two strategies make that hold.
+ *
+ * MPIRMA_ATOM_BULK, the default where the kernel has it: the target rank's
+ * update lock, a word of the window's lock table, is taken here exactly as
+ * the kernel takes it (kmod/strategy_bulk.c), and the reduction engine runs
+ * over the whole run of elements, of any type and alignment, in a loop the
+ * compiler vectorizes.  One lock costs what one atomic element update
+ * does; each further element costs its arithmetic alone, where an atomic
+ * instruction per element costs tens of cycles (and far more emulated).
+ *
+ * MPIRMA_ATOM_NATIVE, on kernels without it: for an element of 1, 2, 4 or 8 bytes at its natural
  * alignment it runs a compare-and-exchange loop around the reduction engine
  * (kmod/strategy_native.c), and this file runs the very same code
  * (common/native_elem.c and the engine, common/reduce.c, are built into this
@@ -25,6 +34,7 @@
  * the kernel.  Under any other strategy the kernel takes locks this code
  * cannot see, so accumulate-like operations never come here.
  */
+#include <sched.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -104,13 +114,72 @@ static char *target_addr(struct mpirma_window *w, uint32_t rank,
 	return s->base + off;
 }
 
-/* May user space update the @size-byte element at @t atomically? */
+/* May user space update the @size-byte elements at @t atomically? */
 static bool atomic_element(const struct mpirma_window *w, const char *t,
 			   unsigned int size)
 {
+	if (w->bulk_locks)
+		return true;
 	return w->direct_atomics &&
 	       (size == 1 || size == 2 || size == 4 || size == 8) &&
 	       !((uintptr_t)t % size);
+}
+
+/*
+ * Bytes of target memory a bulk update covers per hold of the lock: the
+ * target's other origins wait for one piece, not a whole large accumulate
+ * (atomicity is per element).
+ */
+#define BULK_PIECE	(64 * 1024)
+
+/* Take the update lock @word as window rank @me - 1 (kmod/strategy_bulk.c). */
+static void bulk_lock(uint32_t *word, uint32_t me)
+{
+	unsigned int round = 0;
+	uint32_t free;
+
+	for (;;) {
+		free = 0;
+		if (!__atomic_load_n(word, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(word, &free, me, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+		if (++round < 64)
+			__builtin_ia32_pause();
+		else
+			sched_yield();	/* the holder may be off its CPU */
+	}
+}
+
+/*
+ * The update of @n elements at @t of window rank @rank under that rank's
+ * update lock (MPIRMA_ATOM_BULK); arguments as for direct_run().
+ */
+static void bulk_run(const struct mpirma_window *w, uint32_t rank,
+		     unsigned int kind, unsigned int type, unsigned int op,
+		     char *t, const char *src, const void *cmp, char *res,
+		     uint64_t n, unsigned int size)
+{
+	uint32_t *word = (uint32_t *)(w->bulk_locks + (size_t)rank *
+				      MPIRMA_ULOCK_UPDATE_STRIDE);
+	uint32_t me = (uint32_t)w->rank + 1;
+	uint64_t per = BULK_PIECE / size ? BULK_PIECE / size : 1, k;
+
+	for (; n; n -= k) {
+		k = n < per ? n : per;
+		bulk_lock(word, me);
+		if (kind == MPIRMA_KIND_CAS)
+			mpirma_cas(type, t, src, cmp, res);
+		else
+			mpirma_reduce_run(type, op, t, src, res, k);
+		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+		t += k * size;
+		if (src)
+			src += k * size;
+		if (res)
+			res += k * size;
+	}
 }
 
 static bool contiguous(const struct mpirma_layout *l)
@@ -283,18 +352,23 @@ static inline uint64_t sum_double(char *t, uint64_t src)
 
 /*
  * An accumulate-like update of the @n elements of kernel type @type at @t
- * (naturally aligned, of 1, 2, 4 or 8 bytes): @src the origin's (NULL for
- * NO_OP), @cmp CAS's compare element, @res receives the elements as they
- * were (NULL: not fetched).  Each element atomic as the kernel's native
- * strategy makes it.
+ * in window rank @rank's memory (under the native strategy naturally
+ * aligned, of 1, 2, 4 or 8 bytes): @src the origin's (NULL for NO_OP),
+ * @cmp CAS's compare element, @res receives the elements as they were
+ * (NULL: not fetched).  Each element atomic as the kernel's strategy makes
+ * it.
  */
-static void direct_run(const struct mpirma_window *w, unsigned int kind,
-		       unsigned int type, unsigned int op, char *t,
-		       const char *src, const void *cmp, char *res,
+static void direct_run(const struct mpirma_window *w, uint32_t rank,
+		       unsigned int kind, unsigned int type, unsigned int op,
+		       char *t, const char *src, const void *cmp, char *res,
 		       uint64_t n, unsigned int size)
 {
 	uint64_t i;
 
+	if (w->bulk_locks) {
+		bulk_run(w, rank, kind, type, op, t, src, cmp, res, n, size);
+		return;
+	}
 	/* a run read or written whole (Global Arrays' gets and puts) */
 	if (n > 1 && mpirma_native_moved(kind, op, res != NULL)) {
 		mpirma_native_move(t, src, res, n, size);
@@ -334,8 +408,10 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 	default:
 		if (!atomic_element(w, t, size))
 			return false;
-		if (a->tcount != 1 || size != 8 || !has_origin) {
-			direct_run(w, (unsigned int)a->kind, ktype, kop, t,
+		if (a->tcount != 1 || size != 8 || !has_origin ||
+		    w->bulk_locks) {
+			direct_run(w, (uint32_t)a->trank,
+				   (unsigned int)a->kind, ktype, kop, t,
 				   has_origin ? a->oaddr : NULL, a->caddr,
 				   a->raddr, (uint64_t)a->tcount, size);
 			break;
@@ -394,8 +470,8 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		memmove(res, t, bytes);
 		return;
 	default:
-		direct_run(w, op->kind, op->type, op->op, t, src, cmp, res, n,
-			   size);
+		direct_run(w, op->target_rank, op->kind, op->type, op->op, t,
+			   src, cmp, res, n, size);
 		return;
 	}
 }

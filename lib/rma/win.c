@@ -48,6 +48,7 @@ static const char *const strategy_names[] = {
 	[MPIRMA_ATOM_STRIPED] = "striped",
 	[MPIRMA_ATOM_NATIVE] = "native",
 	[MPIRMA_ATOM_DELEGATE] = "delegate",
+	[MPIRMA_ATOM_BULK] = "bulk",
 };
 
 /* ------------------------------------------------------------ lookup */
@@ -379,7 +380,8 @@ static int win_map_ulock(struct mpirma_window *w)
 	ret = win_query(w, w->rank, &q);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
-	if (q.lock_length < MPIRMA_ULOCK_TABLE_SIZE((uint64_t)w->size))
+	/* kernels before MPIRMA_FEAT_BULK: the table without update[] */
+	if (q.lock_length < MPIRMA_ULOCK_UPDATE((uint64_t)w->size))
 		return mpirma_err(MPI_ERR_INTERN, "the kernel gave the window "
 				  "no lock table");
 	p = mmap(NULL, q.lock_length, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -403,10 +405,13 @@ static bool win_mappable(uint32_t kflavor)
 
 /*
  * The strategy asked of the kernel: the hint, else for the windows this
- * process maps native, the one strategy whose element updates user space
- * can share (lib/rma/rma_direct.c), else the module's default.
+ * process maps one whose element updates user space can share
+ * (lib/rma/rma_direct.c): bulk where the window has a lock table this
+ * process maps (@flags has MPIRMA_WIN_ULOCK), native on older kernels;
+ * else the module's default.
  */
-static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor)
+static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor,
+			     uint32_t flags)
 {
 	bool mapped = win_mappable(kflavor) ||
 		      (kflavor == MPIRMA_FLAVOR_DYNAMIC &&
@@ -415,7 +420,25 @@ static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor)
 	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT || !mapped ||
 	    !direct_enabled())
 		return w->hints.strategy;
+	if ((flags & MPIRMA_WIN_ULOCK) &&
+	    (mpirma_proc.query.features & MPIRMA_FEAT_BULK))
+		return MPIRMA_ATOM_BULK;
 	return MPIRMA_ATOM_NATIVE;
+}
+
+/*
+ * How the direct path may update elements of a window the kernel serves
+ * with @strategy: under the table's update locks (bulk, when this process
+ * maps a table that has them), with native atomics, or not at all.
+ */
+static void win_direct_updates(struct mpirma_window *w, uint32_t strategy)
+{
+	w->direct_atomics = strategy == MPIRMA_ATOM_NATIVE;
+	w->bulk_locks = NULL;
+	if (strategy == MPIRMA_ATOM_BULK && w->ulock.map &&
+	    w->ulock.map_len >= MPIRMA_ULOCK_TABLE_SIZE((uint64_t)w->size))
+		w->bulk_locks = (char *)w->ulock.map +
+				MPIRMA_ULOCK_UPDATE((uint64_t)w->size);
 }
 
 /*
@@ -429,7 +452,8 @@ static void win_map_dynamic(struct mpirma_window *w)
 	if (!direct_enabled() || win_query(w, w->rank, &q))
 		return;
 	mpirma_win_dyn_init(w);
-	w->direct_atomics = w->dyn && q.strategy == MPIRMA_ATOM_NATIVE;
+	if (w->dyn)
+		win_direct_updates(w, q.strategy);
 }
 
 /*
@@ -448,7 +472,7 @@ static int win_kernel_create(struct mpirma_window *w, uint32_t kflavor,
 	wc.size = sizeof(wc);
 	wc.flags = flags;
 	wc.flavor = kflavor;
-	wc.strategy = win_strategy(w, kflavor);
+	wc.strategy = win_strategy(w, kflavor, flags);
 	wc.disp_unit = (uint32_t)disp_unit;
 	wc.numa_node = (flags & MPIRMA_WIN_NODE) ? w->hints.numa_node : 0;
 	/* A zero-size window needs no memory: never ask the kernel to pin. */
@@ -514,7 +538,7 @@ static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
 		w->segs[r].len = q.length;
 		w->segs[r].disp_unit = q.disp_unit;
 	}
-	w->direct_atomics = strategy == MPIRMA_ATOM_NATIVE;
+	win_direct_updates(w, strategy);
 }
 
 /*

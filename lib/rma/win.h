@@ -172,7 +172,11 @@ struct mpirma_direct_tally {
  * @segs: allocated windows: per window rank, its mapped memory; NULL
  *	otherwise (the direct path needs it)
  * @direct_atomics: the kernel serves the window with MPIRMA_ATOM_NATIVE, so
- *	accumulate-like operations may run on @segs in user space
+ *	accumulate-like operations may run on @segs in user space, an
+ *	element at a time with atomic instructions
+ * @bulk_locks: the kernel serves the window with MPIRMA_ATOM_BULK: the lock
+ *	table's update[] (in @ulock's mapping), under whose per-target locks
+ *	accumulate-like operations run on @segs in user space; else NULL
  * @queue: the queued operations
  * @direct_count: the direct path's operations, counted here, in this
  *	process only, so that counting costs no shared cache line; reported
@@ -221,6 +225,7 @@ struct mpirma_window {
 	struct mpirma_win_extent *extent;
 	struct mpirma_win_seg *segs;
 	bool direct_atomics;
+	char *bulk_locks;
 	struct mpirma_rma_queue queue;
 	struct mpirma_direct_tally direct_count;
 	struct mpirma_direct_tally direct_taken;

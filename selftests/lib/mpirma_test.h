@@ -70,7 +70,8 @@ int mt_job_barrier(int mfd);
 	X(lock, LOCK, ##__VA_ARGS__)					\
 	X(striped, STRIPED, ##__VA_ARGS__)				\
 	X(native, NATIVE, ##__VA_ARGS__)				\
-	X(delegate, DELEGATE, ##__VA_ARGS__)
+	X(delegate, DELEGATE, ##__VA_ARGS__)				\
+	X(bulk, BULK, ##__VA_ARGS__)
 
 /* "lock", "striped", ... ("default" for MPIRMA_ATOM_DEFAULT, "?" else). */
 const char *mt_strategy_name(uint32_t strategy);

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * reduce_pick.c - which build of the reduction engine runs a long loop.
+ *
+ * The library holds the engine twice (Makefile, LIB_VECT_CFLAGS): as the
+ * kernel builds it, and vectorized.  Which is faster depends on the CPU
+ * and the type: on hardware the vectorized loops win 3-20x, under QEMU's
+ * TCG, which runs SSE instructions through helpers, the scalar ones often
+ * do (measured: int32 SUM 14 against 24 us per 16 KiB).  So the first long
+ * loop on a type times both on a small buffer and keeps the faster.  Both
+ * compute the same bits; only speed is at stake.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "reduce.h"
+
+/* Elements below which the choice does not matter: the scalar build. */
+#define PICK_MIN_ELEMS	64
+#define PICK_BYTES	4096	/* the timed loop's target */
+#define PICK_ROUNDS	8	/* loops per timing, best of 3 timings */
+
+enum { PICK_UNKNOWN, PICK_SCALAR, PICK_VEC };
+
+/* Per type, PICK_*: written once (racing threads agree), read relaxed. */
+static unsigned char picked[MPIRMA_NR_TYPES];
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+typedef void (*reduce_fn)(unsigned int type, unsigned int op, void *tgt,
+			  const void *src, void *old, size_t n);
+
+/* The best of 3 timings of PICK_ROUNDS SUMs (or REPLACEs) by @fn. */
+static long long time_build(reduce_fn fn, unsigned int type, void *t,
+			    const void *s, size_t n)
+{
+	unsigned int op = mpirma_op_allowed(MPIRMA_OP_SUM, type) ?
+			  MPIRMA_OP_SUM : MPIRMA_OP_REPLACE;
+	long long best = -1, t0, d;
+	int k, r;
+
+	for (k = 0; k < 3; k++) {
+		t0 = now_ns();
+		for (r = 0; r < PICK_ROUNDS; r++)
+			fn(type, op, t, s, NULL, n);
+		d = now_ns() - t0;
+		if (best < 0 || d < best)
+			best = d;
+	}
+	return best;
+}
+
+static unsigned char pick(unsigned int type)
+{
+	_Alignas(64) unsigned char t[PICK_BYTES], s[PICK_BYTES];
+	size_t n = PICK_BYTES / mpirma_type_info[type].size;
+	long long scalar, vec;
+	unsigned char p;
+
+	/* zeros: a valid value of every type, and no denormals or NaNs */
+	memset(t, 0, sizeof(t));
+	memset(s, 0, sizeof(s));
+	scalar = time_build(mpirma_reduce, type, t, s, n);
+	vec = time_build(mpirma_reduce_vec, type, t, s, n);
+	p = vec < scalar ? PICK_VEC : PICK_SCALAR;
+	__atomic_store_n(&picked[type], p, __ATOMIC_RELAXED);
+	return p;
+}
+
+void mpirma_reduce_run(unsigned int type, unsigned int op, void *tgt,
+		       const void *src, void *old, size_t n)
+{
+	unsigned char p;
+
+	if (n < PICK_MIN_ELEMS || type >= MPIRMA_NR_TYPES) {
+		mpirma_reduce(type, op, tgt, src, old, n);
+		return;
+	}
+	p = __atomic_load_n(&picked[type], __ATOMIC_RELAXED);
+	if (p == PICK_UNKNOWN)
+		p = pick(type);
+	if (p == PICK_VEC)
+		mpirma_reduce_vec(type, op, tgt, src, old, n);
+	else
+		mpirma_reduce(type, op, tgt, src, old, n);
+}
