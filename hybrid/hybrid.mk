@@ -113,7 +113,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 # The members take no arguments.  The suites depend on this file, which
 # lists them: a member added to a built tree is linked in.
 HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount \
-	p2p epochs
+	p2p epochs coll
 HY_SUITE_OBJ := $(B)/obj/hybrid-suite
 
 define hybrid_suite

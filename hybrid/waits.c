@@ -20,6 +20,7 @@
 #include <sched.h>
 
 #include "agent.h"
+#include "coll.h"
 #include "waits.h"
 
 /* Waits poll the host: to serve the agent's messages, or to yield. */
@@ -69,21 +70,38 @@ static int wait_started(int ret, MPI_Request *req)
 int hy_wait_barrier(MPI_Comm comm)
 {
 	MPI_Request req;
+	bool done;
+	int ret;
 
 	if (!waits_poll())
 		return PMPI_Barrier(comm);
+	ret = hy_coll_barrier(comm, &done);
+	if (done)
+		return ret;
 	return wait_started(PMPI_Ibarrier(comm, &req), &req);
+}
+
+/* The nonblocking allreduce and a wait that serves. */
+static int wait_iallreduce(const void *in, void *out, int count,
+			   MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+	MPI_Request req;
+	bool done;
+	int ret;
+
+	ret = hy_coll_allreduce(in, out, count, type, op, comm, &done);
+	if (done)
+		return ret;
+	return wait_started(PMPI_Iallreduce(in, out, count, type, op, comm,
+					    &req), &req);
 }
 
 int hy_wait_allreduce(const void *in, void *out, int count, MPI_Datatype type,
 		      MPI_Op op, MPI_Comm comm)
 {
-	MPI_Request req;
-
 	if (!waits_poll())
 		return PMPI_Allreduce(in, out, count, type, op, comm);
-	return wait_started(PMPI_Iallreduce(in, out, count, type, op, comm,
-					    &req), &req);
+	return wait_iallreduce(in, out, count, type, op, comm);
 }
 
 int hy_wait_comm_dup(MPI_Comm comm, MPI_Comm *out)
@@ -197,21 +215,23 @@ int MPI_Reduce(const void *in, void *out, int count, MPI_Datatype type,
 int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type,
 		  MPI_Op op, MPI_Comm comm)
 {
-	MPI_Request req;
-
 	if (!hy.agent)
 		return PMPI_Allreduce(in, out, count, type, op, comm);
-	return wait_started(PMPI_Iallreduce(in, out, count, type, op, comm,
-					    &req), &req);
+	return wait_iallreduce(in, out, count, type, op, comm);
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
 	      MPI_Comm comm)
 {
 	MPI_Request req;
+	bool done;
+	int ret;
 
 	if (!hy.agent)
 		return PMPI_Bcast(buf, count, type, root, comm);
+	ret = hy_coll_bcast(buf, count, type, root, comm, &done);
+	if (done)
+		return ret;
 	return wait_started(PMPI_Ibcast(buf, count, type, root, comm, &req),
 			    &req);
 }
