@@ -128,8 +128,10 @@ SCRIPTS := tools/mpirma-vm tools/mpirma-kernels tools/mpirma-deps tools/check-ta
 # Library: built only once lib/ has sources.
 # The library carries the kernel's reduction engine, built for user space, so
 # MPI_Reduce computes the same bits as MPI_Accumulate.
+# the reduction engine's vectorized builds (LIB_VECT_CFLAGS)
+REDUCE_VEC_OBJS = $(foreach v,vec avx2,$(1)/common/reduce_$(v).o $(1)/common/reduce_fp_$(v).o)
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/pic/%.o) $(KUSER_SRCS:%.c=$(OBJ)/pic/%.o) \
-	    $(OBJ)/pic/common/reduce_vec.o $(OBJ)/pic/common/reduce_fp_vec.o
+	    $(call REDUCE_VEC_OBJS,$(OBJ)/pic)
 LIB_MAP := $(wildcard lib/libmpirma.map)
 ifneq ($(LIB_SRCS),)
 LIB_A := $(B)/lib/libmpirma.a
@@ -153,7 +155,8 @@ UT_ARCHIVE := $(OBJ)/libunit.a
 UT_ASAN_ARCHIVE := $(OBJ)/asan/libunit.a
 # common/*_vec.c name the vectorized second build of the reduction engine
 # (no such file: the %_vec.o rules build it from common/%.c)
-UT_ARCHIVE_SRCS := $(KUSER_SRCS) common/reduce_vec.c common/reduce_fp_vec.c $(ST_LIB_SRCS)
+UT_ARCHIVE_SRCS := $(KUSER_SRCS) common/reduce_vec.c common/reduce_fp_vec.c \
+		   common/reduce_avx2.c common/reduce_fp_avx2.c $(ST_LIB_SRCS)
 MAN_PAGES := $(foreach m,$(MAN_SRCS),$(B)/share/man/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
 HEADERS := $(patsubst include/%,$(B)/include/%,$(wildcard include/*.h))
 STAGED_SCRIPTS := $(B)/bin/mpirma-vm $(B)/bin/mpirma-kernels $(VMDIR)/init $(VMDIR)/run-job
@@ -173,7 +176,7 @@ EX_BINS := $(EX_SRCS:examples/%.c=$(EXDIR)/%)
 MT_BINS := $(MT_SRCS:mpitests/%.c=$(MTDIR)/%)
 # threads under ThreadSanitizer, with its own build of the library
 LIB_TSAN_OBJS := $(LIB_SRCS:%.c=$(OBJ)/tsan/%.o) $(KUSER_SRCS:%.c=$(OBJ)/tsan/%.o) \
-		 $(OBJ)/tsan/common/reduce_vec.o $(OBJ)/tsan/common/reduce_fp_vec.o
+		 $(call REDUCE_VEC_OBJS,$(OBJ)/tsan)
 LIB_TSAN := $(B)/lib/tsan/libmpirma.so.$(SOVERSION)
 MT_TSAN := $(if $(wildcard mpitests/threads.c),$(MTDIR)/threads-tsan)
 endif
@@ -423,16 +426,22 @@ $(OBJ)/pic/lib/%.o: lib/%.c
 		-fno-semantic-interposition $(LIB_LOOP_CFLAGS) -c -o $@ $<
 
 # The library runs the reduction engine's loops over whole runs of elements
-# (bulk accumulates): a second build of it lets the compiler vectorize them,
-# with an epilogue for the odd elements, which gcc's -O2 cost model never
-# allows.  Element-wise arithmetic, so the results stay bit for bit the
-# kernel's; the library measures which build is faster per type
-# (lib/base/reduce_pick.c): on hardware the vectorized one, 3-20x, under
-# QEMU's TCG, which runs SSE through helpers, often the scalar one.
+# (bulk accumulates): two more builds of it (_vec: SSE2, _avx2: -mavx2) let
+# the compiler vectorize them, with an epilogue for the odd elements, which
+# gcc's -O2 cost model never allows.  Element-wise arithmetic, so the
+# results stay bit for bit the kernel's; the library measures which build
+# is fastest per type (lib/base/reduce_pick.c): on hardware a vectorized
+# one, 3-20x; under QEMU's TCG, which runs SSE through helpers, often the
+# scalar one.
 LIB_VECT_CFLAGS := -ftree-loop-vectorize -fvect-cost-model=dynamic
 $(OBJ)/pic/common/%_vec.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC -fPIC \
+		-fvisibility=hidden $(LIB_LOOP_CFLAGS) $(LIB_VECT_CFLAGS) -c -o $@ $<
+
+$(OBJ)/pic/common/%_avx2.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 -fPIC \
 		-fvisibility=hidden $(LIB_LOOP_CFLAGS) $(LIB_VECT_CFLAGS) -c -o $@ $<
 
 $(OBJ)/pic/common/%.o: common/%.c
@@ -452,6 +461,10 @@ $(OBJ)/common/%_vec.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC $(LIB_VECT_CFLAGS) -c -o $@ $<
 
+$(OBJ)/common/%_avx2.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 $(LIB_VECT_CFLAGS) -c -o $@ $<
+
 $(OBJ)/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
@@ -459,6 +472,11 @@ $(OBJ)/common/%.o: common/%.c
 $(OBJ)/asan/common/%_vec.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC $(LIB_VECT_CFLAGS) \
+		-c -o $@ $<
+
+$(OBJ)/asan/common/%_avx2.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 $(LIB_VECT_CFLAGS) \
 		-c -o $@ $<
 
 $(OBJ)/asan/common/%.o: common/%.c
@@ -559,6 +577,11 @@ $(OBJ)/tsan/lib/%.o: lib/%.c
 $(OBJ)/tsan/common/%_vec.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC -fPIC \
+		-fvisibility=hidden $(LIB_VECT_CFLAGS) -c -o $@ $<
+
+$(OBJ)/tsan/common/%_avx2.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 -fPIC \
 		-fvisibility=hidden $(LIB_VECT_CFLAGS) -c -o $@ $<
 
 $(OBJ)/tsan/common/%.o: common/%.c

@@ -72,19 +72,26 @@
 #include "mpirma_uapi.h"
 
 /*
- * The library also builds reduce.c and reduce_fp.c a second time, with
- * -DMPIRMA_REDUCE_VEC and loop vectorization: that build defines only
- * mpirma_reduce_vec() (same contract as mpirma_reduce()), and the library
+ * The library also builds reduce.c and reduce_fp.c twice more, with loop
+ * vectorization: for SSE2 (-DMPIRMA_REDUCE_VEC) and for AVX2
+ * (-DMPIRMA_REDUCE_AVX2).  Those builds define only mpirma_reduce_vec() and
+ * mpirma_reduce_avx2() (same contract as mpirma_reduce()), and the library
  * picks per type whichever build runs long loops faster on the CPU it finds
- * (lib/base/reduce_pick.c).
+ * (lib/base/reduce_pick.c; AVX2 only where the CPU has it).
  */
-#ifdef MPIRMA_REDUCE_VEC
+#if defined(MPIRMA_REDUCE_VEC)
 #define mpirma_reduce		mpirma_reduce_vec
 #define mpirma_reduce_fp	mpirma_reduce_fp_vec
+#elif defined(MPIRMA_REDUCE_AVX2)
+#define mpirma_reduce		mpirma_reduce_avx2
+#define mpirma_reduce_fp	mpirma_reduce_fp_avx2
+#define MPIRMA_REDUCE_VEC	/* a vectorized build: no tables */
 #endif
 #ifdef MPIRMA_USERSPACE
 void mpirma_reduce_vec(unsigned int type, unsigned int op, void *tgt, const void *src, void *old,
 		       size_t n);
+void mpirma_reduce_avx2(unsigned int type, unsigned int op, void *tgt, const void *src, void *old,
+			size_t n);
 #endif
 
 /* What an element type is, for the op/type table. */

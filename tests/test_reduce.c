@@ -164,8 +164,10 @@ static void test_tables(void)
 /* The engine's two builds in the library (common/reduce.h). */
 typedef void (*reduce_fn)(unsigned int type, unsigned int op, void *tgt,
 			  const void *src, void *old, size_t n);
-static const reduce_fn builds[] = { mpirma_reduce, mpirma_reduce_vec };
-static const char *const build_names[] = { "mpirma_reduce", "mpirma_reduce_vec" };
+static const reduce_fn builds[] = { mpirma_reduce, mpirma_reduce_vec, mpirma_reduce_avx2 };
+static const char *const build_names[] = {
+	"mpirma_reduce", "mpirma_reduce_vec", "mpirma_reduce_avx2"
+};
 
 static void test_reduce_pair(unsigned int type, unsigned int op, size_t off,
 			     bool with_old, uint64_t *seed, unsigned int b)
@@ -244,9 +246,13 @@ static unsigned int test_reduce(void)
 			if (!ref_op_allowed(op, type))
 				continue;
 			pairs++;
-			for (b = 0; b < 2; b++)
+			for (b = 0; b < 3; b++) {
+				/* the AVX2 build only where the CPU runs it */
+				if (b == 2 && !__builtin_cpu_supports("avx2"))
+					continue;
 				for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 					test_reduce_pair(type, op, offs[i], i & 1, &seed, b);
+			}
 		}
 	}
 	return pairs;
