@@ -683,6 +683,24 @@ MPIRMA_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype,
 			  MPI_Request *request))
 MPIRMA_DECL(int, Buffer_attach, (void *buffer, int size))
 MPIRMA_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
+/* Persistent requests (lib/runtime/p2p_persist.c) */
+MPIRMA_DECL(int, Send_init, (const void *buf, int count,
+			     MPI_Datatype datatype, int dest, int tag,
+			     MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Bsend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ssend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Rsend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype,
+			     int source, int tag, MPI_Comm comm,
+			     MPI_Request *request))
+MPIRMA_DECL(int, Start, (MPI_Request *request))
+MPIRMA_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
 MPIRMA_DECL(int, Cancel, (MPI_Request *request))
 MPIRMA_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
 

@@ -356,6 +356,23 @@ static int recv_check(MPI_Comm comm, int count, MPI_Datatype dt, int source,
 	return ret;
 }
 
+/* p2p.h */
+int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
+		     int peer, int tag, struct mpirma_comm **c,
+		     struct mpirma_dtype **t)
+{
+	int ret;
+
+	if (!send)
+		return recv_check(comm, count, dt, peer, tag, c, t);
+	ret = mpirma_comm_check(comm, c);
+	if (!ret)
+		ret = mpirma_buf_check(count, dt, t);
+	if (!ret)
+		ret = dest_check(*c, peer, tag);
+	return ret;
+}
+
 /* ------------------------------------------------------------ internals */
 
 /* Sends @count elements (checked) to comm rank @dest (checked, not PROC_NULL). */
@@ -380,6 +397,15 @@ static int send_data(struct mpirma_comm *c, const void *buf, int count,
 	if (ret < 0)
 		return mpirma_err_errno(ret, "send to rank %d", dest);
 	return MPI_SUCCESS;
+}
+
+/* p2p.h */
+int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
+		    struct mpirma_dtype *t, int dest, int tag)
+{
+	if (dest == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	return send_data(c, buf, count, t, dest, tag);
 }
 
 static int do_send(const void *buf, int count, MPI_Datatype dt, int dest,
@@ -561,6 +587,38 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
 }
 MPIRMA_ALIAS(Recv)
 
+/* p2p.h */
+int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
+		    struct mpirma_dtype *t, int source, int tag,
+		    struct mpirma_request **out)
+{
+	struct mpirma_request *req;
+	MPI_Request h;
+	int ret;
+
+	if (source == MPI_PROC_NULL) {
+		ret = mpirma_request_new_done(c->handle, MPI_WIN_NULL,
+					      MPI_SUCCESS, &h);
+		if (ret)
+			return ret;
+		*out = mpirma_request_get(h);
+		proc_null_status(&(*out)->status);
+		return MPI_SUCCESS;
+	}
+	ret = mpirma_request_alloc(sizeof(struct p2p_recv), &recv_ops, &req);
+	if (ret)
+		return ret;
+	ret = recv_setup((struct p2p_recv *)req, buf, count, t, source, tag, c);
+	if (ret) {
+		mpirma_request_destroy(req);
+		return ret;
+	}
+	/* Take what is there already: frees kernel memory early. */
+	try_recv((struct p2p_recv *)req, MPIRMA_MSG_NOWAIT);
+	*out = req;
+	return MPI_SUCCESS;
+}
+
 static int irecv(void *buf, int count, MPI_Datatype datatype, int source,
 		 int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -574,25 +632,10 @@ static int irecv(void *buf, int count, MPI_Datatype datatype, int source,
 		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
 	if (ret)
 		return ret;
-	if (source == MPI_PROC_NULL) {
-		ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
-					      request);
-		if (!ret)
-			proc_null_status(&mpirma_request_get(*request)->status);
-		return ret;
-	}
-	ret = mpirma_request_alloc(sizeof(struct p2p_recv), &recv_ops, &req);
-	if (ret)
-		return ret;
-	ret = recv_setup((struct p2p_recv *)req, buf, count, t, source, tag, c);
-	if (ret) {
-		mpirma_request_destroy(req);
-		return ret;
-	}
-	*request = req->handle;
-	/* Take what is there already: frees kernel memory early. */
-	try_recv((struct p2p_recv *)req, MPIRMA_MSG_NOWAIT);
-	return MPI_SUCCESS;
+	ret = mpirma_p2p_post(c, buf, count, t, source, tag, &req);
+	if (!ret)
+		*request = req->handle;
+	return ret;
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,

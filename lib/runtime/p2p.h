@@ -47,6 +47,23 @@ bool mpirma_shmq_on(void);
 void mpirma_p2p_progress(void);
 
 /*
+ * For persistent requests (p2p_persist.c).  The checks of a send (@send:
+ * @peer is the destination) or a receive, giving the communicator and
+ * datatype; a send of checked arguments; a receive posted with checked
+ * arguments, as MPI_Irecv posts it, its request in *@out.  MPI classes.
+ */
+struct mpirma_comm;
+struct mpirma_dtype;
+int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
+		     int peer, int tag, struct mpirma_comm **c,
+		     struct mpirma_dtype **t);
+int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
+		    struct mpirma_dtype *t, int dest, int tag);
+int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
+		    struct mpirma_dtype *t, int source, int tag,
+		    struct mpirma_request **out);
+
+/*
  * Waits in the kernel until a message may have arrived for one of the @n
  * pending requests (Waitany/Waitsome).  Returns true when it did wait
  * there; false when it cannot (not all of them are posted receives of one

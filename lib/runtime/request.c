@@ -87,6 +87,14 @@ struct mpirma_request *mpirma_request_get(MPI_Request req)
 	return mpirma_handle_get(MPIRMA_HK_REQUEST, req);
 }
 
+/* The request of @req for waits and tests: NULL also for an inactive persistent one. */
+static struct mpirma_request *live_get(MPI_Request req)
+{
+	struct mpirma_request *r = mpirma_request_get(req);
+
+	return r && r->persistent && !r->active ? NULL : r;
+}
+
 static int done_progress(struct mpirma_request *r, int block)
 {
 	(void)r;
@@ -173,6 +181,11 @@ static int finish(MPI_Request *slot, struct mpirma_request *r,
 		*status = r->status;
 	*comm = r->comm;
 	*win = r->win;
+	if (r->persistent) {	/* inactive again, ready for MPI_Start */
+		r->active = false;
+		r->done = 0;
+		return err;
+	}
 	mpirma_request_destroy(r);
 	*slot = MPI_REQUEST_NULL;
 	return err;
@@ -188,6 +201,8 @@ static struct mpirma_request *lookup(MPI_Request h, bool *bad)
 	r = mpirma_request_get(h);
 	if (!r)
 		*bad = true;
+	else if (r->persistent && !r->active)
+		r = NULL;	/* inactive: as MPI_REQUEST_NULL */
 	return r;
 }
 
@@ -268,7 +283,7 @@ static int finish_many(int count, MPI_Request reqs[], MPI_Status sts[],
 	*ecomm = MPI_COMM_NULL;
 	*ewin = MPI_WIN_NULL;
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = mpirma_request_get(reqs[i]);
+		struct mpirma_request *r = live_get(reqs[i]);
 		MPI_Status tmp, *st = status_at(sts, i);
 		MPI_Comm comm;
 		MPI_Win win;
@@ -328,7 +343,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 	 * order in which our receives complete (sends never wait).
 	 */
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
+		struct mpirma_request *r = live_get(array_of_requests[i]);
 
 		if (array_of_requests[i] != MPI_REQUEST_NULL && r)
 			req_progress(r, 1);
@@ -355,7 +370,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 	mpirma_progress();
 	*flag = 1;
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = mpirma_request_get(array_of_requests[i]);
+		struct mpirma_request *r = live_get(array_of_requests[i]);
 
 		if (array_of_requests[i] == MPI_REQUEST_NULL || !r)
 			continue;
@@ -385,7 +400,7 @@ static int round_any(int count, MPI_Request reqs[], bool *done,
 	mpirma_progress();
 	*npending = 0;
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = mpirma_request_get(reqs[i]);
+		struct mpirma_request *r = live_get(reqs[i]);
 
 		if (done)
 			done[i] = false;
@@ -458,7 +473,7 @@ static int some(int count, MPI_Request reqs[], bool block, int *index,
 	}
 	free(pending);
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = mpirma_request_get(reqs[i]);
+		struct mpirma_request *r = live_get(reqs[i]);
 		MPI_Status tmp, *st;
 		MPI_Comm comm;
 		MPI_Win win;
@@ -558,12 +573,11 @@ SOME_DEFINE(Testsome, false)
  */
 static int active_request(MPI_Request *request, struct mpirma_request **r)
 {
-	bool bad = false;
-
 	if (!request)
 		return mpirma_err(MPI_ERR_ARG, "request is NULL");
-	*r = lookup(*request, &bad);
-	if (bad || !*r)
+	/* an inactive persistent request too */
+	*r = *request == MPI_REQUEST_NULL ? NULL : mpirma_request_get(*request);
+	if (!*r)
 		return mpirma_err(MPI_ERR_REQUEST, "invalid request %d",
 				  *request);
 	return MPI_SUCCESS;

@@ -203,6 +203,10 @@ struct mpirma_request_ops {
  * @comm: where errors of the request are raised (or MPI_COMM_NULL)
  * @win: where errors of the request are raised (or MPI_WIN_NULL)
  * @status: the completion status
+ * @persistent: made by MPI_Send_init & co. (p2p_persist.c): completing it
+ *	makes it inactive, not freed
+ * @active: a persistent request between MPI_Start and its completion;
+ *	an inactive one counts as MPI_REQUEST_NULL in the waits and tests
  *
  * A kind embeds this first in its own struct, allocated with
  * mpirma_request_alloc(size of the kind's struct).
@@ -214,6 +218,8 @@ struct mpirma_request {
 	MPI_Comm comm;
 	MPI_Win win;
 	MPI_Status status;
+	bool persistent;
+	bool active;
 };
 
 /*

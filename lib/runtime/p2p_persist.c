@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * p2p_persist.c - persistent point-to-point requests: MPI_Send_init,
+ * MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init,
+ * MPI_Start, MPI_Startall.
+ *
+ * A persistent request keeps the call's arguments, with references on its
+ * communicator and datatype (the program may free its handles meanwhile),
+ * and starts one operation per MPI_Start: a send is made at once, as every
+ * send is (buffered: the four modes are one here, as for the nonblocking
+ * calls); a receive is posted as MPI_Irecv posts it, an inner request
+ * that the waits progress through this one.  Completion makes the request
+ * inactive, not freed (request.c, finish()); an inactive one counts as
+ * MPI_REQUEST_NULL in the waits and tests, as the standard has it.
+ */
+#include <stdlib.h>
+
+#include "datatype.h"
+#include "runtime.h"
+#include "p2p.h"
+#include "request.h"
+
+/**
+ * struct p2p_persist - a persistent request
+ * @req: the common head (persistent set)
+ * @recv: a receive, else a send
+ * @buf: the buffer (const for sends)
+ * @count, @t, @peer, @tag, @c: the call's arguments, checked at init
+ * @inner: the started receive, NULL when none is in flight
+ */
+struct p2p_persist {
+	struct mpirma_request req;
+	bool recv;
+	void *buf;
+	int count;
+	struct mpirma_dtype *t;
+	int peer;
+	int tag;
+	struct mpirma_comm *c;
+	struct mpirma_request *inner;
+};
+
+static int persist_progress(struct mpirma_request *r, int block)
+{
+	struct p2p_persist *p = (struct p2p_persist *)r;
+	struct mpirma_request *in = p->inner;
+	int ret;
+
+	if (!in) {	/* an inactive request, or a send: complete */
+		if (!r->done) {
+			mpirma_status_empty(&r->status);
+			r->done = 1;
+		}
+		return MPI_SUCCESS;
+	}
+	if (!in->done) {
+		ret = in->ops->progress(in, block);
+		if (ret != MPI_SUCCESS && !in->done)
+			mpirma_request_complete(in, MPI_ANY_SOURCE, MPI_ANY_TAG,
+						ret, 0);
+	}
+	if (in->done) {
+		r->status = in->status;
+		r->done = 1;
+		mpirma_request_destroy(in);
+		p->inner = NULL;
+	}
+	return MPI_SUCCESS;
+}
+
+static int persist_cancel(struct mpirma_request *r)
+{
+	struct p2p_persist *p = (struct p2p_persist *)r;
+
+	/* a send has completed already; an inactive request has nothing */
+	if (!p->inner || !p->inner->ops->cancel)
+		return MPI_SUCCESS;
+	return p->inner->ops->cancel(p->inner);
+}
+
+static void persist_release(struct mpirma_request *r)
+{
+	struct p2p_persist *p = (struct p2p_persist *)r;
+
+	mpirma_request_destroy(p->inner);
+	mpirma_dtype_unref(p->t);
+	mpirma_comm_unref(p->c);
+}
+
+static const struct mpirma_request_ops persist_ops = {
+	.progress = persist_progress,
+	.cancel = persist_cancel,
+	.release = persist_release,
+};
+
+/* The init calls: checks, then an inactive request.  MPI class (recorded). */
+static int persist_init(bool recv, const void *buf, int count,
+			MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
+			MPI_Request *request)
+{
+	struct mpirma_request *r;
+	struct p2p_persist *p;
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	ret = mpirma_p2p_check(!recv, comm, count, datatype, peer, tag, &c, &t);
+	if (!ret && !request)
+		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
+	if (!ret)
+		ret = mpirma_request_alloc(sizeof(*p), &persist_ops, &r);
+	if (ret)
+		return ret;
+	p = (struct p2p_persist *)r;
+	r->comm = comm;
+	r->persistent = true;
+	p->recv = recv;
+	p->buf = (void *)buf;
+	p->count = count;
+	p->t = t;
+	mpirma_dtype_ref(t);
+	p->peer = peer;
+	p->tag = tag;
+	p->c = c;
+	mpirma_comm_ref(c);
+	*request = r->handle;
+	return MPI_SUCCESS;
+}
+
+#define SEND_INIT_DEFINE(name)						\
+int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
+		int dest, int tag, MPI_Comm comm, MPI_Request *request)	\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise_comm(comm, persist_init(false, buf, count,	\
+						    datatype, dest, tag, \
+						    comm, request),	\
+				 MPIRMA_FUNC, NULL);			\
+}									\
+MPIRMA_ALIAS(name)
+
+SEND_INIT_DEFINE(Send_init)
+SEND_INIT_DEFINE(Bsend_init)
+SEND_INIT_DEFINE(Ssend_init)
+SEND_INIT_DEFINE(Rsend_init)
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
+		   int tag, MPI_Comm comm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_comm(comm, persist_init(true, buf, count, datatype,
+						    source, tag, comm,
+						    request),
+				 MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Recv_init)
+
+/*
+ * Starts the persistent request @h; its communicator, for errors, in
+ * *@comm.  MPI class (recorded).
+ */
+static int start_one(MPI_Request h, MPI_Comm *comm)
+{
+	struct mpirma_request *r = h == MPI_REQUEST_NULL ? NULL :
+				   mpirma_request_get(h);
+	struct p2p_persist *p = (struct p2p_persist *)r;
+	int ret;
+
+	*comm = MPI_COMM_NULL;
+	if (!r || !r->persistent)
+		return mpirma_err(MPI_ERR_REQUEST, "request %d is not a "
+				  "persistent request", h);
+	*comm = r->comm;
+	if (r->active)
+		return mpirma_err(MPI_ERR_REQUEST, "request %d is active "
+				  "already: complete it before starting it "
+				  "again", h);
+	r->done = 0;
+	if (p->recv) {
+		ret = mpirma_p2p_post(p->c, p->buf, p->count, p->t, p->peer,
+				      p->tag, &p->inner);
+	} else {
+		ret = mpirma_p2p_send(p->c, p->buf, p->count, p->t, p->peer,
+				      p->tag);
+	}
+	if (ret)
+		return ret;
+	r->active = true;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+	MPI_Comm comm;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
+	ret = start_one(*request, &comm);
+	if (ret && comm != MPI_COMM_NULL)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	return ret ? mpirma_raise(ret, MPIRMA_FUNC, NULL) : MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Start)
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+	MPI_Comm comm = MPI_COMM_NULL;
+	int i, ret = MPI_SUCCESS;
+
+	MPIRMA_CHECK_INIT();
+	if (count < 0)
+		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);
+	else if (count && !array_of_requests)
+		ret = mpirma_err(MPI_ERR_ARG, "request array is NULL");
+	for (i = 0; !ret && i < count; i++)
+		ret = start_one(array_of_requests[i], &comm);
+	if (ret && comm != MPI_COMM_NULL)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	return ret ? mpirma_raise(ret, MPIRMA_FUNC, NULL) : MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Startall)
