@@ -348,6 +348,18 @@ static void bulk_unmap(struct bulk_win *b)
 	munmap(b->table, b->table_len);
 }
 
+/* Every rank checks rank 0's counter and update lock, then frees it all. */
+static void bulk_end(struct __test_metadata *_metadata, struct mt_rank *r,
+		     struct bulk_win *b, uint64_t want)
+{
+	ASSERT_EQ(0, mt_fence(r->mfd, b->win));
+	EXPECT_EQ(want, *b->counter);
+	EXPECT_EQ(0, *update_word(b->table, r->nranks, 0));
+	ASSERT_EQ(0, mt_fence(r->mfd, b->win));
+	EXPECT_EQ(0, mt_win_free(r->mfd, b->win));
+	bulk_unmap(b);
+}
+
 /* Without MPIRMA_WIN_ULOCK: a table with free update locks, kernel locks. */
 MT_RANK_FN(bulk_abi_rank)
 {
@@ -363,12 +375,7 @@ MT_RANK_FN(bulk_abi_rank)
 				     &one, 1);
 	EXPECT_EQ(0, mt_rma1(r->mfd, b.win, &op));
 	EXPECT_EQ(0, mt_unlock(r->mfd, b.win, 0));
-	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
-	EXPECT_EQ(r->nranks, *b.counter);
-	EXPECT_EQ(0, *update_word(b.table, r->nranks, 0));
-	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
-	EXPECT_EQ(0, mt_win_free(r->mfd, b.win));
-	bulk_unmap(&b);
+	bulk_end(_metadata, r, &b, r->nranks);
 }
 
 MT_RANKS_TEST(ulock, bulk_abi, 2, bulk_abi_rank)
@@ -406,13 +413,8 @@ MT_RANK_FN(bulk_wait_rank)
 		EXPECT_TRUE(mt_wait_flag(&sh->flag[0], 1, 10000));
 		EXPECT_EQ(0, mt_rma1(r->mfd, b.win, &op));
 	}
-	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
-	EXPECT_EQ(5, *b.counter);
 	EXPECT_EQ(0, sh->violations);
-	EXPECT_EQ(0, *word);
-	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
-	EXPECT_EQ(0, mt_win_free(r->mfd, b.win));
-	bulk_unmap(&b);
+	bulk_end(_metadata, r, &b, 5);
 }
 
 MT_RANKS_TEST(ulock, bulk_waits_for_holder, 2, bulk_wait_rank)
