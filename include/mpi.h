@@ -377,6 +377,12 @@ MPIRMA_DECL(int, Comm_create_errhandler,
 MPIRMA_DECL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 MPIRMA_DECL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 MPIRMA_DECL(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+/* MPI-1's names of the three above (removed in MPI-3) */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+MPIRMA_DECL(int, Errhandler_create, (MPI_Handler_function *fn,
+				     MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+MPIRMA_DECL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
 MPIRMA_DECL(int, Win_create_errhandler,
 	    (MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler))
 MPIRMA_DECL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
@@ -621,6 +627,17 @@ MPIRMA_DECL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype,
 			     int *count))
 MPIRMA_DECL(int, Get_elements, (const MPI_Status *status,
 				MPI_Datatype datatype, int *count))
+MPIRMA_DECL(int, Status_set_elements, (MPI_Status *status,
+				       MPI_Datatype datatype, int count))
+MPIRMA_DECL(int, Status_set_elements_x, (MPI_Status *status,
+					 MPI_Datatype datatype,
+					 MPI_Count count))
+MPIRMA_DECL(int, Status_set_cancelled, (MPI_Status *status, int flag))
+#define MPI_TYPECLASS_INTEGER	1
+#define MPI_TYPECLASS_REAL	2
+#define MPI_TYPECLASS_COMPLEX	3
+MPIRMA_DECL(int, Type_match_size, (int typeclass, int size,
+				   MPI_Datatype *datatype))
 MPIRMA_DECL(int, Get_elements_x, (const MPI_Status *status,
 				  MPI_Datatype datatype, MPI_Count *count))
 MPIRMA_DECL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype,

@@ -462,6 +462,49 @@ static void test_address(void)
 	CHECK_EQ(MPI_Aint_add(p0, 5 * sizeof(int)), p5, "MPI_Aint_add");
 }
 
+/* The status setters (generalized requests' and layered libraries'). */
+static void test_status_setters(void)
+{
+	MPI_Datatype t;
+	MPI_Status st;
+	MPI_Count cx = 0;
+	int count = 0, flag = 0;
+
+	mtest_section("status setters, MPI_Type_match_size");
+	memset(&st, 0, sizeof(st));
+	CHECK_MPI(MPI_Status_set_elements(&st, MPI_DOUBLE, 5));
+	CHECK_MPI(MPI_Get_count(&st, MPI_DOUBLE, &count));
+	CHECK_EQ(count, 5, "MPI_Get_count after MPI_Status_set_elements");
+	CHECK_MPI(MPI_Get_elements_x(&st, MPI_DOUBLE, &cx));
+	CHECK_EQ(cx, 5, "MPI_Get_elements_x after MPI_Status_set_elements");
+	CHECK_MPI(MPI_Status_set_elements_x(&st, MPI_INT, (MPI_Count)7));
+	CHECK_MPI(MPI_Get_elements(&st, MPI_INT, &count));
+	CHECK_EQ(count, 7, "MPI_Get_elements after _set_elements_x");
+	CHECK_MPI(MPI_Status_set_cancelled(&st, 1));
+	CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+	CHECK_EQ(flag, 1, "MPI_Test_cancelled after MPI_Status_set_cancelled");
+	CHECK_MPI(MPI_Status_set_cancelled(&st, 0));
+	CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+	CHECK_EQ(flag, 0, "cancelled cleared");
+
+	CHECK_MPI(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 8, &t));
+	CHECK_MPI(MPI_Type_size(t, &count));
+	CHECK_EQ(count, 8, "MPI_Type_match_size(INTEGER, 8)");
+	CHECK_MPI(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, &t));
+	CHECK_MPI(MPI_Type_size(t, &count));
+	CHECK_EQ(count, 4, "MPI_Type_match_size(REAL, 4)");
+	CHECK_MPI(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t));
+	CHECK_MPI(MPI_Type_size(t, &count));
+	CHECK_EQ(count, 16, "MPI_Type_match_size(COMPLEX, 16)");
+#ifdef MPIRMA	/* the classes the hosts give differ */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t),
+		    MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Status_set_elements(&st, MPI_INT, -1), MPI_ERR_COUNT);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	int i;
@@ -474,6 +517,7 @@ int main(int argc, char **argv)
 	test_churn();
 	test_p2p();
 	test_address();
+	test_status_setters();
 	for (i = 0; i < ntypes; i++) {
 		CHECK_MPI(MPI_Type_free(&types[i].type));
 		CHECK_EQ(types[i].type, MPI_DATATYPE_NULL, "freed type");

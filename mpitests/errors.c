@@ -213,6 +213,44 @@ static void test_handlers(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
+#ifdef MPIRMA
+static int comm_calls;
+
+static void comm_handler(MPI_Comm *comm, int *code, ...)
+{
+	(void)comm;
+	(void)code;
+	comm_calls++;
+}
+
+/*
+ * MPI-1's names (MPI_Errhandler_create, _set, _get), which codes still
+ * call; Open MPI 4 declares them only when built for MPI-1 compatibility.
+ */
+static void test_mpi1_handlers(void)
+{
+	MPI_Errhandler eh, got;
+	MPI_Comm dup;
+
+	mtest_section("MPI-1 error handler names");
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	CHECK_MPI(MPI_Errhandler_create(comm_handler, &eh));
+	CHECK_MPI(MPI_Errhandler_set(dup, eh));
+	CHECK_MPI(MPI_Errhandler_get(dup, &got));
+	CHECK_EQ(got, eh, "MPI_Errhandler_get");
+	CHECK_MPI(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
+	CHECK_EQ(comm_calls, 1, "the handler MPI_Errhandler_create made");
+	CHECK_MPI(MPI_Errhandler_free(&got));
+	CHECK_MPI(MPI_Errhandler_set(dup, MPI_ERRORS_RETURN));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Errhandler_set(MPI_COMM_NULL, MPI_ERRORS_RETURN),
+		    MPI_ERR_COMM);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	CHECK_MPI(MPI_Errhandler_free(&eh));
+	CHECK_MPI(MPI_Comm_free(&dup));
+}
+#endif
+
 /* Freed handles are mpirma's ints; a host MPI's may be freed pointers. */
 #ifdef MPIRMA
 static void test_freed_handles(void)
@@ -373,6 +411,7 @@ int main(int argc, char **argv)
 	test_rma_errors();
 	test_handlers();
 #ifdef MPIRMA
+	test_mpi1_handlers();
 	test_freed_handles();
 #endif
 #ifdef MPIRMA

@@ -619,6 +619,32 @@ MPIRMA_ALIAS(Obj##_call_errhandler)
 EH_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM)
 EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
 
+/*
+ * MPI-1's names of the communicator calls, removed from MPI-3 and still
+ * made by older codes and test suites.
+ */
+int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
+{
+	MPIRMA_CHECK_INIT();
+	return create_eh(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
+			 MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Errhandler_create)
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	MPIRMA_CHECK_INIT();
+	return set_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Errhandler_set)
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	MPIRMA_CHECK_INIT();
+	return get_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Errhandler_get)
+
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
