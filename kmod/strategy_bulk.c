@@ -11,8 +11,9 @@
  *
  * The word lives in memory the job's processes write, so the kernel trusts
  * it no more than the rest of the table: it waits for it holding nothing,
- * spinning a little, then yielding, then sleeping a tick at a time, and
- * gives up when its caller gets a fatal signal.  That caller never returns
+ * spinning a little, then yielding, then sleeping 20-100 us at a time (a
+ * holder off its CPU is back within a time slice; a tick would add
+ * milliseconds), and gives up when its caller gets a fatal signal.  That caller never returns
  * to user space, so the update it skips is never seen (rma.c returns EINTR);
  * a word left held or scribbled on makes the job's own accumulates wait,
  * never the kernel hang.  The kernel holds the word for one update of at
@@ -20,6 +21,7 @@
  * held (ulock.c).
  */
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 
@@ -50,7 +52,7 @@ static bool bulk_lock(struct mpirma_win *win, u32 *word)
 		else if (round < BULK_YIELDS)
 			cond_resched();
 		else
-			schedule_timeout_killable(1);
+			usleep_range(20, 100);
 		round++;
 	}
 	return true;
