@@ -358,6 +358,7 @@ struct mpirma_mem *mpirma_region_get(struct mpirma_win *win, u32 id);
 int mpirma_ulock_alloc(struct mpirma_win *win);
 void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr);
 void mpirma_ulock_detached(struct mpirma_win *win, u32 wr);
+u32 *mpirma_ulock_update_word(const struct mpirma_win *win, u32 target);
 int mpirma_win_lock_wait(struct mpirma_member *m, struct mpirma_win_lockwait *arg);
 
 /* msg.c */

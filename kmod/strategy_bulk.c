@@ -13,8 +13,9 @@
  * it no more than the rest of the table: it waits for it holding nothing,
  * spinning a little, then yielding, then sleeping 20-100 us at a time (a
  * holder off its CPU is back within a time slice; a tick would add
- * milliseconds), and gives up when its caller gets a fatal signal.  That caller never returns
- * to user space, so the update it skips is never seen (rma.c returns EINTR);
+ * milliseconds), and gives up when its caller gets a fatal signal.  That
+ * caller never returns to user space, so the update it skips is never seen
+ * (rma.c returns EINTR);
  * a word left held or scribbled on makes the job's own accumulates wait,
  * never the kernel hang.  The kernel holds the word for one update of at
  * most MPIRMA_CHUNK bytes, and a rank leaving the window frees the words it
@@ -30,12 +31,6 @@
 
 #define BULK_SPINS	64	/* cpu_relax() rounds before yielding */
 #define BULK_YIELDS	1024	/* cond_resched() rounds before sleeping */
-
-static u32 *bulk_word(const struct mpirma_win *win, u32 target)
-{
-	return win->ulock->vaddr + MPIRMA_ULOCK_UPDATE(win->nranks) +
-	       (size_t)target * MPIRMA_ULOCK_UPDATE_STRIDE;
-}
 
 /* Take @word; false when the caller got a fatal signal first. */
 static bool bulk_lock(struct mpirma_win *win, u32 *word)
@@ -60,7 +55,7 @@ static bool bulk_lock(struct mpirma_win *win, u32 *word)
 
 static void bulk_apply(const struct mpirma_update *u)
 {
-	u32 *word = bulk_word(u->win, u->target);
+	u32 *word = mpirma_ulock_update_word(u->win, u->target);
 
 	if (!bulk_lock(u->win, word))
 		return;

@@ -63,14 +63,26 @@ static void ulock_bump(struct mpirma_win *win)
 	WRITE_ONCE(*ulock_seq(win), (u32)atomic_inc_return(&win->ulock_seq));
 }
 
+/**
+ * mpirma_ulock_update_word - @target's update lock (MPIRMA_ATOM_BULK)
+ * @win: a window with a lock table
+ * @target: a window rank
+ *
+ * Return: the word in the table's update[] (strategy_bulk.c takes it).
+ */
+u32 *mpirma_ulock_update_word(const struct mpirma_win *win, u32 target)
+{
+	return win->ulock->vaddr + MPIRMA_ULOCK_UPDATE(win->nranks) +
+	       (size_t)target * MPIRMA_ULOCK_UPDATE_STRIDE;
+}
+
 /* The update locks (MPIRMA_ATOM_BULK) @wr holds, if it died holding any. */
 static void ulock_release_updates(struct mpirma_win *win, u32 wr)
 {
-	void *update = win->ulock->vaddr + MPIRMA_ULOCK_UPDATE(win->nranks);
 	u32 t;
 
 	for (t = 0; t < win->nranks; t++)
-		cmpxchg((u32 *)(update + (size_t)t * MPIRMA_ULOCK_UPDATE_STRIDE), wr + 1, 0);
+		cmpxchg(mpirma_ulock_update_word(win, t), wr + 1, 0);
 }
 
 /**
