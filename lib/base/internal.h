@@ -89,6 +89,16 @@ void mpirma_relock(int depth);
  */
 void mpirma_wait_pause(int *spins);
 
+/* One round of a spin on memory another CPU will write: the CPU's hint. */
+static inline void mpirma_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /*
  * mpirma_reduce() for a long run of elements: by the build of the engine
  * that this CPU runs faster for @type (lib/base/reduce_pick.c).

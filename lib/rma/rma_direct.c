@@ -146,7 +146,7 @@ static void bulk_lock(uint32_t *word, uint32_t me)
 						__ATOMIC_RELAXED))
 			return;
 		if (++round < 64)
-			__builtin_ia32_pause();
+			mpirma_cpu_relax();
 		else
 			sched_yield();	/* the holder may be off its CPU */
 	}

@@ -109,14 +109,6 @@ static inline void shmq_fence(void)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-static inline void shmq_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 /*
  * Copies message data in pieces of 8 KiB: glibc copies more at once with

@@ -110,7 +110,7 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 			else if (t >= end)
 				return false;
 		}
-		shmq_cpu_relax();
+		mpirma_cpu_relax();
 	}
 	return true;
 }

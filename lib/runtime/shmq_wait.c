@@ -103,7 +103,7 @@ int shmq_wait_round(struct shmq_waiter *w, uint32_t peer)
 	 */
 	if (w->rounds++ & 63) {
 		if (w->rounds > RELAX_AFTER)
-			shmq_cpu_relax();
+			mpirma_cpu_relax();
 		return 0;
 	}
 	now = PMPI_Wtime();
