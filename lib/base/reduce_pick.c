@@ -11,6 +11,7 @@
  * on a type times each build the CPU can run on a small buffer and keeps
  * the fastest.  All compute the same bits; only speed is at stake.
  */
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,10 +23,32 @@
 #define PICK_BYTES	4096	/* the timed loop's target */
 #define PICK_ROUNDS	8	/* loops per timing, best of 3 timings */
 
-enum { PICK_UNKNOWN, PICK_SCALAR, PICK_VEC, PICK_AVX2 };
+typedef void (*reduce_fn)(unsigned int type, unsigned int op, void *tgt,
+			  const void *src, void *old, size_t n);
 
-/* Per type, PICK_*: written once (racing threads agree), read relaxed. */
-static unsigned char picked[MPIRMA_NR_TYPES];
+static bool any_cpu(void)
+{
+	return true;
+}
+
+static bool has_avx2(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+
+/* The builds, the scalar one first, and whether this CPU runs each. */
+static const struct {
+	reduce_fn fn;
+	bool (*runs)(void);
+} builds[] = {
+	{ mpirma_reduce, any_cpu },
+	{ mpirma_reduce_vec, any_cpu },
+	{ mpirma_reduce_avx2, has_avx2 },
+};
+
+/* Per type, the build picked (NULL: not yet); racing threads agree. */
+static reduce_fn picked[MPIRMA_NR_TYPES];
 
 static long long now_ns(void)
 {
@@ -34,9 +57,6 @@ static long long now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
-
-typedef void (*reduce_fn)(unsigned int type, unsigned int op, void *tgt,
-			  const void *src, void *old, size_t n);
 
 /* The best of 3 timings of PICK_ROUNDS SUMs (or REPLACEs) by @fn. */
 static long long time_build(reduce_fn fn, unsigned int type, void *t,
@@ -58,27 +78,24 @@ static long long time_build(reduce_fn fn, unsigned int type, void *t,
 	return best;
 }
 
-static unsigned char pick(unsigned int type)
+static reduce_fn pick(unsigned int type)
 {
 	_Alignas(64) unsigned char t[PICK_BYTES], s[PICK_BYTES];
-	size_t n = PICK_BYTES / mpirma_type_info[type].size;
-	long long best, d;
-	unsigned char p = PICK_SCALAR;
+	size_t n = PICK_BYTES / mpirma_type_info[type].size, k;
+	long long best = -1, d;
+	reduce_fn p = mpirma_reduce;
 
 	/* zeros: a valid value of every type, and no denormals or NaNs */
 	memset(t, 0, sizeof(t));
 	memset(s, 0, sizeof(s));
-	best = time_build(mpirma_reduce, type, t, s, n);
-	d = time_build(mpirma_reduce_vec, type, t, s, n);
-	if (d < best) {
-		best = d;
-		p = PICK_VEC;
-	}
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2")) {
-		d = time_build(mpirma_reduce_avx2, type, t, s, n);
-		if (d < best)
-			p = PICK_AVX2;
+	for (k = 0; k < sizeof(builds) / sizeof(builds[0]); k++) {
+		if (!builds[k].runs())
+			continue;
+		d = time_build(builds[k].fn, type, t, s, n);
+		if (best < 0 || d < best) {
+			best = d;
+			p = builds[k].fn;
+		}
 	}
 	__atomic_store_n(&picked[type], p, __ATOMIC_RELAXED);
 	return p;
@@ -87,19 +104,14 @@ static unsigned char pick(unsigned int type)
 void mpirma_reduce_run(unsigned int type, unsigned int op, void *tgt,
 		       const void *src, void *old, size_t n)
 {
-	unsigned char p;
+	reduce_fn p;
 
 	if (n < PICK_MIN_ELEMS || type >= MPIRMA_NR_TYPES) {
 		mpirma_reduce(type, op, tgt, src, old, n);
 		return;
 	}
 	p = __atomic_load_n(&picked[type], __ATOMIC_RELAXED);
-	if (p == PICK_UNKNOWN)
+	if (!p)
 		p = pick(type);
-	if (p == PICK_AVX2)
-		mpirma_reduce_avx2(type, op, tgt, src, old, n);
-	else if (p == PICK_VEC)
-		mpirma_reduce_vec(type, op, tgt, src, old, n);
-	else
-		mpirma_reduce(type, op, tgt, src, old, n);
+	p(type, op, tgt, src, old, n);
 }
