@@ -434,16 +434,22 @@ $(OBJ)/pic/lib/%.o: lib/%.c
 # one, 3-20x; under QEMU's TCG, which runs SSE through helpers, often the
 # scalar one.
 LIB_VECT_CFLAGS := -ftree-loop-vectorize -fvect-cost-model=dynamic
-$(OBJ)/pic/common/%_vec.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC -fPIC \
-		-fvisibility=hidden $(LIB_LOOP_CFLAGS) $(LIB_VECT_CFLAGS) -c -o $@ $<
+REDUCE_BUILD_vec := -DMPIRMA_REDUCE_VEC
+REDUCE_BUILD_avx2 := -DMPIRMA_REDUCE_AVX2 -mavx2
 
-$(OBJ)/pic/common/%_avx2.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 -fPIC \
-		-fvisibility=hidden $(LIB_LOOP_CFLAGS) $(LIB_VECT_CFLAGS) -c -o $@ $<
-
+# reduce_vec_rules DIR, FLAGS: the rules of both vectorized builds of the
+# engine into DIR/common, with the flags of DIR's other objects.
+define reduce_vec_rules
+$(foreach v,vec avx2,
+$(1)/common/%_$(v).o: common/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $(2) $$(REDUCE_BUILD_$(v)) $$(LIB_VECT_CFLAGS) -c -o $$@ $$<
+)
+endef
+$(eval $(call reduce_vec_rules,$(OBJ)/pic,$$(ALL_CFLAGS) $$(KUSER_CFLAGS) -fPIC -fvisibility=hidden $$(LIB_LOOP_CFLAGS)))
+$(eval $(call reduce_vec_rules,$(OBJ),$$(ALL_CFLAGS) $$(KUSER_CFLAGS)))
+$(eval $(call reduce_vec_rules,$(OBJ)/asan,$$(ALL_CFLAGS) $$(ASAN_FLAGS) $$(KUSER_CFLAGS)))
+$(eval $(call reduce_vec_rules,$(OBJ)/tsan,$$(ALL_CFLAGS) $$(TSAN_FLAGS) $$(KUSER_CFLAGS) -fPIC -fvisibility=hidden))
 $(OBJ)/pic/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -fPIC -fvisibility=hidden \
@@ -457,27 +463,9 @@ $(OBJ)/asan/selftests/%.o: selftests/%.c $(KSRC_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(ST_CFLAGS) -c -o $@ $<
 
-$(OBJ)/common/%_vec.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC $(LIB_VECT_CFLAGS) -c -o $@ $<
-
-$(OBJ)/common/%_avx2.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 $(LIB_VECT_CFLAGS) -c -o $@ $<
-
 $(OBJ)/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(KUSER_CFLAGS) -c -o $@ $<
-
-$(OBJ)/asan/common/%_vec.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC $(LIB_VECT_CFLAGS) \
-		-c -o $@ $<
-
-$(OBJ)/asan/common/%_avx2.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 $(LIB_VECT_CFLAGS) \
-		-c -o $@ $<
 
 $(OBJ)/asan/common/%.o: common/%.c
 	@mkdir -p $(@D)
@@ -573,16 +561,6 @@ mpitests: $(MT_BINS) $(MT_STAGED) $(CHECK_SCRIPT) $(FAULTS_SCRIPT) $(MT_TSAN)
 $(OBJ)/tsan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(LIB_INC) $(KUSER_CFLAGS) -fPIC -c -o $@ $<
-
-$(OBJ)/tsan/common/%_vec.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_VEC -fPIC \
-		-fvisibility=hidden $(LIB_VECT_CFLAGS) -c -o $@ $<
-
-$(OBJ)/tsan/common/%_avx2.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TSAN_FLAGS) $(KUSER_CFLAGS) -DMPIRMA_REDUCE_AVX2 -mavx2 -fPIC \
-		-fvisibility=hidden $(LIB_VECT_CFLAGS) -c -o $@ $<
 
 $(OBJ)/tsan/common/%.o: common/%.c
 	@mkdir -p $(@D)
