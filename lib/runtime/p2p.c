@@ -415,14 +415,8 @@ static int do_send(const void *buf, int count, MPI_Datatype dt, int dest,
 	struct mpirma_dtype *t;
 	int ret;
 
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = mpirma_buf_check(count, dt, &t);
-	if (!ret)
-		ret = dest_check(c, dest, tag);
-	if (ret || dest == MPI_PROC_NULL)
-		return ret;
-	return send_data(c, buf, count, t, dest, tag);
+	ret = mpirma_p2p_check(true, comm, count, dt, dest, tag, &c, &t);
+	return ret ? ret : mpirma_p2p_send(c, buf, count, t, dest, tag);
 }
 
 /* Fills a posted receive (checked arguments, source not PROC_NULL). */
