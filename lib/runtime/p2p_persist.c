@@ -44,7 +44,6 @@ static int persist_progress(struct mpirma_request *r, int block)
 {
 	struct p2p_persist *p = (struct p2p_persist *)r;
 	struct mpirma_request *in = p->inner;
-	int ret;
 
 	if (!in) {	/* an inactive request, or a send: complete */
 		if (!r->done) {
@@ -53,12 +52,7 @@ static int persist_progress(struct mpirma_request *r, int block)
 		}
 		return MPI_SUCCESS;
 	}
-	if (!in->done) {
-		ret = in->ops->progress(in, block);
-		if (ret != MPI_SUCCESS && !in->done)
-			mpirma_request_complete(in, MPI_ANY_SOURCE, MPI_ANY_TAG,
-						ret, 0);
-	}
+	mpirma_request_progress(in, block);
 	if (in->done) {
 		r->status = in->status;
 		r->done = 1;
@@ -157,7 +151,8 @@ MPIRMA_ALIAS(Recv_init)
 
 /*
  * Starts the persistent request @h; its communicator, for errors, in
- * *@comm.  MPI class (recorded).
+ * *@comm (MPI_COMM_NULL: none, and mpirma_raise_comm() then raises on
+ * MPI_COMM_WORLD).  MPI class (recorded).
  */
 static int start_one(MPI_Request h, MPI_Comm *comm)
 {
@@ -198,9 +193,7 @@ int PMPI_Start(MPI_Request *request)
 	if (!request)
 		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
 	ret = start_one(*request, &comm);
-	if (ret && comm != MPI_COMM_NULL)
-		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	return ret ? mpirma_raise(ret, MPIRMA_FUNC, NULL) : MPI_SUCCESS;
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Start)
 
@@ -216,8 +209,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
 		ret = mpirma_err(MPI_ERR_ARG, "request array is NULL");
 	for (i = 0; !ret && i < count; i++)
 		ret = start_one(array_of_requests[i], &comm);
-	if (ret && comm != MPI_COMM_NULL)
-		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	return ret ? mpirma_raise(ret, MPIRMA_FUNC, NULL) : MPI_SUCCESS;
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Startall)

@@ -87,12 +87,18 @@ struct mpirma_request *mpirma_request_get(MPI_Request req)
 	return mpirma_handle_get(MPIRMA_HK_REQUEST, req);
 }
 
-/* The request of @req for waits and tests: NULL also for an inactive persistent one. */
+/* A persistent request not started: the waits and tests take it for null. */
+static bool inactive(const struct mpirma_request *r)
+{
+	return r->persistent && !r->active;
+}
+
+/* The request of @req for waits and tests: NULL also for an inactive one. */
 static struct mpirma_request *live_get(MPI_Request req)
 {
 	struct mpirma_request *r = mpirma_request_get(req);
 
-	return r && r->persistent && !r->active ? NULL : r;
+	return r && inactive(r) ? NULL : r;
 }
 
 static int done_progress(struct mpirma_request *r, int block)
@@ -125,8 +131,8 @@ int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
 
 /* ------------------------------------------------------------ progress */
 
-/* Runs @r's progress once; a failure completes it with that class. */
-static void req_progress(struct mpirma_request *r, int block)
+/* request.h */
+void mpirma_request_progress(struct mpirma_request *r, int block)
 {
 	int ret;
 
@@ -145,7 +151,7 @@ void mpirma_progress(void)
 	for (i = 0, n = 0; i < norphans; i++) {
 		struct mpirma_request *r = orphans[i];
 
-		req_progress(r, 0);
+		mpirma_request_progress(r, 0);
 		if (r->done)
 			mpirma_request_destroy(r);
 		else
@@ -201,8 +207,8 @@ static struct mpirma_request *lookup(MPI_Request h, bool *bad)
 	r = mpirma_request_get(h);
 	if (!r)
 		*bad = true;
-	else if (r->persistent && !r->active)
-		r = NULL;	/* inactive: as MPI_REQUEST_NULL */
+	else if (inactive(r))
+		r = NULL;	/* as MPI_REQUEST_NULL */
 	return r;
 }
 
@@ -228,7 +234,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 			mpirma_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	req_progress(r, 1);
+	mpirma_request_progress(r, 1);
 	err = finish(request, r, status, &comm, &win);
 	return raise_on(comm, win, err, MPIRMA_FUNC);
 }
@@ -255,7 +261,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 			mpirma_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	req_progress(r, 0);
+	mpirma_request_progress(r, 0);
 	*flag = r->done;
 	if (!r->done)
 		return MPI_SUCCESS;
@@ -346,7 +352,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 		struct mpirma_request *r = live_get(array_of_requests[i]);
 
 		if (array_of_requests[i] != MPI_REQUEST_NULL && r)
-			req_progress(r, 1);
+			mpirma_request_progress(r, 1);
 	}
 	ret = finish_many(count, array_of_requests, array_of_statuses, &comm,
 			  &win);
@@ -374,7 +380,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 
 		if (array_of_requests[i] == MPI_REQUEST_NULL || !r)
 			continue;
-		req_progress(r, 0);
+		mpirma_request_progress(r, 0);
 		if (!r->done)
 			*flag = 0;
 	}
@@ -406,7 +412,7 @@ static int round_any(int count, MPI_Request reqs[], bool *done,
 			done[i] = false;
 		if (reqs[i] == MPI_REQUEST_NULL || !r)
 			continue;
-		req_progress(r, 0);
+		mpirma_request_progress(r, 0);
 		if (r->done) {
 			ndone++;
 			if (done)
@@ -428,7 +434,7 @@ static void idle(struct mpirma_request **pending, int npending, bool *blocked,
 		 int *spins)
 {
 	if (npending == 1) {
-		req_progress(pending[0], 1);
+		mpirma_request_progress(pending[0], 1);
 		return;
 	}
 	if (!*blocked && mpirma_p2p_block_any(pending, npending)) {
@@ -592,7 +598,7 @@ int PMPI_Request_free(MPI_Request *request)
 	ret = active_request(request, &r);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	req_progress(r, 0);
+	mpirma_request_progress(r, 0);
 	if (r->done) {
 		mpirma_request_destroy(r);
 	} else {
@@ -635,7 +641,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 			mpirma_status_empty(status);
 		return MPI_SUCCESS;
 	}
-	req_progress(r, 0);
+	mpirma_request_progress(r, 0);
 	*flag = r->done;
 	if (r->done && status && status != MPI_STATUS_IGNORE)
 		*status = r->status;

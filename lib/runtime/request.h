@@ -52,4 +52,7 @@ int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
  */
 void mpirma_progress(void);
 
+/* Runs @r's progress once; a failure completes it with that class. */
+void mpirma_request_progress(struct mpirma_request *r, int block);
+
 #endif /* MPIRMA_LIB_REQUEST_H */
