@@ -8,11 +8,11 @@
  * Only the units of a large message to another rank wait a little for
  * room while the reader is taking them (it is receiving that message),
  * since a spill costs two copies; once one has waited in vain, the rest
- * of the message spills at once.  The units of one message are numbered one after the
- * other: the sender sends nothing else to that receiver meanwhile (it holds
- * the library lock throughout), so whoever takes a REC_MORE unit adds it
- * to the message its sender is putting together (shmq.build): a receive's
- * buffer, or an unexpected message.
+ * of the message spills at once.  The units of one message are numbered
+ * one after the other: the sender sends nothing else to that receiver
+ * meanwhile (it holds the library lock throughout), so whoever takes a
+ * REC_MORE unit adds it to the message its sender is putting together
+ * (shmq.build): a receive's buffer, or an unexpected message.
  *
  * Receiving takes the oldest message that matches, like the kernel
  * mailbox: first from the unexpected list (messages taken out of the
