@@ -48,6 +48,7 @@
  *    or already has an open PSCW epoch of that kind (MPI_ERR_RMA_SYNC).
  *  - ENOLCK: unlock of a lock the caller does not hold, complete without
  *    start, wait without post (MPI_ERR_RMA_SYNC).
+ *  - ENOSPC: MPIRMA_MAX_OFFERS one-copy offers outstanding already.
  *  - EAGAIN: a non-blocking request (MPIRMA_SYNC_TEST / _NOWAIT) that could
  *    not be satisfied yet.
  *  - EINTR: a signal arrived while waiting; nothing was consumed, the call
@@ -81,6 +82,7 @@
 #define MPIRMA_FEAT_ULOCK	(1ULL << 10)	/* MPIRMA_WIN_ULOCK, MPIRMA_IOC_WIN_LOCK_WAIT */
 #define MPIRMA_FEAT_REGION_MAP	(1ULL << 11)	/* MPIRMA_IOC_WIN_REGION, regions mmap-able */
 #define MPIRMA_FEAT_BULK	(1ULL << 12)	/* MPIRMA_ATOM_BULK, the table's update[] */
+#define MPIRMA_FEAT_MSG_COPY	(1ULL << 13)	/* MPIRMA_IOC_MSG_OFFER/_TAKE/_HELP/... */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -733,6 +735,68 @@ struct mpirma_msg {
 	__s32 msg_tag;
 };
 
+/*
+ * DOC: one-copy messages
+ *
+ * A large message need not pass through a buffer on its way: its sender
+ * offers its pages to one receiver, and the receiver has the kernel copy
+ * them straight into its own buffer (what CMA, KNEM and XPMEM give other
+ * MPIs).  The library tells the receiver the offer's id in its own queues.
+ *
+ * MPIRMA_IOC_MSG_OFFER pins the sender's @len bytes at @buf (read only)
+ * and returns their @id (which must be 0 going in).  Only job rank @peer can take them, once.  An
+ * offer lasts until it is taken, withdrawn, or its sender leaves the job;
+ * at most MPIRMA_MAX_OFFERS are outstanding per rank (ENOSPC beyond).
+ * The sender must not change the data until the offer is over.
+ *
+ * MPIRMA_IOC_MSG_TAKE, by @peer's receiver: @peer is the offering rank,
+ * @id the offer, @buf and @len the receiver's buffer.  It copies
+ * min(@len, offered) bytes, returns that in @copied and ends the offer;
+ * the offered length is in @msg_len (a truncated receive sees it is
+ * larger).  ENOENT: no such offer for the caller (withdrawn, taken,
+ * its sender gone); EFAULT: @buf is not writable, and the offer stays as
+ * it was.  Once the copy has started the offer is over whatever happens;
+ * EINTR then means a fatal signal cut it short (@copied is 0).
+ *
+ * MPIRMA_IOC_MSG_HELP, by the sender while its offer @id is being taken:
+ * the sender's CPU copies part of it too (the data goes in chunks to
+ * whichever of the two claims them first).  0 once no part is left to
+ * claim; ENOENT: the offer is not being copied (not yet, or no longer).
+ *
+ * MPIRMA_IOC_MSG_WITHDRAW, by the sender: ends offer @id unless it is being
+ * copied.  0: withdrawn, nobody has or will have the data; EBUSY: the
+ * receiver is copying it now (the offer ends when the copy does); ENOENT:
+ * no such offer of the caller's (already taken).
+ */
+#define MPIRMA_MAX_OFFERS	16
+#define MPIRMA_MSG_COPY_MAX	(1ULL << 32)	/* bytes in one offer */
+
+/**
+ * struct mpirma_msg_copy - MPIRMA_IOC_MSG_OFFER / _TAKE / _HELP / _WITHDRAW
+ * @size: sizeof(struct mpirma_msg_copy)
+ * @flags: must be 0
+ * @peer: OFFER: the job rank that may take it; TAKE: the offering rank;
+ *	HELP, WITHDRAW: must be 0
+ * @reserved: must be 0
+ * @id: OFFER out; TAKE and WITHDRAW in
+ * @buf: OFFER: the data; TAKE: where it goes; HELP, WITHDRAW: must be 0
+ * @len: OFFER: 1 to MPIRMA_MSG_COPY_MAX bytes; TAKE: bytes @buf holds;
+ *	HELP, WITHDRAW: must be 0
+ * @copied: TAKE out: bytes copied; must be 0 going in
+ * @msg_len: TAKE out: bytes offered; must be 0 going in
+ */
+struct mpirma_msg_copy {
+	__u32 size;
+	__u32 flags;
+	__u32 peer;
+	__u32 reserved;
+	__aligned_u64 id;
+	__aligned_u64 buf;
+	__aligned_u64 len;
+	__aligned_u64 copied;
+	__aligned_u64 msg_len;
+};
+
 /* On the device fd. */
 #define MPIRMA_IOC_QUERY	_IOWR(MPIRMA_IOC_MAGIC, 0x00, struct mpirma_query)
 #define MPIRMA_IOC_JOB_CREATE	_IOWR(MPIRMA_IOC_MAGIC, 0x01, struct mpirma_job_create)
@@ -763,5 +827,9 @@ struct mpirma_msg {
 #define MPIRMA_IOC_JOB_BARRIER	_IO(MPIRMA_IOC_MAGIC, 0x47)
 #define MPIRMA_IOC_MSG_SEND	_IOW(MPIRMA_IOC_MAGIC, 0x50, struct mpirma_msg)
 #define MPIRMA_IOC_MSG_RECV	_IOWR(MPIRMA_IOC_MAGIC, 0x51, struct mpirma_msg)
+#define MPIRMA_IOC_MSG_OFFER	_IOWR(MPIRMA_IOC_MAGIC, 0x52, struct mpirma_msg_copy)
+#define MPIRMA_IOC_MSG_TAKE	_IOWR(MPIRMA_IOC_MAGIC, 0x53, struct mpirma_msg_copy)
+#define MPIRMA_IOC_MSG_WITHDRAW	_IOW(MPIRMA_IOC_MAGIC, 0x54, struct mpirma_msg_copy)
+#define MPIRMA_IOC_MSG_HELP	_IOW(MPIRMA_IOC_MAGIC, 0x55, struct mpirma_msg_copy)
 
 #endif /* _UAPI_MPIRMA_H */

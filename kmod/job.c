@@ -92,6 +92,7 @@ static void job_release(struct kref *ref)
 	WARN_ON(!xa_empty(&job->windows));
 	xa_destroy(&job->windows);
 	mpirma_mboxes_free(job);
+	mpirma_offers_free(job);
 	bitmap_free(job->joined);
 	bitmap_free(job->gone);
 	mutex_destroy(&job->lock);
@@ -132,7 +133,8 @@ int mpirma_job_create(struct mpirma_job_create *arg)
 	mpirma_barrier_init(&job->barrier);
 	job->joined = MPIRMA_FAULT_POINT(NULL, bitmap_zalloc(job->nranks, GFP_KERNEL));
 	job->gone = MPIRMA_FAULT_POINT(NULL, bitmap_zalloc(job->nranks, GFP_KERNEL));
-	if (!job->joined || !job->gone || mpirma_mboxes_alloc(job)) {
+	if (!job->joined || !job->gone || mpirma_mboxes_alloc(job) ||
+	    mpirma_offers_alloc(job)) {
 		fd = -ENOMEM;
 		goto out_free_job;
 	}
@@ -153,6 +155,7 @@ int mpirma_job_create(struct mpirma_job_create *arg)
 
 out_free_job:
 	mpirma_mboxes_free(job);
+	mpirma_offers_free(job);
 	bitmap_free(job->joined);
 	bitmap_free(job->gone);
 	mutex_destroy(&job->lock);
@@ -274,6 +277,7 @@ void mpirma_member_release(struct mpirma_member *m)
 		job_mark_gone(job, m->rank);
 		mutex_unlock(&job->lock);
 		wake_up_all(&job->wq);
+		mpirma_offers_drop_rank(job, m->rank);
 		mpirma_job_put(job);
 	}
 	mpirma_rma_ctx_free(m);

@@ -20,6 +20,7 @@
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
 
+#include "copy.h"
 #include "fault.h"
 #include "mpirma.h"
 #include "reduce.h"
@@ -58,6 +59,7 @@ union mpirma_ioctl_buf {
 	struct mpirma_win_placement win_placement;
 	struct mpirma_rma rma;
 	struct mpirma_msg msg;
+	struct mpirma_msg_copy msg_copy;
 };
 
 static int do_query(struct file *f, void *arg)
@@ -71,7 +73,7 @@ static int do_query(struct file *f, void *arg)
 		      MPIRMA_FEAT_LAYOUTS | MPIRMA_FEAT_PSCW | MPIRMA_FEAT_STATS |
 		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT | MPIRMA_FEAT_STATS_ADD |
 		      MPIRMA_FEAT_ULOCK | MPIRMA_FEAT_REGION_MAP |
-		      MPIRMA_FEAT_BULK;
+		      MPIRMA_FEAT_BULK | MPIRMA_FEAT_MSG_COPY;
 	if (mpirma_map_user_enabled())
 		q->features |= MPIRMA_FEAT_MAP_USER;
 	q->max_ranks = MPIRMA_MAX_RANKS;
@@ -138,6 +140,10 @@ MEMBER_CMD(win_complete, mpirma_win_complete, struct mpirma_win_sync)
 MEMBER_CMD(win_wait, mpirma_win_wait, struct mpirma_win_sync)
 MEMBER_CMD(msg_send, mpirma_msg_send, struct mpirma_msg)
 MEMBER_CMD(msg_recv, mpirma_msg_recv, struct mpirma_msg)
+MEMBER_CMD(msg_offer, mpirma_msg_offer, struct mpirma_msg_copy)
+MEMBER_CMD(msg_take, mpirma_msg_take, struct mpirma_msg_copy)
+MEMBER_CMD(msg_withdraw, mpirma_msg_withdraw, struct mpirma_msg_copy)
+MEMBER_CMD(msg_help, mpirma_msg_help, struct mpirma_msg_copy)
 
 /**
  * struct mpirma_ioctl_op - one command of the dispatch table
@@ -205,6 +211,10 @@ static const struct mpirma_ioctl_op mpirma_ioctl_ops[] = {
 	IOCTL_OP_NOARG(MPIRMA_IOC_JOB_BARRIER, FD_MEMBER, do_job_barrier),
 	IOCTL_OP(MPIRMA_IOC_MSG_SEND, FD_MEMBER, struct mpirma_msg, do_msg_send),
 	IOCTL_OP(MPIRMA_IOC_MSG_RECV, FD_MEMBER, struct mpirma_msg, do_msg_recv),
+	IOCTL_OP(MPIRMA_IOC_MSG_OFFER, FD_MEMBER, struct mpirma_msg_copy, do_msg_offer),
+	IOCTL_OP(MPIRMA_IOC_MSG_TAKE, FD_MEMBER, struct mpirma_msg_copy, do_msg_take),
+	IOCTL_OP(MPIRMA_IOC_MSG_WITHDRAW, FD_MEMBER, struct mpirma_msg_copy, do_msg_withdraw),
+	IOCTL_OP(MPIRMA_IOC_MSG_HELP, FD_MEMBER, struct mpirma_msg_copy, do_msg_help),
 };
 
 /*
@@ -392,6 +402,7 @@ static int __init mpirma_init(void)
 	ret = mpirma_strategy_param_check();
 	if (ret)
 		goto out_fault;
+	mpirma_copy_init();
 	ret = mpirma_workers_start();
 	if (ret)
 		goto out_fault;

@@ -20,7 +20,8 @@
  *	-> (the atomicity strategy's locks) ; job->windows' xa_lock is taken
  *	alone, for lookups and erasure ; win->regions_rwsem ->
  *	win->region_ids' xa_lock, which mmap() also takes alone inside
- *	mmap_lock (region.c).
+ *	mmap_lock (region.c) ; job->offers' xa_lock is taken alone
+ *	(msg_copy.c).
  * No lock of this module is held while copying from or to user space, except
  * win->regions_rwsem (read side, a sleeping lock that never nests inside
  * mmap_lock).
@@ -99,6 +100,14 @@ struct mpirma_job {
 	struct xarray windows;		/* id -> struct mpirma_win, live windows */
 	struct mpirma_barrier barrier;	/* MPIRMA_IOC_JOB_BARRIER */
 	struct mpirma_mbox *mbox;	/* per rank */
+
+	/*
+	 * One-copy offers (msg_copy.c), id -> struct mpirma_offer; the
+	 * xarray's lock protects each offer's state and is taken alone.
+	 */
+	struct xarray offers;
+	u32 next_offer;			/* xa_alloc_cyclic's cursor */
+	atomic_t *offers_out;		/* per rank: its outstanding offers */
 
 	/* Every wait in the job sleeps here; woken on any state change. */
 	wait_queue_head_t wq;
@@ -367,6 +376,15 @@ void mpirma_mboxes_free(struct mpirma_job *job);
 void mpirma_mboxes_wake(struct mpirma_job *job);
 int mpirma_msg_send(struct mpirma_member *m, struct mpirma_msg *arg);
 int mpirma_msg_recv(struct mpirma_member *m, struct mpirma_msg *arg);
+
+/* msg_copy.c */
+int mpirma_offers_alloc(struct mpirma_job *job);
+void mpirma_offers_drop_rank(struct mpirma_job *job, u32 rank);
+void mpirma_offers_free(struct mpirma_job *job);
+int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg);
+int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg);
+int mpirma_msg_withdraw(struct mpirma_member *m, struct mpirma_msg_copy *arg);
+int mpirma_msg_help(struct mpirma_member *m, struct mpirma_msg_copy *arg);
 
 /* main.c */
 int mpirma_copy_words_in(void *dst, const void __user *src, size_t size);

@@ -27,6 +27,8 @@
 #define SHMQ_RING_MAX	(512U << 10)	/* ... and at most */
 #define SHMQ_FRAG_MAX	(64U << 10)	/* data in one unit, at most */
 #define SHMQ_WIN_CTX	3		/* the window's creation context */
+#define ONECOPY_DEFAULT	(1U << 20)	/* MPIRMA_ONECOPY unset */
+#define ONECOPY_MAX	(1U << 30)
 
 struct shmq_state shmq;
 
@@ -202,6 +204,36 @@ static int shm_agree(int mine, bool *all)
 	return ret;
 }
 
+/*
+ * MPIRMA_ONECOPY: bytes from which a message goes by one copy (0: never).
+ * 1 MiB unless set: below it the offer's system calls and page pinning
+ * cost more than the second copy saves, as measured in QEMU (docs/lib.md,
+ * "One-copy messages"); on hardware, where system calls are cheaper and
+ * large copies run at memory speed, a lower value may pay.
+ */
+static int onecopy_setting(void)
+{
+	const char *v = getenv("MPIRMA_ONECOPY");
+	char *end;
+	unsigned long n;
+
+	shmq.onecopy = 0;
+	if (!(mpirma_proc.query.features & MPIRMA_FEAT_MSG_COPY))
+		return MPI_SUCCESS;
+	if (!v || !*v) {
+		shmq.onecopy = ONECOPY_DEFAULT;
+		return MPI_SUCCESS;
+	}
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (*end || errno || v[0] == '-' || n > ONECOPY_MAX)
+		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_ONECOPY=%s: bytes from "
+				  "which messages go by one copy, 0 (never) "
+				  "to %u", v, ONECOPY_MAX);
+	shmq.onecopy = n;
+	return MPI_SUCCESS;
+}
+
 int mpirma_shmq_setup(void)
 {
 	const char *v = getenv("MPIRMA_SHMQ");
@@ -239,7 +271,7 @@ int mpirma_shmq_setup(void)
 	for (r = 0; r < shmq.n; r++)
 		shmq.next[r] = 1;
 	shmq.on = true;
-	return MPI_SUCCESS;
+	return onecopy_setting();
 }
 
 void mpirma_shmq_teardown(void)

@@ -14,6 +14,14 @@
  * buffers without bound, so a send never waits); the sender then
  * publishes its number (struct shmq_ring.sent).  The receiver takes units
  * in number order from wherever they are, so messages keep their order.
+ *
+ * One copy: a message of at least shmq.onecopy bytes may instead go as a
+ * REC_OFFER unit naming a kernel offer of the sender's pages
+ * (MPIRMA_IOC_MSG_OFFER).  A receive that matches it has the kernel copy
+ * the pages into its buffer (MPIRMA_IOC_MSG_TAKE), saying so before
+ * (struct shmq_ring.taking: the sender then helps it copy,
+ * MPIRMA_IOC_MSG_HELP) and after (.taken); a sender that sees nobody take
+ * it soon withdraws the offer and sends the data as REC_MORE units.
  */
 #ifndef MPIRMA_LIB_SHMQ_H
 #define MPIRMA_LIB_SHMQ_H
@@ -37,11 +45,13 @@ struct shmq_ring {
 	uint64_t sent;		/* number of the last unit sent, ring or kernel */
 	char pad0[SHMQ_LINE - 16];
 	uint64_t head;		/* bytes consumed */
+	uint64_t taking;	/* number of the REC_OFFER unit being taken */
+	uint64_t taken;		/* number of the last REC_OFFER unit taken */
 	uint32_t rx_sleeps;	/* the receiver sleeps: ring its bell */
-	char pad1[SHMQ_LINE - 12];
+	char pad1[SHMQ_LINE - 28];
 };
 
-enum { REC_DATA = 1, REC_FIRST, REC_MORE, REC_PAD };
+enum { REC_DATA = 1, REC_FIRST, REC_MORE, REC_PAD, REC_OFFER };
 
 /* A unit's header; chunk bytes of data follow, in the ring or the kernel. */
 struct shmq_rec {
@@ -51,6 +61,7 @@ struct shmq_rec {
 	uint64_t len;		/* the whole message's length */
 	uint64_t chunk;		/* data bytes in this unit */
 	uint64_t seq;
+	uint64_t offer;		/* REC_OFFER: the kernel's id of the offer */
 };
 
 /* A message out of the rings, received before anyone asked for it. */
@@ -82,6 +93,7 @@ struct shmq_state {
 	uint32_t me;
 	uint64_t ring;		/* bytes of a ring's data, a power of two */
 	uint64_t frag;		/* the most data in one unit */
+	uint64_t onecopy;	/* messages this large go by one copy; 0 never */
 	uint32_t scan;		/* where an any-source look starts */
 	int bells_due;		/* bells rung for this rank, not yet taken */
 	uint64_t *next;		/* per sender: the number of the unit due */

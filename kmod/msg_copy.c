@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One-copy messages: MPIRMA_IOC_MSG_OFFER / _TAKE / _HELP / _WITHDRAW
+ * (mpirma_uapi.h, "DOC: one-copy messages").
+ *
+ * A sender offers the pages of a large message to one receiver; the
+ * receiver's take copies them straight into its own buffer, so the data
+ * crosses memory once instead of twice (into a queue, out of it).  Offered
+ * pages stay pinned, and charged to the sender's RLIMIT_MEMLOCK, until the
+ * offer ends; the receiver's buffer is pinned only while it is copied.
+ *
+ * An offer lives in job->offers, found by id, and moves from OFFERED to
+ * COPYING (a receiver has pinned its buffer and copies) under that
+ * xarray's lock.  Whoever erases it from the xarray (its taker, a
+ * withdrawal, its sender leaving while it is OFFERED) drops the xarray's
+ * reference; a taker and a helper hold their own while they copy, so an
+ * offer being copied survives its sender's departure.
+ *
+ * The copy goes in chunks claimed from a counter: the receiver copies, and
+ * its sender, which waits for the take anyway, may help (MPIRMA_IOC_MSG_HELP)
+ * so that two CPUs share it.  The receiver unpins its buffer only once
+ * every chunk anyone claimed is done.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "copy.h"
+#include "fault.h"
+#include "mpirma.h"
+
+/* A claim of the copy; checks for rescheduling and fatal signals between. */
+#define TAKE_CHUNK	(32 * 1024)
+
+enum offer_state { OFFERED, COPYING };
+
+struct mpirma_offer {
+	struct kref ref;		/* the xarray's, and one per copier */
+	struct mpirma_job *job;
+	enum offer_state state;		/* under job->offers' lock */
+	u32 owner;			/* the offering rank */
+	u32 peer;			/* the only rank that may take it */
+	unsigned int offset;		/* of the data in pages[0] */
+	u64 len;
+	unsigned long span;		/* pages the data spans, charged to @mm */
+	unsigned long npages;		/* of them pinned so far */
+	struct page **pages;
+	struct mm_struct *mm;		/* held with mmgrab once charged */
+
+	/* COPYING: set by the taker before it publishes the state */
+	struct page **dst;		/* the receiver's pinned pages */
+	unsigned int doff;		/* of its buffer in dst[0] */
+	u64 n;				/* bytes to copy */
+	u32 nchunks;
+	atomic_t next_chunk;		/* the next chunk to claim */
+	atomic_t chunks_done;		/* woken with wake_up_var() */
+};
+
+static unsigned long span_pages(u64 addr, u64 len)
+{
+	return ((addr + len - 1) >> PAGE_SHIFT) - (addr >> PAGE_SHIFT) + 1;
+}
+
+/* The last reference: unpins and frees @o; its sender's count drops. */
+static void offer_release(struct kref *ref)
+{
+	struct mpirma_offer *o = container_of(ref, struct mpirma_offer, ref);
+
+	if (o->npages) {
+		unpin_user_pages(o->pages, o->npages);
+		atomic_long_sub(o->npages, &mpirma_pages_pinned);
+	}
+	if (o->mm) {
+		mpirma_uncharge(o->mm, o->span);
+		mmdrop(o->mm);
+	}
+	atomic_dec(&o->job->offers_out[o->owner]);
+	kvfree(o->pages);
+	kfree(o);
+}
+
+static void offer_put(struct mpirma_offer *o)
+{
+	kref_put(&o->ref, offer_release);
+}
+
+int mpirma_offers_alloc(struct mpirma_job *job)
+{
+	xa_init_flags(&job->offers, XA_FLAGS_ALLOC1);
+	job->offers_out = MPIRMA_FAULT_POINT(NULL, kcalloc(job->nranks, sizeof(*job->offers_out),
+							   GFP_KERNEL));
+	return job->offers_out ? 0 : -ENOMEM;
+}
+
+/* Ends @rank's offers that nobody is taking: its member has gone. */
+void mpirma_offers_drop_rank(struct mpirma_job *job, u32 rank)
+{
+	struct mpirma_offer *o;
+	unsigned long id;
+
+	xa_for_each(&job->offers, id, o) {
+		xa_lock(&job->offers);
+		o = xa_load(&job->offers, id);
+		if (o && o->owner == rank && o->state == OFFERED)
+			__xa_erase(&job->offers, id);
+		else
+			o = NULL;
+		xa_unlock(&job->offers);
+		if (o)
+			offer_put(o);
+	}
+}
+
+void mpirma_offers_free(struct mpirma_job *job)
+{
+	struct mpirma_offer *o;
+	unsigned long id;
+
+	if (!job->offers_out)
+		return;
+	/* No member is left, so nobody is taking any. */
+	xa_for_each(&job->offers, id, o) {
+		xa_erase(&job->offers, id);
+		offer_put(o);
+	}
+	xa_destroy(&job->offers);
+	kfree(job->offers_out);
+}
+
+/*
+ * Pins @n pages from @addr into @pages (@write: for the receiver's copy),
+ * counting them in *@done as they come.  0 or -errno.
+ */
+static int pin_range(u64 addr, unsigned long n, bool write, struct page **pages,
+		     unsigned long *done)
+{
+	unsigned long first = addr >> PAGE_SHIFT;
+	int ret;
+
+	while (*done < n) {
+		int chunk = min_t(unsigned long, n - *done, 512);
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = MPIRMA_FAULT_POINT(-ENOMEM,
+					 pin_user_pages_fast((first + *done) << PAGE_SHIFT, chunk,
+							     write ? FOLL_WRITE : 0,
+							     pages + *done));
+		if (ret <= 0)
+			return ret ? ret : -EFAULT;
+		*done += ret;
+		atomic_long_add(ret, &mpirma_pages_pinned);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void unpin_range(struct page **pages, unsigned long n, bool dirty)
+{
+	if (!n)
+		return;
+	unpin_user_pages_dirty_lock(pages, n, dirty);
+	atomic_long_sub(n, &mpirma_pages_pinned);
+}
+
+static int check_range(u64 buf, u64 len)
+{
+	u64 end;
+
+	if (check_add_overflow(buf, len, &end) || end > TASK_SIZE_MAX)
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * mpirma_msg_offer - MPIRMA_IOC_MSG_OFFER
+ * @m: the sender
+ * @arg: its arguments; id is filled in
+ *
+ * Return: 0, -EINVAL, -ENXIO, -EOWNERDEAD, -ENOSPC, -EFAULT, -ENOMEM, -EINTR.
+ */
+int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
+{
+	struct mpirma_job *job = m->job;
+	struct mpirma_offer *o;
+	u32 id;
+	int ret;
+
+	if (arg->flags || arg->reserved || arg->copied || arg->msg_len || arg->id)
+		return -EINVAL;
+	if (!arg->len || arg->len > MPIRMA_MSG_COPY_MAX)
+		return -EINVAL;
+	if (arg->peer >= job->nranks)
+		return -ENXIO;
+	if (mpirma_rank_gone(job, arg->peer))
+		return -EOWNERDEAD;
+	ret = check_range(arg->buf, arg->len);
+	if (ret)
+		return ret;
+	if (atomic_inc_return(&job->offers_out[m->rank]) > MPIRMA_MAX_OFFERS) {
+		atomic_dec(&job->offers_out[m->rank]);
+		return -ENOSPC;
+	}
+
+	o = MPIRMA_FAULT_POINT(NULL, kzalloc(sizeof(*o), GFP_KERNEL_ACCOUNT));
+	if (!o) {
+		atomic_dec(&job->offers_out[m->rank]);
+		return -ENOMEM;
+	}
+	kref_init(&o->ref);
+	o->job = job;
+	o->owner = m->rank;
+	o->peer = arg->peer;
+	o->len = arg->len;
+	o->offset = offset_in_page(arg->buf);
+	o->span = span_pages(arg->buf, arg->len);
+	/* From here on offer_put() undoes whatever has been done. */
+	ret = -ENOMEM;
+	o->pages = MPIRMA_FAULT_POINT(NULL, kvmalloc_array(o->span, sizeof(*o->pages),
+							   GFP_KERNEL_ACCOUNT));
+	if (!o->pages)
+		goto out_free_offer;
+	ret = mpirma_charge(current->mm, o->span);
+	if (ret)
+		goto out_free_offer;
+	o->mm = current->mm;
+	mmgrab(o->mm);
+	ret = pin_range(arg->buf, o->span, false, o->pages, &o->npages);
+	if (ret)
+		goto out_free_offer;
+	ret = MPIRMA_FAULT_POINT(-ENOMEM,
+				 xa_alloc_cyclic(&job->offers, &id, o, xa_limit_31b,
+						 &job->next_offer, GFP_KERNEL_ACCOUNT));
+	if (ret < 0)
+		goto out_free_offer;
+	arg->id = id;
+	return 0;
+
+out_free_offer:
+	offer_put(o);
+	return ret;
+}
+
+/* Copies chunk @i of @o, which is COPYING. */
+static void copy_chunk(const struct mpirma_offer *o, u32 i)
+{
+	u64 pos = (u64)i * TAKE_CHUNK, end = min(o->n, pos + TAKE_CHUNK);
+
+	mpirma_copy_begin();
+	while (pos < end) {
+		u64 s = o->offset + pos, d = o->doff + pos;
+		size_t piece = min3(PAGE_SIZE - offset_in_page(s), PAGE_SIZE - offset_in_page(d),
+				    (size_t)(end - pos));
+		const char *from = kmap_local_page(o->pages[s >> PAGE_SHIFT]);
+		char *to = kmap_local_page(o->dst[d >> PAGE_SHIFT]);
+
+		mpirma_copy(to + offset_in_page(d), from + offset_in_page(s), piece);
+		kunmap_local(to);
+		kunmap_local(from);
+		pos += piece;
+	}
+	mpirma_copy_end();
+}
+
+/*
+ * Claims and copies chunks of @o until none is left, or a fatal signal
+ * comes (-EINTR).
+ */
+static int copy_chunks(struct mpirma_offer *o)
+{
+	u32 i;
+
+	while ((i = atomic_inc_return(&o->next_chunk) - 1) < o->nchunks) {
+		copy_chunk(o, i);
+		atomic_inc(&o->chunks_done);
+		wake_up_var(&o->chunks_done);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Offer @id of @owner to the caller (@peer), OFFERED, with a reference
+ * for the caller; NULL when there is none.
+ */
+static struct mpirma_offer *offer_get(struct mpirma_job *job, u64 id, u32 owner, u32 peer)
+{
+	struct mpirma_offer *o;
+
+	xa_lock(&job->offers);
+	o = xa_load(&job->offers, id);
+	if (o && o->owner == owner && o->peer == peer && o->state == OFFERED)
+		kref_get(&o->ref);
+	else
+		o = NULL;
+	xa_unlock(&job->offers);
+	return o;
+}
+
+/*
+ * The taker's pinned buffer into @o and @o into COPYING, unless it was
+ * withdrawn meanwhile (false).
+ */
+static bool offer_start_copy(struct mpirma_offer *o, u64 id, struct page **dst,
+			     unsigned int doff, u64 n)
+{
+	struct mpirma_job *job = o->job;
+	bool ok;
+
+	o->dst = dst;
+	o->doff = doff;
+	o->n = n;
+	o->nchunks = DIV_ROUND_UP(n, TAKE_CHUNK);
+	atomic_set(&o->next_chunk, 0);
+	atomic_set(&o->chunks_done, 0);
+	xa_lock(&job->offers);
+	ok = xa_load(&job->offers, id) == o && o->state == OFFERED;
+	if (ok)
+		o->state = COPYING;
+	xa_unlock(&job->offers);
+	return ok;
+}
+
+/**
+ * mpirma_msg_take - MPIRMA_IOC_MSG_TAKE
+ * @m: the receiver
+ * @arg: its arguments; copied and msg_len are filled in
+ *
+ * Return: 0, -EINVAL, -ENXIO, -ENOENT, -EFAULT, -ENOMEM, -EINTR.
+ */
+int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
+{
+	struct mpirma_job *job = m->job;
+	unsigned long npages = 0, pinned = 0;
+	struct page **dst = NULL;
+	struct mpirma_offer *o;
+	bool pinned_dirty = false;
+	u32 claimed;
+	u64 n;
+	int ret;
+
+	if (arg->flags || arg->reserved || arg->copied || arg->msg_len)
+		return -EINVAL;
+	if (arg->peer >= job->nranks)
+		return -ENXIO;
+	ret = check_range(arg->buf, arg->len);
+	if (ret)
+		return ret;
+	if (arg->id > INT_MAX)
+		return -ENOENT;
+	o = offer_get(job, arg->id, arg->peer, m->rank);
+	if (!o)
+		return -ENOENT;
+
+	n = min(arg->len, o->len);
+	if (n) {
+		npages = span_pages(arg->buf, n);
+		dst = MPIRMA_FAULT_POINT(NULL, kvmalloc_array(npages, sizeof(*dst), GFP_KERNEL));
+		ret = dst ? pin_range(arg->buf, npages, true, dst, &pinned) : -ENOMEM;
+		if (ret) {
+			/* The offer stays as it was. */
+			ret = ret == -EINTR || ret == -ENOMEM ? ret : -EFAULT;
+			goto out_unpin;
+		}
+	}
+	if (!offer_start_copy(o, arg->id, dst, offset_in_page(arg->buf), n)) {
+		ret = -ENOENT;
+		goto out_unpin;
+	}
+	ret = copy_chunks(o);
+	pinned_dirty = true;
+	/* Stop the helpers (after a signal), then wait for what they claimed. */
+	claimed = min_t(u32, atomic_xchg(&o->next_chunk, o->nchunks), o->nchunks);
+	wait_var_event(&o->chunks_done, atomic_read(&o->chunks_done) >= claimed);
+	arg->copied = ret ? 0 : n;
+	arg->msg_len = o->len;
+	xa_erase(&job->offers, arg->id);
+	offer_put(o);		/* the xarray's */
+out_unpin:
+	unpin_range(dst, pinned, pinned_dirty);
+	kvfree(dst);
+	offer_put(o);
+	return ret;
+}
+
+/**
+ * mpirma_msg_help - MPIRMA_IOC_MSG_HELP
+ * @m: the sender
+ * @arg: its arguments
+ *
+ * Return: 0 once no chunk of the copy is left to claim, -EINVAL, -ENOENT
+ * (not being copied: not yet, or no more), -EINTR.
+ */
+int mpirma_msg_help(struct mpirma_member *m, struct mpirma_msg_copy *arg)
+{
+	struct mpirma_job *job = m->job;
+	struct mpirma_offer *o;
+	int ret;
+
+	if (arg->flags || arg->reserved || arg->peer || arg->buf || arg->len ||
+	    arg->copied || arg->msg_len)
+		return -EINVAL;
+	if (arg->id > INT_MAX)
+		return -ENOENT;
+	xa_lock(&job->offers);
+	o = xa_load(&job->offers, arg->id);
+	if (o && o->owner == m->rank && o->state == COPYING)
+		kref_get(&o->ref);
+	else
+		o = NULL;
+	xa_unlock(&job->offers);
+	if (!o)
+		return -ENOENT;
+	ret = copy_chunks(o);
+	offer_put(o);
+	return ret;
+}
+
+/**
+ * mpirma_msg_withdraw - MPIRMA_IOC_MSG_WITHDRAW
+ * @m: the sender
+ * @arg: its arguments
+ *
+ * Return: 0, -EINVAL, -ENOENT, -EBUSY.
+ */
+int mpirma_msg_withdraw(struct mpirma_member *m, struct mpirma_msg_copy *arg)
+{
+	struct mpirma_job *job = m->job;
+	struct mpirma_offer *o;
+	int ret = 0;
+
+	if (arg->flags || arg->reserved || arg->peer || arg->buf || arg->len ||
+	    arg->copied || arg->msg_len)
+		return -EINVAL;
+	if (arg->id > INT_MAX)
+		return -ENOENT;
+
+	xa_lock(&job->offers);
+	o = xa_load(&job->offers, arg->id);
+	if (!o || o->owner != m->rank)
+		ret = -ENOENT;
+	else if (o->state == COPYING)
+		ret = -EBUSY;
+	else
+		__xa_erase(&job->offers, arg->id);
+	xa_unlock(&job->offers);
+	if (!ret)
+		offer_put(o);
+	return ret;
+}
