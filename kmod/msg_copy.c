@@ -284,17 +284,21 @@ static int copy_chunks(struct mpirma_offer *o)
 	return 0;
 }
 
+#define ANY_PEER	U32_MAX
+
 /*
- * Offer @id of @owner to the caller (@peer), OFFERED, with a reference
+ * Offer @id of @owner to @peer (or ANY_PEER) in @state, with a reference
  * for the caller; NULL when there is none.
  */
-static struct mpirma_offer *offer_get(struct mpirma_job *job, u64 id, u32 owner, u32 peer)
+static struct mpirma_offer *offer_get(struct mpirma_job *job, u64 id, u32 owner, u32 peer,
+				      enum offer_state state)
 {
 	struct mpirma_offer *o;
 
 	xa_lock(&job->offers);
 	o = xa_load(&job->offers, id);
-	if (o && o->owner == owner && o->peer == peer && o->state == OFFERED)
+	if (o && o->owner == owner && (peer == ANY_PEER || o->peer == peer) &&
+	    o->state == state)
 		kref_get(&o->ref);
 	else
 		o = NULL;
@@ -353,7 +357,7 @@ int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 		return ret;
 	if (arg->id > INT_MAX)
 		return -ENOENT;
-	o = offer_get(job, arg->id, arg->peer, m->rank);
+	o = offer_get(job, arg->id, arg->peer, m->rank, OFFERED);
 	if (!o)
 		return -ENOENT;
 
@@ -388,6 +392,15 @@ out_unpin:
 	return ret;
 }
 
+/* HELP's and WITHDRAW's arguments: an id, and nothing else. */
+static int sender_arg_check(const struct mpirma_msg_copy *arg)
+{
+	if (arg->flags || arg->reserved || arg->peer || arg->buf || arg->len ||
+	    arg->copied || arg->msg_len)
+		return -EINVAL;
+	return arg->id > INT_MAX ? -ENOENT : 0;
+}
+
 /**
  * mpirma_msg_help - MPIRMA_IOC_MSG_HELP
  * @m: the sender
@@ -398,22 +411,12 @@ out_unpin:
  */
 int mpirma_msg_help(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 {
-	struct mpirma_job *job = m->job;
 	struct mpirma_offer *o;
-	int ret;
+	int ret = sender_arg_check(arg);
 
-	if (arg->flags || arg->reserved || arg->peer || arg->buf || arg->len ||
-	    arg->copied || arg->msg_len)
-		return -EINVAL;
-	if (arg->id > INT_MAX)
-		return -ENOENT;
-	xa_lock(&job->offers);
-	o = xa_load(&job->offers, arg->id);
-	if (o && o->owner == m->rank && o->state == COPYING)
-		kref_get(&o->ref);
-	else
-		o = NULL;
-	xa_unlock(&job->offers);
+	if (ret)
+		return ret;
+	o = offer_get(m->job, arg->id, m->rank, ANY_PEER, COPYING);
 	if (!o)
 		return -ENOENT;
 	ret = copy_chunks(o);
@@ -432,14 +435,10 @@ int mpirma_msg_withdraw(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 {
 	struct mpirma_job *job = m->job;
 	struct mpirma_offer *o;
-	int ret = 0;
+	int ret = sender_arg_check(arg);
 
-	if (arg->flags || arg->reserved || arg->peer || arg->buf || arg->len ||
-	    arg->copied || arg->msg_len)
-		return -EINVAL;
-	if (arg->id > INT_MAX)
-		return -ENOENT;
-
+	if (ret)
+		return ret;
 	xa_lock(&job->offers);
 	o = xa_load(&job->offers, arg->id);
 	if (!o || o->owner != m->rank)
