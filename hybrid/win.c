@@ -25,8 +25,8 @@
 #include "waits.h"
 #include "win.h"
 
-/* The engine's windows; hy.lock. */
-struct hy_win *hy_wins;
+/* The engine's windows (win.h); hy.lock. */
+struct hy_win *hy_win_table[HY_WIN_BUCKETS];
 
 /* Tag of the engine communicators made for windows (creation is collective,
  * so calls on overlapping communicators come in one order everywhere). */
@@ -246,8 +246,8 @@ out_agree:
 	w->size = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : a->size;
 	w->disp_unit = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
 	hy_lock();
-	w->next = hy_wins;
-	hy_wins = w;
+	w->next = *hy_win_bucket(w->host);
+	*hy_win_bucket(w->host) = w;
 	hy_unlock();
 	*win = w->host;
 	return MPI_SUCCESS;
@@ -357,7 +357,7 @@ static int win_drop(struct hy_win *w, bool *gone)
 	*gone = w->inner == MPII_WIN_NULL;
 	if (!*gone)
 		return ret;
-	for (p = &hy_wins; *p != w; p = &(*p)->next)
+	for (p = hy_win_bucket(w->host); *p != w; p = &(*p)->next)
 		;
 	*p = w->next;
 	win_release(w);

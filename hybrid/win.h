@@ -5,19 +5,33 @@
 #ifndef MPIRMA_HYBRID_WIN_H
 #define MPIRMA_HYBRID_WIN_H
 
+#include <stdint.h>
+
 #include "errors.h"
 #include "hybrid.h"
 #include "span.h"
 
 /*
- * hybrid/win.c: the window table, newest first.  Call with hy.lock held.
- * Inline, as every call on a window starts here.
+ * hybrid/win.c: the window table, chains of windows by their host
+ * handle's hash, newest first, so that finding one costs the same with
+ * hundreds of windows (Global Arrays) as with one.  Call with hy.lock
+ * held.  Inline, as every call on a window starts here.
  */
-extern struct hy_win *hy_wins;
+#define HY_WIN_BUCKETS	256
+
+extern struct hy_win *hy_win_table[HY_WIN_BUCKETS];
+
+/* Open MPI's handles are pointers, MPICH's integers: both hash. */
+static inline struct hy_win **hy_win_bucket(MPI_Win win)
+{
+	uint64_t h = (uint64_t)(uintptr_t)win * 0x9e3779b97f4a7c15ULL;
+
+	return &hy_win_table[h >> 56];
+}
 
 static inline struct hy_win *hy_win_find(MPI_Win win)
 {
-	for (struct hy_win *w = hy_wins; w; w = w->next)
+	for (struct hy_win *w = *hy_win_bucket(win); w; w = w->next)
 		if (w->host == win)
 			return w;
 	return NULL;
