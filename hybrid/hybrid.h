@@ -52,6 +52,21 @@
 #define HY_HOST_NAME "host"
 #endif
 
+/*
+ * Do the host's blocking waits spin without yielding on a node with more
+ * ranks than CPUs?  MPICH's do (a barrier of 4 ranks on 2 CPUs in the VM:
+ * 16 ms); Open MPI's yield once its launcher knows the node is
+ * oversubscribed (240 us), and the layer's own polls and yields on top
+ * made them 2-4x slower (barrier 550 us, a fence at two logical nodes
+ * 890 us against 240).  Only where the host spins do the layer's waits
+ * yield by default (hy.yield).
+ */
+#ifdef OPEN_MPI
+#define HY_HOST_SPINS false
+#else
+#define HY_HOST_SPINS true
+#endif
+
 /**
  * struct hy_state - the process's view of the job
  * @active: mpirma serves this process (module present, node job joined)
@@ -79,8 +94,8 @@
  *	MPI_TAG_UB (agent.c)
  * @yield: the job's waits in the host poll and yield the CPU between
  *	polls (waits.c; the same on every rank, as it picks the host's
- *	nonblocking collective over the blocking one): some real node has
- *	more ranks than the CPUs
+ *	nonblocking collective over the blocking one): the host spins in its
+ *	waits (HY_HOST_SPINS) and some real node has more ranks than the CPUs
  *	they may run on between them (the union of their affinity masks, not
  *	one rank's, which a launcher binding each rank to a core makes one
  *	CPU; MPIRMA_YIELD overrides), and MPICH's own blocking calls
@@ -215,7 +230,7 @@ struct hy_span {
  * @flavor, @model, @base, @size, @disp_unit: the values MPI_Win_get_attr
  *	reports (the host window's own would describe an empty window)
  * @span: the remote side when the window spans nodes, else NULL
- * @next: the table's list
+ * @next: the next window of its hy_win_table chain (win.h)
  */
 struct hy_win {
 	MPI_Win host;
