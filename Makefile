@@ -877,11 +877,12 @@ bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 # put, get, accumulates, fetch_and_op, compare_and_swap, bandwidth, each
 # synchronization, datatype and window flavor, a put while the target
 # computes), the same three builds, on 2 ranks and 2 vCPUs, mpirma beside
-# both hosts alone and under the layer at 1 and 2 logical nodes, one
-# launch of each in one boot of its own (bench/osu-run; table and plot:
-# bench/osu-summary).  BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w
-# allocate); BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the
-# launches of each.
+# both hosts alone and under the layer at 1 and 2 logical nodes, two
+# launches of each (one runs every shape) in one boot of its own, about
+# 17 minutes (bench/osu-run; table and plot: bench/osu-summary).
+# BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w allocate);
+# BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the launches of
+# each.
 OSU_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/osu_bench-mpirma)
 OSU_BENCH_PEERS := $(BENCH_DIR)/osu_bench-openmpi $(BENCH_DIR)/osu_bench-mpich
 BENCH_OSU_VM_ARGS ?= --cpus 2 --timeout 3600
