@@ -950,7 +950,7 @@ static void usage(FILE *f)
 		"  -w, --flavors LIST  allocate,create,dynamic (default all)\n"
 		"  -m, --sizes LIST    bytes per operation, multiples of 8 up to 1M, K/M suffix\n"
 		"                      (default 8,64,256,1K,4K,8K,16K); busy_put: the first, last\n"
-		"  -t, --time S        seconds per round (default 0.05)\n"
+		"  -t, --time S        seconds per round (default 0.035)\n"
 		"  -r, --rounds R      rounds per row, 1 to %d (default 3)\n"
 		"  -q, --quick         smoke test: sizes 8,4K, 0.002 s, 2 rounds\n"
 		"      --impl NAME     the CSV's impl column (default: from the library version)\n"
@@ -1100,7 +1100,7 @@ static void parse_options(int argc, char **argv)
 	if (!opt.nsizes)
 		for_each_item("--sizes", quick ? "8,4K" : "8,64,256,1K,4K,8K,16K", add_size);
 	if (!have_t)
-		opt.time = quick ? 0.002 : 0.05;
+		opt.time = quick ? 0.002 : 0.035;
 	if (!have_r)
 		opt.rounds = quick ? 2 : 3;
 }
