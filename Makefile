@@ -273,6 +273,8 @@ help:
 	@echo "make faults       fault injection, random kill -9, reload tests in the VM"
 	@echo "make faults-long  the same, 100 reloads and 25 kill rounds per variant"
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
+	@echo "make bench-msg    messages and collectives, each MPI alone and with the layer"
+	@echo "make bench-osu    the OSU one-sided benchmarks' shapes, each MPI alone and with the layer"
 	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
 	@echo "make check-apps   NWChem DFT and CCSD under both hosts with the layer, in the VM"
 	@echo "make bench-apps   NWChem time to solution, each host alone and with the layer"
@@ -871,11 +873,45 @@ bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 		$(BENCH_MSG_ARGS) | tee $(BENCH_DIR)/msg-run.log
 	bench/msg-summary $(BENCH_DIR) | tee $(BENCH_DIR)/msg-results.txt
 
+# The OSU Micro-Benchmarks' one-sided call sequences (bench/osu_bench.c:
+# put, get, accumulates, fetch_and_op, compare_and_swap, bandwidth, each
+# synchronization, datatype and window flavor, a put while the target
+# computes), the same three builds, on 2 ranks and 2 vCPUs, mpirma beside
+# both hosts alone and under the layer at 1 and 2 logical nodes, three
+# launches of each (one runs every shape) in one boot of its own, about
+# 18 minutes (bench/osu-run; table and plot: bench/osu-summary).
+# BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w allocate);
+# BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the launches of
+# each.
+OSU_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/osu_bench-mpirma)
+OSU_BENCH_PEERS := $(BENCH_DIR)/osu_bench-openmpi $(BENCH_DIR)/osu_bench-mpich
+BENCH_OSU_VM_ARGS ?= --cpus 2 --timeout 3600
+BENCH_OSU_ARGS ?=
+BENCH_OSU_IMPLS ?=
+BENCH_OSU_REPEAT ?=
+SCRIPTS += bench/osu-run bench/osu-summary
+
+userspace: $(OSU_BENCH)
+
+.PHONY: bench-osu bench-osu-run
+bench-osu: bench-deps
+	$(MAKE) all
+	$(MAKE) bench-osu-run
+
+bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
+	@rm -f $(BENCH_DIR)/osu.csv
+	$(VM) $(BENCH_OSU_VM_ARGS) \
+		$(if $(BENCH_OSU_IMPLS),-e 'BENCH_OSU_IMPLS=$(BENCH_OSU_IMPLS)') \
+		$(if $(BENCH_OSU_REPEAT),-e BENCH_OSU_REPEAT=$(BENCH_OSU_REPEAT)) \
+		-- bench/osu-run -o $(BENCH_DIR) $(BENCH_OSU_ARGS) | tee $(BENCH_DIR)/osu-run.log
+	bench/osu-summary $(BENCH_DIR) | tee $(BENCH_DIR)/osu-results.txt
+
 .PHONY: bench bench-deps bench-run
 bench: bench-deps
 	$(MAKE) all
 	$(MAKE) bench-run
 	$(MAKE) bench-msg-run
+	$(MAKE) bench-osu-run
 
 bench-deps:
 	@tools/mpirma-deps --bench
