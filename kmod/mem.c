@@ -84,14 +84,63 @@ static int mem_vmap(struct mpirma_mem *mem)
 	return mem->vaddr ? 0 : -ENOMEM;
 }
 
+/**
+ * mpirma_pin_range - pin user pages, counting them in pages_pinned
+ * @addr: the first page's address (its offset in the page is ignored)
+ * @n: pages to pin
+ * @gup_flags: FOLL_* for pin_user_pages_fast()
+ * @pages: where the pages go
+ * @done: pages pinned so far, advanced as they come (what to unpin on error)
+ *
+ * Return: 0, or -EFAULT / -ENOMEM / -EINTR (a fatal signal).
+ */
+int mpirma_pin_range(u64 addr, unsigned long n, unsigned int gup_flags,
+		     struct page **pages, unsigned long *done)
+{
+	unsigned long first = addr >> PAGE_SHIFT;
+	int ret;
+
+	while (*done < n) {
+		int chunk = min_t(unsigned long, n - *done, 512);
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		ret = MPIRMA_FAULT_POINT(-ENOMEM,
+					 pin_user_pages_fast((first + *done) << PAGE_SHIFT, chunk,
+							     gup_flags, pages + *done));
+		if (ret <= 0)
+			return ret ? ret : -EFAULT;
+		*done += ret;
+		atomic_long_add(ret, &mpirma_pages_pinned);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Unpins what mpirma_pin_range() pinned; @dirty: the kernel wrote them. */
+void mpirma_unpin_range(struct page **pages, unsigned long n, bool dirty)
+{
+	if (!n)
+		return;
+	unpin_user_pages_dirty_lock(pages, n, dirty);
+	atomic_long_sub(n, &mpirma_pages_pinned);
+}
+
+/* Is [@base, @base + @length) inside user space?  0 or -EFAULT. */
+int mpirma_user_range_check(u64 base, u64 length, u64 *end)
+{
+	if (check_add_overflow(base, length, end) || *end > TASK_SIZE_MAX)
+		return -EFAULT;
+	return 0;
+}
+
 static void mem_release_pages(struct mpirma_mem *mem)
 {
 	unsigned long i;
 
 	if (mem->pinned) {
 		/* The kernel may have written any of them. */
-		unpin_user_pages_dirty_lock(mem->pages, mem->npages, true);
-		atomic_long_sub(mem->npages, &mpirma_pages_pinned);
+		mpirma_unpin_range(mem->pages, mem->npages, true);
 		if (mem->mm) {
 			mpirma_uncharge(mem->mm, mem->charged);
 			mmdrop(mem->mm);
@@ -136,7 +185,7 @@ struct mpirma_mem *mpirma_mem_pin(u64 base, u64 length)
 	u64 end;
 	int ret;
 
-	if (check_add_overflow(base, length, &end) || end > TASK_SIZE_MAX)
+	if (mpirma_user_range_check(base, length, &end))
 		return ERR_PTR(-EFAULT);
 	first = base >> PAGE_SHIFT;
 	last = length ? (end - 1) >> PAGE_SHIFT : first - 1;
@@ -155,25 +204,9 @@ struct mpirma_mem *mpirma_mem_pin(u64 base, u64 length)
 	mmgrab(mem->mm);
 	mem->charged = npages;
 
-	while (done < npages) {
-		int chunk = min_t(unsigned long, npages - done, 512);
-
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto out_unpin;
-		}
-		ret = MPIRMA_FAULT_POINT(-ENOMEM,
-					 pin_user_pages_fast((first + done) << PAGE_SHIFT, chunk,
-							     FOLL_WRITE | FOLL_LONGTERM,
-							     mem->pages + done));
-		if (ret <= 0) {
-			ret = ret ? ret : -EFAULT;
-			goto out_unpin;
-		}
-		done += ret;
-		atomic_long_add(ret, &mpirma_pages_pinned);
-		cond_resched();
-	}
+	ret = mpirma_pin_range(base, npages, FOLL_WRITE | FOLL_LONGTERM, mem->pages, &done);
+	if (ret)
+		goto out_unpin;
 	mem->npages = npages;
 	ret = mem_vmap(mem);
 	if (ret)

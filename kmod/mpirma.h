@@ -339,6 +339,10 @@ int mpirma_win_mmap(struct mpirma_member *m, struct vm_area_struct *vma);
 
 /* mem.c */
 int mpirma_charge(struct mm_struct *mm, unsigned long npages);
+int mpirma_pin_range(u64 addr, unsigned long n, unsigned int gup_flags,
+		     struct page **pages, unsigned long *done);
+void mpirma_unpin_range(struct page **pages, unsigned long n, bool dirty);
+int mpirma_user_range_check(u64 base, u64 length, u64 *end);
 void mpirma_uncharge(struct mm_struct *mm, unsigned long npages);
 struct mpirma_mem *mpirma_mem_pin(u64 base, u64 length);
 struct mpirma_mem *mpirma_mem_alloc(unsigned long npages, const int *nodes,

@@ -69,10 +69,7 @@ static void offer_release(struct kref *ref)
 {
 	struct mpirma_offer *o = container_of(ref, struct mpirma_offer, ref);
 
-	if (o->npages) {
-		unpin_user_pages(o->pages, o->npages);
-		atomic_long_sub(o->npages, &mpirma_pages_pinned);
-	}
+	mpirma_unpin_range(o->pages, o->npages, false);
 	if (o->mm) {
 		mpirma_uncharge(o->mm, o->span);
 		mmdrop(o->mm);
@@ -130,51 +127,6 @@ void mpirma_offers_free(struct mpirma_job *job)
 	kfree(job->offers_out);
 }
 
-/*
- * Pins @n pages from @addr into @pages (@write: for the receiver's copy),
- * counting them in *@done as they come.  0 or -errno.
- */
-static int pin_range(u64 addr, unsigned long n, bool write, struct page **pages,
-		     unsigned long *done)
-{
-	unsigned long first = addr >> PAGE_SHIFT;
-	int ret;
-
-	while (*done < n) {
-		int chunk = min_t(unsigned long, n - *done, 512);
-
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		ret = MPIRMA_FAULT_POINT(-ENOMEM,
-					 pin_user_pages_fast((first + *done) << PAGE_SHIFT, chunk,
-							     write ? FOLL_WRITE : 0,
-							     pages + *done));
-		if (ret <= 0)
-			return ret ? ret : -EFAULT;
-		*done += ret;
-		atomic_long_add(ret, &mpirma_pages_pinned);
-		cond_resched();
-	}
-	return 0;
-}
-
-static void unpin_range(struct page **pages, unsigned long n, bool dirty)
-{
-	if (!n)
-		return;
-	unpin_user_pages_dirty_lock(pages, n, dirty);
-	atomic_long_sub(n, &mpirma_pages_pinned);
-}
-
-static int check_range(u64 buf, u64 len)
-{
-	u64 end;
-
-	if (check_add_overflow(buf, len, &end) || end > TASK_SIZE_MAX)
-		return -EFAULT;
-	return 0;
-}
-
 /**
  * mpirma_msg_offer - MPIRMA_IOC_MSG_OFFER
  * @m: the sender
@@ -186,6 +138,7 @@ int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 {
 	struct mpirma_job *job = m->job;
 	struct mpirma_offer *o;
+	u64 end;
 	u32 id;
 	int ret;
 
@@ -197,7 +150,7 @@ int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 		return -ENXIO;
 	if (mpirma_rank_gone(job, arg->peer))
 		return -EOWNERDEAD;
-	ret = check_range(arg->buf, arg->len);
+	ret = mpirma_user_range_check(arg->buf, arg->len, &end);
 	if (ret)
 		return ret;
 	if (atomic_inc_return(&job->offers_out[m->rank]) > MPIRMA_MAX_OFFERS) {
@@ -228,7 +181,7 @@ int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 		goto out_free_offer;
 	o->mm = current->mm;
 	mmgrab(o->mm);
-	ret = pin_range(arg->buf, o->span, false, o->pages, &o->npages);
+	ret = mpirma_pin_range(arg->buf, o->span, 0, o->pages, &o->npages);
 	if (ret)
 		goto out_free_offer;
 	ret = MPIRMA_FAULT_POINT(-ENOMEM,
@@ -345,14 +298,14 @@ int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	struct mpirma_offer *o;
 	bool pinned_dirty = false;
 	u32 claimed;
-	u64 n;
+	u64 n, end;
 	int ret;
 
 	if (arg->flags || arg->reserved || arg->copied || arg->msg_len)
 		return -EINVAL;
 	if (arg->peer >= job->nranks)
 		return -ENXIO;
-	ret = check_range(arg->buf, arg->len);
+	ret = mpirma_user_range_check(arg->buf, arg->len, &end);
 	if (ret)
 		return ret;
 	if (arg->id > INT_MAX)
@@ -365,7 +318,7 @@ int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	if (n) {
 		npages = span_pages(arg->buf, n);
 		dst = MPIRMA_FAULT_POINT(NULL, kvmalloc_array(npages, sizeof(*dst), GFP_KERNEL));
-		ret = dst ? pin_range(arg->buf, npages, true, dst, &pinned) : -ENOMEM;
+		ret = dst ? mpirma_pin_range(arg->buf, npages, FOLL_WRITE, dst, &pinned) : -ENOMEM;
 		if (ret) {
 			/* The offer stays as it was. */
 			ret = ret == -EINTR || ret == -ENOMEM ? ret : -EFAULT;
@@ -386,7 +339,7 @@ int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	xa_erase(&job->offers, arg->id);
 	offer_put(o);		/* the xarray's */
 out_unpin:
-	unpin_range(dst, pinned, pinned_dirty);
+	mpirma_unpin_range(dst, pinned, pinned_dirty);
 	kvfree(dst);
 	offer_put(o);
 	return ret;

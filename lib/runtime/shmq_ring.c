@@ -191,11 +191,12 @@ static void offer_help(uint32_t dst, uint64_t seq, uint64_t id)
  */
 static bool offer_wait(uint32_t dst, uint64_t seq, uint64_t id, size_t len)
 {
-	double end = PMPI_Wtime() + 50e-6 + (double)len * 1e-9;
+	double wait = 50e-6 + (double)len * 1e-9, end;
 	unsigned int i;
 
-	if (end > PMPI_Wtime() + mpirma_proc.spin)
-		end = PMPI_Wtime() + mpirma_proc.spin;
+	if (wait > mpirma_proc.spin)
+		wait = mpirma_proc.spin;
+	end = PMPI_Wtime() + wait;
 	for (i = 1; !offer_taken(dst, seq); i++) {
 		if (!(i & 63) &&
 		    (PMPI_Wtime() >= end || shmq_unit_ready(dst)))
