@@ -322,6 +322,28 @@ static void check_rc(struct row *r, int rc, const char *call)
 
 /* ------------------------------------------------------------ rows */
 
+/*
+ * Around one operation (or batch) of a passive row at rank 0: the epoch
+ * -s asks for (flush: the lock is held across the row, so nothing to open).
+ */
+static void step_open(struct row *r, int lock_type)
+{
+	if (r->sync == S_LOCK)
+		CK(r, MPI_Win_lock(lock_type, 1, 0, r->wn->w));
+	else if (r->sync == S_LOCK_ALL)
+		CK(r, MPI_Win_lock_all(0, r->wn->w));
+}
+
+static void step_close(struct row *r)
+{
+	if (r->sync == S_FLUSH)
+		CK(r, MPI_Win_flush(1, r->wn->w));
+	else if (r->sync == S_LOCK)
+		CK(r, MPI_Win_unlock(1, r->wn->w));
+	else
+		CK(r, MPI_Win_unlock_all(r->wn->w));
+}
+
 static bool is_bw(enum op o)
 {
 	return o == OP_PUT_BW || o == OP_GET_BW || o == OP_PUT_BIBW;
@@ -481,17 +503,9 @@ static double run_iters(struct row *r, long iters, double budget, long *done)
 				CK(r, MPI_Win_lock(lt, 1, 0, w));
 			t0 = now();
 			for (i = 0; i < iters; i++) {
-				if (r->sync == S_LOCK)
-					CK(r, MPI_Win_lock(lt, 1, 0, w));
-				else if (r->sync == S_LOCK_ALL)
-					CK(r, MPI_Win_lock_all(0, w));
+				step_open(r, lt);
 				batch(r, 1);
-				if (r->sync == S_FLUSH)
-					CK(r, MPI_Win_flush(1, w));
-				else if (r->sync == S_LOCK)
-					CK(r, MPI_Win_unlock(1, w));
-				else
-					CK(r, MPI_Win_unlock_all(w));
+				step_close(r);
 				if (now() - t0 >= budget) {
 					i++;
 					break;
@@ -597,17 +611,9 @@ static double busy_round(struct row *r, double secs)
 	if (rank == 0) {
 		t0 = now();
 		do {
-			if (r->sync == S_LOCK)
-				CK(r, MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
-			else if (r->sync == S_LOCK_ALL)
-				CK(r, MPI_Win_lock_all(0, w));
+			step_open(r, MPI_LOCK_SHARED);
 			issue(r, 1, 0);
-			if (r->sync == S_FLUSH)
-				CK(r, MPI_Win_flush(1, w));
-			else if (r->sync == S_LOCK)
-				CK(r, MPI_Win_unlock(1, w));
-			else
-				CK(r, MPI_Win_unlock_all(w));
+			step_close(r);
 			t = now() - t0;
 		} while (t < secs);
 		if (r->sync == S_FLUSH)
