@@ -132,6 +132,7 @@ enum mpirma_state {
  * @query: the kernel's MPIRMA_IOC_QUERY answer (features, page size...)
  * @spin: how long a waiting receive polls its mailbox before it sleeps in
  *	the kernel (mpirma_msg_recv), in seconds; 0: it sleeps at once
+ * @yield_spin: how long it then polls yielding its CPU after each look
  */
 struct mpirma_proc {
 	int state;
@@ -144,6 +145,7 @@ struct mpirma_proc {
 	uint64_t job_id;
 	struct mpirma_query query;
 	double spin;
+	double yield_spin;
 };
 
 extern struct mpirma_proc mpirma_proc;

@@ -262,6 +262,7 @@ static void win_destroy(struct mpirma_window *w)
 		munmap(w->ulock.map, w->ulock.map_len);
 	free(w->zattach);
 	free(w->in_start);
+	free(w->in_post);
 	free(w->lock);
 	free(w->ranks);
 	free(w);
@@ -288,7 +289,8 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 	w->ranks = calloc(c->size, sizeof(*w->ranks));
 	w->lock = calloc(c->size, sizeof(*w->lock));
 	w->in_start = calloc(c->size, sizeof(*w->in_start));
-	if (!w->ranks || !w->lock || !w->in_start)
+	w->in_post = calloc(c->size, sizeof(*w->in_post));
+	if (!w->ranks || !w->lock || !w->in_start || !w->in_post)
 		goto out_nomem;
 	if (mpirma_threads) {
 		w->tallies = aligned_alloc(64, 2 * MPIRMA_TALLIES *

@@ -166,6 +166,8 @@ struct mpirma_direct_tally {
  * @started: inside an access epoch of MPI_Win_start
  * @in_start: per target, member of the started group
  * @posted: inside an exposure epoch of MPI_Win_post
+ * @in_post: per origin, in the posted group and its complete not yet
+ *	received (exposure epochs over the queues: lib/rma/win_sync.c)
  * @extent: per window rank, its memory's size and displacement unit, which
  *	the RMA calls check target ranges against; NULL for dynamic windows
  *	(and if asking the kernel failed: the kernel still checks)
@@ -221,6 +223,7 @@ struct mpirma_window {
 	bool started;
 	uint8_t *in_start;
 	bool posted;
+	uint8_t *in_post;
 
 	struct mpirma_win_extent *extent;
 	struct mpirma_win_seg *segs;

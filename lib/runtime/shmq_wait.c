@@ -3,7 +3,9 @@
  * shmq_wait.c - waiting for units of the shared-memory queues (shmq.h).
  *
  * A wait polls the rings for mpirma_proc.spin (init.c: 1 ms where every
- * rank has a CPU, else not at all), then sleeps in the kernel on a bell:
+ * rank has a CPU, else not at all), then for mpirma_proc.yield_spin with a
+ * sched_yield() after each look (200 us where ranks outnumber CPUs), then
+ * sleeps in the kernel on a bell:
  * it raises rx_sleeps in each ring it waits on, looks once more, and
  * sleeps in MPIRMA_IOC_MSG_RECV on the bell context; a sender that
  * publishes a unit into such a ring and takes the flag down rings the
@@ -19,6 +21,7 @@
  * sleeper asleep), and ask the kernel now and then whether the peer lives.
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "shmq.h"
 
@@ -111,5 +114,9 @@ int shmq_wait_round(struct shmq_waiter *w, uint32_t peer)
 		w->end = now + mpirma_proc.spin;
 	if (now < w->end)
 		return 0;
+	if (now < w->end + mpirma_proc.yield_spin) {
+		sched_yield();
+		return 0;
+	}
 	return sleep_round(peer);
 }

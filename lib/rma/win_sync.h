@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * win_sync.h - what the two files of RMA synchronization share:
+ * win_sync.c (fence, locks, flushes) and win_pscw.c (PSCW).
+ */
+#ifndef MPIRMA_LIB_WIN_SYNC_H
+#define MPIRMA_LIB_WIN_SYNC_H
+
+#include <stdint.h>
+
+#include "win.h"
+
+/*
+ * Fence and PSCW messages over the queues go in a context of their own,
+ * one per window: the window's kernel id under a bit no communicator's
+ * context reaches (theirs count up from MPIRMA_CTX_FIRST).
+ */
+#define MPIRMA_WIN_MSG_CTX	(1ULL << 62)
+enum { MPIRMA_WIN_MSG_FENCE, MPIRMA_WIN_MSG_POST, MPIRMA_WIN_MSG_COMPLETE };
+
+/* The argument of a synchronization ioctl for @w. */
+void mpirma_sync_arg(struct mpirma_win_sync *s,
+		     const struct mpirma_window *w, uint32_t flags,
+		     uint32_t rank);
+
+/* A synchronization ioctl with no group; MPI class (recorded). */
+int mpirma_sync_ioctl(struct mpirma_window *w, unsigned long cmd,
+		      uint32_t flags, uint32_t rank, const char *what);
+
+/* The error to return after all the steps of a call: the first one. */
+static inline int mpirma_first_err(int first, int next)
+{
+	return first ? first : next;
+}
+
+#endif /* MPIRMA_LIB_WIN_SYNC_H */
