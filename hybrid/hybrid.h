@@ -240,6 +240,7 @@ struct hy_win {
 	MPII_Group igroup;
 	MPI_Group hgroup;
 	MPI_Comm gcomm;
+	MPI_Comm fcomm;
 	int flavor;
 	int model;
 	void *base;

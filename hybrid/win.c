@@ -113,6 +113,8 @@ static void win_release(struct hy_win *w)
 		MPII_Comm_free(&w->icomm);
 	if (w->hgroup != MPI_GROUP_NULL)
 		PMPI_Group_free(&w->hgroup);
+	if (w->fcomm != MPI_COMM_NULL)
+		PMPI_Comm_free(&w->fcomm);
 	free(w);
 }
 
@@ -208,6 +210,7 @@ static int create(struct create_args *a, MPI_Win *win)
 	w->icomm = MPII_COMM_NULL;
 	w->igroup = MPII_GROUP_NULL;
 	w->hgroup = MPI_GROUP_NULL;
+	w->fcomm = MPI_COMM_NULL;
 	hy_lock();
 	ret = create_inner(w, a, iranks, n);
 	hy_unlock();

@@ -81,6 +81,15 @@ int64_t mpirma_rma_win_id(int win);
 int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
 		     uint32_t *nfailed);
 
+/*
+ * MPI_Win_fence on engine window @win without the barrier that ends it:
+ * the checks, the queue drained, the epoch state.  The caller runs the
+ * barrier, always, whatever this returned (the layer: the host's, which
+ * polls shared memory where the module's sleeps).  Engine class, raised on
+ * @win.
+ */
+int mpirma_win_fence_local(int assert, int win);
+
 /* Bytes of one element of kernel type @ktype; 0 when there is no such type. */
 unsigned int mpirma_rma_elem_size(unsigned int ktype);
 

@@ -136,10 +136,11 @@ static int fence_barrier(const struct mpirma_window *w)
 	return err ? err : bad ? -EOWNERDEAD : 0;
 }
 
-static int win_fence(int assert, MPI_Win win)
+/* @barrier false: the caller runs one (mpirma_win_fence_local). */
+static int win_fence(int assert, MPI_Win win, bool barrier)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
-	int ret;
+	int ret, err;
 
 	if (!w)
 		return MPI_ERR_WIN;
@@ -151,6 +152,8 @@ static int win_fence(int assert, MPI_Win win)
 				  "this window", mpirma_win_passive(w) ?
 				  "passive-target (lock)" : "PSCW");
 	ret = mpirma_win_drain(w);
+	w->fence = !(assert & MPI_MODE_NOSUCCEED);
+	mpirma_win_direct_report(w);
 	/*
 	 * Always a barrier, whatever the assertions (and whatever the drain
 	 * found: the other ranks are waiting in it): with NOPRECEDE the
@@ -158,28 +161,33 @@ static int win_fence(int assert, MPI_Win win)
 	 * and with NOSUCCEED the operations before it must be complete
 	 * everywhere before anyone returns.
 	 */
-	if (mpirma_shmq_on()) {
-		int err;
-
-		mpirma_win_direct_report(w);
-		err = fence_barrier(w);
-		if (err)
-			ret = mpirma_first_err(ret, mpirma_err_errno(err, "fence "
-							      "barrier"));
-	} else {
-		ret = mpirma_first_err(ret, mpirma_sync_ioctl(w, MPIRMA_IOC_WIN_FENCE, 0, 0,
-						"MPIRMA_IOC_WIN_FENCE"));
-	}
-	w->fence = !(assert & MPI_MODE_NOSUCCEED);
+	if (!barrier)
+		return ret;
+	if (!mpirma_shmq_on())
+		return mpirma_first_err(ret, mpirma_sync_ioctl(w,
+				MPIRMA_IOC_WIN_FENCE, 0, 0,
+				"MPIRMA_IOC_WIN_FENCE"));
+	err = fence_barrier(w);
+	if (err)
+		ret = mpirma_first_err(ret, mpirma_err_errno(err, "fence "
+							     "barrier"));
 	return ret;
 }
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_fence(assert, win), MPIRMA_FUNC, NULL);
+	return mpirma_raise_win(win, win_fence(assert, win, true), MPIRMA_FUNC,
+				NULL);
 }
 MPIRMA_ALIAS(Win_fence)
+
+int mpirma_win_fence_local(int assert, MPI_Win win)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_win(win, win_fence(assert, win, false),
+				"MPI_Win_fence", NULL);
+}
 
 /* ------------------------------------------------------------ passive */
 
