@@ -3,8 +3,9 @@
  * coll: collectives.  Barrier; Bcast, Gather, Gatherv, Scatter, Scatterv
  * and Reduce from every root; Allgather, Allgatherv, Alltoall, Alltoallv,
  * Alltoallw (ints and doubles by peer, a strided receive type, byte
- * displacements, in place, bad counts and types); Allreduce, Reduce_scatter, Reduce_scatter_block, Scan, Exscan;
- * MPI_IN_PLACE where the standard allows it; a user-defined
+ * displacements, in place, bad counts and types); Allreduce,
+ * Reduce_scatter, Reduce_scatter_block, Scan, Exscan; MPI_IN_PLACE where
+ * the standard allows it; a user-defined
  * non-commutative op (2x2 matrix product), which must be applied in rank
  * order; MPI_Reduce_local; and many collectives back to back on the same
  * and on different communicators.
@@ -390,7 +391,8 @@ static void test_alltoallw(void)
 	char *sbuf = calloc(p, W_BLOCK), *rbuf = calloc(p, W_BLOCK);
 	int *sc = malloc(p * sizeof(int)), *sd = malloc(p * sizeof(int));
 	int *rc = malloc(p * sizeof(int)), *rd = malloc(p * sizeof(int));
-	MPI_Datatype *st = malloc(p * sizeof(*st)), *rt = malloc(p * sizeof(*rt));
+	MPI_Datatype *st = malloc(p * sizeof(*st));
+	MPI_Datatype *rt = malloc(p * sizeof(*rt));
 	MPI_Datatype strided;
 
 	mtest_section("alltoallw");

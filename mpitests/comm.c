@@ -2,8 +2,8 @@
 /*
  * comm: communicators and groups.  dup, idup and idup_with_info (a
  * complete request, attributes copied, the info kept), split (colors,
- * keys reversing the order, MPI_UNDEFINED), split_type(MPI_COMM_TYPE_SHARED), create,
- * create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
+ * keys reversing the order, MPI_UNDEFINED),
+ * split_type(MPI_COMM_TYPE_SHARED), create, create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
  * from comm_group, incl, excl, range_incl, range_excl, union,
  * intersection, difference, translate_ranks, compare, size, rank, free;
  * and that traffic on a derived communicator stays on it (a collective on

@@ -584,8 +584,10 @@ static void test_op_table(void)
 			int want = std_allowed(op, types[i].g) ? MPI_SUCCESS : MPI_ERR_OP;
 			int got = mpirma_op_check(op, types[i].t, MPIRMA_OP_USE_REDUCE);
 
+			const char *name = mpirma_dtype_get(types[i].t)->hdr.name;
+
 			checkf(got == want, "op %d on %s: %d, want %d", op,
-			       mpirma_dtype_get(types[i].t)->hdr.name, got, want);
+			       name, got, want);
 			/* RMA: the same, except the Fortran real pairs, which
 			 * need a kernel that has them (there is none here).
 			 */
@@ -593,7 +595,7 @@ static void test_op_table(void)
 				want = MPI_ERR_OP;
 			got = mpirma_op_check(op, types[i].t, MPIRMA_OP_USE_RMA);
 			checkf(got == want, "RMA op %d on %s: %d, want %d", op,
-			       mpirma_dtype_get(types[i].t)->hdr.name, got, want);
+			       name, got, want);
 		}
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		CHECK_EQ(mpirma_op_check(MPI_REPLACE, types[i].t, MPIRMA_OP_USE_RMA), 0);

@@ -118,7 +118,8 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 
 	MPIRMA_CHECK_INIT();
 	if (!request)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
+				    "request is NULL");
 	ret = mpirma_request_alloc(sizeof(*g), &greq_ops, &r);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
@@ -148,7 +149,8 @@ int PMPI_Grequest_complete(MPI_Request request)
 				    "is complete already", request);
 	__atomic_store_n(&g->completed, 1, __ATOMIC_RELEASE);
 	if (g->freed)
-		return mpirma_raise(mpirma_request_destroy(r), MPIRMA_FUNC, NULL);
+		return mpirma_raise(mpirma_request_destroy(r), MPIRMA_FUNC,
+				    NULL);
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Grequest_complete)
