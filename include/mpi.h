@@ -40,6 +40,7 @@ typedef int MPI_Win;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
+typedef int MPI_File;
 
 typedef struct MPI_Status {
 	int MPI_SOURCE;
@@ -69,6 +70,9 @@ typedef struct MPI_Status {
 
 #define MPI_INFO_NULL		0
 #define MPI_INFO_ENV		1
+
+/* MPI-IO is not provided (lib/runtime/absent.c): no file is ever open. */
+#define MPI_FILE_NULL		0
 
 /* Predefined datatypes: 1..127, created ones >= 256. */
 #define MPI_DATATYPE_NULL		0
@@ -324,6 +328,14 @@ typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
 					 void *attribute_val,
 					 void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+					void *extra_state,
+					void *attribute_val_in,
+					void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype,
+					  int type_keyval,
+					  void *attribute_val,
+					  void *extra_state);
 /* Deprecated MPI-1 keyval callbacks (MPI_Keyval_create). */
 typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
 			      void *attribute_val_in, void *attribute_val_out,
@@ -338,6 +350,9 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
 int MPI_WIN_NULL_COPY_FN(MPI_Win, int, void *, void *, void *, int *);
 int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
 int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 #define MPI_NULL_COPY_FN	MPI_COMM_NULL_COPY_FN
 #define MPI_DUP_FN		MPI_COMM_DUP_FN
 #define MPI_NULL_DELETE_FN	MPI_COMM_NULL_DELETE_FN
@@ -396,6 +411,12 @@ MPIRMA_DECL(int, Comm_size, (MPI_Comm comm, int *size))
 MPIRMA_DECL(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 MPIRMA_DECL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info,
 				      MPI_Comm *newcomm))
+/* The dup is done at once: the request is complete. */
+MPIRMA_DECL(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm,
+			     MPI_Request *request))
+MPIRMA_DECL(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
+				       MPI_Comm *newcomm,
+				       MPI_Request *request))
 MPIRMA_DECL(int, Comm_split, (MPI_Comm comm, int color, int key,
 			      MPI_Comm *newcomm))
 MPIRMA_DECL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key,
@@ -513,6 +534,16 @@ MPIRMA_DECL(int, Win_set_attr, (MPI_Win win, int win_keyval,
 MPIRMA_DECL(int, Win_get_attr, (MPI_Win win, int win_keyval,
 				void *attribute_val, int *flag))
 MPIRMA_DECL(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+MPIRMA_DECL(int, Type_create_keyval,
+	    (MPI_Type_copy_attr_function *type_copy_attr_fn,
+	     MPI_Type_delete_attr_function *type_delete_attr_fn,
+	     int *type_keyval, void *extra_state))
+MPIRMA_DECL(int, Type_free_keyval, (int *type_keyval))
+MPIRMA_DECL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval,
+				 void *attribute_val))
+MPIRMA_DECL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval,
+				 void *attribute_val, int *flag))
+MPIRMA_DECL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 MPIRMA_DECL(int, Win_set_name, (MPI_Win win, const char *win_name))
 MPIRMA_DECL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
 /* Deprecated MPI-1 names, still used by old tests. */
@@ -742,6 +773,16 @@ MPIRMA_DECL(int, Request_free, (MPI_Request *request))
 MPIRMA_DECL(int, Request_get_status, (MPI_Request request, int *flag,
 				      MPI_Status *status))
 
+/* Generalized requests (lib/runtime/grequest.c) */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+MPIRMA_DECL(int, Grequest_start, (MPI_Grequest_query_function *query_fn,
+				  MPI_Grequest_free_function *free_fn,
+				  MPI_Grequest_cancel_function *cancel_fn,
+				  void *extra_state, MPI_Request *request))
+MPIRMA_DECL(int, Grequest_complete, (MPI_Request request))
+
 /* Collectives (lib/runtime/coll.c) */
 MPIRMA_DECL(int, Barrier, (MPI_Comm comm))
 MPIRMA_DECL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
@@ -777,6 +818,12 @@ MPIRMA_DECL(int, Alltoallv, (const void *sendbuf, const int sendcounts[],
 			     void *recvbuf, const int recvcounts[],
 			     const int rdispls[], MPI_Datatype recvtype,
 			     MPI_Comm comm))
+/* Intra-communicators only (MPI_ERR_COMM on an inter-communicator). */
+MPIRMA_DECL(int, Alltoallw, (const void *sendbuf, const int sendcounts[],
+			     const int sdispls[],
+			     const MPI_Datatype sendtypes[], void *recvbuf,
+			     const int recvcounts[], const int rdispls[],
+			     const MPI_Datatype recvtypes[], MPI_Comm comm))
 MPIRMA_DECL(int, Reduce, (const void *sendbuf, void *recvbuf, int count,
 			  MPI_Datatype datatype, MPI_Op op, int root,
 			  MPI_Comm comm))
@@ -949,6 +996,73 @@ MPIRMA_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
 MPIRMA_DECL(int, Win_complete, (MPI_Win win))
 MPIRMA_DECL(int, Win_wait, (MPI_Win win))
 MPIRMA_DECL(int, Win_test, (MPI_Win win, int *flag))
+
+/* ------------------------------------------------------------ not provided */
+/*
+ * MPI-IO and dynamic processes link, and fail with
+ * MPI_ERR_UNSUPPORTED_OPERATION: run the program under Open MPI or MPICH
+ * with mpirma's layer for them (lib/runtime/absent.c, docs/hybrid.md).
+ * MPI_Comm_get_parent succeeds with MPI_COMM_NULL.
+ */
+#define MPI_MODE_CREATE			1
+#define MPI_MODE_RDONLY			2
+#define MPI_MODE_WRONLY			4
+#define MPI_MODE_RDWR			8
+#define MPI_MODE_DELETE_ON_CLOSE	16
+#define MPI_MODE_UNIQUE_OPEN		32
+#define MPI_MODE_EXCL			64
+#define MPI_MODE_APPEND			128
+#define MPI_MODE_SEQUENTIAL		256
+#define MPI_MAX_PORT_NAME		256
+#define MPI_ARGV_NULL			((char **)0)
+#define MPI_ARGVS_NULL			((char ***)0)
+
+MPIRMA_DECL(int, File_open, (MPI_Comm comm, const char *filename, int amode,
+			     MPI_Info info, MPI_File *fh))
+MPIRMA_DECL(int, File_close, (MPI_File *fh))
+MPIRMA_DECL(int, File_delete, (const char *filename, MPI_Info info))
+MPIRMA_DECL(int, File_set_view, (MPI_File fh, MPI_Offset disp,
+				 MPI_Datatype etype, MPI_Datatype filetype,
+				 const char *datarep, MPI_Info info))
+MPIRMA_DECL(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+MPIRMA_DECL(int, File_read, (MPI_File fh, void *buf, int count,
+			     MPI_Datatype datatype, MPI_Status *status))
+MPIRMA_DECL(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf,
+				int count, MPI_Datatype datatype,
+				MPI_Status *status))
+MPIRMA_DECL(int, File_read_all, (MPI_File fh, void *buf, int count,
+				 MPI_Datatype datatype, MPI_Status *status))
+MPIRMA_DECL(int, File_write, (MPI_File fh, const void *buf, int count,
+			      MPI_Datatype datatype, MPI_Status *status))
+MPIRMA_DECL(int, File_write_at, (MPI_File fh, MPI_Offset offset,
+				 const void *buf, int count,
+				 MPI_Datatype datatype, MPI_Status *status))
+MPIRMA_DECL(int, File_write_all, (MPI_File fh, const void *buf, int count,
+				  MPI_Datatype datatype, MPI_Status *status))
+MPIRMA_DECL(int, Comm_spawn, (const char *command, char *argv[], int maxprocs,
+			      MPI_Info info, int root, MPI_Comm comm,
+			      MPI_Comm *intercomm, int array_of_errcodes[]))
+MPIRMA_DECL(int, Comm_spawn_multiple, (int count, char *array_of_commands[],
+				       char **array_of_argv[],
+				       const int array_of_maxprocs[],
+				       const MPI_Info array_of_info[],
+				       int root, MPI_Comm comm,
+				       MPI_Comm *intercomm,
+				       int array_of_errcodes[]))
+MPIRMA_DECL(int, Comm_accept, (const char *port_name, MPI_Info info, int root,
+			       MPI_Comm comm, MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_connect, (const char *port_name, MPI_Info info,
+				int root, MPI_Comm comm, MPI_Comm *newcomm))
+MPIRMA_DECL(int, Comm_join, (int fd, MPI_Comm *intercomm))
+MPIRMA_DECL(int, Comm_get_parent, (MPI_Comm *parent))
+MPIRMA_DECL(int, Open_port, (MPI_Info info, char *port_name))
+MPIRMA_DECL(int, Close_port, (const char *port_name))
+MPIRMA_DECL(int, Publish_name, (const char *service_name, MPI_Info info,
+				const char *port_name))
+MPIRMA_DECL(int, Unpublish_name, (const char *service_name, MPI_Info info,
+				  const char *port_name))
+MPIRMA_DECL(int, Lookup_name, (const char *service_name, MPI_Info info,
+			       char *port_name))
 
 /* ------------------------------------------------------------ datatype decoding */
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * attr: attributes and keyvals on communicators and windows.
+ * attr: attributes and keyvals on communicators, windows and datatypes.
  *
  * Keyvals with copy and delete callbacks: set, get, overwrite (the old
  * value's delete callback runs), delete, MPI_Comm_dup copying through the
@@ -8,7 +8,11 @@
  * MPI_Win_free running the delete callbacks, freeing a keyval still in use.
  * The predefined attributes: MPI_TAG_UB (at least 32767), and on windows
  * MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and
- * MPI_WIN_MODEL (MPI_WIN_UNIFIED) for every flavor.
+ * MPI_WIN_MODEL (MPI_WIN_UNIFIED) for every flavor.  Datatypes: the same
+ * keyval life, MPI_Type_dup copying (MPI_TYPE_DUP_FN, MPI_TYPE_NULL_COPY_FN,
+ * a copy callback that fails the dup), MPI_Type_free and delete_attr
+ * running the delete callbacks, attributes on a predefined type, a keyval
+ * of one kind refused by another.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,10 +209,149 @@ static void test_win_attrs(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
+static int type_copies, type_deletes;
+static MPI_Datatype type_deleted_on;
+
+static int type_copy_cb(MPI_Datatype old, int key, void *extra, void *in,
+			void *out, int *flag)
+{
+	(void)old;
+	(void)key;
+	CHECK(extra == &extra_token, "type copy callback: extra_state %p",
+	      extra);
+	type_copies++;
+	*(void **)out = (char *)in + 1;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+static int type_delete_cb(MPI_Datatype type, int key, void *val, void *extra)
+{
+	(void)key;
+	(void)extra;
+	type_deletes++;
+	type_deleted_on = type;
+	last_deleted = val;
+	return MPI_SUCCESS;
+}
+
+static int type_copy_fail(MPI_Datatype old, int key, void *extra, void *in,
+			  void *out, int *flag)
+{
+	(void)old, (void)key, (void)extra, (void)in, (void)out, (void)flag;
+	return MPI_ERR_OTHER;
+}
+
+static void test_type_attrs(void)
+{
+	static char a[16];
+	int key = MPI_KEYVAL_INVALID, dupkey, nocopy, failkey, ckey, flag = -1;
+	MPI_Datatype vec, dup, dup2;
+	void *val = NULL;
+
+	mtest_section("datatype attributes");
+	CHECK_MPI(MPI_Type_create_keyval(type_copy_cb, type_delete_cb, &key,
+					 &extra_token));
+	CHECK(key != MPI_KEYVAL_INVALID, "type keyval created");
+	CHECK_MPI(MPI_Type_create_keyval(MPI_TYPE_DUP_FN,
+					 MPI_TYPE_NULL_DELETE_FN, &dupkey,
+					 NULL));
+	CHECK_MPI(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, type_delete_cb,
+					 &nocopy, NULL));
+	CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
+	CHECK_MPI(MPI_Type_commit(&vec));
+
+	CHECK_MPI(MPI_Type_get_attr(vec, key, &val, &flag));
+	CHECK_EQ(flag, 0, "flag before set");
+	CHECK_MPI(MPI_Type_set_attr(vec, key, &a[0]));
+	CHECK_MPI(MPI_Type_set_attr(vec, dupkey, &a[6]));
+	CHECK_MPI(MPI_Type_set_attr(vec, nocopy, &a[8]));
+	CHECK_MPI(MPI_Type_get_attr(vec, key, &val, &flag));
+	CHECK(flag == 1 && val == &a[0], "type get: flag %d, %p", flag, val);
+
+	type_deletes = 0;
+	CHECK_MPI(MPI_Type_set_attr(vec, key, &a[2]));
+	CHECK(type_deletes == 1 && last_deleted == &a[0] &&
+	      type_deleted_on == vec, "type overwrite: %d deletes of %p",
+	      type_deletes, last_deleted);
+
+	/* dup: the copy callback, MPI_TYPE_DUP_FN, nothing for the null one */
+	type_copies = 0;
+	CHECK_MPI(MPI_Type_dup(vec, &dup));
+	CHECK_EQ(type_copies, 1, "copy callbacks on MPI_Type_dup");
+	CHECK_MPI(MPI_Type_get_attr(dup, key, &val, &flag));
+	CHECK(flag == 1 && val == &a[3], "copied type attribute %p", val);
+	CHECK_MPI(MPI_Type_get_attr(dup, dupkey, &val, &flag));
+	CHECK(flag == 1 && val == &a[6], "MPI_TYPE_DUP_FN: %p", val);
+	CHECK_MPI(MPI_Type_get_attr(dup, nocopy, &val, &flag));
+	CHECK_EQ(flag, 0, "MPI_TYPE_NULL_COPY_FN attribute on the dup");
+
+	/* delete_attr, then free: each delete callback once, on its type */
+	type_deletes = 0;
+	CHECK_MPI(MPI_Type_delete_attr(dup, key));
+	CHECK(type_deletes == 1 && last_deleted == &a[3] &&
+	      type_deleted_on == dup, "type delete_attr: %d of %p",
+	      type_deletes, last_deleted);
+	CHECK_MPI(MPI_Type_get_attr(dup, key, &val, &flag));
+	CHECK_EQ(flag, 0, "flag after delete");
+	CHECK_MPI(MPI_Type_dup(dup, &dup2));
+	type_deletes = 0;
+	CHECK_MPI(MPI_Type_free(&dup));
+	CHECK_EQ(type_deletes, 0, "delete callbacks of a type without them");
+	CHECK_EQ(dup, MPI_DATATYPE_NULL, "freed type");
+	CHECK_MPI(MPI_Type_free(&dup2));
+	/* a keyval freed while in use lives on for its delete callback */
+	CHECK_MPI(MPI_Type_free_keyval(&key));
+	CHECK_EQ(key, MPI_KEYVAL_INVALID, "freed type keyval");
+	type_deletes = 0;
+	CHECK_MPI(MPI_Type_free(&vec));
+	CHECK_EQ(type_deletes, 2, "delete callbacks at MPI_Type_free");
+
+	/* a predefined type carries attributes too */
+	CHECK_MPI(MPI_Type_set_attr(MPI_INT, nocopy, &a[1]));
+	CHECK_MPI(MPI_Type_get_attr(MPI_INT, nocopy, &val, &flag));
+	CHECK(flag == 1 && val == &a[1], "attribute on MPI_INT: %p", val);
+	CHECK_MPI(MPI_Type_get_attr(MPI_DOUBLE, nocopy, &val, &flag));
+	CHECK_EQ(flag, 0, "attribute on MPI_DOUBLE");
+	type_deletes = 0;
+	CHECK_MPI(MPI_Type_delete_attr(MPI_INT, nocopy));
+	CHECK(type_deletes == 1 && type_deleted_on == MPI_INT,
+	      "delete on MPI_INT: %d", type_deletes);
+
+	/* errors: a failing copy fails the dup; kinds do not mix */
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_MPI(MPI_Type_create_keyval(type_copy_fail,
+					 MPI_TYPE_NULL_DELETE_FN, &failkey,
+					 NULL));
+	CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &vec));
+	CHECK_MPI(MPI_Type_set_attr(vec, failkey, &a[4]));
+	dup = 12345;
+	CHECK_CLASS(MPI_Type_dup(vec, &dup), MPI_ERR_OTHER);
+	CHECK_EQ(dup, MPI_DATATYPE_NULL, "the failed dup's handle");
+	CHECK_MPI(MPI_Type_free(&vec));
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
+					 MPI_COMM_NULL_DELETE_FN, &ckey, NULL));
+	CHECK_CLASS(MPI_Type_set_attr(MPI_INT, ckey, &a[0]), MPI_ERR_KEYVAL);
+	CHECK_CLASS(MPI_Comm_set_attr(MPI_COMM_WORLD, nocopy, &a[0]),
+		    MPI_ERR_KEYVAL);
+	CHECK_CLASS(MPI_Type_free_keyval(&ckey), MPI_ERR_KEYVAL);
+	CHECK_CLASS(MPI_Type_set_attr(MPI_DATATYPE_NULL, nocopy, &a[0]),
+		    MPI_ERR_TYPE);
+	CHECK_CLASS(MPI_Type_get_attr(MPI_INT, MPI_TAG_UB, &val, &flag),
+		    MPI_ERR_KEYVAL);
+	CHECK_CLASS(MPI_Type_delete_attr(MPI_INT, nocopy), MPI_ERR_KEYVAL);
+	CHECK_MPI(MPI_Comm_free_keyval(&ckey));
+	CHECK_MPI(MPI_Type_free_keyval(&failkey));
+	CHECK_MPI(MPI_Type_free_keyval(&nocopy));
+	CHECK_MPI(MPI_Type_free_keyval(&dupkey));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
-		test_comm_attrs, test_predefined, test_win_attrs, NULL,
+		test_comm_attrs, test_predefined, test_win_attrs,
+		test_type_attrs, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "attr", tests);

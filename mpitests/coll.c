@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * coll: collectives.  Barrier; Bcast, Gather, Gatherv, Scatter, Scatterv
- * and Reduce from every root; Allgather, Allgatherv, Alltoall, Alltoallv;
- * Allreduce, Reduce_scatter, Reduce_scatter_block, Scan, Exscan;
- * MPI_IN_PLACE where the standard allows it; a user-defined
+ * and Reduce from every root; Allgather, Allgatherv, Alltoall, Alltoallv,
+ * Alltoallw (ints and doubles by peer, a strided receive type, byte
+ * displacements, in place, bad counts and types); Allreduce,
+ * Reduce_scatter, Reduce_scatter_block, Scan, Exscan; MPI_IN_PLACE where
+ * the standard allows it; a user-defined
  * non-commutative op (2x2 matrix product), which must be applied in rank
  * order; MPI_Reduce_local; and many collectives back to back on the same
  * and on different communicators.
@@ -371,10 +373,114 @@ static void test_back_to_back(void)
 	MPI_Comm_free(&dup);
 }
 
+/*
+ * Alltoallw: rank s sends rank d 3 ints when s + d is odd, else
+ * (s + d) % 3 + 1 doubles, at byte displacement 64 d; ints are received
+ * every other int (one vector type), doubles in a row.
+ */
+#define W_BLOCK	64
+
+static int w_count(int s, int d)
+{
+	return (s + d) % 3 + 1;
+}
+
+static void test_alltoallw(void)
+{
+	int p = mtest_size, r, i, bad = 0;
+	char *sbuf = calloc(p, W_BLOCK), *rbuf = calloc(p, W_BLOCK);
+	int *sc = malloc(p * sizeof(int)), *sd = malloc(p * sizeof(int));
+	int *rc = malloc(p * sizeof(int)), *rd = malloc(p * sizeof(int));
+	MPI_Datatype *st = malloc(p * sizeof(*st));
+	MPI_Datatype *rt = malloc(p * sizeof(*rt));
+	MPI_Datatype strided;
+
+	mtest_section("alltoallw");
+	CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT, &strided));
+	CHECK_MPI(MPI_Type_commit(&strided));
+	for (r = 0; r < p; r++) {
+		bool ints = (mtest_rank + r) % 2;
+
+		/* an int block is one strided type of 3 ints */
+		sc[r] = ints ? 3 : w_count(mtest_rank, r);
+		sd[r] = r * W_BLOCK;
+		st[r] = ints ? MPI_INT : MPI_DOUBLE;
+		for (i = 0; i < sc[r]; i++) {
+			int v = mtest_rank * 1000 + r * 10 + i;
+
+			if (ints)
+				((int *)(sbuf + sd[r]))[i] = v;
+			else
+				((double *)(sbuf + sd[r]))[i] = v + 0.5;
+		}
+		rc[r] = ints ? 1 : w_count(r, mtest_rank);
+		rd[r] = r * W_BLOCK;
+		rt[r] = ints ? strided : MPI_DOUBLE;
+	}
+	memset(rbuf, 0xff, p * W_BLOCK);
+	CHECK_MPI(MPI_Alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt,
+				MPI_COMM_WORLD));
+	for (r = 0; r < p; r++) {
+		bool ints = (mtest_rank + r) % 2;
+		int n = ints ? 3 : w_count(r, mtest_rank);
+
+		for (i = 0; i < n; i++) {
+			int want = r * 1000 + mtest_rank * 10 + i;
+
+			if (ints)
+				bad += ((int *)(rbuf + rd[r]))[2 * i] != want;
+			else
+				bad += ((double *)(rbuf + rd[r]))[i] !=
+				       want + 0.5;
+		}
+	}
+	CHECK_EQ(bad, 0, "alltoallw elements received wrong");
+
+	mtest_section("alltoallw in place");
+	for (r = 0; r < p; r++) {
+		rc[r] = 2;
+		rd[r] = r * 2 * sizeof(int);
+		rt[r] = MPI_INT;
+		((int *)rbuf)[2 * r] = mtest_rank * 100 + r * 10;
+		((int *)rbuf)[2 * r + 1] = mtest_rank * 100 + r * 10 + 1;
+	}
+	CHECK_MPI(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rbuf, rc, rd,
+				rt, MPI_COMM_WORLD));
+	for (r = 0, bad = 0; r < p; r++)
+		for (i = 0; i < 2; i++)
+			bad += ((int *)rbuf)[2 * r + i] !=
+			       r * 100 + mtest_rank * 10 + i;
+	CHECK_EQ(bad, 0, "alltoallw in place: elements received wrong");
+
+	/* every rank passes the same bad argument: nobody waits */
+	mtest_section("alltoallw errors");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	rc[p - 1] = -1;
+	CHECK_CLASS(MPI_Alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt,
+				  MPI_COMM_WORLD), MPI_ERR_COUNT);
+	rc[p - 1] = 2;
+	rt[0] = MPI_DATATYPE_NULL;
+	CHECK_CLASS(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rbuf, rc, rd,
+				  rt, MPI_COMM_WORLD), MPI_ERR_TYPE);
+	CHECK_CLASS(MPI_Alltoallw(sbuf, sc, sd, NULL, rbuf, rc, rd, st,
+				  MPI_COMM_WORLD), MPI_ERR_ARG);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	MPI_Type_free(&strided);
+	free(sbuf);
+	free(rbuf);
+	free(sc);
+	free(sd);
+	free(rc);
+	free(rd);
+	free(st);
+	free(rt);
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
-		test_rooted, test_all, test_user_op, test_back_to_back, NULL,
+		test_rooted, test_all, test_alltoallw, test_user_op,
+		test_back_to_back, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "coll", tests);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * comm: communicators and groups.  dup, split (colors, keys reversing the
- * order, MPI_UNDEFINED), split_type(MPI_COMM_TYPE_SHARED), create,
- * create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
+ * comm: communicators and groups.  dup, idup and idup_with_info (a
+ * complete request, attributes copied, the info kept), split (colors,
+ * keys reversing the order, MPI_UNDEFINED),
+ * split_type(MPI_COMM_TYPE_SHARED), create, create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
  * from comm_group, incl, excl, range_incl, range_excl, union,
  * intersection, difference, translate_ranks, compare, size, rank, free;
  * and that traffic on a derived communicator stays on it (a collective on
@@ -71,6 +72,64 @@ static void test_dup(void)
 	CHECK_EQ(dup2, MPI_COMM_NULL, "freed handle");
 	CHECK_MPI(MPI_Comm_free(&dup));
 	CHECK_EQ(dup, MPI_COMM_NULL, "freed handle");
+}
+
+static int idup_copies;
+
+static int idup_copy(MPI_Comm old, int key, void *extra, void *in, void *out,
+		     int *flag)
+{
+	(void)old, (void)key, (void)extra;
+	idup_copies++;
+	*(void **)out = in;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+static void test_idup(void)
+{
+	MPI_Comm dup = MPI_COMM_NULL, dup2 = MPI_COMM_NULL;
+	MPI_Request req[2];
+	MPI_Info info, used;
+	char value[MPI_MAX_INFO_VAL];
+	int key, flag = 0, *val = NULL, v = 5;
+
+	mtest_section("idup");
+	CHECK_MPI(MPI_Comm_create_keyval(idup_copy, MPI_COMM_NULL_DELETE_FN,
+					 &key, NULL));
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_WORLD, key, &v));
+	CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req[0]));
+	CHECK_MPI(MPI_Info_create(&info));
+	CHECK_MPI(MPI_Info_set(info, "mpirma_test", "idup"));
+	CHECK_MPI(MPI_Comm_idup_with_info(MPI_COMM_WORLD, info, &dup2,
+					  &req[1]));
+	CHECK_MPI(MPI_Info_free(&info));
+	CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+	CHECK(req[0] == MPI_REQUEST_NULL && req[1] == MPI_REQUEST_NULL,
+	      "idup requests freed by the wait");
+	check_comm(dup, mtest_size, mtest_rank, "idup");
+	check_comm(dup2, mtest_size, mtest_rank, "idup_with_info");
+	CHECK_EQ(idup_copies, 2, "copy callbacks");
+	CHECK_MPI(MPI_Comm_get_attr(dup, key, &val, &flag));
+	CHECK(flag && val == &v, "attribute on the idup: %d %p", flag,
+	      (void *)val);
+	CHECK_MPI(MPI_Comm_get_info(dup2, &used));
+	CHECK_MPI(MPI_Info_get(used, "mpirma_test", sizeof(value) - 1, value,
+			       &flag));
+	CHECK(flag && !strcmp(value, "idup"), "idup_with_info's info: %d %s",
+	      flag, flag ? value : "");
+	CHECK_MPI(MPI_Info_free(&used));
+	CHECK_EQ(world_rank_sum(dup2), mtest_size * (mtest_size - 1) / 2,
+		 "allreduce on the idup");
+	CHECK_MPI(MPI_Comm_free(&dup));
+	CHECK_MPI(MPI_Comm_free(&dup2));
+	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
+	CHECK_MPI(MPI_Comm_free_keyval(&key));
+
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Comm_idup(MPI_COMM_WORLD, &dup, NULL), MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Comm_idup(MPI_COMM_NULL, &dup, &req[0]), MPI_ERR_COMM);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 static void test_split(void)
@@ -291,8 +350,8 @@ static void test_names(void)
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
-		test_dup, test_split, test_groups, test_churn, test_names,
-		NULL,
+		test_dup, test_idup, test_split, test_groups, test_churn,
+		test_names, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "comm", tests);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * attr.c - attribute keys and the attributes caching on communicators and
- * windows; the object header they live in (with the error handler and the
- * name), looked up by kind and handle; communicator and window names.
+ * attr.c - attribute keys and the attributes caching on communicators,
+ * windows and datatypes; the object header they live in (with the error
+ * handler and the name), looked up by kind and handle; communicator and
+ * window names.
  *
  * A keyval is referenced by its handle (until MPI_X_free_keyval) and by each
  * attribute set with it, so freeing a keyval that is still in use keeps it
@@ -12,7 +13,7 @@
  * Predefined keys: MPI_TAG_UB .. MPI_APPNUM on communicators (answered here,
  * on every communicator), MPI_WIN_BASE .. MPI_WIN_MODEL on windows
  * (answered by the window code, through its struct mpirma_kind_ops).  They cannot be
- * set or deleted.
+ * set or deleted.  Datatypes have none.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -22,8 +23,8 @@
 #include "internal.h"
 
 struct mpirma_keyval {
-	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM or MPIRMA_HK_WIN */
-	/* MPI_Comm and MPI_Win are both int: one pair of types serves both. */
+	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM, _WIN or _DATATYPE */
+	/* MPI_Comm, MPI_Win, MPI_Datatype are int: one pair of types serves. */
 	MPI_Comm_copy_attr_function *copy;
 	MPI_Comm_delete_attr_function *del;
 	void *extra;
@@ -87,6 +88,24 @@ int MPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra, void *in,
 int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int keyval, void *val, void *extra)
 {
 	return MPI_COMM_NULL_DELETE_FN(win, keyval, val, extra);
+}
+
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int keyval, void *extra,
+			  void *in, void *out, int *flag)
+{
+	return MPI_COMM_NULL_COPY_FN(oldtype, keyval, extra, in, out, flag);
+}
+
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in,
+		    void *out, int *flag)
+{
+	return MPI_COMM_DUP_FN(oldtype, keyval, extra, in, out, flag);
+}
+
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype type, int keyval, void *val,
+			    void *extra)
+{
+	return MPI_COMM_NULL_DELETE_FN(type, keyval, val, extra);
 }
 
 /* ------------------------------------------------------------ internals */
@@ -155,7 +174,7 @@ static int attr_append(struct mpirma_objhdr *h, int keyval,
 	return MPI_SUCCESS;
 }
 
-int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
+int mpirma_attrs_copy(int old, struct mpirma_objhdr *from,
 		      struct mpirma_objhdr *to)
 {
 	struct mpirma_attr *a;
@@ -166,8 +185,8 @@ int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
 
 		if (!a->kv->copy)
 			continue;
-		ret = a->kv->copy(oldcomm, a->keyval, a->kv->extra, a->val,
-				  &out, &flag);
+		ret = a->kv->copy(old, a->keyval, a->kv->extra, a->val, &out,
+				  &flag);
 		if (ret != MPI_SUCCESS)
 			return mpirma_err(ret, "the copy callback of keyval %d "
 					  "failed with %d", a->keyval, ret);
@@ -204,6 +223,8 @@ int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
 		return MPI_SUCCESS;
 	if (kind == MPIRMA_HK_WIN)
 		return mpirma_err(MPI_ERR_WIN, "invalid window %d", handle);
+	if (kind == MPIRMA_HK_DATATYPE)
+		return mpirma_err(MPI_ERR_TYPE, "invalid datatype %d", handle);
 	return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", handle);
 }
 
@@ -229,8 +250,9 @@ static int keyval_check(int keyval, enum mpirma_hkind kind,
 	if (*kv && (*kv)->kind == kind)
 		return MPI_SUCCESS;
 	return mpirma_err(MPI_ERR_KEYVAL, "invalid %s keyval %d",
-			  kind == MPIRMA_HK_WIN ? "window" : "communicator",
-			  keyval);
+			  kind == MPIRMA_HK_WIN ? "window" :
+			  kind == MPIRMA_HK_DATATYPE ? "datatype" :
+			  "communicator", keyval);
 }
 
 /* Runs the delete callback of an attribute value; MPI class (recorded). */
@@ -403,7 +425,7 @@ static int get_attr(enum mpirma_hkind kind, int handle, int keyval,
 		    kind_ops[kind]->predefined_attr)
 			return kind_ops[kind]->predefined_attr(handle, keyval,
 							       val, flag);
-	} else {
+	} else if (kind == MPIRMA_HK_COMM) {
 		pre = comm_predefined(keyval);
 		if (pre) {
 			*(void **)val = pre;
@@ -446,14 +468,15 @@ static int get_name(enum mpirma_hkind kind, int handle, char *name,
 	return ret;
 }
 
-/* ------------------------------------------------------ API: comm and win */
+/* ------------------------------------------------ API: comm, win, type */
 
 /*
- * The keyval, attribute and name calls of communicators and windows (@Obj
- * Comm or Win, handles of @obj_t, objects of @kind): one definition makes
- * both kinds'.  The attribute calls raise on their object with @raise_obj
- * (for an invalid handle that is MPI_COMM_WORLD's handler), the others
- * on MPI_COMM_WORLD.
+ * The keyval and attribute calls of communicators, windows and datatypes
+ * (@Obj Comm, Win or Type, handles of @obj_t, objects of @kind): one
+ * definition makes every kind's.  The attribute calls raise on their
+ * object with @raise_obj (for an invalid handle that is MPI_COMM_WORLD's
+ * handler; datatypes have none: raise_type), the keyval calls on
+ * MPI_COMM_WORLD.
  */
 #define ATTR_CALLS(Obj, obj_t, kind, raise_obj)				\
 int PMPI_##Obj##_create_keyval(MPI_##Obj##_copy_attr_function *copy_fn, \
@@ -497,8 +520,10 @@ int PMPI_##Obj##_delete_attr(obj_t obj, int keyval)			\
 	return raise_obj(obj, delete_attr(kind, obj, keyval), MPIRMA_FUNC, \
 			 NULL);						\
 }									\
-MPIRMA_ALIAS(Obj##_delete_attr)						\
-									\
+MPIRMA_ALIAS(Obj##_delete_attr)
+
+/* The name calls of communicators and windows (datatype.c has the types'). */
+#define NAME_CALLS(Obj, obj_t, kind)					\
 int PMPI_##Obj##_set_name(obj_t obj, const char *name)			\
 {									\
 	MPIRMA_CHECK_INIT();						\
@@ -514,8 +539,14 @@ int PMPI_##Obj##_get_name(obj_t obj, char *name, int *resultlen)	\
 }									\
 MPIRMA_ALIAS(Obj##_get_name)
 
+#define raise_type(type, ...) mpirma_raise(__VA_ARGS__)
+
 ATTR_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM, mpirma_raise_comm)
 ATTR_CALLS(Win, MPI_Win, MPIRMA_HK_WIN, mpirma_raise_win)
+ATTR_CALLS(Type, MPI_Datatype, MPIRMA_HK_DATATYPE, raise_type)
+NAME_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM)
+NAME_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
+
 /* ------------------------------------------------------------ API: MPI-1 */
 
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn,

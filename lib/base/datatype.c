@@ -232,7 +232,7 @@ static void __attribute__((noinline, cold)) predef_init(void)
 			t->eblocks = t->blocks;
 			t->neblocks = t->nblocks;
 		}
-		snprintf(t->name, sizeof(t->name), "%s", p->name);
+		snprintf(t->hdr.name, sizeof(t->hdr.name), "%s", p->name);
 		if (t->ktype >= 0 && !t->padded &&
 		    t->size == mpirma_type_info[t->ktype].size &&
 		    t->size == mpirma_dtype_extent(t))
@@ -273,6 +273,21 @@ struct mpirma_dtype *mpirma_dtype_get(MPI_Datatype dt)
 	return mpirma_handle_get(MPIRMA_HK_DATATYPE, dt);
 }
 
+/* What the attribute code asks of datatypes: their header. */
+static struct mpirma_objhdr *dtype_hdr(int handle)
+{
+	struct mpirma_dtype *t = mpirma_dtype_get(handle);
+
+	return t ? &t->hdr : NULL;
+}
+
+static const struct mpirma_kind_ops dtype_kind_ops = { .hdr = dtype_hdr };
+
+static void __attribute__((constructor)) dtype_kind_register(void)
+{
+	mpirma_kind_register(MPIRMA_HK_DATATYPE, &dtype_kind_ops);
+}
+
 const char *mpirma_dtype_describe(MPI_Datatype dt, char *buf, size_t len)
 {
 	const struct mpirma_dtype *t = mpirma_dtype_get(dt);
@@ -280,10 +295,10 @@ const char *mpirma_dtype_describe(MPI_Datatype dt, char *buf, size_t len)
 	if (!t)
 		snprintf(buf, len, "an invalid datatype (%d)", dt);
 	else if (t->predefined)
-		snprintf(buf, len, "%s", t->name);
-	else if (t->name[0])
+		snprintf(buf, len, "%s", t->hdr.name);
+	else if (t->hdr.name[0])
 		snprintf(buf, len, "derived datatype \"%s\" of %zu bytes",
-			 t->name, (size_t)t->size);
+			 t->hdr.name, (size_t)t->size);
 	else
 		snprintf(buf, len, "a derived datatype of %zu bytes",
 			 (size_t)t->size);
@@ -853,6 +868,27 @@ MPI_Count mpirma_dtype_elements(const struct mpirma_dtype *t, MPI_Count nbytes)
 
 #define RAISE(cls, ...) mpirma_raise((cls), MPIRMA_FUNC, __VA_ARGS__)
 
+/*
+ * Frees the type @t of handle *@datatype: its attributes are deleted first
+ * (their callbacks see the handle), then the handle; the object lives on
+ * while types built from it hold it.  MPI class of the first failing
+ * delete callback (recorded); the type is gone regardless.
+ */
+static int dtype_free(struct mpirma_dtype *t, MPI_Datatype *datatype)
+{
+	int ret = mpirma_attrs_delete_all(&t->hdr, MPIRMA_HK_DATATYPE,
+					  *datatype);
+
+	mpirma_handle_free(MPIRMA_HK_DATATYPE, *datatype);
+	t->handle = 0;
+	mpirma_dtype_unref(t);
+	*datatype = MPI_DATATYPE_NULL;
+	if (ret)
+		return mpirma_err(ret, "the delete callback of an attribute "
+				  "failed with %d", ret);
+	return MPI_SUCCESS;
+}
+
 /* Registers a new type: handle or MPI_ERR_NO_MEM (recorded). */
 static int dtype_register(struct mpirma_dtype *t, MPI_Datatype *newtype)
 {
@@ -1276,6 +1312,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	}
 	ret = dtype_register(t, newtype);
 	ret = args_one(newtype, ret, old, NULL, 0, 0, NULL);
+	if (!ret) {
+		ret = mpirma_attrs_copy(oldtype, &old->hdr, &t->hdr);
+		if (ret)	/* the cause is the copy's, not a delete's */
+			dtype_free(t, newtype);
+	}
 	return RAISE(ret, NULL);
 }
 MPIRMA_ALIAS(Type_dup)
@@ -1392,12 +1433,8 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	if (ret)
 		return RAISE(ret, NULL);
 	if (t->predefined)
-		return RAISE(MPI_ERR_TYPE, "%s is predefined", t->name);
-	mpirma_handle_free(MPIRMA_HK_DATATYPE, *datatype);
-	t->handle = 0;
-	mpirma_dtype_unref(t);
-	*datatype = MPI_DATATYPE_NULL;
-	return MPI_SUCCESS;
+		return RAISE(MPI_ERR_TYPE, "%s is predefined", t->hdr.name);
+	return RAISE(dtype_free(t, datatype), NULL);
 }
 MPIRMA_ALIAS(Type_free)
 
@@ -1445,7 +1482,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
 		return RAISE(ret, NULL);
 	if (t->predefined)
 		return RAISE(MPI_ERR_TYPE, "%s is a named type: it has no "
-			     "contents", t->name);
+			     "contents", t->hdr.name);
 	a = &t->args;
 	if (max_integers < a->ni || max_addresses < a->na ||
 	    max_datatypes < a->nt)
@@ -1617,7 +1654,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 	QUERY_TYPE(datatype, t);
 	if (!type_name)
 		return RAISE(MPI_ERR_ARG, "type_name is NULL");
-	snprintf(t->name, sizeof(t->name), "%s", type_name);
+	snprintf(t->hdr.name, sizeof(t->hdr.name), "%s", type_name);
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Type_set_name)
@@ -1630,7 +1667,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 	QUERY_TYPE(datatype, t);
 	if (!type_name || !resultlen)
 		return RAISE(MPI_ERR_ARG, "NULL argument");
-	snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
+	snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->hdr.name);
 	*resultlen = strlen(type_name);
 	return MPI_SUCCESS;
 }

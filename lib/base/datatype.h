@@ -132,7 +132,8 @@ struct mpirma_dtype_args {
  *	NULL when @basic is not a single type)
  * @runs, @nruns: the construction
  * @args: the constructor's arguments (MPI_Type_get_contents)
- * @name: MPI_Type_set_name
+ * @hdr: its name (MPI_Type_set_name) and attributes (lib/base/attr.c);
+ *	MPI_Type_free deletes the attributes, MPI_Type_dup copies them
  */
 struct mpirma_dtype {
 	int refs;
@@ -158,7 +159,7 @@ struct mpirma_dtype {
 	struct mpirma_dtype_run *runs;
 	int nruns;
 	struct mpirma_dtype_args args;
-	char name[MPI_MAX_OBJECT_NAME];
+	struct mpirma_objhdr hdr;
 };
 
 static inline MPI_Aint mpirma_dtype_extent(const struct mpirma_dtype *t)

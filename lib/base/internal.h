@@ -273,10 +273,12 @@ int mpirma_handle_next(enum mpirma_hkind kind, int prev);
 struct mpirma_attr;
 
 /**
- * struct mpirma_objhdr - what communicators and windows have in common
- * @errhandler: the object's error handler (a reference is held)
+ * struct mpirma_objhdr - what communicators, windows and datatypes have in
+ * common
+ * @errhandler: the object's error handler (a reference is held); unused
+ *	for datatypes, which have none
  * @attrs: the attribute list (lib/base/attr.c)
- * @name: MPI_Comm_set_name / MPI_Win_set_name
+ * @name: MPI_Comm_set_name / MPI_Win_set_name / MPI_Type_set_name
  */
 struct mpirma_objhdr {
 	MPI_Errhandler errhandler;
@@ -288,11 +290,12 @@ struct mpirma_objhdr {
 void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name);
 
 /**
- * struct mpirma_kind_ops - what base/ asks of a kind of object that lives
- * above it (communicators in runtime/, windows in rma/), registered by that
- * layer when the library is loaded (mpirma_kind_register()): so base/
- * calls nothing above it, and its errors and attributes still reach every
- * object
+ * struct mpirma_kind_ops - what the error and attribute code asks of a
+ * kind of object: of those that live above base/ (communicators in
+ * runtime/, windows in rma/), and of datatypes (lib/base/datatype.c),
+ * registered by their file when the library is loaded
+ * (mpirma_kind_register()): so base/ calls nothing above it, and its
+ * errors and attributes still reach every object
  * @hdr: the header of the live object @handle names, or NULL
  * @predefined_attr: NULL, or the kind's own attribute keys (windows:
  *	MPI_WIN_BASE ... MPI_WIN_MODEL) for MPI_X_get_attr: sets *@flag and
@@ -304,20 +307,21 @@ struct mpirma_kind_ops {
 	int (*predefined_attr)(int handle, int keyval, void *val, int *flag);
 };
 
-/* Registers @ops for @kind (MPIRMA_HK_COMM or MPIRMA_HK_WIN); at load time. */
+/* Registers @ops for @kind (MPIRMA_HK_COMM, _WIN, _DATATYPE); at load time. */
 void mpirma_kind_register(enum mpirma_hkind kind,
 			  const struct mpirma_kind_ops *ops);
 
 /*
- * The header of a live communicator or window (@kind MPIRMA_HK_COMM or
- * MPIRMA_HK_WIN), or NULL (lib/base/attr.c).  Records nothing.
+ * The header of a live communicator, window or datatype (@kind
+ * MPIRMA_HK_COMM, _WIN, _DATATYPE), or NULL (lib/base/attr.c).  Records
+ * nothing.
  */
 struct mpirma_objhdr *mpirma_objhdr_get(enum mpirma_hkind kind, int handle);
 
 /*
  * mpirma_objhdr_get() for an object argument: MPI_SUCCESS with *@h set, or
  * MPI_ERR_COMM ("invalid communicator N") / MPI_ERR_WIN ("invalid window
- * N"), recorded.
+ * N") / MPI_ERR_TYPE ("invalid datatype N"), recorded.
  */
 int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
 			struct mpirma_objhdr **h);
@@ -343,18 +347,20 @@ const char *mpirma_info_lookup(MPI_Info info, const char *key);
 
 /*
  * Runs the delete callbacks of every attribute of an object and empties its
- * list (MPI_Comm_free, MPI_Win_free: call before the handle goes away).
- * @kind: MPIRMA_HK_COMM or MPIRMA_HK_WIN; @handle: the object's handle.
+ * list (MPI_Comm_free, MPI_Win_free, MPI_Type_free: call before the handle
+ * goes away).  @kind: MPIRMA_HK_COMM, _WIN or _DATATYPE; @handle: the
+ * object's handle.
  * Returns MPI_SUCCESS or the first failing callback's code.
  */
 int mpirma_attrs_delete_all(struct mpirma_objhdr *h, enum mpirma_hkind kind,
 			    int handle);
 
 /*
- * Copies @from's attributes to @to through their copy callbacks
- * (MPI_Comm_dup).  MPI class.
+ * Copies @from's attributes to @to through their copy callbacks, which
+ * get @old, the handle of @from's object (MPI_Comm_dup, MPI_Type_dup).
+ * MPI class.
  */
-int mpirma_attrs_copy(MPI_Comm oldcomm, struct mpirma_objhdr *from,
+int mpirma_attrs_copy(int old, struct mpirma_objhdr *from,
 		      struct mpirma_objhdr *to);
 
 /* ------------------------------------------------------------ windows */

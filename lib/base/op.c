@@ -128,16 +128,16 @@ int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use)
 	mc = mpirma_dtype_mclass(t->basic);
 	if (!(group_ops[mc] & B(op)))
 		return mpirma_err(MPI_ERR_OP, "%s is not defined on %s%s",
-				  op_names[op], bt->name,
+				  op_names[op], bt->hdr.name,
 				  mpirma_dtype_strict_note(dt));
 	if (use == MPIRMA_OP_USE_RMA && !mpirma_op_allowed(kernel_op[op], t->ktype))
 		return mpirma_err(MPI_ERR_OP, "%s on %s is not supported in RMA",
-				  op_names[op], bt->name);
+				  op_names[op], bt->hdr.name);
 	/* The Fortran real pairs came later than the other kernel types. */
 	if (use == MPIRMA_OP_USE_RMA && mc == MPIRMA_MC_FPAIR &&
 	    (unsigned int)t->ktype >= mpirma_proc.query.nr_types)
 		return mpirma_err(MPI_ERR_OP, "%s on %s needs a newer mpirma module",
-				  op_names[op], bt->name);
+				  op_names[op], bt->hdr.name);
 	return MPI_SUCCESS;
 }
 

@@ -59,6 +59,16 @@ int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 			      const int *sdispls, struct mpirma_dtype *st,
 			      void *recvbuf, int rcount, const int *rcounts,
 			      const int *rdispls, struct mpirma_dtype *rt);
+/*
+ * Alltoallw, intra-communicators only: block i is @counts[i] elements of
+ * @types[i] at byte displacement @displs[i] on either side.
+ */
+int mpirma_coll_run_alltoallw(struct mpirma_comm *c, const void *sendbuf,
+			      const int *scounts, const int *sdispls,
+			      struct mpirma_dtype *const *stypes,
+			      void *recvbuf, const int *rcounts,
+			      const int *rdispls,
+			      struct mpirma_dtype *const *rtypes);
 int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 				   void *recvbuf, int rcount,
 				   const int *counts, struct mpirma_dtype *t,

@@ -5,6 +5,8 @@
  * algorithm run (lib/runtime/coll.c, mpirma_coll_run_*()) and its error
  * raised on the communicator in the name of the call.
  */
+#include <stdlib.h>
+
 #include "runtime.h"
 #include "coll.h"
 #include "datatype.h"
@@ -362,6 +364,53 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
 	return RAISE_COMM(comm, ret);
 }
 MPIRMA_ALIAS(Alltoallv)
+
+/*
+ * A (counts, byte displacements, datatypes) buffer argument of Alltoallw:
+ * each datatype checked into @t[i].
+ */
+static int wbuf_check(const struct mpirma_comm *c, const int *counts,
+		      const int *displs, const MPI_Datatype *dts,
+		      struct mpirma_dtype **t)
+{
+	int i, ret = counts_check(c, counts, displs);
+
+	if (!ret && !dts)
+		ret = mpirma_err(MPI_ERR_ARG, "datatypes array is NULL");
+	for (i = 0; !ret && i < c->size; i++)
+		ret = mpirma_dtype_check(dts[i], true, &t[i]);
+	return ret;
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+		   const int sdispls[], const MPI_Datatype sendtypes[],
+		   void *recvbuf, const int recvcounts[], const int rdispls[],
+		   const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+	struct mpirma_dtype **t = NULL;
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = intra_comm_check(comm, &c);
+	if (!ret) {
+		t = malloc(2 * c->size * sizeof(*t));
+		if (!t)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	}
+	if (!ret)
+		ret = wbuf_check(c, recvcounts, rdispls, recvtypes, t);
+	if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = wbuf_check(c, sendcounts, sdispls, sendtypes,
+				 t + c->size);
+	if (!ret)
+		ret = mpirma_coll_run_alltoallw(c, sendbuf, sendcounts,
+						sdispls, t + c->size, recvbuf,
+						recvcounts, rdispls, t);
+	free(t);
+	return RAISE_COMM(comm, ret);
+}
+MPIRMA_ALIAS(Alltoallw)
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 		MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)

@@ -2,7 +2,7 @@
 /*
  * coll_spread.c - the collectives that spread or collect data over the
  * ranks (docs/lib.md, "Collectives"): Allgather(v), Gather(v) and
- * Scatter(v), Alltoall(v), Reduce_scatter(_block), Scan and Exscan, over
+ * Scatter(v), Alltoall(v/w), Reduce_scatter(_block), Scan and Exscan, over
  * the messages of coll_msg.h.  coll.c says why sends may come first.
  */
 #include <errno.h>
@@ -113,6 +113,65 @@ int mpirma_coll_run_rooted(struct mpirma_comm *c, bool gather, void *buf,
 	return ret;
 }
 
+/*
+ * One side of an all-to-all: block i is @counts[i] (without @counts:
+ * @count) elements of @types[i] at byte @displs[i] (Alltoallw), or of @t
+ * at @displs[i] (without @counts: i * @count) extents of @t.
+ */
+struct a2a_side {
+	const void *buf;
+	int count;
+	const int *counts, *displs;
+	struct mpirma_dtype *t;
+	struct mpirma_dtype *const *types;
+};
+
+static void a2a_block(const struct a2a_side *s, int i, char **p, int *n,
+		      struct mpirma_dtype **t)
+{
+	*n = block_count(s->count, s->counts, i);
+	if (s->types) {
+		*t = s->types[i];
+		*p = at(s->buf, s->displs[i]);
+	} else {
+		*t = s->t;
+		*p = block_at(s->buf, mpirma_dtype_extent(s->t), s->count,
+			      s->counts, s->displs, i);
+	}
+}
+
+/*
+ * Alltoall(v/w) on an intra-communicator: every block sent, then every
+ * block received.  @s == @r in place: sends are buffered, so everything
+ * is sent before anything is overwritten.
+ */
+static int a2a_intra(struct mpirma_comm *c, const struct a2a_side *s,
+		     const struct a2a_side *r)
+{
+	struct mpirma_dtype *st, *rt;
+	char *sp, *rp;
+	int i, sn, rn, ret = MPI_SUCCESS;
+
+	for (i = 1; !ret && i < c->size; i++) {
+		int to = (c->rank + i) % c->size;
+
+		a2a_block(s, to, &sp, &sn, &st);
+		ret = mpirma_coll_send(c, to, TAG_ALLTOALL, sp, sn, st);
+	}
+	if (!ret && s != r) {
+		a2a_block(s, c->rank, &sp, &sn, &st);
+		a2a_block(r, c->rank, &rp, &rn, &rt);
+		ret = mpirma_dtype_copy(sp, sn, st, rp, rn, rt);
+	}
+	for (i = 1; !ret && i < c->size; i++) {
+		int from = (c->rank - i + c->size) % c->size;
+
+		a2a_block(r, from, &rp, &rn, &rt);
+		ret = mpirma_coll_recv(c, from, TAG_ALLTOALL, rp, rn, rt);
+	}
+	return ret;
+}
+
 /* Alltoall(v): @scounts NULL means the fixed-count form. */
 int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 			      int scount, const int *scounts,
@@ -120,44 +179,27 @@ int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 			      void *recvbuf, int rcount, const int *rcounts,
 			      const int *rdispls, struct mpirma_dtype *rt)
 {
-	MPI_Aint rext = mpirma_dtype_extent(rt), sext;
-	int i, ret = MPI_SUCCESS;
+	struct a2a_side s = { sendbuf, scount, scounts, sdispls, st, NULL };
+	struct a2a_side r = { recvbuf, rcount, rcounts, rdispls, rt, NULL };
 
 	if (c->inter)
 		return mpirma_coll_inter_exchange(c, TAG_ALLTOALL, sendbuf, scount, scounts,
 				      sdispls, st, false, recvbuf, rcount,
 				      rcounts, rdispls, rt);
-	if (sendbuf == MPI_IN_PLACE) {
-		/* Everything is sent before anything is received. */
-		sendbuf = recvbuf;
-		scount = rcount;
-		scounts = rcounts;
-		sdispls = rdispls;
-		st = rt;
-	}
-	sext = mpirma_dtype_extent(st);
-#define SSLOT(i) block_at(sendbuf, sext, scount, scounts, sdispls, i)
-#define SCOUNT(i) block_count(scount, scounts, i)
-#define RSLOT(i) block_at(recvbuf, rext, rcount, rcounts, rdispls, i)
-#define RCOUNT(i) block_count(rcount, rcounts, i)
-	for (i = 1; !ret && i < c->size; i++) {
-		int to = (c->rank + i) % c->size;
+	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
+}
 
-		ret = mpirma_coll_send(c, to, TAG_ALLTOALL, SSLOT(to), SCOUNT(to), st);
-	}
-	if (!ret && sendbuf != recvbuf)
-		ret = mpirma_dtype_copy(SSLOT(c->rank), SCOUNT(c->rank), st,
-					RSLOT(c->rank), RCOUNT(c->rank), rt);
-	for (i = 1; !ret && i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
+int mpirma_coll_run_alltoallw(struct mpirma_comm *c, const void *sendbuf,
+			      const int *scounts, const int *sdispls,
+			      struct mpirma_dtype *const *stypes,
+			      void *recvbuf, const int *rcounts,
+			      const int *rdispls,
+			      struct mpirma_dtype *const *rtypes)
+{
+	struct a2a_side s = { sendbuf, 0, scounts, sdispls, NULL, stypes };
+	struct a2a_side r = { recvbuf, 0, rcounts, rdispls, NULL, rtypes };
 
-		ret = mpirma_coll_recv(c, from, TAG_ALLTOALL, RSLOT(from), RCOUNT(from), rt);
-	}
-#undef SSLOT
-#undef SCOUNT
-#undef RSLOT
-#undef RCOUNT
-	return ret;
+	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
 }
 
 /*

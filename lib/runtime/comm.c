@@ -158,8 +158,7 @@ int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
 	return MPI_SUCCESS;
 }
 
-/* Undoes comm_new for a communicator the user has not seen yet. */
-static void comm_discard(MPI_Comm handle)
+void mpirma_comm_discard(MPI_Comm handle)
 {
 	struct mpirma_comm *c = mpirma_comm_get(handle);
 
@@ -311,58 +310,6 @@ void mpirma_comm_teardown(void)
 
 MPIRMA_COMM_QUERY(Comm_rank, int, o->rank)
 MPIRMA_COMM_QUERY(Comm_size, int, o->size)
-
-/* MPI_Comm_dup and _dup_with_info: @info is copied, or c's with -1. */
-static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
-		    const char *fn)
-{
-	struct mpirma_comm *c = mpirma_comm_get(comm), *n;
-	uint64_t ctx;
-	int ret;
-
-	if (!c)
-		return mpirma_raise(MPI_ERR_COMM, fn, "invalid communicator %d",
-				    comm);
-	if (c->inter) {
-		ret = mpirma_intercomm_dup(c, newcomm);
-	} else {
-		ret = mpirma_comm_new_context(c, &ctx);
-		if (!ret)
-			ret = mpirma_comm_new(c, c->size, c->ranks, ctx,
-					      newcomm);
-	}
-	if (ret)
-		return mpirma_raise_comm(comm, ret, fn, NULL);
-	n = mpirma_comm_get(*newcomm);
-	if (info == -1)
-		info = c->info;
-	if (info != MPI_INFO_NULL)
-		ret = PMPI_Info_dup(info, &n->info);
-	if (!ret)
-		ret = mpirma_topo_copy(c, n);
-	if (!ret)
-		ret = mpirma_attrs_copy(comm, &c->hdr, &n->hdr);
-	if (ret) {
-		comm_discard(*newcomm);
-		*newcomm = MPI_COMM_NULL;
-		return mpirma_raise_comm(comm, ret, fn, NULL);
-	}
-	return MPI_SUCCESS;
-}
-
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
-	MPIRMA_CHECK_INIT();
-	return comm_dup(comm, -1, newcomm, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Comm_dup)
-
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-	MPIRMA_CHECK_INIT();
-	return comm_dup(comm, info, newcomm, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Comm_dup_with_info)
 
 struct split_entry {
 	int color;

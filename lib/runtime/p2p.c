@@ -263,7 +263,7 @@ static int recv_cancel(struct mpirma_request *req)
 	return MPI_SUCCESS;
 }
 
-static void recv_release(struct mpirma_request *req)
+static int recv_release(struct mpirma_request *req)
 {
 	struct p2p_recv *r = (struct p2p_recv *)req;
 
@@ -273,6 +273,7 @@ static void recv_release(struct mpirma_request *req)
 	mpirma_dtype_unref(r->dt);
 	if (r->comm)
 		mpirma_comm_unref(r->comm);
+	return MPI_SUCCESS;
 }
 
 static const struct mpirma_request_ops recv_ops = {

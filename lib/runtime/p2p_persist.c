@@ -72,13 +72,14 @@ static int persist_cancel(struct mpirma_request *r)
 	return p->inner->ops->cancel(p->inner);
 }
 
-static void persist_release(struct mpirma_request *r)
+static int persist_release(struct mpirma_request *r)
 {
 	struct p2p_persist *p = (struct p2p_persist *)r;
 
 	mpirma_request_destroy(p->inner);
 	mpirma_dtype_unref(p->t);
 	mpirma_comm_unref(p->c);
+	return MPI_SUCCESS;
 }
 
 static const struct mpirma_request_ops persist_ops = {

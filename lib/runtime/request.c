@@ -71,15 +71,18 @@ int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
 	return MPI_SUCCESS;
 }
 
-void mpirma_request_destroy(struct mpirma_request *r)
+int mpirma_request_destroy(struct mpirma_request *r)
 {
+	int ret = MPI_SUCCESS;
+
 	if (!r)
-		return;
+		return ret;
 	if (r->ops && r->ops->release)
-		r->ops->release(r);
+		ret = r->ops->release(r);
 	if (r->handle)
 		mpirma_handle_free(MPIRMA_HK_REQUEST, r->handle);
 	free(r);
+	return ret;
 }
 
 struct mpirma_request *mpirma_request_get(MPI_Request req)
@@ -176,12 +179,13 @@ static int raise_on(MPI_Comm comm, MPI_Win win, int err, const char *fn)
 
 /*
  * Hands a completed request's status to the caller and frees the request.
- * Returns its error class; @comm and @win receive where to raise it.
+ * Returns its error class, else the class freeing it failed with (a
+ * generalized request's free_fn); @comm and @win receive where to raise it.
  */
 static int finish(MPI_Request *slot, struct mpirma_request *r,
 		  MPI_Status *status, MPI_Comm *comm, MPI_Win *win)
 {
-	int err = r->status.MPI_ERROR;
+	int err = r->status.MPI_ERROR, ret;
 
 	if (status && status != MPI_STATUS_IGNORE)
 		*status = r->status;
@@ -192,8 +196,13 @@ static int finish(MPI_Request *slot, struct mpirma_request *r,
 		r->done = 0;
 		return err;
 	}
-	mpirma_request_destroy(r);
+	ret = mpirma_request_destroy(r);
 	*slot = MPI_REQUEST_NULL;
+	if (err == MPI_SUCCESS && ret != MPI_SUCCESS) {
+		err = ret;
+		if (status && status != MPI_STATUS_IGNORE)
+			status->MPI_ERROR = ret;
+	}
 	return err;
 }
 
@@ -598,6 +607,14 @@ int PMPI_Request_free(MPI_Request *request)
 	ret = active_request(request, &r);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	if (r->ops->free) {
+		MPI_Comm comm = r->comm;
+		MPI_Win win = r->win;
+
+		ret = r->ops->free(r);
+		*request = MPI_REQUEST_NULL;
+		return raise_on(comm, win, ret, MPIRMA_FUNC);
+	}
 	mpirma_request_progress(r, 0);
 	if (r->done) {
 		mpirma_request_destroy(r);
@@ -658,8 +675,11 @@ int PMPI_Cancel(MPI_Request *request)
 	ret = active_request(request, &r);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
-	/* A kind without cancel (a buffered send) has completed normally. */
-	if (!r->done && r->ops->cancel)
+	/*
+	 * A kind without cancel (a buffered send) has completed normally;
+	 * the others look at r->done themselves.
+	 */
+	if (r->ops->cancel)
 		return raise_on(r->comm, r->win, r->ops->cancel(r), MPIRMA_FUNC);
 	return MPI_SUCCESS;
 }

@@ -153,6 +153,12 @@ int mpirma_comm_intra_only(const struct mpirma_comm *c, const char *what);
 int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
 		    uint64_t ctx, MPI_Comm *out);
 
+/*
+ * Undoes mpirma_comm_new for a communicator the user has not seen yet
+ * (comm.c).
+ */
+void mpirma_comm_discard(MPI_Comm handle);
+
 /* The duplicate of inter-communicator @c (intercomm.c).  MPI class. */
 int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out);
 
@@ -186,13 +192,22 @@ struct mpirma_request;
  * @progress: try to complete @r; with @block, return only when it is
  *	complete.  Sets r->done and r->status when it completes.  Returns
  *	MPI_SUCCESS or an MPI class (recorded with mpirma_err).
- * @cancel: MPI_Cancel, or NULL when the kind cannot be cancelled.
+ * @cancel: MPI_Cancel, or NULL when the kind cannot be cancelled; called
+ *	on a complete request too (a generalized request's cancel_fn is).
+ *	MPI class.
+ * @free: MPI_Request_free, when the kind frees its own way (generalized
+ *	requests keep their handle until MPI_Grequest_complete); NULL: a
+ *	complete request is destroyed, a pending one loses its handle and
+ *	is destroyed when it completes.  MPI class.
  * @release: frees what the kind allocated (not @r itself); may be NULL.
+ *	MPI class (a generalized request's free_fn's), which the wait or
+ *	test that frees the request returns.
  */
 struct mpirma_request_ops {
 	int (*progress)(struct mpirma_request *r, int block);
 	int (*cancel)(struct mpirma_request *r);
-	void (*release)(struct mpirma_request *r);
+	int (*free)(struct mpirma_request *r);
+	int (*release)(struct mpirma_request *r);
 };
 
 /**
@@ -228,8 +243,11 @@ struct mpirma_request {
  */
 int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
 			 struct mpirma_request **out);
-/* Implemented in lib/runtime/request.c: ops->release, then the handle and memory. */
-void mpirma_request_destroy(struct mpirma_request *r);
+/*
+ * Implemented in lib/runtime/request.c: ops->release, then the handle and
+ * memory.  Returns ops->release's class.
+ */
+int mpirma_request_destroy(struct mpirma_request *r);
 /* Implemented in lib/runtime/request.c: the request of a handle, or NULL. */
 struct mpirma_request *mpirma_request_get(MPI_Request req);
 

@@ -54,6 +54,19 @@ SUBROUTINE ft_ok(ierr, nbad, what)
   CALL ft_expect(.FALSE., nbad, what // ': ' // msg(1:len))
 END SUBROUTINE ft_ok
 
+! An MPI call's IERROR must be of error class @want.
+SUBROUTINE ft_class(ierr, want, nbad, what)
+  USE MPI
+  IMPLICIT NONE
+  INTEGER, INTENT(IN) :: ierr, want
+  INTEGER, INTENT(INOUT) :: nbad
+  CHARACTER(LEN=*), INTENT(IN) :: what
+  INTEGER :: cls, e
+
+  CALL MPI_ERROR_CLASS(ierr, cls, e)
+  CALL ft_expect(cls == want, nbad, what)
+END SUBROUTINE ft_class
+
 ! The job's logical node count under the hybrid layer
 ! (MPIRMA_LOGICAL_NODES; 1 when unset).
 INTEGER FUNCTION ft_logical_nodes()

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * comm_dup.c - duplicating communicators: MPI_Comm_dup, _dup_with_info,
+ * and the nonblocking MPI_Comm_idup and _idup_with_info, which duplicate
+ * at once and return a complete request (the duplicate is collective over
+ * the communicator either way: every member calls it in the same order).
+ *
+ * A duplicate has the same ranks (intra) or groups (inter), a new context
+ * id, the info given or the old communicator's, its topology, and its
+ * attributes through their copy callbacks.
+ */
+#include "runtime.h"
+#include "request.h"
+
+/*
+ * Every form: @info is copied, or c's with -1; with @request (not NULL) a
+ * complete request too.  Raised as @fn.
+ */
+static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+		    MPI_Request *request, const char *fn)
+{
+	struct mpirma_comm *c = mpirma_comm_get(comm), *n;
+	uint64_t ctx;
+	int ret;
+
+	if (!c)
+		return mpirma_raise(MPI_ERR_COMM, fn, "invalid communicator %d",
+				    comm);
+	if (c->inter) {
+		ret = mpirma_intercomm_dup(c, newcomm);
+	} else {
+		ret = mpirma_comm_new_context(c, &ctx);
+		if (!ret)
+			ret = mpirma_comm_new(c, c->size, c->ranks, ctx,
+					      newcomm);
+	}
+	if (ret)
+		return mpirma_raise_comm(comm, ret, fn, NULL);
+	n = mpirma_comm_get(*newcomm);
+	if (info == -1)
+		info = c->info;
+	if (info != MPI_INFO_NULL)
+		ret = PMPI_Info_dup(info, &n->info);
+	if (!ret)
+		ret = mpirma_topo_copy(c, n);
+	if (!ret)
+		ret = mpirma_attrs_copy(comm, &c->hdr, &n->hdr);
+	if (!ret && request)
+		ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
+					      request);
+	if (ret) {
+		mpirma_comm_discard(*newcomm);
+		*newcomm = MPI_COMM_NULL;
+		return mpirma_raise_comm(comm, ret, fn, NULL);
+	}
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	MPIRMA_CHECK_INIT();
+	return comm_dup(comm, -1, newcomm, NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Comm_dup)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	MPIRMA_CHECK_INIT();
+	return comm_dup(comm, info, newcomm, NULL, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Comm_dup_with_info)
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
+					 "request is NULL");
+	return comm_dup(comm, -1, newcomm, request, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+			     MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
+					 "request is NULL");
+	return comm_dup(comm, info, newcomm, request, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Comm_idup_with_info)
