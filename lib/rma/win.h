@@ -373,8 +373,10 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
  * Reports the direct path's operations counted since the last report to
  * the kernel's window statistics (MPIRMA_IOC_WIN_STATS_ADD), if there are
  * any and the kernel takes them.  Synchronization calls that enter the
- * kernel anyway call it, and a drain after MPIRMA_DIRECT_REPORT_OPS
- * operations, so that long epochs show up too.  Never fails: statistics
+ * kernel anyway call it, and a drain or a fence (which stays in user space
+ * where messages do: a system call would cost it a third) after
+ * MPIRMA_DIRECT_REPORT_OPS operations, so that long epochs show up too;
+ * freeing the window reports the rest.  Never fails: statistics
  * are not worth an error.
  */
 void mpirma_win_direct_report(struct mpirma_window *w);

@@ -153,7 +153,7 @@ static int win_fence(int assert, MPI_Win win, bool barrier)
 				  "passive-target (lock)" : "PSCW");
 	ret = mpirma_win_drain(w);
 	w->fence = !(assert & MPI_MODE_NOSUCCEED);
-	mpirma_win_direct_report(w);
+	mpirma_win_direct_report_due(w);
 	/*
 	 * Always a barrier, whatever the assertions (and whatever the drain
 	 * found: the other ranks are waiting in it): with NOPRECEDE the
