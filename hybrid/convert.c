@@ -670,3 +670,35 @@ out:
 	free(to);
 	return ret;
 }
+
+void hy_group_forget(struct hy_win *w, int slot)
+{
+	if (w->pscw[slot].host != MPI_GROUP_NULL)
+		PMPI_Group_free(&w->pscw[slot].host);
+	if (w->pscw[slot].inner != MPII_GROUP_NULL)
+		MPII_Group_free(&w->pscw[slot].inner);
+}
+
+int hy_group_cached(struct hy_win *w, int slot, MPI_Group group,
+		    MPII_Group *out)
+{
+	int same = MPI_UNEQUAL, ret;
+	MPI_Group copy;
+
+	if (group != MPI_GROUP_NULL && w->pscw[slot].host != MPI_GROUP_NULL &&
+	    PMPI_Group_compare(group, w->pscw[slot].host, &same) ==
+	    MPI_SUCCESS && same == MPI_IDENT) {
+		*out = w->pscw[slot].inner;
+		return MPI_SUCCESS;
+	}
+	ret = hy_group(w, group, out);
+	if (ret)
+		return ret;
+	/* The program may free its handle: the cache keeps a group of its own. */
+	if (PMPI_Group_union(group, MPI_GROUP_EMPTY, &copy) != MPI_SUCCESS)
+		copy = MPI_GROUP_NULL;
+	hy_group_forget(w, slot);
+	w->pscw[slot].host = copy;
+	w->pscw[slot].inner = *out;
+	return MPI_SUCCESS;
+}

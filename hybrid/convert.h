@@ -67,4 +67,15 @@ static inline int hy_rank(const struct hy_win *w, int rank)
 }
 int hy_group(struct hy_win *w, MPI_Group group, MPII_Group *out);
 
+/*
+ * hy_group() through @w's cache slot @slot (0 for posts, 1 for starts):
+ * the engine's group of the last group of that slot when @group has the
+ * same members in the same order, so that a program repeating its epochs
+ * converts its groups once.  *@out belongs to the cache.  Host class.
+ */
+int hy_group_cached(struct hy_win *w, int slot, MPI_Group group,
+		    MPII_Group *out);
+/* Empties cache slot @slot of @w. */
+void hy_group_forget(struct hy_win *w, int slot);
+
 #endif /* MPIRMA_HYBRID_CONVERT_H */

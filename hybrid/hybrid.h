@@ -241,6 +241,10 @@ struct hy_win {
 	MPI_Group hgroup;
 	MPI_Comm gcomm;
 	MPI_Comm fcomm;
+	struct {
+		MPI_Group host;
+		MPII_Group inner;
+	} pscw[2];
 	int flavor;
 	int model;
 	void *base;

@@ -493,16 +493,15 @@ int MPI_Win_sync(MPI_Win win)
 }
 
 /* MPI_Win_post and MPI_Win_start: the group as the engine's. */
-static int with_group(struct hy_win *w, MPI_Group group, int assert,
-		      int (*call)(MPII_Group, int, MPII_Win), const char *fn)
+static int with_group(struct hy_win *w, int slot, MPI_Group group,
+		      int assert, int (*call)(MPII_Group, int, MPII_Win),
+		      const char *fn)
 {
 	MPII_Group ig;
-	int ret = hy_group(w, group, &ig);
+	int ret = hy_group_cached(w, slot, group, &ig);
 
-	if (!ret) {
+	if (!ret)
 		ret = hy_inner(call(ig, hy_assert(assert), w->inner));
-		MPII_Group_free(&ig);
-	}
 	hy_unlock();
 	return hy_raise(w->host, ret, fn);
 }
@@ -516,7 +515,8 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 			       "MPI_Win_post");
 	if (!w)
 		return PMPI_Win_post(group, assert, win);
-	return with_group(w, group, assert, MPII_Win_post, "MPI_Win_post");
+	return with_group(w, 0, group, assert, MPII_Win_post,
+			  "MPI_Win_post");
 }
 
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
@@ -530,7 +530,8 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 	}
 	if (!w)
 		return PMPI_Win_start(group, assert, win);
-	return with_group(w, group, assert, MPII_Win_start, "MPI_Win_start");
+	return with_group(w, 1, group, assert, MPII_Win_start,
+			  "MPI_Win_start");
 }
 
 int MPI_Win_complete(MPI_Win win)

@@ -115,6 +115,8 @@ static void win_release(struct hy_win *w)
 		PMPI_Group_free(&w->hgroup);
 	if (w->fcomm != MPI_COMM_NULL)
 		PMPI_Comm_free(&w->fcomm);
+	for (int k = 0; k < 2; k++)
+		hy_group_forget(w, k);
 	free(w);
 }
 
@@ -211,6 +213,10 @@ static int create(struct create_args *a, MPI_Win *win)
 	w->igroup = MPII_GROUP_NULL;
 	w->hgroup = MPI_GROUP_NULL;
 	w->fcomm = MPI_COMM_NULL;
+	for (int k = 0; k < 2; k++) {
+		w->pscw[k].host = MPI_GROUP_NULL;
+		w->pscw[k].inner = MPII_GROUP_NULL;
+	}
 	hy_lock();
 	ret = create_inner(w, a, iranks, n);
 	hy_unlock();

@@ -452,7 +452,12 @@ static void test_alltoallw(void)
 			       r * 100 + mtest_rank * 10 + i;
 	CHECK_EQ(bad, 0, "alltoallw in place: elements received wrong");
 
-	/* every rank passes the same bad argument: nobody waits */
+#ifdef MPIRMA
+	/*
+	 * Every rank passes the same bad argument: nobody waits.  mpirma's
+	 * own checks: under the layer (hybrid/list.2) the call is the
+	 * host's, and MPICH 4.0.2 dereferences a NULL type array.
+	 */
 	mtest_section("alltoallw errors");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	rc[p - 1] = -1;
@@ -465,6 +470,7 @@ static void test_alltoallw(void)
 	CHECK_CLASS(MPI_Alltoallw(sbuf, sc, sd, NULL, rbuf, rc, rd, st,
 				  MPI_COMM_WORLD), MPI_ERR_ARG);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
 	MPI_Type_free(&strided);
 	free(sbuf);
 	free(rbuf);
