@@ -392,28 +392,29 @@ static struct nbc_step *step_add(struct mpirma_nbc *s, int kind,
 	return st;
 }
 
-void mpirma_nbc_send(struct mpirma_nbc *s, int peer, const void *buf,
-		     MPI_Count count, struct mpirma_dtype *t)
+static void xfer(struct mpirma_nbc *s, int kind, int peer, void *buf,
+		 MPI_Count count, struct mpirma_dtype *t)
 {
-	struct nbc_step *st = step_add(s, STEP_SEND, t, NULL);
+	struct nbc_step *st = step_add(s, kind, t, NULL);
 
 	if (st) {
 		st->peer = peer;
 		st->in = buf;
+		st->out = buf;
 		st->count = count;
 	}
+}
+
+void mpirma_nbc_send(struct mpirma_nbc *s, int peer, const void *buf,
+		     MPI_Count count, struct mpirma_dtype *t)
+{
+	xfer(s, STEP_SEND, peer, (void *)buf, count, t);
 }
 
 void mpirma_nbc_recv(struct mpirma_nbc *s, int peer, void *buf,
 		     MPI_Count count, struct mpirma_dtype *t)
 {
-	struct nbc_step *st = step_add(s, STEP_RECV, t, NULL);
-
-	if (st) {
-		st->peer = peer;
-		st->out = buf;
-		st->count = count;
-	}
+	xfer(s, STEP_RECV, peer, buf, count, t);
 }
 
 void mpirma_nbc_op(struct mpirma_nbc *s, MPI_Op op, MPI_Datatype dt,

@@ -28,11 +28,17 @@
 #include "datatype.h"
 #include "nbc.h"
 
-/* A schedule on @c, or its class in *@ret. */
-static struct mpirma_nbc *begin(struct mpirma_comm *c, int *ret)
+/*
+ * A schedule on @c, or NULL and its class in *@ret.  A reduction's
+ * *@sendbuf (if @sendbuf) becomes @recvbuf when MPI_IN_PLACE.
+ */
+static struct mpirma_nbc *begin(struct mpirma_comm *c, const void **sendbuf,
+				void *recvbuf, int *ret)
 {
 	struct mpirma_nbc *s = NULL;
 
+	if (sendbuf && *sendbuf == MPI_IN_PLACE)
+		*sendbuf = recvbuf;
 	*ret = mpirma_nbc_new(c, &s);
 	return s;
 }
@@ -43,7 +49,7 @@ int mpirma_nbc_barrier(struct mpirma_comm *c, MPI_Request *out)
 	struct mpirma_nbc *s;
 	int k, ret;
 
-	s = begin(c, &ret);
+	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
 	/* Round k: tell rank + k, hear from rank - k. */
@@ -84,7 +90,7 @@ int mpirma_nbc_bcast(struct mpirma_comm *c, void *buf, int count,
 	struct mpirma_nbc *s;
 	int ret;
 
-	s = begin(c, &ret);
+	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
 	bcast_steps(s, c, buf, count, t, root);
@@ -133,11 +139,9 @@ int mpirma_nbc_reduce(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_nbc *s;
 	int ret;
 
-	s = begin(c, &ret);
+	s = begin(c, &sendbuf, recvbuf, &ret);
 	if (!s)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
 	if (!count)
 		return mpirma_nbc_start(s, out);
 	if (root != 0 && c->rank == 0)
@@ -157,11 +161,9 @@ int mpirma_nbc_allreduce(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_nbc *s;
 	int ret;
 
-	s = begin(c, &ret);
+	s = begin(c, &sendbuf, recvbuf, &ret);
 	if (!s)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
 	if (count) {
 		reduce_to0_steps(s, c, sendbuf, recvbuf, count, t, dt, op);
 		bcast_steps(s, c, recvbuf, count, t, 0);
@@ -179,7 +181,7 @@ int mpirma_nbc_rooted(struct mpirma_comm *c, bool gather, void *buf,
 	MPI_Aint ext;
 	int i, ret;
 
-	s = begin(c, &ret);
+	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
 	if (c->rank != root) {
@@ -217,7 +219,7 @@ int mpirma_nbc_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_nbc *s;
 	int i, ret;
 
-	s = begin(c, &ret);
+	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
 #define SLOT(i) block_at(recvbuf, rext, rcount, counts, displs, i)
@@ -255,7 +257,7 @@ static int a2a(struct mpirma_comm *c, const struct mpirma_a2a_side *sd,
 	int i, sn, rn, ret;
 	char *sp, *rp;
 
-	s = begin(c, &ret);
+	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
 	for (i = 1; i < c->size; i++) {
@@ -322,11 +324,9 @@ int mpirma_nbc_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 		total += block_count(rcount, counts, i);
 	if (total > 0x7fffffff)
 		return mpirma_err(MPI_ERR_COUNT, "total count too large");
-	s = begin(c, &ret);
+	s = begin(c, &sendbuf, recvbuf, &ret);
 	if (!s)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
 	if (!total)
 		return mpirma_nbc_start(s, out);
 	if (c->rank == 0)
@@ -359,11 +359,9 @@ int mpirma_nbc_scan(struct mpirma_comm *c, const void *sendbuf,
 	void *prefix, *sum;
 	int ret;
 
-	s = begin(c, &ret);
+	s = begin(c, &sendbuf, recvbuf, &ret);
 	if (!s)
 		return ret;
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
 	if (!count)
 		return mpirma_nbc_start(s, out);
 	if (!exclusive) {
