@@ -841,6 +841,77 @@ MPIRMA_DECL(int, Scan, (const void *sendbuf, void *recvbuf, int count,
 MPIRMA_DECL(int, Exscan, (const void *sendbuf, void *recvbuf, int count,
 			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
+
+/*
+ * Nonblocking collectives (lib/runtime/nbc.c): the blocking forms'
+ * arguments and a request; intra-communicators only (MPI_ERR_COMM on an
+ * inter-communicator).
+ */
+MPIRMA_DECL(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype,
+			  int root, MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Igather, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			   MPI_Datatype recvtype, int root, MPI_Comm comm,
+			   MPI_Request *request))
+MPIRMA_DECL(int, Igatherv, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    const int recvcounts[], const int displs[],
+			    MPI_Datatype recvtype, int root, MPI_Comm comm,
+			    MPI_Request *request))
+MPIRMA_DECL(int, Iallgather, (const void *sendbuf, int sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      int recvcount, MPI_Datatype recvtype,
+			      MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Iallgatherv, (const void *sendbuf, int sendcount,
+			       MPI_Datatype sendtype, void *recvbuf,
+			       const int recvcounts[], const int displs[],
+			       MPI_Datatype recvtype, MPI_Comm comm,
+			       MPI_Request *request))
+MPIRMA_DECL(int, Iscatter, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    int recvcount, MPI_Datatype recvtype, int root,
+			    MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Iscatterv, (const void *sendbuf, const int sendcounts[],
+			     const int displs[], MPI_Datatype sendtype,
+			     void *recvbuf, int recvcount,
+			     MPI_Datatype recvtype, int root, MPI_Comm comm,
+			     MPI_Request *request))
+MPIRMA_DECL(int, Ialltoall, (const void *sendbuf, int sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     int recvcount, MPI_Datatype recvtype,
+			     MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ialltoallv, (const void *sendbuf, const int sendcounts[],
+			      const int sdispls[], MPI_Datatype sendtype,
+			      void *recvbuf, const int recvcounts[],
+			      const int rdispls[], MPI_Datatype recvtype,
+			      MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ialltoallw, (const void *sendbuf, const int sendcounts[],
+			      const int sdispls[],
+			      const MPI_Datatype sendtypes[], void *recvbuf,
+			      const int recvcounts[], const int rdispls[],
+			      const MPI_Datatype recvtypes[], MPI_Comm comm,
+			      MPI_Request *request))
+MPIRMA_DECL(int, Ireduce, (const void *sendbuf, void *recvbuf, int count,
+			   MPI_Datatype datatype, MPI_Op op, int root,
+			   MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count,
+			      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			      MPI_Request *request))
+MPIRMA_DECL(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf,
+				   const int recvcounts[],
+				   MPI_Datatype datatype, MPI_Op op,
+				   MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf,
+					 int recvcount, MPI_Datatype datatype,
+					 MPI_Op op, MPI_Comm comm,
+					 MPI_Request *request))
+MPIRMA_DECL(int, Iscan, (const void *sendbuf, void *recvbuf, int count,
+			 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			 MPI_Request *request))
+MPIRMA_DECL(int, Iexscan, (const void *sendbuf, void *recvbuf, int count,
+			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			   MPI_Request *request))
 /* Windows (lib/rma/win.c) */
 MPIRMA_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
 			      MPI_Info info, MPI_Comm comm, MPI_Win *win))

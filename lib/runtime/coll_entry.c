@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * coll_entry.c - the entry points of the collective operations: their
- * arguments checked in the order the error classes suggest, then the
- * algorithm run (lib/runtime/coll.c, mpirma_coll_run_*()) and its error
- * raised on the communicator in the name of the call.
+ * coll_entry.c - the entry points of the collective operations, blocking
+ * and nonblocking (MPI_Ibcast...): their arguments checked in the order
+ * the error classes suggest, once for both forms, then the algorithm run
+ * (lib/runtime/coll.c, mpirma_coll_run_*()) or its schedule started
+ * (lib/runtime/nbc.h, mpirma_nbc_*()), and the error raised on the
+ * communicator in the name of the call.
  */
 #include <stdlib.h>
 
 #include "runtime.h"
 #include "coll.h"
 #include "datatype.h"
+#include "nbc.h"
 #include "op.h"
 
 /* ------------------------------------------------------------ checks */
@@ -42,31 +45,6 @@ static int vbuf_check(const struct mpirma_comm *c, const int *counts,
 
 	if (!ret)
 		ret = counts_check(c, counts, displs);
-	return ret;
-}
-
-/*
- * The counts of Gatherv and Scatterv, which only the root reads: NULL
- * there is MPI_ERR_ARG ("@name is NULL").
- */
-static int root_counts_check(const struct mpirma_comm *c, int root,
-			     const int *counts, const char *name)
-{
-	if (mpirma_coll_is_root(c, root) && !counts)
-		return mpirma_err(MPI_ERR_ARG, "%s is NULL", name);
-	return MPI_SUCCESS;
-}
-
-/* Both buffers of Allgather and Alltoall (the send one unless in place). */
-static int pair_check(const void *sendbuf, int sendcount,
-		      MPI_Datatype sendtype, int recvcount,
-		      MPI_Datatype recvtype, struct mpirma_dtype **st,
-		      struct mpirma_dtype **rt)
-{
-	int ret = mpirma_buf_check(recvcount, recvtype, rt);
-
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpirma_buf_check(sendcount, sendtype, st);
 	return ret;
 }
 
@@ -141,50 +119,97 @@ static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
 
 /* ------------------------------------------------------------ API */
 
-int PMPI_Barrier(MPI_Comm comm)
+/*
+ * Each collective has one body: its checks, then the algorithm (coll.c),
+ * or with @request its schedule started (nbc.h).  COLL_FORMS() makes the
+ * two entry points of a body: PMPI_@name, blocking, and PMPI_@iname, which
+ * has a request as its last parameter.
+ */
+#define UNPAREN(...) __VA_ARGS__
+
+#define COLL_FORMS(name, iname, body, params, args)				\
+int PMPI_##name(UNPAREN params)						\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return RAISE_COMM(comm, body(UNPAREN args, NULL));		\
+}									\
+MPIRMA_ALIAS(name)							\
+									\
+int PMPI_##iname(UNPAREN params, MPI_Request *request)			\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	if (!request)							\
+		return RAISE_COMM(comm, mpirma_err(MPI_ERR_ARG,		\
+						   "request is NULL"));	\
+	*request = MPI_REQUEST_NULL;					\
+	return RAISE_COMM(comm, body(UNPAREN args, request));		\
+}									\
+MPIRMA_ALIAS(iname)
+
+/*
+ * The communicator of a collective; with @request (the nonblocking form)
+ * an intra-communicator.
+ */
+static int coll_comm_check(MPI_Comm comm, const MPI_Request *request,
+			   struct mpirma_comm **c)
+{
+	int ret = mpirma_comm_check(comm, c);
+
+	if (!ret && request)
+		ret = mpirma_comm_intra_only(*c, "a nonblocking collective");
+	return ret;
+}
+
+static int barrier_body(MPI_Comm comm, MPI_Request *request)
 {
 	struct mpirma_comm *c;
-	int ret;
+	int ret = coll_comm_check(comm, request, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = mpirma_coll_barrier(c);
-	return RAISE_COMM(comm, ret);
+	if (ret)
+		return ret;
+	return request ? mpirma_nbc_barrier(c, request) :
+	       mpirma_coll_barrier(c);
 }
-MPIRMA_ALIAS(Barrier)
+COLL_FORMS(Barrier, Ibarrier, barrier_body, (MPI_Comm comm), (comm))
 
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-	       MPI_Comm comm)
+static int bcast_body(void *buffer, int count, MPI_Datatype datatype,
+		      int root, MPI_Comm comm, MPI_Request *request)
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret;
+	int ret = coll_comm_check(comm, request, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = mpirma_buf_check(count, datatype, &t);
 	if (!ret)
 		ret = bcast_root_check(c, root);
-	if (!ret)
-		ret = mpirma_coll_run_bcast(c, buffer, count, t, root);
-	return RAISE_COMM(comm, ret);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_bcast(c, buffer, count, t, root, request);
+	return mpirma_coll_run_bcast(c, buffer, count, t, root);
 }
-MPIRMA_ALIAS(Bcast)
+COLL_FORMS(Bcast, Ibcast, bcast_body,
+	   (void *buffer, int count, MPI_Datatype datatype, int root,
+	    MPI_Comm comm),
+	   (buffer, count, datatype, root, comm))
 
 /*
  * Gather(v) and Scatter(v): mpirma_coll_run_rooted() after the checks, of
  * datatypes @bdt (the root's side) and @odt.  @counts NULL means @count to
  * each at i * count.
  */
-static int rooted(struct mpirma_comm *c, bool gather, void *buf, int count,
+static int rooted(MPI_Comm comm, bool gather, void *buf, int count,
 		  const int *counts, const int *displs, MPI_Datatype bdt,
-		  void *obuf, int ocount, MPI_Datatype odt, int root)
+		  void *obuf, int ocount, MPI_Datatype odt, int root,
+		  MPI_Request *request)
 {
 	struct mpirma_dtype *bt = NULL, *ot = NULL;
-	int ret;
+	struct mpirma_comm *c;
+	int ret = coll_comm_check(comm, request, &c);
 
+	if (ret)
+		return ret;
 	if (c->inter) {
 		ret = bcast_root_check(c, root);
 		if (!ret && root == MPI_ROOT)
@@ -200,170 +225,156 @@ static int rooted(struct mpirma_comm *c, bool gather, void *buf, int count,
 			ret = root_buf_check(c, count, counts, displs, bdt,
 					     &bt);
 	}
-	return ret ? ret : mpirma_coll_run_rooted(c, gather, buf, count, counts,
-						  displs, bt, obuf, ocount, ot,
-						  root);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_rooted(c, gather, buf, count, counts, displs,
+					 bt, obuf, ocount, ot, root, request);
+	return mpirma_coll_run_rooted(c, gather, buf, count, counts, displs,
+				      bt, obuf, ocount, ot, root);
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-		MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
+COLL_FORMS(Gather, Igather, rooted,
+	   (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+	    MPI_Comm comm),
+	   (comm, true, recvbuf, recvcount, NULL, NULL, recvtype,
+	    (void *)sendbuf, sendcount, sendtype, root))
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = rooted(c, true, recvbuf, recvcount, NULL, NULL,
-			     recvtype, (void *)sendbuf, sendcount, sendtype,
-			     root);
-	return RAISE_COMM(comm, ret);
+/*
+ * Gatherv and Scatterv: the counts, which only the root reads (NULL
+ * there is MPI_ERR_ARG, "@name is NULL"), then rooted().
+ */
+static int rooted_v(MPI_Comm comm, bool gather, void *buf,
+		    const int *counts, const int *displs, MPI_Datatype bdt,
+		    void *obuf, int ocount, MPI_Datatype odt, int root,
+		    MPI_Request *request)
+{
+	const char *name = gather ? "recvcounts" : "sendcounts";
+	struct mpirma_comm *c;
+	int ret = mpirma_comm_check(comm, &c);
+
+	if (ret)
+		return ret;
+	if (!mpirma_coll_is_root(c, root))
+		counts = NULL;
+	else if (!counts)
+		return mpirma_err(MPI_ERR_ARG, "%s is NULL", name);
+	return rooted(comm, gather, buf, 0, counts, displs, bdt, obuf, ocount,
+		      odt, root, request);
 }
-MPIRMA_ALIAS(Gather)
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		 void *recvbuf, const int recvcounts[], const int displs[],
-		 MPI_Datatype recvtype, int root, MPI_Comm comm)
+COLL_FORMS(Gatherv, Igatherv, rooted_v,
+	   (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, const int recvcounts[], const int displs[],
+	    MPI_Datatype recvtype, int root, MPI_Comm comm),
+	   (comm, true, recvbuf, recvcounts, displs, recvtype,
+	    (void *)sendbuf, sendcount, sendtype, root))
+
+COLL_FORMS(Scatter, Iscatter, rooted,
+	   (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+	    MPI_Comm comm),
+	   (comm, false, (void *)sendbuf, sendcount, NULL, NULL, sendtype,
+	    recvbuf, recvcount, recvtype, root))
+
+COLL_FORMS(Scatterv, Iscatterv, rooted_v,
+	   (const void *sendbuf, const int sendcounts[], const int displs[],
+	    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+	    MPI_Datatype recvtype, int root, MPI_Comm comm),
+	   (comm, false, (void *)sendbuf, sendcounts, displs, sendtype,
+	    recvbuf, recvcount, recvtype, root))
+
+/*
+ * Allgather(v): the receive side (@rcount, or with @v @counts and @displs,
+ * of @rdt), then the send side unless in place.
+ */
+static int allgather_body(const void *sendbuf, int scount, MPI_Datatype sdt,
+			  void *recvbuf, int rcount, const int *counts,
+			  const int *displs, MPI_Datatype rdt, MPI_Comm comm,
+			  bool v, MPI_Request *request)
 {
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = root_counts_check(c, root, recvcounts, "recvcounts");
-	if (!ret)
-		ret = rooted(c, true, recvbuf, 0,
-			     mpirma_coll_is_root(c, root) ? recvcounts : NULL,
-			     displs, recvtype, (void *)sendbuf, sendcount,
-			     sendtype, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Gatherv)
-
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-		 MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = rooted(c, false, (void *)sendbuf, sendcount, NULL, NULL,
-			     sendtype, recvbuf, recvcount, recvtype, root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Scatter)
-
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
-		  const int displs[], MPI_Datatype sendtype, void *recvbuf,
-		  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = root_counts_check(c, root, sendcounts, "sendcounts");
-	if (!ret)
-		ret = rooted(c, false, (void *)sendbuf, 0,
-			     mpirma_coll_is_root(c, root) ? sendcounts : NULL,
-			     displs, sendtype, recvbuf, recvcount, recvtype,
-			     root);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Scatterv)
-
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		   MPI_Comm comm)
-{
-	struct mpirma_comm *c;
 	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
-				 recvtype, &st, &rt);
-	if (!ret)
-		ret = mpirma_coll_run_allgatherv(c, sendbuf, sendcount, st,
-						 recvbuf, recvcount, NULL, NULL,
-						 rt);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Allgather)
-
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		    void *recvbuf, const int recvcounts[], const int displs[],
-		    MPI_Datatype recvtype, MPI_Comm comm)
-{
 	struct mpirma_comm *c;
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
+	int ret = coll_comm_check(comm, request, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = vbuf_check(c, recvcounts, displs, recvtype, &rt);
+	if (!ret && v)
+		ret = vbuf_check(c, counts, displs, rdt, &rt);
+	else if (!ret)
+		ret = mpirma_buf_check(rcount, rdt, &rt);
 	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = mpirma_buf_check(sendcount, sendtype, &st);
-	if (!ret)
-		ret = mpirma_coll_run_allgatherv(c, sendbuf, sendcount, st,
-						 recvbuf, 0, recvcounts, displs,
-						 rt);
-	return RAISE_COMM(comm, ret);
+		ret = mpirma_buf_check(scount, sdt, &st);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_allgatherv(c, sendbuf, scount, st, recvbuf,
+					     rcount, counts, displs, rt,
+					     request);
+	return mpirma_coll_run_allgatherv(c, sendbuf, scount, st, recvbuf,
+					  rcount, counts, displs, rt);
 }
-MPIRMA_ALIAS(Allgatherv)
 
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-		  MPI_Comm comm)
+COLL_FORMS(Allgather, Iallgather, allgather_body,
+	   (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	    MPI_Comm comm),
+	   (sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
+	    recvtype, comm, false))
+
+COLL_FORMS(Allgatherv, Iallgatherv, allgather_body,
+	   (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, const int recvcounts[], const int displs[],
+	    MPI_Datatype recvtype, MPI_Comm comm),
+	   (sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+	    recvtype, comm, true))
+
+/*
+ * Alltoall(v): each side (@count, or @counts and @displs), the send side
+ * unless in place; @v: the -v form, whose counts NULL is MPI_ERR_ARG.
+ */
+static int alltoall_body(const void *sendbuf, int scount,
+			 const int *scounts, const int *sdispls,
+			 MPI_Datatype sdt, void *recvbuf, int rcount,
+			 const int *rcounts, const int *rdispls,
+			 MPI_Datatype rdt, MPI_Comm comm, bool v,
+			 MPI_Request *request)
 {
-	struct mpirma_comm *c;
 	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = pair_check(sendbuf, sendcount, sendtype, recvcount,
-				 recvtype, &st, &rt);
-	if (!ret)
-		ret = mpirma_coll_run_alltoallv(c, sendbuf, sendcount, NULL,
-						NULL, st, recvbuf, recvcount,
-						NULL, NULL, rt);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Alltoall)
-
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-		   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-		   const int recvcounts[], const int rdispls[],
-		   MPI_Datatype recvtype, MPI_Comm comm)
-{
 	struct mpirma_comm *c;
-	struct mpirma_dtype *st = NULL, *rt;
-	int ret;
+	int ret = coll_comm_check(comm, request, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = vbuf_check(c, recvcounts, rdispls, recvtype, &rt);
-	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = vbuf_check(c, sendcounts, sdispls, sendtype, &st);
-	if (!ret)
-		ret = mpirma_coll_run_alltoallv(c, sendbuf, 0, sendcounts,
-						sdispls, st, recvbuf, 0,
-						recvcounts, rdispls, rt);
-	return RAISE_COMM(comm, ret);
+	if (!ret && v)
+		ret = vbuf_check(c, rcounts, rdispls, rdt, &rt);
+	else if (!ret)
+		ret = mpirma_buf_check(rcount, rdt, &rt);
+	if (!ret && sendbuf != MPI_IN_PLACE && v)
+		ret = vbuf_check(c, scounts, sdispls, sdt, &st);
+	else if (!ret && sendbuf != MPI_IN_PLACE)
+		ret = mpirma_buf_check(scount, sdt, &st);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_alltoallv(c, sendbuf, scount, scounts,
+					    sdispls, st, recvbuf, rcount,
+					    rcounts, rdispls, rt, request);
+	return mpirma_coll_run_alltoallv(c, sendbuf, scount, scounts, sdispls,
+					 st, recvbuf, rcount, rcounts, rdispls,
+					 rt);
 }
-MPIRMA_ALIAS(Alltoallv)
+
+COLL_FORMS(Alltoall, Ialltoall, alltoall_body,
+	   (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	    MPI_Comm comm),
+	   (sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
+	    NULL, NULL, recvtype, comm, false))
+
+COLL_FORMS(Alltoallv, Ialltoallv, alltoall_body,
+	   (const void *sendbuf, const int sendcounts[], const int sdispls[],
+	    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+	    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm),
+	   (sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0,
+	    recvcounts, rdispls, recvtype, comm, true))
 
 /*
  * A (counts, byte displacements, datatypes) buffer argument of Alltoallw:
@@ -382,17 +393,16 @@ static int wbuf_check(const struct mpirma_comm *c, const int *counts,
 	return ret;
 }
 
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-		   const int sdispls[], const MPI_Datatype sendtypes[],
-		   void *recvbuf, const int recvcounts[], const int rdispls[],
-		   const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int alltoallw_body(const void *sendbuf, const int *sendcounts,
+			  const int *sdispls, const MPI_Datatype *sendtypes,
+			  void *recvbuf, const int *recvcounts,
+			  const int *rdispls, const MPI_Datatype *recvtypes,
+			  MPI_Comm comm, MPI_Request *request)
 {
 	struct mpirma_dtype **t = NULL;
 	struct mpirma_comm *c;
-	int ret;
+	int ret = intra_comm_check(comm, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
 	if (!ret) {
 		t = malloc(2 * c->size * sizeof(*t));
 		if (!t)
@@ -403,120 +413,146 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
 	if (!ret && sendbuf != MPI_IN_PLACE)
 		ret = wbuf_check(c, sendcounts, sdispls, sendtypes,
 				 t + c->size);
-	if (!ret)
+	if (!ret && request)
+		ret = mpirma_nbc_alltoallw(c, sendbuf, sendcounts, sdispls,
+					   t + c->size, recvbuf, recvcounts,
+					   rdispls, t, request);
+	else if (!ret)
 		ret = mpirma_coll_run_alltoallw(c, sendbuf, sendcounts,
 						sdispls, t + c->size, recvbuf,
 						recvcounts, rdispls, t);
 	free(t);
-	return RAISE_COMM(comm, ret);
+	return ret;
 }
-MPIRMA_ALIAS(Alltoallw)
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-		MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+COLL_FORMS(Alltoallw, Ialltoallw, alltoallw_body,
+	   (const void *sendbuf, const int sendcounts[], const int sdispls[],
+	    const MPI_Datatype sendtypes[], void *recvbuf,
+	    const int recvcounts[], const int rdispls[],
+	    const MPI_Datatype recvtypes[], MPI_Comm comm),
+	   (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+	    rdispls, recvtypes, comm))
+
+static int reduce_body(const void *sendbuf, void *recvbuf, int count,
+		       MPI_Datatype datatype, MPI_Op op, int root,
+		       MPI_Comm comm, MPI_Request *request)
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret;
+	int ret = coll_comm_check(comm, request, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
 	if (!ret)
 		ret = bcast_root_check(c, root);
 	if (!ret && !c->inter && sendbuf == MPI_IN_PLACE && c->rank != root)
 		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE only at the root");
-	if (!ret)
-		ret = mpirma_coll_run_reduce(c, sendbuf, recvbuf, count, t,
-					     datatype, op, root);
-	return RAISE_COMM(comm, ret);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_reduce(c, sendbuf, recvbuf, count, t,
+					 datatype, op, root, request);
+	return mpirma_coll_run_reduce(c, sendbuf, recvbuf, count, t, datatype,
+				      op, root);
 }
-MPIRMA_ALIAS(Reduce)
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-		   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+COLL_FORMS(Reduce, Ireduce, reduce_body,
+	   (const void *sendbuf, void *recvbuf, int count,
+	    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm),
+	   (sendbuf, recvbuf, count, datatype, op, root, comm))
+
+static int allreduce_body(const void *sendbuf, void *recvbuf, int count,
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			  MPI_Request *request)
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret;
+	int ret = coll_comm_check(comm, request, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = mpirma_comm_check(comm, &c);
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
-	if (!ret)
-		ret = mpirma_coll_run_allreduce(c, sendbuf, recvbuf, count, t,
-						datatype, op);
-	return RAISE_COMM(comm, ret);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_allreduce(c, sendbuf, recvbuf, count, t,
+					    datatype, op, request);
+	return mpirma_coll_run_allreduce(c, sendbuf, recvbuf, count, t,
+					 datatype, op);
 }
-MPIRMA_ALIAS(Allreduce)
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-			      int recvcount, MPI_Datatype datatype, MPI_Op op,
-			      MPI_Comm comm)
+COLL_FORMS(Allreduce, Iallreduce, allreduce_body,
+	   (const void *sendbuf, void *recvbuf, int count,
+	    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+	   (sendbuf, recvbuf, count, datatype, op, comm))
+
+/*
+ * Reduce_scatter (@counts) and Reduce_scatter_block (@count each), on
+ * intra-communicators.
+ */
+static int reduce_scatter_body(const void *sendbuf, void *recvbuf, int count,
+			       const int *counts, MPI_Datatype datatype,
+			       MPI_Op op, MPI_Comm comm, bool v,
+			       MPI_Request *request)
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret;
+	int i, ret = intra_comm_check(comm, &c);
 
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
 	if (!ret)
-		ret = reduce_check(recvcount, datatype, op, &t);
-	if (!ret)
-		ret = mpirma_coll_run_reduce_scatter(c, sendbuf, recvbuf,
-						     recvcount, NULL, t,
-						     datatype, op);
-	return RAISE_COMM(comm, ret);
-}
-MPIRMA_ALIAS(Reduce_scatter_block)
-
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-			const int recvcounts[], MPI_Datatype datatype,
-			MPI_Op op, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int i, ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = intra_comm_check(comm, &c);
-	if (!ret)
-		ret = reduce_check(0, datatype, op, &t);
-	if (!ret && !recvcounts)
+		ret = reduce_check(count, datatype, op, &t);
+	if (!ret && v && !counts)
 		ret = mpirma_err(MPI_ERR_ARG, "recvcounts is NULL");
-	for (i = 0; !ret && i < c->size; i++)
-		if (recvcounts[i] < 0)
+	for (i = 0; !ret && v && i < c->size; i++)
+		if (counts[i] < 0)
 			ret = mpirma_err(MPI_ERR_COUNT, "negative count %d",
-					 recvcounts[i]);
-	if (!ret)
-		ret = mpirma_coll_run_reduce_scatter(c, sendbuf, recvbuf, 0,
-						     recvcounts, t, datatype,
-						     op);
-	return RAISE_COMM(comm, ret);
+					 counts[i]);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_reduce_scatter(c, sendbuf, recvbuf, count,
+						 counts, t, datatype, op,
+						 request);
+	return mpirma_coll_run_reduce_scatter(c, sendbuf, recvbuf, count,
+					      counts, t, datatype, op);
 }
-MPIRMA_ALIAS(Reduce_scatter)
 
-/* Scan and Exscan (@exclusive): one signature, one body. */
-#define SCAN_DEFINE(name, exclusive)					\
-int PMPI_##name(const void *sendbuf, void *recvbuf, int count,		\
-		MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)	\
-{									\
-	struct mpirma_comm *c;						\
-	struct mpirma_dtype *t;						\
-	int ret;							\
-									\
-	MPIRMA_CHECK_INIT();						\
-	ret = intra_comm_check(comm, &c);				\
-	if (!ret)							\
-		ret = reduce_check(count, datatype, op, &t);		\
-	if (!ret)							\
-		ret = mpirma_coll_run_scan(c, sendbuf, recvbuf, count, t, \
-					   datatype, op, exclusive);	\
-	return RAISE_COMM(comm, ret);					\
-}									\
-MPIRMA_ALIAS(name)
+COLL_FORMS(Reduce_scatter_block, Ireduce_scatter_block,
+	   reduce_scatter_body,
+	   (const void *sendbuf, void *recvbuf, int recvcount,
+	    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+	   (sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, false))
 
-SCAN_DEFINE(Scan, false)
-SCAN_DEFINE(Exscan, true)
+COLL_FORMS(Reduce_scatter, Ireduce_scatter, reduce_scatter_body,
+	   (const void *sendbuf, void *recvbuf, const int recvcounts[],
+	    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+	   (sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, true))
+
+/* Scan and Exscan (@exclusive). */
+static int scan_body(const void *sendbuf, void *recvbuf, int count,
+		     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+		     bool exclusive, MPI_Request *request)
+{
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret = intra_comm_check(comm, &c);
+
+	if (!ret)
+		ret = reduce_check(count, datatype, op, &t);
+	if (ret)
+		return ret;
+	if (request)
+		return mpirma_nbc_scan(c, sendbuf, recvbuf, count, t, datatype,
+				       op, exclusive, request);
+	return mpirma_coll_run_scan(c, sendbuf, recvbuf, count, t, datatype,
+				    op, exclusive);
+}
+
+COLL_FORMS(Scan, Iscan, scan_body,
+	   (const void *sendbuf, void *recvbuf, int count,
+	    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+	   (sendbuf, recvbuf, count, datatype, op, comm, false))
+
+COLL_FORMS(Exscan, Iexscan, scan_body,
+	   (const void *sendbuf, void *recvbuf, int count,
+	    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+	   (sendbuf, recvbuf, count, datatype, op, comm, true))

@@ -55,6 +55,23 @@ static inline char *block_at(const void *buf, MPI_Aint ext, int count,
 }
 
 /*
+ * One side of an all-to-all: block i is @counts[i] (without @counts:
+ * @count) elements of @types[i] at byte @displs[i] (Alltoallw), or of @t
+ * at @displs[i] (without @counts: i * @count) extents of @t.
+ */
+struct mpirma_a2a_side {
+	const void *buf;
+	int count;
+	const int *counts, *displs;
+	struct mpirma_dtype *t;
+	struct mpirma_dtype *const *types;
+};
+
+/* Block @i of @s: its address, count and datatype (coll_spread.c). */
+void mpirma_a2a_block(const struct mpirma_a2a_side *s, int i, char **p,
+		      int *n, struct mpirma_dtype **t);
+
+/*
  * @count elements of @t at @buf to (from) comm rank @peer with @tag,
  * packed when not contiguous; a receive takes up to @count.  MPI class.
  */

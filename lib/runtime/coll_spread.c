@@ -113,21 +113,9 @@ int mpirma_coll_run_rooted(struct mpirma_comm *c, bool gather, void *buf,
 	return ret;
 }
 
-/*
- * One side of an all-to-all: block i is @counts[i] (without @counts:
- * @count) elements of @types[i] at byte @displs[i] (Alltoallw), or of @t
- * at @displs[i] (without @counts: i * @count) extents of @t.
- */
-struct a2a_side {
-	const void *buf;
-	int count;
-	const int *counts, *displs;
-	struct mpirma_dtype *t;
-	struct mpirma_dtype *const *types;
-};
-
-static void a2a_block(const struct a2a_side *s, int i, char **p, int *n,
-		      struct mpirma_dtype **t)
+/* coll_msg.h */
+void mpirma_a2a_block(const struct mpirma_a2a_side *s, int i, char **p,
+		      int *n, struct mpirma_dtype **t)
 {
 	*n = block_count(s->count, s->counts, i);
 	if (s->types) {
@@ -145,8 +133,8 @@ static void a2a_block(const struct a2a_side *s, int i, char **p, int *n,
  * block received.  @s == @r in place: sends are buffered, so everything
  * is sent before anything is overwritten.
  */
-static int a2a_intra(struct mpirma_comm *c, const struct a2a_side *s,
-		     const struct a2a_side *r)
+static int a2a_intra(struct mpirma_comm *c, const struct mpirma_a2a_side *s,
+		     const struct mpirma_a2a_side *r)
 {
 	struct mpirma_dtype *st, *rt;
 	char *sp, *rp;
@@ -155,18 +143,18 @@ static int a2a_intra(struct mpirma_comm *c, const struct a2a_side *s,
 	for (i = 1; !ret && i < c->size; i++) {
 		int to = (c->rank + i) % c->size;
 
-		a2a_block(s, to, &sp, &sn, &st);
+		mpirma_a2a_block(s, to, &sp, &sn, &st);
 		ret = mpirma_coll_send(c, to, TAG_ALLTOALL, sp, sn, st);
 	}
 	if (!ret && s != r) {
-		a2a_block(s, c->rank, &sp, &sn, &st);
-		a2a_block(r, c->rank, &rp, &rn, &rt);
+		mpirma_a2a_block(s, c->rank, &sp, &sn, &st);
+		mpirma_a2a_block(r, c->rank, &rp, &rn, &rt);
 		ret = mpirma_dtype_copy(sp, sn, st, rp, rn, rt);
 	}
 	for (i = 1; !ret && i < c->size; i++) {
 		int from = (c->rank - i + c->size) % c->size;
 
-		a2a_block(r, from, &rp, &rn, &rt);
+		mpirma_a2a_block(r, from, &rp, &rn, &rt);
 		ret = mpirma_coll_recv(c, from, TAG_ALLTOALL, rp, rn, rt);
 	}
 	return ret;
@@ -179,8 +167,10 @@ int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 			      void *recvbuf, int rcount, const int *rcounts,
 			      const int *rdispls, struct mpirma_dtype *rt)
 {
-	struct a2a_side s = { sendbuf, scount, scounts, sdispls, st, NULL };
-	struct a2a_side r = { recvbuf, rcount, rcounts, rdispls, rt, NULL };
+	struct mpirma_a2a_side s = { sendbuf, scount, scounts, sdispls,
+				     st, NULL };
+	struct mpirma_a2a_side r = { recvbuf, rcount, rcounts, rdispls,
+				     rt, NULL };
 
 	if (c->inter)
 		return mpirma_coll_inter_exchange(c, TAG_ALLTOALL, sendbuf, scount, scounts,
@@ -196,8 +186,10 @@ int mpirma_coll_run_alltoallw(struct mpirma_comm *c, const void *sendbuf,
 			      const int *rdispls,
 			      struct mpirma_dtype *const *rtypes)
 {
-	struct a2a_side s = { sendbuf, 0, scounts, sdispls, NULL, stypes };
-	struct a2a_side r = { recvbuf, 0, rcounts, rdispls, NULL, rtypes };
+	struct mpirma_a2a_side s = { sendbuf, 0, scounts, sdispls, NULL,
+				     stypes };
+	struct mpirma_a2a_side r = { recvbuf, 0, rcounts, rdispls, NULL,
+				     rtypes };
 
 	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
 }

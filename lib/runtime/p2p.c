@@ -33,6 +33,7 @@
 
 #include "runtime.h"
 #include "datatype.h"
+#include "nbc.h"
 #include "p2p.h"
 #include "request.h"
 
@@ -240,6 +241,7 @@ static int recv_progress(struct mpirma_request *req, int block)
 		while (block && !r->req.done) {
 			mpirma_wait_pause(&spins);
 			mpirma_p2p_progress();
+			mpirma_nbc_progress();
 		}
 		return MPI_SUCCESS;
 	}

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "nbc.h"
 #include "p2p.h"
 #include "request.h"
 
@@ -151,6 +152,7 @@ void mpirma_progress(void)
 	int i, n;
 
 	mpirma_p2p_progress();
+	mpirma_nbc_progress();
 	for (i = 0, n = 0; i < norphans; i++) {
 		struct mpirma_request *r = orphans[i];
 

@@ -48,7 +48,8 @@ int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
 
 /*
  * One non-blocking pass over everything that can progress: posted
- * receives (p2p.c) and orphaned requests.
+ * receives (p2p.c), nonblocking collectives (nbc.c) and orphaned
+ * requests.
  */
 void mpirma_progress(void);
 

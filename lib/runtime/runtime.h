@@ -57,6 +57,7 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
  * @local: inter: the local group as an intra-communicator object (no
  *	handle, same context: its messages only ever come from local members)
  *	for the local steps of collectives
+ * @nbc_seq: nonblocking collectives started on it: each one's tag (nbc.c)
  */
 struct mpirma_comm {
 	struct mpirma_objhdr hdr;
@@ -74,6 +75,7 @@ struct mpirma_comm {
 	int *rranks;
 	int *rjob2rank;
 	struct mpirma_comm *local;
+	uint64_t nbc_seq;
 };
 
 /* The communicator of a handle (MPI_COMM_WORLD/SELF included), or NULL. */

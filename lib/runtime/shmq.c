@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "runtime.h"
+#include "nbc.h"
 #include "p2p.h"
 #include "shmq.h"
 
@@ -79,15 +80,26 @@ int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
  * Without the queues a waiting receive first polls the kernel for
  * mpirma_proc.spin (init.c says why), then sleeps there.  Not with
  * threads: their receives poll anyway (p2p.c), and a poll here would hold
- * the library lock.
+ * the library lock.  While nonblocking collectives are pending it polls,
+ * advancing them (nbc.h), and pauses between polls.
  */
 int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		    void *buf, size_t len, struct mpirma_msg *m)
 {
+	int spins = 0, ret;
+
 	if (shmq.on) {
 		memset(m, 0, sizeof(*m));
 		m->size = sizeof(*m);
 		return shmq_recv(flags, peer, tag, ctx, buf, len, m);
+	}
+	while (!(flags & MPIRMA_MSG_NOWAIT) && mpirma_nbc_pending()) {
+		ret = shmq_kmsg_recv(flags | MPIRMA_MSG_NOWAIT, peer, tag, ctx,
+				     buf, len, m);
+		if (ret != -EAGAIN)
+			return ret;
+		mpirma_nbc_progress();
+		mpirma_wait_pause(&spins);
 	}
 	if (!(flags & MPIRMA_MSG_NOWAIT) && mpirma_proc.spin > 0 &&
 	    !mpirma_threads) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nbc.h"
 #include "shmq.h"
 
 /* A unit taken from its sender: its header and where its data is. */
@@ -619,6 +620,7 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 {
 	struct pattern p = { .peer = peer, .tag = tag, .ctx = ctx };
 	struct shmq_waiter w = { 0 };
+	uint32_t wait_peer = peer;
 	int ret, gone = 0;
 
 	if (flags & ~(MPIRMA_MSG_NOWAIT | MPIRMA_MSG_PEEK) ||
@@ -634,7 +636,15 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 			return gone;
 		if (flags & MPIRMA_MSG_NOWAIT)
 			return -EAGAIN;
-		gone = shmq_wait_round(&w, peer);
+		/*
+		 * Nonblocking collectives advance while anything waits, and
+		 * a message for one of them from any rank must wake us.
+		 */
+		if (mpirma_nbc_pending()) {
+			mpirma_nbc_progress();
+			wait_peer = MPIRMA_ANY_SOURCE;
+		}
+		gone = shmq_wait_round(&w, wait_peer);
 		if (gone && gone != -EOWNERDEAD)
 			return gone;
 	}
