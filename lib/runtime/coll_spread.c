@@ -28,9 +28,10 @@ int mpirma_coll_run_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 	int i, ret = MPI_SUCCESS;
 
 	if (c->inter)
-		return mpirma_coll_inter_exchange(c, TAG_ALLGATHER, sendbuf, scount, NULL,
-				      NULL, st, true, recvbuf, rcount, counts,
-				      displs, rt);
+		return mpirma_coll_inter_exchange(c, TAG_ALLGATHER, sendbuf,
+						  scount, NULL, NULL, st, true,
+						  recvbuf, rcount, counts,
+						  displs, rt);
 #define SLOT(i) block_at(recvbuf, rext, rcount, counts, displs, i)
 #define COUNT(i) block_count(rcount, counts, i)
 	if (sendbuf == MPI_IN_PLACE) {
@@ -173,9 +174,10 @@ int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 				     rt, NULL };
 
 	if (c->inter)
-		return mpirma_coll_inter_exchange(c, TAG_ALLTOALL, sendbuf, scount, scounts,
-				      sdispls, st, false, recvbuf, rcount,
-				      rcounts, rdispls, rt);
+		return mpirma_coll_inter_exchange(c, TAG_ALLTOALL, sendbuf,
+						  scount, scounts, sdispls, st,
+						  false, recvbuf, rcount,
+						  rcounts, rdispls, rt);
 	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
 }
 
