@@ -41,6 +41,7 @@ typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
 typedef int MPI_File;
+typedef int MPI_Message;
 
 typedef struct MPI_Status {
 	int MPI_SOURCE;
@@ -62,6 +63,8 @@ typedef struct MPI_Status {
 
 #define MPI_WIN_NULL		0
 #define MPI_REQUEST_NULL	0
+#define MPI_MESSAGE_NULL	0
+#define MPI_MESSAGE_NO_PROC	(-1)	/* MPI_Mprobe of MPI_PROC_NULL */
 
 #define MPI_ERRHANDLER_NULL	0
 #define MPI_ERRORS_ARE_FATAL	1
@@ -723,6 +726,17 @@ MPIRMA_DECL(int, Probe, (int source, int tag, MPI_Comm comm,
 			 MPI_Status *status))
 MPIRMA_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag,
 			  MPI_Status *status))
+/* Matched probes: the message is taken out of matching at the probe. */
+MPIRMA_DECL(int, Mprobe, (int source, int tag, MPI_Comm comm,
+			  MPI_Message *message, MPI_Status *status))
+MPIRMA_DECL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag,
+			   MPI_Message *message, MPI_Status *status))
+MPIRMA_DECL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype,
+			 MPI_Message *message, MPI_Status *status))
+MPIRMA_DECL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype,
+			  MPI_Message *message, MPI_Request *request))
+MPIRMA_DECL(MPI_Fint, Message_c2f, (MPI_Message message))
+MPIRMA_DECL(MPI_Message, Message_f2c, (MPI_Fint message))
 /* Buffered sends: every send is buffered in the kernel already. */
 MPIRMA_DECL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype,
 			 int dest, int tag, MPI_Comm comm))

@@ -207,6 +207,7 @@ enum mpirma_hkind {
 	MPIRMA_HK_ERRHANDLER,	/* base 16 */
 	MPIRMA_HK_INFO,		/* base 16 */
 	MPIRMA_HK_KEYVAL,	/* base 32 */
+	MPIRMA_HK_MESSAGE,	/* base 1 */
 	MPIRMA_NR_HKINDS
 };
 

@@ -330,7 +330,9 @@ static int dest_check(const struct mpirma_comm *c, int dest, int tag)
 	return MPI_SUCCESS;
 }
 
-static int source_check(const struct mpirma_comm *c, int source, int tag)
+/* p2p.h */
+int mpirma_p2p_source_check(const struct mpirma_comm *c, int source,
+			    int tag)
 {
 	int n = mpirma_comm_peer_size(c);
 
@@ -355,7 +357,7 @@ static int recv_check(MPI_Comm comm, int count, MPI_Datatype dt, int source,
 	if (!ret)
 		ret = mpirma_buf_check(count, dt, t);
 	if (!ret)
-		ret = source_check(*c, source, tag);
+		ret = mpirma_p2p_source_check(*c, source, tag);
 	return ret;
 }
 
@@ -455,7 +457,8 @@ static int recv_setup(struct p2p_recv *r, void *buf, int count,
 	return MPI_SUCCESS;
 }
 
-static void proc_null_status(MPI_Status *status)
+/* p2p.h */
+void mpirma_p2p_null_status(MPI_Status *status)
 {
 	if (status && status != MPI_STATUS_IGNORE)
 		mpirma_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG,
@@ -475,7 +478,7 @@ static int do_recv(void *buf, int count, MPI_Datatype dt, int source,
 	if (ret)
 		return ret;
 	if (source == MPI_PROC_NULL) {
-		proc_null_status(status);
+		mpirma_p2p_null_status(status);
 		return MPI_SUCCESS;
 	}
 	memset(&r, 0, sizeof(r));
@@ -599,7 +602,7 @@ int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
 		if (ret)
 			return ret;
 		*out = mpirma_request_get(h);
-		proc_null_status(&(*out)->status);
+		mpirma_p2p_null_status(&(*out)->status);
 		return MPI_SUCCESS;
 	}
 	ret = mpirma_request_alloc(sizeof(struct p2p_recv), &recv_ops, &req);
@@ -688,80 +691,13 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
 }
 MPIRMA_ALIAS(Sendrecv_replace)
 
-/* ------------------------------------------------------------ probes */
-
-/*
- * Looks for a message that no queued receive takes (@flags 0: wait for
- * one).  *@found tells whether there is one (then @status describes it).
- * MPI class.
- */
-static int probe(int source, int tag, MPI_Comm comm, unsigned int flags,
-		 int *found, MPI_Status *status)
+/* p2p.h */
+bool mpirma_p2p_claimed(uint64_t ctx, uint32_t src, int32_t tag)
 {
-	struct mpirma_comm *c;
-	struct mpirma_msg m;
-	uint32_t src;
-	int32_t ktag;
-	int ret;
+	struct p2p_recv *e;
 
-	ret = mpirma_comm_check(comm, &c);
-	if (!ret)
-		ret = source_check(c, source, tag);
-	if (ret)
-		return ret;
-	*found = 0;
-	if (source == MPI_PROC_NULL) {
-		*found = 1;
-		proc_null_status(status);
-		return MPI_SUCCESS;
-	}
-	src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
-	      (uint32_t)mpirma_comm_job_rank(c, source);
-	ktag = tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag;
-	for (;;) {
-		struct p2p_recv *e;
-		bool claimed = false;
-
-		mpirma_p2p_progress();
-		ret = mpirma_msg_recv(flags | MPIRMA_MSG_PEEK, src, ktag,
-				      mpirma_ctx_p2p(c), NULL, 0, &m);
-		if (ret == -EAGAIN)
-			return MPI_SUCCESS;
-		if (ret < 0)
-			return mpirma_err_errno(ret, "probe");
-		/* A queued receive gets it at the next progress pass. */
-		for (e = q_head; e; e = e->next)
-			if (e->ctx == mpirma_ctx_p2p(c) &&
-			    matches(e, m.source, m.msg_tag))
-				claimed = true;
-		if (claimed)
-			continue;
-		*found = 1;
-		if (status && status != MPI_STATUS_IGNORE)
-			mpirma_status_set(status,
-					  mpirma_comm_rank_of_job(c, m.source),
-					  m.msg_tag, MPI_SUCCESS, m.msg_len);
-		return MPI_SUCCESS;
-	}
+	for (e = q_head; e; e = e->next)
+		if (e->ctx == ctx && matches(e, src, tag))
+			return true;
+	return false;
 }
-
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-	int found;
-
-	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, probe(source, tag, comm, 0, &found, status),
-			  NULL);
-}
-MPIRMA_ALIAS(Probe)
-
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
-		MPI_Status *status)
-{
-	MPIRMA_CHECK_INIT();
-	if (!flag)
-		return RAISE_COMM(comm, MPI_ERR_ARG, "flag is NULL");
-	return RAISE_COMM(comm, probe(source, tag, comm, MPIRMA_MSG_NOWAIT,
-				      flag, status), NULL);
-}
-MPIRMA_ALIAS(Iprobe)

@@ -46,6 +46,16 @@ bool mpirma_shmq_on(void);
 /* One non-blocking pass over the posted receives, in posting order. */
 void mpirma_p2p_progress(void);
 
+/* For the probes (p2p_probe.c). */
+struct mpirma_comm;
+/* A receive's source and tag; MPI class (recorded). */
+int mpirma_p2p_source_check(const struct mpirma_comm *c, int source,
+			    int tag);
+/* MPI_PROC_NULL's status of a receive (@status may be MPI_STATUS_IGNORE). */
+void mpirma_p2p_null_status(MPI_Status *status);
+/* Does a posted receive on @ctx take a message from job rank @src, @tag? */
+bool mpirma_p2p_claimed(uint64_t ctx, uint32_t src, int32_t tag);
+
 /*
  * For persistent requests (p2p_persist.c).  The checks of a send (@send:
  * @peer is the destination) or a receive, giving the communicator and
