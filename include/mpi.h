@@ -565,6 +565,8 @@ MPIRMA_DECL(int, Info_free, (MPI_Info *info))
 MPIRMA_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
 MPIRMA_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen,
 			    char *value, int *flag))
+MPIRMA_DECL(int, Info_get_string, (MPI_Info info, const char *key,
+				   int *buflen, char *value, int *flag))
 MPIRMA_DECL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 MPIRMA_DECL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 MPIRMA_DECL(int, Info_get_valuelen, (MPI_Info info, const char *key,

@@ -347,11 +347,44 @@ static void test_names(void)
 	CHECK_MPI(MPI_Comm_free(&dup));
 }
 
+/* MPI-4's MPI_Info_get_string: the length asked, cut values, errors. */
+static void test_info_string(void)
+{
+	char v[8];
+	int len, flag;
+	MPI_Info info;
+
+	mtest_section("info get_string");
+	CHECK_MPI(MPI_Info_create(&info));
+	CHECK_MPI(MPI_Info_set(info, "k", "abcdefghij"));
+	len = 0;
+	CHECK_MPI(MPI_Info_get_string(info, "k", &len, NULL, &flag));
+	CHECK(flag && len == 11, "length asked: flag %d len %d", flag, len);
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "k", &len, v, &flag));
+	CHECK(flag && len == 11 && !strcmp(v, "abcdefg"),
+	      "cut to 8: flag %d len %d '%s'", flag, len, v);
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "none", &len, v, &flag));
+	CHECK(!flag && len == sizeof(v), "absent key: flag %d len %d", flag,
+	      len);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	len = -1;
+	CHECK_CLASS(MPI_Info_get_string(info, "k", &len, v, &flag),
+		    MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Info_get_string(info, "k", NULL, v, &flag),
+		    MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Info_get_string(MPI_INFO_NULL, "k", &len, v, &flag),
+		    MPI_ERR_INFO);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	CHECK_MPI(MPI_Info_free(&info));
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_dup, test_idup, test_split, test_groups, test_churn,
-		test_names, NULL,
+		test_names, test_info_string, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "comm", tests);

@@ -260,6 +260,44 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
 }
 MPIRMA_ALIAS(Info_get)
 
+/*
+ * MPI-4's MPI_Info_get: *@buflen counts the NUL.  With 0 it only answers
+ * the length the value needs; else the value is cut to fit, and *@buflen
+ * becomes the length it needs either way.
+ */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+			 char *value, int *flag)
+{
+	MPIRMA_LOCK_GUARD();
+	struct mpirma_info *in;
+	int i, ret;
+	size_t n;
+
+	ret = info_key(info, false, key, &in, &i);
+	if (!ret && (!buflen || !flag))
+		ret = mpirma_err(MPI_ERR_ARG, "%s is NULL",
+				 buflen ? "flag" : "buflen");
+	if (!ret && *buflen < 0)
+		ret = mpirma_err(MPI_ERR_ARG, "negative buflen %d", *buflen);
+	if (!ret && *buflen > 0 && !value)
+		ret = mpirma_err(MPI_ERR_ARG, "value is NULL");
+	if (ret)
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	*flag = i >= 0;
+	if (i < 0)
+		return MPI_SUCCESS;
+	n = strlen(in->vals[i]);
+	if (*buflen > 0) {
+		size_t k = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+
+		memcpy(value, in->vals[i], k);
+		value[k] = '\0';
+	}
+	*buflen = (int)n + 1;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_get_string)
+
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
 	MPIRMA_LOCK_GUARD();
