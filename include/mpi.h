@@ -724,6 +724,15 @@ MPIRMA_DECL(int, Sendrecv_replace, (void *buf, int count,
 				    MPI_Datatype datatype, int dest,
 				    int sendtag, int source, int recvtag,
 				    MPI_Comm comm, MPI_Status *status))
+MPIRMA_DECL(int, Isendrecv, (const void *sendbuf, int sendcount,
+			     MPI_Datatype sendtype, int dest, int sendtag,
+			     void *recvbuf, int recvcount,
+			     MPI_Datatype recvtype, int source, int recvtag,
+			     MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Isendrecv_replace, (void *buf, int count,
+				     MPI_Datatype datatype, int dest,
+				     int sendtag, int source, int recvtag,
+				     MPI_Comm comm, MPI_Request *request))
 MPIRMA_DECL(int, Probe, (int source, int tag, MPI_Comm comm,
 			 MPI_Status *status))
 MPIRMA_DECL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag,

@@ -466,8 +466,9 @@ void mpirma_p2p_null_status(MPI_Status *status)
 }
 
 /* A blocking receive; the class of the receive (status filled). */
-static int do_recv(void *buf, int count, MPI_Datatype dt, int source,
-		   int tag, MPI_Comm comm, MPI_Status *status)
+/* p2p.h */
+int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
+		    int tag, MPI_Comm comm, MPI_Status *status)
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
@@ -582,7 +583,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
 	      int tag, MPI_Comm comm, MPI_Status *status)
 {
 	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, do_recv(buf, count, datatype, source, tag, comm,
+	return RAISE_COMM(comm, mpirma_p2p_recv(buf, count, datatype, source, tag, comm,
 					status), NULL);
 }
 MPIRMA_ALIAS(Recv)
@@ -646,50 +647,6 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
 				      request), NULL);
 }
 MPIRMA_ALIAS(Irecv)
-
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		  int dest, int sendtag, void *recvbuf, int recvcount,
-		  MPI_Datatype recvtype, int source, int recvtag,
-		  MPI_Comm comm, MPI_Status *status)
-{
-	struct mpirma_comm *c;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	/* Check both halves before sending anything. */
-	ret = recv_check(comm, recvcount, recvtype, source, recvtag, &c, NULL);
-	if (!ret)
-		ret = do_send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
-	if (!ret)
-		ret = do_recv(recvbuf, recvcount, recvtype, source, recvtag,
-			      comm, status);
-	return RAISE_COMM(comm, ret, NULL);
-}
-MPIRMA_ALIAS(Sendrecv)
-
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
-			  int dest, int sendtag, int source, int recvtag,
-			  MPI_Comm comm, MPI_Status *status)
-{
-	struct mpirma_comm *c;
-	struct mpirma_dtype *t;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	ret = recv_check(comm, count, datatype, source, recvtag, &c, &t);
-	if (!ret)
-		ret = dest_check(c, dest, sendtag);
-	if (ret)
-		return RAISE_COMM(comm, ret, NULL);
-	/* The kernel copies the message at send time: no extra buffer needed. */
-	if (dest != MPI_PROC_NULL)
-		ret = send_data(c, buf, count, t, dest, sendtag);
-	if (!ret)
-		ret = do_recv(buf, count, datatype, source, recvtag, comm,
-			      status);
-	return RAISE_COMM(comm, ret, NULL);
-}
-MPIRMA_ALIAS(Sendrecv_replace)
 
 /* p2p.h */
 bool mpirma_p2p_claimed(uint64_t ctx, uint32_t src, int32_t tag)

@@ -72,6 +72,9 @@ int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
 		    struct mpirma_dtype *t, int source, int tag,
 		    struct mpirma_request **out);
+/* A blocking receive, arguments checked here; its class (status filled). */
+int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
+		    int tag, MPI_Comm comm, MPI_Status *status);
 
 /*
  * Waits in the kernel until a message may have arrived for one of the @n
