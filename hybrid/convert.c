@@ -258,15 +258,23 @@ static void type_release(MPII_Datatype *t);
 const struct hy_type_pair *_Atomic hy_type_last;
 const struct hy_op_pair *_Atomic hy_op_last;
 
-static int lookup(MPI_Datatype t, MPII_Datatype *out)
+/* convert.h: the table is constant, so no lock is needed. */
+bool hy_type_predefined(MPI_Datatype t, MPII_Datatype *out)
 {
 	for (size_t k = 0; k < sizeof(type_pairs) / sizeof(type_pairs[0]); k++)
 		if (type_pairs[k].h == t) {
 			atomic_store_explicit(&hy_type_last, &type_pairs[k],
 					      memory_order_relaxed);
 			*out = type_pairs[k].i;
-			return 1;
+			return true;
 		}
+	return false;
+}
+
+static int lookup(MPI_Datatype t, MPII_Datatype *out)
+{
+	if (hy_type_predefined(t, out))
+		return 1;
 	for (size_t k = 0; k < nderived; k++)
 		if (derived[k].h == t) {
 			*out = derived[k].i;
@@ -565,15 +573,23 @@ out_free:
 	return ret;
 }
 
-int hy_op_lookup(MPI_Op op, MPII_Op *out)
+/* convert.h */
+bool hy_op_predefined(MPI_Op op, MPII_Op *out)
 {
 	for (size_t k = 0; k < sizeof(op_pairs) / sizeof(op_pairs[0]); k++)
 		if (op_pairs[k].h == op) {
 			atomic_store_explicit(&hy_op_last, &op_pairs[k],
 					      memory_order_relaxed);
 			*out = op_pairs[k].i;
-			return MPI_SUCCESS;
+			return true;
 		}
+	return false;
+}
+
+int hy_op_lookup(MPI_Op op, MPII_Op *out)
+{
+	if (hy_op_predefined(op, out))
+		return MPI_SUCCESS;
 	return hy_fail(MPI_ERR_OP, "RMA takes only predefined ops");
 }
 

@@ -35,18 +35,48 @@ extern const struct hy_op_pair *_Atomic hy_op_last;
 int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out);
 int hy_op_lookup(MPI_Op op, MPII_Op *out);
 
-/* NAME(h, out): the engine's value of @h, the last one converted inline. */
+/*
+ * The engine's value of a predefined type or op, or false (a derived type,
+ * a user's op, or no handle at all): searches only constant tables, so any
+ * thread may call them without hy.lock, and they record no error.
+ */
+bool hy_type_predefined(MPI_Datatype t, MPII_Datatype *out);
+bool hy_op_predefined(MPI_Op op, MPII_Op *out);
+
+/*
+ * NAME(h, out): the engine's value of @h, the last one converted inline;
+ * host class.  NAME_fast(h, out): the same for predefined handles only,
+ * without a lock; false for any other (hy_type_predefined()).
+ */
 #define HY_CONVERT_LAST(NAME, HOST, INNER, PAIR)			\
-static inline int NAME(HOST h, INNER *out)				\
+static inline const struct PAIR *NAME##_hit(HOST h)			\
 {									\
 	const struct PAIR *last =					\
 		atomic_load_explicit(&NAME##_last, memory_order_relaxed); \
 									\
-	if (last && last->h == h) {					\
+	return last && last->h == h ? last : NULL;			\
+}									\
+									\
+static inline int NAME(HOST h, INNER *out)				\
+{									\
+	const struct PAIR *last = NAME##_hit(h);			\
+									\
+	if (last) {							\
 		*out = last->i;						\
 		return MPI_SUCCESS;					\
 	}								\
 	return NAME##_lookup(h, out);					\
+}									\
+									\
+static inline bool NAME##_fast(HOST h, INNER *out)			\
+{									\
+	const struct PAIR *last = NAME##_hit(h);			\
+									\
+	if (last) {							\
+		*out = last->i;						\
+		return true;						\
+	}								\
+	return NAME##_predefined(h, out);				\
 }
 
 HY_CONVERT_LAST(hy_type, MPI_Datatype, MPII_Datatype, hy_type_pair)

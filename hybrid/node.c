@@ -285,8 +285,13 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 		setenv("MPIRMA_RANK", v, 1);
 		snprintf(v, sizeof(v), "%d", n);
 		setenv("MPIRMA_SIZE", v, 1);
-		ret = MPII_Init_thread(NULL, NULL, MPII_THREAD_SERIALIZED,
-				       &provided);
+		/*
+		 * Under MPI_THREAD_MULTIPLE the layer's fast lane (rma.c)
+		 * enters the engine from any thread without hy.lock.
+		 */
+		ret = MPII_Init_thread(NULL, NULL, hy.threads ?
+				       MPII_THREAD_MULTIPLE :
+				       MPII_THREAD_SERIALIZED, &provided);
 		if (ret != MPII_SUCCESS) {
 			char msg[MPII_MAX_ERROR_STRING];
 			int len = 0;
@@ -674,6 +679,7 @@ int MPI_Finalize(void)
 	hy_stop();
 	ret = PMPI_Finalize();
 	hy_keyval_stop();	/* the host's finalize may free windows */
+	hy_win_spares_free();
 	return ret;
 }
 

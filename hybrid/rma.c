@@ -218,6 +218,53 @@ static int rma_op(struct hy_win *w, const struct hy_rma *c,
 }
 
 /*
+ * The fast lane of the plain calls: on a window of this node's engine that
+ * spans no nodes, to a target rank, with predefined datatypes and op, the
+ * call goes straight to the engine's body, mpirma_rma_call(), without
+ * hy.lock and without the engine's public entry, so the layer adds a table
+ * lookup and the conversions to what the call costs standalone.  False:
+ * the general path decides (and reports every error of the conversions).
+ * Inline everywhere, so that @c is never built in memory here.
+ */
+static inline __attribute__((always_inline)) bool
+rma_fast(MPI_Win win, const struct hy_rma *c, const char *fn, int *ret)
+{
+	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
+	bool result = c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC;
+	MPII_Datatype ot = MPII_DATATYPE_NULL, rt = MPII_DATATYPE_NULL, tt;
+	MPII_Op op = MPII_OP_NULL;
+	struct hy_win *w;
+
+	if (c->target < 0 || !hy_type_fast(c->ttype, &tt))
+		return false;
+	if (c->kind != MPIRMA_KIND_GET && c->otype == c->ttype)
+		ot = tt;
+	else if (c->kind != MPIRMA_KIND_GET && !hy_type_fast(c->otype, &ot))
+		return false;
+	if (result && c->rtype == c->ttype)
+		rt = tt;
+	else if (result && !hy_type_fast(c->rtype, &rt))
+		return false;
+	if (acc && !hy_op_fast(c->op, &op))
+		return false;
+	w = hy_win_peek(win);
+	if (!w || w->span)
+		return false;
+
+	const struct mpirma_rma_args a = {
+		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
+		.otype = ot, .raddr = c->raddr, .rcount = c->rcount,
+		.rtype = rt, .caddr = c->caddr, .trank = c->target,
+		.tdisp = c->tdisp, .tcount = c->tcount, .ttype = tt, .op = op,
+		.single = c->single,
+	};
+
+	*ret = hy_raise(w->host, hy_inner(mpirma_rma_call(w->inner, &a, false)),
+			fn);
+	return true;
+}
+
+/*
  * Where @win's call @c goes: the engine's window, with hy.lock taken, or
  * NULL when the host serves it (hy_enter_to, hy_enter_acc).
  */
@@ -290,9 +337,10 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 			       raddr, rcount, rtype, op)
 
 /*
- * The body of an entry point MPI_NAME on @win: its arguments (FIELDS), and
- * HOST_ARGS for the host's own call when the host serves @win; @req, the
- * program's request of an R-call, or NULL.  Both lists in parentheses.
+ * The general path of an entry point MPI_NAME on @win: its arguments
+ * (FIELDS), and HOST_ARGS for the host's own call when the host serves
+ * @win; @req, the program's request of an R-call, or NULL.  Both lists in
+ * parentheses.
  */
 #define HY_LIST(...) __VA_ARGS__
 #define HY_RMA_RUN(NAME, FIELDS, HOST_ARGS, req)			\
@@ -306,14 +354,33 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 	} while (0)
 
 /*
+ * A plain call MPI_NAME: the fast lane, else the general path in a function
+ * of its own (rma_slow_NAME), so that the fast lane keeps no registers for
+ * it.  PARAMS(COUNT): its parameters; ARGS and FIELDS as above, both in
+ * parentheses.
+ */
+#define HY_RMA_PLAIN(NAME, COUNT, PARAMS, ARGS, FIELDS)			\
+static __attribute__((noinline)) int rma_slow_##NAME(PARAMS(COUNT))	\
+{									\
+	HY_RMA_RUN(NAME, FIELDS, ARGS, NULL);				\
+}									\
+									\
+int MPI_##NAME(PARAMS(COUNT))						\
+{									\
+	const struct hy_rma f = { HY_LIST FIELDS };			\
+	int ret;							\
+									\
+	if (rma_fast(win, &f, "MPI_" #NAME, &ret))			\
+		return ret;						\
+	return rma_slow_##NAME ARGS;					\
+}
+
+/*
  * MPI_NAME and its request-based form MPI_RNAME, with counts of type
  * COUNT, from the call's PARAMS, ARGS and FIELDS.
  */
 #define HY_RMA_ENTRY(NAME, RNAME, COUNT, PARAMS, ARGS, FIELDS)		\
-int MPI_##NAME(PARAMS(COUNT))						\
-{									\
-	HY_RMA_RUN(NAME, (FIELDS), (ARGS), NULL);				\
-}									\
+HY_RMA_PLAIN(NAME, COUNT, PARAMS, (ARGS), (FIELDS))			\
 									\
 int MPI_##RNAME(PARAMS(COUNT), MPI_Request *req)			\
 {									\
@@ -336,27 +403,22 @@ HY_RMA_ENTRY(Get_accumulate_c, Rget_accumulate_c, MPI_Count, GACC_PARAMS,
 	     GACC_ARGS, GACC_FIELDS)
 #endif /* MPI_VERSION >= 4 */
 
+#define FOP_PARAMS(COUNT) const void *oaddr, void *raddr, MPI_Datatype type, \
+	int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win
+#define FOP_ARGS oaddr, raddr, type, target, tdisp, op, win
 #define FOP_FIELDS .kind = MPIRMA_KIND_GET_ACC, .oaddr = oaddr, .ocount = 1, \
 	.otype = type, .raddr = raddr, .rcount = 1, .rtype = type, \
 	.caddr = NULL, .target = target, .tdisp = tdisp, .tcount = 1, \
 	.ttype = type, .op = op, .single = true
 
-int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type,
-		     int target, MPI_Aint tdisp, MPI_Op op, MPI_Win win)
-{
-	HY_RMA_RUN(Fetch_and_op, (FOP_FIELDS),
-		   (oaddr, raddr, type, target, tdisp, op, win), NULL);
-}
+HY_RMA_PLAIN(Fetch_and_op, void, FOP_PARAMS, (FOP_ARGS), (FOP_FIELDS))
 
+#define CAS_PARAMS(COUNT) const void *oaddr, const void *caddr, void *raddr, \
+	MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Win win
+#define CAS_ARGS oaddr, caddr, raddr, type, target, tdisp, win
 #define CAS_FIELDS .kind = MPIRMA_KIND_CAS, .oaddr = oaddr, .ocount = 1, \
 	.otype = type, .raddr = raddr, .rcount = 1, .rtype = type, \
 	.caddr = caddr, .target = target, .tdisp = tdisp, .tcount = 1, \
 	.ttype = type, .op = MPI_OP_NULL, .single = true
 
-int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
-			 MPI_Datatype type, int target, MPI_Aint tdisp,
-			 MPI_Win win)
-{
-	HY_RMA_RUN(Compare_and_swap, (CAS_FIELDS),
-		   (oaddr, caddr, raddr, type, target, tdisp, win), NULL);
-}
+HY_RMA_PLAIN(Compare_and_swap, void, CAS_PARAMS, (CAS_ARGS), (CAS_FIELDS))

@@ -14,6 +14,7 @@
  * host's alone.  The program's handle is made by handle.c.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <limits.h>
 
@@ -25,8 +26,47 @@
 #include "waits.h"
 #include "win.h"
 
-/* The engine's windows (win.h); hy.lock. */
+/* The engine's windows (win.h); hy.lock, and hy_win_seq for readers. */
 struct hy_win *hy_win_table[HY_WIN_BUCKETS];
+unsigned int hy_win_seq;
+
+/* Nodes of freed windows, for the next ones (hy_win_seq); hy.lock. */
+static struct hy_win *spare;
+
+/* A change of the table begins (@begin) or ends; hy.lock. */
+static void table_change(bool begin)
+{
+	if (!begin)
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&hy_win_seq, hy_win_seq + 1, __ATOMIC_RELAXED);
+	if (begin)
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+/* win.h */
+void hy_win_spares_free(void)
+{
+	hy_lock();
+	while (spare) {
+		struct hy_win *w = spare;
+
+		spare = w->next;
+		free(w);
+	}
+	hy_unlock();
+}
+
+/* A zeroed node for a new window, a spare one first; hy.lock. */
+static struct hy_win *node_new(void)
+{
+	struct hy_win *w = spare;
+
+	if (!w)
+		return calloc(1, sizeof(*w));
+	spare = w->next;
+	memset(w, 0, sizeof(*w));
+	return w;
+}
 
 /* Tag of the engine communicators made for windows (creation is collective,
  * so calls on overlapping communicators come in one order everywhere). */
@@ -117,7 +157,8 @@ static void win_release(struct hy_win *w)
 		PMPI_Comm_free(&w->fcomm);
 	for (int k = 0; k < 2; k++)
 		hy_group_forget(w, k);
-	free(w);
+	w->next = spare;
+	spare = w;
 }
 
 /*
@@ -202,7 +243,9 @@ static int create(struct create_args *a, MPI_Win *win)
 	}
 	if (!iranks)
 		return -1;
-	w = calloc(1, sizeof(*w));
+	hy_lock();
+	w = node_new();
+	hy_unlock();
 	if (!w) {
 		free(iranks);
 		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
@@ -255,8 +298,10 @@ out_agree:
 	w->size = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : a->size;
 	w->disp_unit = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
 	hy_lock();
+	table_change(true);
 	w->next = *hy_win_bucket(w->host);
-	*hy_win_bucket(w->host) = w;
+	__atomic_store_n(hy_win_bucket(w->host), w, __ATOMIC_RELAXED);
+	table_change(false);
 	hy_unlock();
 	*win = w->host;
 	return MPI_SUCCESS;
@@ -368,7 +413,9 @@ static int win_drop(struct hy_win *w, bool *gone)
 		return ret;
 	for (p = hy_win_bucket(w->host); *p != w; p = &(*p)->next)
 		;
-	*p = w->next;
+	table_change(true);
+	__atomic_store_n(p, w->next, __ATOMIC_RELAXED);
+	table_change(false);
 	win_release(w);
 	return ret;
 }

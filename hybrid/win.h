@@ -21,6 +21,15 @@
 
 extern struct hy_win *hy_win_table[HY_WIN_BUCKETS];
 
+/*
+ * Odd while the table changes (hy.lock held, win.c): a reader without the
+ * lock (hy_win_peek()) trusts what it found only if the count was even and
+ * the same before and after.  A freed window's node is kept for the next
+ * window, never given back to malloc while the job runs, so such a reader
+ * never touches freed memory.
+ */
+extern unsigned int hy_win_seq;
+
 /* Open MPI's handles are pointers, MPICH's integers: both hash. */
 static inline struct hy_win **hy_win_bucket(MPI_Win win)
 {
@@ -29,12 +38,39 @@ static inline struct hy_win **hy_win_bucket(MPI_Win win)
 	return &hy_win_table[h >> 56];
 }
 
+/* The kept nodes go back to malloc: no program thread is in MPI any more. */
+void hy_win_spares_free(void);
+
+/* Atomic loads: hy_win_peek() reads chains another thread may change. */
 static inline struct hy_win *hy_win_find(MPI_Win win)
 {
-	for (struct hy_win *w = *hy_win_bucket(win); w; w = w->next)
-		if (w->host == win)
+	struct hy_win *w = __atomic_load_n(hy_win_bucket(win),
+					   __ATOMIC_RELAXED);
+
+	for (; w; w = __atomic_load_n(&w->next, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&w->host, __ATOMIC_RELAXED) == win)
 			return w;
 	return NULL;
+}
+
+/*
+ * The engine's window of @win, found without hy.lock, or NULL: the host
+ * serves @win, or the table changed meanwhile (the caller then takes the
+ * locked path, hy_enter()).
+ */
+static inline struct hy_win *hy_win_peek(MPI_Win win)
+{
+	unsigned int seq;
+	struct hy_win *w;
+
+	if (!hy.threads)
+		return hy_win_find(win);
+	seq = __atomic_load_n(&hy_win_seq, __ATOMIC_ACQUIRE);
+	w = hy_win_find(win);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((seq & 1) || __atomic_load_n(&hy_win_seq, __ATOMIC_RELAXED) != seq)
+		return NULL;
+	return w;
 }
 
 /*

@@ -90,6 +90,16 @@ int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
  */
 int mpirma_win_fence_local(int assert, int win);
 
+/*
+ * The bodies of the communication calls and the flushes (rma.c,
+ * win_sync.c), without the public entry's checks of the library's state and
+ * error handler: the hybrid layer's fast lane (hybrid/rma.c), which raises
+ * errors itself.  MPI class (recorded).  With MPI_THREAD_MULTIPLE both take
+ * no lock (rma_entry.c).
+ */
+int mpirma_rma_call(int win, const struct mpirma_rma_args *a, bool now);
+int mpirma_win_flush(int rank, bool all, int win);
+
 /* Bytes of one element of kernel type @ktype; 0 when there is no such type. */
 unsigned int mpirma_rma_elem_size(unsigned int ktype);
 

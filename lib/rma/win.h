@@ -350,13 +350,6 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 struct mpirma_rma_args;
 
 /*
- * Runs the RMA call @a on @win (lib/rma/rma.c), for the entry points of
- * lib/rma/rma_entry.c; @now: complete before returning (request-based
- * calls).  MPI class (recorded, not raised).
- */
-int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now);
-
-/*
  * The fast lane (lib/rma/rma.c, rma_fast()): runs the call @a, whose every
  * side is @a->tcount elements of kernel type @ktype, on the mapped memory
  * of its target, with kernel op @kop (accumulate kinds); @has_origin false

@@ -34,6 +34,7 @@
 #include "runtime.h"
 #include "request.h"
 #include "p2p.h"
+#include "rma_args.h"
 #include "win.h"
 #include "win_sync.h"
 
@@ -345,11 +346,11 @@ int PMPI_Win_unlock_all(MPI_Win win)
 MPIRMA_ALIAS(Win_unlock_all)
 
 /*
- * The four flushes: one target @rank, or every target (@all).  Local and
- * remote completion are the same here: the kernel has applied an operation
- * by the time it is drained.
+ * rma_args.h: the four flushes: one target @rank, or every target (@all).
+ * Local and remote completion are the same here: the kernel has applied an
+ * operation by the time it is drained.
  */
-static int win_flush(int rank, bool all, MPI_Win win)
+int mpirma_win_flush(int rank, bool all, MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	int ret;
@@ -383,7 +384,8 @@ static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
 {
 	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
 		return mpirma_not_running(fn);
-	return mpirma_raise_win(win, win_flush(rank, all, win), fn, NULL);
+	return mpirma_raise_win(win, mpirma_win_flush(rank, all, win), fn,
+				NULL);
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win)
