@@ -78,46 +78,39 @@ static int group_to_window(const struct mpirma_window *w, MPI_Group group,
  * for a later epoch waits in the queue for its start.  A peer that has
  * died fails the start or wait that needs it.
  */
-/* Sends one synchronization message to each window rank in @ranks. */
-static int sync_send(const struct mpirma_window *w, int tag,
-		     const uint32_t *ranks, uint32_t n, const char *what)
+/* One synchronization message to window rank @to; MPI class (recorded). */
+static int sync_send(const struct mpirma_window *w, int tag, uint32_t to,
+		     const char *what)
 {
-	uint8_t none = 0;
-	int ret, first = MPI_SUCCESS;
-	uint32_t i;
+	int ret = mpirma_win_msg_send(w, tag, to, 0);
 
-	for (i = 0; i < n; i++) {
-		ret = mpirma_msg_send(w->ranks[ranks[i]], tag,
-				      MPIRMA_WIN_MSG_CTX | w->id, &none, 1);
-		if (ret < 0 && !first)
-			first = mpirma_err_errno(ret, "%s to window rank %u",
-						 what, ranks[i]);
-	}
-	return first;
+	return ret < 0 ? mpirma_err_errno(ret, "%s to window rank %u", what,
+					  to) : MPI_SUCCESS;
 }
 
 /* Receives one from window rank @from: 0, -EAGAIN (@nowait), -errno. */
 static int sync_recv(const struct mpirma_window *w, int tag, uint32_t from,
 		     bool nowait)
 {
-	struct mpirma_msg m;
 	uint8_t got;
 
-	return mpirma_msg_recv(nowait ? MPIRMA_MSG_NOWAIT : 0,
-			       w->ranks[from], tag, MPIRMA_WIN_MSG_CTX | w->id,
-			       &got, 1, &m);
+	return mpirma_win_msg_recv(w, tag, from, nowait, &got);
 }
 
 static int pscw_post(struct mpirma_window *w, const uint32_t *ranks,
 		     uint32_t n)
 {
+	int first = MPI_SUCCESS;
 	uint32_t i;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	memset(w->in_post, 0, w->size);
 	for (i = 0; i < n; i++)
 		w->in_post[ranks[i]] = 1;
-	return sync_send(w, MPIRMA_WIN_MSG_POST, ranks, n, "post");
+	for (i = 0; i < n; i++)
+		first = mpirma_first_err(first, sync_send(w, MPIRMA_WIN_MSG_POST,
+							  ranks[i], "post"));
+	return first;
 }
 
 /* Waits for every target's post, even after one has failed. */
@@ -139,19 +132,15 @@ static int pscw_start(struct mpirma_window *w, const uint32_t *ranks,
 
 static int pscw_complete(struct mpirma_window *w)
 {
-	int ret, first = MPI_SUCCESS;
+	int first = MPI_SUCCESS;
 	int i;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (i = 0; i < w->size; i++) {
-		uint32_t t = (uint32_t)i;
-
-		if (!w->in_start[i])
-			continue;
-		ret = sync_send(w, MPIRMA_WIN_MSG_COMPLETE, &t, 1, "complete");
-		if (ret && !first)
-			first = ret;
-	}
+	for (i = 0; i < w->size; i++)
+		if (w->in_start[i])
+			first = mpirma_first_err(first, sync_send(w,
+						MPIRMA_WIN_MSG_COMPLETE,
+						(uint32_t)i, "complete"));
 	return first;
 }
 

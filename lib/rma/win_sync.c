@@ -114,27 +114,44 @@ static int lock_give(struct mpirma_window *w, uint32_t rank)
  */
 static int fence_barrier(const struct mpirma_window *w)
 {
-	uint64_t ctx = MPIRMA_WIN_MSG_CTX | w->id;
-	struct mpirma_msg m;
 	uint8_t bad = 0, got;
 	int k, ret, err = 0;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (k = 1; k < w->size; k <<= 1) {
-		ret = mpirma_msg_send(w->ranks[(w->rank + k) % w->size],
-				      MPIRMA_WIN_MSG_FENCE, ctx, &bad, 1);
+		ret = mpirma_win_msg_send(w, MPIRMA_WIN_MSG_FENCE,
+					  (uint32_t)((w->rank + k) % w->size),
+					  bad);
 		if (ret < 0 && !err)
 			err = ret;
 		got = 0;
-		ret = mpirma_msg_recv(0, w->ranks[(w->rank - k + w->size) %
-						  w->size],
-				      MPIRMA_WIN_MSG_FENCE, ctx, &got, 1, &m);
+		ret = mpirma_win_msg_recv(w, MPIRMA_WIN_MSG_FENCE,
+					  (uint32_t)((w->rank - k + w->size) %
+						     w->size), false, &got);
 		if (ret < 0 && !err)
 			err = ret;
 		bad |= ret < 0 || got;
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return err ? err : bad ? -EOWNERDEAD : 0;
+}
+
+/* win_sync.h */
+int mpirma_win_msg_send(const struct mpirma_window *w, int tag, uint32_t to,
+			uint8_t byte)
+{
+	return mpirma_msg_send(w->ranks[to], tag, MPIRMA_WIN_MSG_CTX | w->id,
+			       &byte, 1);
+}
+
+/* win_sync.h */
+int mpirma_win_msg_recv(const struct mpirma_window *w, int tag,
+			uint32_t from, bool nowait, uint8_t *byte)
+{
+	struct mpirma_msg m;
+
+	return mpirma_msg_recv(nowait ? MPIRMA_MSG_NOWAIT : 0, w->ranks[from],
+			       tag, MPIRMA_WIN_MSG_CTX | w->id, byte, 1, &m);
 }
 
 /* @barrier false: the caller runs one (mpirma_win_fence_local). */

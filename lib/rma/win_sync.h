@@ -6,6 +6,7 @@
 #ifndef MPIRMA_LIB_WIN_SYNC_H
 #define MPIRMA_LIB_WIN_SYNC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "win.h"
@@ -17,6 +18,16 @@
  */
 #define MPIRMA_WIN_MSG_CTX	(1ULL << 62)
 enum { MPIRMA_WIN_MSG_FENCE, MPIRMA_WIN_MSG_POST, MPIRMA_WIN_MSG_COMPLETE };
+
+/*
+ * One such message of @tag carrying @byte to window rank @to, and its
+ * receive from window rank @from into *@byte (@nowait: -EAGAIN when none
+ * is there): 0 or -errno.
+ */
+int mpirma_win_msg_send(const struct mpirma_window *w, int tag, uint32_t to,
+			uint8_t byte);
+int mpirma_win_msg_recv(const struct mpirma_window *w, int tag,
+			uint32_t from, bool nowait, uint8_t *byte);
 
 /* The argument of a synchronization ioctl for @w. */
 void mpirma_sync_arg(struct mpirma_win_sync *s,
