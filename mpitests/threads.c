@@ -11,7 +11,9 @@
  * call to call, and flush their own targets (or all, or locally).  Then
  * each thread takes an exclusive lock on a target of its own.  The totals
  * must be exact, the tickets of fetch_and_op a permutation, every put's
- * last value there, and compare_and_swap increments none lost.  Meanwhile
+ * last value there, and compare_and_swap increments none lost.  Thread 0
+ * first makes, uses and frees windows of its own while the others' RMA
+ * calls run.  Meanwhile
  * each thread also exchanges messages with its peer thread on the next
  * rank and reduces on a communicator of its own, so that blocking
  * point-to-point and collectives wait beside the RMA.
@@ -167,6 +169,32 @@ static void messages(int t)
 	CHECK_EQ(sum, t * mtest_size, "allreduce on the thread's communicator");
 }
 
+/*
+ * Windows made, used and freed on thread 0's communicator while the other
+ * threads' RMA calls run: under the hybrid layer those find their window
+ * without a lock in a table that changes meanwhile (hybrid/win.h).
+ */
+static void window_churn(void)
+{
+	long *mem, one = 1, got = 0;
+	MPI_Win w;
+
+	for (int i = 0; i < 4; i++) {
+		CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long),
+					   MPI_INFO_NULL, tcomm[0], &mem, &w));
+		CHECK_MPI(MPI_Win_lock_all(0, w));
+		CHECK_MPI(MPI_Put(&one, 1, MPI_LONG, mtest_rank, 0, 1, MPI_LONG,
+				  w));
+		CHECK_MPI(MPI_Win_flush(mtest_rank, w));
+		CHECK_MPI(MPI_Get(&got, 1, MPI_LONG, mtest_rank, 0, 1, MPI_LONG,
+				  w));
+		CHECK_MPI(MPI_Win_flush(mtest_rank, w));
+		CHECK_EQ(got, 1, "a put to a window made beside the RMA");
+		CHECK_MPI(MPI_Win_unlock_all(w));
+		CHECK_MPI(MPI_Win_free(&w));
+	}
+}
+
 static void *worker(void *arg)
 {
 	int t = (int)(intptr_t)arg, flag = -1;
@@ -174,6 +202,8 @@ static void *worker(void *arg)
 	CHECK_MPI(MPI_Is_thread_main(&flag));
 	CHECK_EQ(flag, 0, "MPI_Is_thread_main in a thread");
 	messages(t);
+	if (t == 0)
+		window_churn();
 	rma_calls(t);
 	messages(t);
 	return NULL;
