@@ -163,7 +163,8 @@ bool shmq_unit_ready(uint32_t src);
 struct shmq_waiter {
 	unsigned int rounds;
 	int spins;		/* mpirma_wait_pause's, with threads */
-	double end;
+	double end;		/* of the flat-out polls */
+	double yield_at;	/* the next sched_yield() among them */
 };
 
 /* After publishing a unit for @peer: ring its bell if it sleeps. */

@@ -3,7 +3,8 @@
  * shmq_wait.c - waiting for units of the shared-memory queues (shmq.h).
  *
  * A wait polls the rings for mpirma_proc.spin (init.c: 1 ms where every
- * rank has a CPU, else not at all), then for mpirma_proc.yield_spin with a
+ * rank has a CPU, else not at all; a sched_yield() every SPIN_YIELD_EVERY
+ * among the polls), then for mpirma_proc.yield_spin with a
  * sched_yield() after each look (200 us where ranks outnumber CPUs), then
  * sleeps in the kernel on a bell:
  * it raises rx_sleeps in each ring it waits on, looks once more, and
@@ -26,6 +27,13 @@
 #include "shmq.h"
 
 #define LIVE_EVERY	256	/* threads: pauses between liveness checks */
+/*
+ * Seconds between two sched_yield()s while polling flat out: two ranks
+ * the scheduler has put on one CPU (mpiexec binds none) otherwise pass
+ * the CPU once a time slice, a millisecond per message; with the yield
+ * the peer runs within this.  Alone on its CPU the call returns at once.
+ */
+#define SPIN_YIELD_EVERY	25e-6
 #define RELAX_AFTER	4096	/* polls before each poll pauses the CPU */
 
 void shmq_bell_ring(uint32_t peer)
@@ -110,10 +118,17 @@ int shmq_wait_round(struct shmq_waiter *w, uint32_t peer)
 		return 0;
 	}
 	now = PMPI_Wtime();
-	if (w->rounds == 1)
+	if (w->rounds == 1) {
 		w->end = now + mpirma_proc.spin;
-	if (now < w->end)
+		w->yield_at = now + SPIN_YIELD_EVERY;
+	}
+	if (now < w->end) {
+		if (now >= w->yield_at) {
+			sched_yield();
+			w->yield_at = now + SPIN_YIELD_EVERY;
+		}
 		return 0;
+	}
 	if (now < w->end + mpirma_proc.yield_spin) {
 		sched_yield();
 		return 0;
