@@ -18,9 +18,6 @@
 
 /* ------------------------------------------------------------ checks */
 
-#define RAISE_COMM(comm, cls) \
-	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, NULL)
-
 /* Count arrays of the -v collectives. */
 static int counts_check(const struct mpirma_comm *c, const int *counts,
 			const int *displs)
@@ -126,16 +123,9 @@ static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
  * request when *@request is MPIRMA_NBC_PERSISTENT.  COLL_FORMS() makes the
  * three entry points of a body: PMPI_@name, blocking; PMPI_@iname, which
  * has a request as its last parameter; and PMPI_@name_init, an info and a
- * request (nbc.h, MPIRMA_COLL_NB_FORMS()).
+ * request (nbc.h).
  */
-#define COLL_FORMS(name, iname, body, params, args)			\
-int PMPI_##name(MPIRMA_UNPAREN params)					\
-{									\
-	MPIRMA_CHECK_INIT();						\
-	return RAISE_COMM(comm, body(MPIRMA_UNPAREN args, NULL));	\
-}									\
-MPIRMA_ALIAS(name)							\
-MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)
+#define COLL_FORMS MPIRMA_COLL_FORMS
 
 /*
  * The communicator of a collective; with @request (the nonblocking form)

@@ -195,16 +195,8 @@ static int alltoallw_body(const void *sendbuf, const int *scounts,
 	return neighbor(comm, &sd, &rd, request);
 }
 
-/* The blocking form, and with MPIRMA_COLL_NB_FORMS() the two others. */
-#define NEIGHBOR_FORMS(name, iname, body, params, args)			\
-int PMPI_##name(MPIRMA_UNPAREN params)					\
-{									\
-	MPIRMA_CHECK_INIT();						\
-	return mpirma_raise_comm(comm, body(MPIRMA_UNPAREN args, NULL),	\
-				 MPIRMA_FUNC, NULL);			\
-}									\
-MPIRMA_ALIAS(name)							\
-MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)
+/* The blocking, nonblocking and persistent forms of each (nbc.h). */
+#define NEIGHBOR_FORMS MPIRMA_COLL_FORMS
 
 NEIGHBOR_FORMS(Neighbor_allgather, Ineighbor_allgather, allgather_body,
 	       (const void *sendbuf, int sendcount, MPI_Datatype sendtype,

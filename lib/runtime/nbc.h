@@ -98,30 +98,39 @@ int mpirma_nbc_request_arg(MPI_Request *request, MPI_Info info,
 #define MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)			\
 int PMPI_##iname(MPIRMA_UNPAREN params, MPI_Request *request)		\
 {									\
-	int ret_;							\
-									\
-	MPIRMA_CHECK_INIT();						\
-	ret_ = mpirma_nbc_request_arg(request, MPI_INFO_NULL, false);	\
-	if (!ret_)							\
-		ret_ = body(MPIRMA_UNPAREN args, request);		\
-	return mpirma_raise_comm(comm, ret_, MPIRMA_FUNC, NULL);	\
+	MPIRMA_COLL_REQUEST_BODY_(body, args, MPI_INFO_NULL, false);	\
 }									\
 MPIRMA_ALIAS(iname)							\
 									\
 int PMPI_##name##_init(MPIRMA_UNPAREN params, MPI_Info info,		\
 		       MPI_Request *request)				\
 {									\
+	MPIRMA_COLL_REQUEST_BODY_(body, args, info, true);		\
+}									\
+MPIRMA_ALIAS(name##_init)
+
+/* Of both: the request and info checked, @body called, its error raised. */
+#define MPIRMA_COLL_REQUEST_BODY_(body, args, info, persistent)		\
 	int ret_;							\
 									\
 	MPIRMA_CHECK_INIT();						\
-	ret_ = mpirma_nbc_request_arg(request, info, true);		\
+	ret_ = mpirma_nbc_request_arg(request, (info), (persistent));	\
 	if (!ret_)							\
 		ret_ = body(MPIRMA_UNPAREN args, request);		\
 	if (ret_ && request)						\
 		*request = MPI_REQUEST_NULL;				\
-	return mpirma_raise_comm(comm, ret_, MPIRMA_FUNC, NULL);	\
+	return mpirma_raise_comm(comm, ret_, MPIRMA_FUNC, NULL)
+
+/* The blocking entry point PMPI_@name too (@body with request NULL). */
+#define MPIRMA_COLL_FORMS(name, iname, body, params, args)		\
+int PMPI_##name(MPIRMA_UNPAREN params)					\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise_comm(comm, body(MPIRMA_UNPAREN args, NULL),	\
+				 MPIRMA_FUNC, NULL);			\
 }									\
-MPIRMA_ALIAS(name##_init)
+MPIRMA_ALIAS(name)							\
+MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)
 
 /* Advances every schedule not complete, once, without waiting. */
 void mpirma_nbc_progress(void);
