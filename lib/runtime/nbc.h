@@ -95,7 +95,7 @@ int mpirma_nbc_request_arg(MPI_Request *request, MPI_Info info,
  * MPI_ aliases.  Errors are raised on the parameter comm; a failed init
  * leaves MPI_REQUEST_NULL.
  */
-#define MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)			\
+#define MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)		\
 int PMPI_##iname(MPIRMA_UNPAREN params, MPI_Request *request)		\
 {									\
 	MPIRMA_COLL_REQUEST_BODY_(body, args, MPI_INFO_NULL, false);	\
