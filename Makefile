@@ -592,9 +592,13 @@ $(OBJ)/mpitests/lib/%.o: mpitests/lib/%.c $(MPICC) $(HEADERS)
 $(MT_ARCHIVE): $(MT_LIB_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
+# A test's parts beyond mpitests/NAME.c, if any, are in mpitests/NAME/.
+$(MTDIR)/nbc: $(wildcard mpitests/nbc/*.[ch])
+
 $(MTDIR)/%: mpitests/%.c $(MT_ARCHIVE) $(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
 	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
+		$(if $(wildcard mpitests/$*/*.c),-Impitests/$* $(wildcard mpitests/$*/*.c)) \
 		-o $@.tmp $< $(MT_ARCHIVE) '-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm
 	mv -f $@.tmp $@
 

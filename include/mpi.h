@@ -937,6 +937,198 @@ MPIRMA_DECL(int, Iscan, (const void *sendbuf, void *recvbuf, int count,
 MPIRMA_DECL(int, Iexscan, (const void *sendbuf, void *recvbuf, int count,
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			   MPI_Request *request))
+
+/*
+ * Persistent collectives (MPI-4; lib/runtime/nbc.c): the blocking forms'
+ * arguments, checked here, an info (hints; none is used) and an inactive
+ * persistent request, which MPI_Start and MPI_Startall start again and
+ * again (not while active: MPI_ERR_REQUEST) and MPI_Request_free frees
+ * when inactive; intra-communicators only.  Every rank makes the init
+ * calls of a communicator in the same order; the starts may differ.
+ */
+MPIRMA_DECL(int, Barrier_init, (MPI_Comm comm, MPI_Info info,
+				MPI_Request *request))
+MPIRMA_DECL(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype,
+			      int root, MPI_Comm comm, MPI_Info info,
+			      MPI_Request *request))
+MPIRMA_DECL(int, Gather_init, (const void *sendbuf, int sendcount,
+			       MPI_Datatype sendtype, void *recvbuf,
+			       int recvcount, MPI_Datatype recvtype, int root,
+			       MPI_Comm comm, MPI_Info info,
+			       MPI_Request *request))
+MPIRMA_DECL(int, Gatherv_init, (const void *sendbuf, int sendcount,
+				MPI_Datatype sendtype, void *recvbuf,
+				const int recvcounts[], const int displs[],
+				MPI_Datatype recvtype, int root, MPI_Comm comm,
+				MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Scatter_init, (const void *sendbuf, int sendcount,
+				MPI_Datatype sendtype, void *recvbuf,
+				int recvcount, MPI_Datatype recvtype, int root,
+				MPI_Comm comm, MPI_Info info,
+				MPI_Request *request))
+MPIRMA_DECL(int, Scatterv_init, (const void *sendbuf, const int sendcounts[],
+				 const int displs[], MPI_Datatype sendtype,
+				 void *recvbuf, int recvcount,
+				 MPI_Datatype recvtype, int root,
+				 MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request))
+MPIRMA_DECL(int, Allgather_init, (const void *sendbuf, int sendcount,
+				  MPI_Datatype sendtype, void *recvbuf,
+				  int recvcount, MPI_Datatype recvtype,
+				  MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request))
+MPIRMA_DECL(int, Allgatherv_init, (const void *sendbuf, int sendcount,
+				   MPI_Datatype sendtype, void *recvbuf,
+				   const int recvcounts[], const int displs[],
+				   MPI_Datatype recvtype, MPI_Comm comm,
+				   MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Alltoall_init, (const void *sendbuf, int sendcount,
+				 MPI_Datatype sendtype, void *recvbuf,
+				 int recvcount, MPI_Datatype recvtype,
+				 MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request))
+MPIRMA_DECL(int, Alltoallv_init, (const void *sendbuf, const int sendcounts[],
+				  const int sdispls[], MPI_Datatype sendtype,
+				  void *recvbuf, const int recvcounts[],
+				  const int rdispls[], MPI_Datatype recvtype,
+				  MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request))
+MPIRMA_DECL(int, Alltoallw_init, (const void *sendbuf, const int sendcounts[],
+				  const int sdispls[],
+				  const MPI_Datatype sendtypes[],
+				  void *recvbuf, const int recvcounts[],
+				  const int rdispls[],
+				  const MPI_Datatype recvtypes[],
+				  MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request))
+MPIRMA_DECL(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count,
+			       MPI_Datatype datatype, MPI_Op op, int root,
+			       MPI_Comm comm, MPI_Info info,
+			       MPI_Request *request))
+MPIRMA_DECL(int, Allreduce_init, (const void *sendbuf, void *recvbuf,
+				  int count, MPI_Datatype datatype, MPI_Op op,
+				  MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request))
+MPIRMA_DECL(int, Reduce_scatter_init, (const void *sendbuf, void *recvbuf,
+				       const int recvcounts[],
+				       MPI_Datatype datatype, MPI_Op op,
+				       MPI_Comm comm, MPI_Info info,
+				       MPI_Request *request))
+MPIRMA_DECL(int, Reduce_scatter_block_init, (const void *sendbuf,
+					     void *recvbuf, int recvcount,
+					     MPI_Datatype datatype, MPI_Op op,
+					     MPI_Comm comm, MPI_Info info,
+					     MPI_Request *request))
+MPIRMA_DECL(int, Scan_init, (const void *sendbuf, void *recvbuf, int count,
+			     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			     MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count,
+			       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			       MPI_Info info, MPI_Request *request))
+
+/*
+ * Neighborhood collectives (lib/runtime/coll_neighbor.c) on a
+ * communicator with a topology (MPI_ERR_TOPOLOGY without one): blocking,
+ * nonblocking and persistent.
+ */
+MPIRMA_DECL(int, Neighbor_allgather, (const void *sendbuf, int sendcount,
+				      MPI_Datatype sendtype, void *recvbuf,
+				      int recvcount, MPI_Datatype recvtype,
+				      MPI_Comm comm))
+MPIRMA_DECL(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount,
+				       MPI_Datatype sendtype, void *recvbuf,
+				       const int recvcounts[],
+				       const int displs[],
+				       MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Neighbor_alltoall, (const void *sendbuf, int sendcount,
+				     MPI_Datatype sendtype, void *recvbuf,
+				     int recvcount, MPI_Datatype recvtype,
+				     MPI_Comm comm))
+MPIRMA_DECL(int, Neighbor_alltoallv, (const void *sendbuf,
+				      const int sendcounts[],
+				      const int sdispls[],
+				      MPI_Datatype sendtype, void *recvbuf,
+				      const int recvcounts[],
+				      const int rdispls[],
+				      MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Neighbor_alltoallw, (const void *sendbuf,
+				      const int sendcounts[],
+				      const MPI_Aint sdispls[],
+				      const MPI_Datatype sendtypes[],
+				      void *recvbuf, const int recvcounts[],
+				      const MPI_Aint rdispls[],
+				      const MPI_Datatype recvtypes[],
+				      MPI_Comm comm))
+MPIRMA_DECL(int, Ineighbor_allgather, (const void *sendbuf, int sendcount,
+				       MPI_Datatype sendtype, void *recvbuf,
+				       int recvcount, MPI_Datatype recvtype,
+				       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount,
+					MPI_Datatype sendtype, void *recvbuf,
+					const int recvcounts[],
+					const int displs[],
+					MPI_Datatype recvtype, MPI_Comm comm,
+					MPI_Request *request))
+MPIRMA_DECL(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount,
+				      MPI_Datatype sendtype, void *recvbuf,
+				      int recvcount, MPI_Datatype recvtype,
+				      MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ineighbor_alltoallv, (const void *sendbuf,
+				       const int sendcounts[],
+				       const int sdispls[],
+				       MPI_Datatype sendtype, void *recvbuf,
+				       const int recvcounts[],
+				       const int rdispls[],
+				       MPI_Datatype recvtype, MPI_Comm comm,
+				       MPI_Request *request))
+MPIRMA_DECL(int, Ineighbor_alltoallw, (const void *sendbuf,
+				       const int sendcounts[],
+				       const MPI_Aint sdispls[],
+				       const MPI_Datatype sendtypes[],
+				       void *recvbuf, const int recvcounts[],
+				       const MPI_Aint rdispls[],
+				       const MPI_Datatype recvtypes[],
+				       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_allgather_init, (const void *sendbuf, int sendcount,
+					   MPI_Datatype sendtype,
+					   void *recvbuf, int recvcount,
+					   MPI_Datatype recvtype,
+					   MPI_Comm comm, MPI_Info info,
+					   MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_allgatherv_init, (const void *sendbuf, int sendcount,
+					    MPI_Datatype sendtype,
+					    void *recvbuf,
+					    const int recvcounts[],
+					    const int displs[],
+					    MPI_Datatype recvtype,
+					    MPI_Comm comm, MPI_Info info,
+					    MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount,
+					  MPI_Datatype sendtype, void *recvbuf,
+					  int recvcount, MPI_Datatype recvtype,
+					  MPI_Comm comm, MPI_Info info,
+					  MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoallv_init, (const void *sendbuf,
+					   const int sendcounts[],
+					   const int sdispls[],
+					   MPI_Datatype sendtype,
+					   void *recvbuf,
+					   const int recvcounts[],
+					   const int rdispls[],
+					   MPI_Datatype recvtype,
+					   MPI_Comm comm, MPI_Info info,
+					   MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoallw_init, (const void *sendbuf,
+					   const int sendcounts[],
+					   const MPI_Aint sdispls[],
+					   const MPI_Datatype sendtypes[],
+					   void *recvbuf,
+					   const int recvcounts[],
+					   const MPI_Aint rdispls[],
+					   const MPI_Datatype recvtypes[],
+					   MPI_Comm comm, MPI_Info info,
+					   MPI_Request *request))
+
 /* Windows (lib/rma/win.c) */
 MPIRMA_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
 			      MPI_Info info, MPI_Comm comm, MPI_Win *win))

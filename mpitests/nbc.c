@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nbc: nonblocking collectives.  Every one (MPI_Ibarrier ... MPI_Iexscan)
- * against its blocking form, bit for bit, at several sizes (0 to 12 KB a
- * block), from every root, in place where the standard allows it, with a
+ * nbc: nonblocking and persistent collectives.  Every one (MPI_Ibarrier
+ * ... MPI_Iexscan, MPI_Barrier_init ... MPI_Exscan_init) against its
+ * blocking form, bit for bit, at several sizes (0 to 12 KB a block), from
+ * every root, in place where the standard allows it, with a
  * non-contiguous datatype and a non-commutative user op, completed by
  * MPI_Wait, MPI_Test polling, MPI_Waitall, MPI_Waitany and MPI_Testsome;
  * several outstanding on one and on several communicators, completed in
  * an order that differs between ranks; overlapped with point-to-point and
  * with blocking collectives; a blocking MPI_Recv that only completes if
- * the pending MPI_Ibarrier progresses meanwhile; errors.
+ * the pending MPI_Ibarrier progresses meanwhile; errors.  Persistent ones
+ * restarted with new data, started together and in any order:
+ * mpitests/nbc/persist.c; the neighborhood collectives:
+ * mpitests/nbc/neighbor.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
+#include "nbc_test.h"
 
 #define W	MPI_COMM_WORLD
 
@@ -25,6 +30,7 @@ static int *cnt, *dsp, *cnt2, *dsp2, *wdsp;
 static MPI_Datatype every2nd, m4, *wtypes;
 static MPI_Op matop;
 static int how;		/* rotates the ways of completing a request */
+bool nbc_persist;
 
 /* Doubles the buffers hold: a block of up to n + 3, twice, per rank. */
 static size_t nd(int n)
@@ -87,8 +93,10 @@ static void vcounts(int n)
  */
 typedef int (*case_fn)(int n, int root, MPI_Request *req);
 
-#define NBS(bname, iname, ...)						\
-	(req ? MPI_##iname(__VA_ARGS__, req) : MPI_##bname(__VA_ARGS__))
+int nbc_start(int rc, MPI_Request *req)
+{
+	return rc ? rc : MPI_Start(req);
+}
 
 static bool am(int root)
 {
@@ -99,7 +107,7 @@ static int c_barrier(int n, int root, MPI_Request *req)
 {
 	(void)n;
 	(void)root;
-	return req ? MPI_Ibarrier(W, req) : MPI_Barrier(W);
+	return NBS(Barrier, Ibarrier, W);
 }
 
 static int c_bcast(int n, int root, MPI_Request *req)
@@ -328,10 +336,10 @@ static const struct {
 	{ "exscan in place", c_exscan_inplace, false },
 };
 
-/* Completes @req one of five ways, in turn. */
-static void complete(MPI_Request *req)
+void nbc_complete(MPI_Request *req)
 {
 	int flag = 0, idx = -1, outcount = 0, indices[1];
+	MPI_Request h = *req;
 
 	switch (how++ % 5) {
 	case 0:
@@ -354,7 +362,34 @@ static void complete(MPI_Request *req)
 					       MPI_STATUSES_IGNORE));
 		break;
 	}
-	CHECK_EQ(*req, MPI_REQUEST_NULL, "completed request");
+	if (nbc_persist)
+		CHECK_EQ(*req, h, "completed persistent request");
+	else
+		CHECK_EQ(*req, MPI_REQUEST_NULL, "completed request");
+}
+
+/*
+ * Case @c, nonblocking, then persistent (started again at one size: the
+ * restarts with new data are in nbc/persist.c), against @want: what the
+ * blocking form gave.
+ */
+static void against(size_t c, int n, int root, size_t len)
+{
+	MPI_Request req = MPI_REQUEST_NULL;
+	int start;
+
+	for (start = 0; start < (n == 7 ? 3 : 2); start++) {
+		nbc_persist = start > 0;
+		fill(n);
+		memset(out, 0x5a, len);
+		CHECK_MPI(cases[c].fn(n, root, &req));
+		nbc_complete(&req);
+		CHECK(!memcmp(want, out, len), "%s of %d, root %d, %s: not "
+		      "what the blocking form gives", cases[c].name, n, root,
+		      start ? "persistent" : "nonblocking");
+	}
+	CHECK_MPI(MPI_Request_free(&req));
+	nbc_persist = false;
 }
 
 static void test_against_blocking(void)
@@ -368,19 +403,11 @@ static void test_against_blocking(void)
 			n = sizes[s];
 			len = nd(n) * sizeof(double);
 			for (root = 0; root < mtest_size; root++) {
-				MPI_Request req = MPI_REQUEST_NULL;
-
 				fill(n);
 				memset(out, 0x5a, len);
 				CHECK_MPI(cases[c].fn(n, root, NULL));
 				memcpy(want, out, len);
-				fill(n);
-				memset(out, 0x5a, len);
-				CHECK_MPI(cases[c].fn(n, root, &req));
-				complete(&req);
-				CHECK(!memcmp(want, out, len), "%s of %d, "
-				      "root %d: not what the blocking form "
-				      "gives", cases[c].name, n, root);
+				against(c, n, root, len);
 				if (!cases[c].rooted)
 					break;
 			}
@@ -595,8 +622,8 @@ static void teardown(void)
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
-		setup, test_against_blocking, test_overlap, test_errors,
-		teardown, NULL,
+		setup, test_against_blocking, test_overlap, test_persistent,
+		test_neighbor, test_errors, teardown, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "nbc", tests);

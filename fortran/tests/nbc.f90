@@ -1,13 +1,18 @@
 ! nbc: nonblocking collectives from Fortran (`use mpi`): MPI_IBARRIER,
 ! MPI_IBCAST, MPI_IALLREDUCE in place, MPI_IALLGATHER, MPI_IREDUCE,
 ! MPI_ISCAN, MPI_IALLTOALL outstanding together and completed by
-! MPI_WAITALL and MPI_TEST; a bad root and count failing with their
-! classes.  (MPI_IALLTOALLW is C only, as MPI_ALLTOALLW is.)
+! MPI_WAITALL and MPI_TEST; MPI_ALLREDUCE_INIT started twice;
+! MPI_NEIGHBOR_ALLGATHER and MPI_INEIGHBOR_ALLTOALL on a periodic ring; a
+! bad root and count failing with their classes.  (MPI_IALLTOALLW is C
+! only, as MPI_ALLTOALLW and MPI_NEIGHBOR_ALLTOALLW are.)
 PROGRAM nbc
   USE MPI
   IMPLICIT NONE
   INTEGER :: rank, np, ierr, nbad, i, b, s, sc, red
-  INTEGER :: req(7)
+  INTEGER :: req(7), ring, k, nb(2), lr(2)
+  ! MPI_START and MPI_WAIT do not name them: keep the compiler from
+  ! caching them in registers (the standard's MPI_F_SYNC_REG problem)
+  INTEGER, VOLATILE :: ps, pr
   INTEGER, ALLOCATABLE :: g(:), a2a(:), got(:)
   DOUBLE PRECISION :: x(3)
   LOGICAL :: flag
@@ -58,6 +63,34 @@ PROGRAM nbc
     CALL ft_expect(g(i) == i - 1, nbad, 'iallgather')
     CALL ft_expect(got(i) == (i - 1) * 100 + rank, nbad, 'ialltoall')
   END DO
+
+  CALL MPI_ALLREDUCE_INIT(ps, pr, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
+                          MPI_INFO_NULL, req(1), ierr)
+  CALL ft_ok(ierr, nbad, 'MPI_ALLREDUCE_INIT')
+  DO k = 1, 2
+    ps = rank * k
+    CALL MPI_START(req(1), ierr)
+    CALL MPI_WAIT(req(1), MPI_STATUS_IGNORE, ierr)
+    CALL ft_expect(pr == k * np * (np - 1) / 2, nbad, 'allreduce_init')
+  END DO
+  CALL MPI_REQUEST_FREE(req(1), ierr)
+  CALL ft_ok(ierr, nbad, 'MPI_REQUEST_FREE')
+
+  ! left then right neighbour; what goes right arrives from the left
+  CALL MPI_CART_CREATE(MPI_COMM_WORLD, 1, (/ np /), (/ .TRUE. /), .FALSE., &
+                       ring, ierr)
+  CALL MPI_NEIGHBOR_ALLGATHER(rank, 1, MPI_INTEGER, nb, 1, MPI_INTEGER, &
+                              ring, ierr)
+  CALL ft_ok(ierr, nbad, 'MPI_NEIGHBOR_ALLGATHER')
+  CALL ft_expect(nb(1) == MOD(rank + np - 1, np) .AND. &
+                 nb(2) == MOD(rank + 1, np), nbad, 'neighbor_allgather')
+  lr = (/ -rank - 1, rank + 1 /)
+  CALL MPI_INEIGHBOR_ALLTOALL(lr, 1, MPI_INTEGER, nb, 1, MPI_INTEGER, ring, &
+                              req(1), ierr)
+  CALL MPI_WAIT(req(1), MPI_STATUS_IGNORE, ierr)
+  CALL ft_expect(nb(1) == MOD(rank + np - 1, np) + 1 .AND. &
+                 nb(2) == -MOD(rank + 1, np) - 1, nbad, 'ineighbor_alltoall')
+  CALL MPI_COMM_FREE(ring, ierr)
 
   CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
   CALL MPI_IBCAST(b, 1, MPI_INTEGER, np, MPI_COMM_WORLD, req(1), ierr)

@@ -158,6 +158,14 @@ static int info_check(MPI_Info info, bool writable, struct mpirma_info **in)
 	return MPI_SUCCESS;
 }
 
+int mpirma_info_arg_check(MPI_Info info)
+{
+	struct mpirma_info *in;
+
+	return info == MPI_INFO_NULL ? MPI_SUCCESS :
+	       info_check(info, false, &in);
+}
+
 /* In an API function: @var = info_check()'s object, or the error raised. */
 #define GET_INFO(var, handle, writable)					\
 	do {								\

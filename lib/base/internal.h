@@ -344,6 +344,12 @@ int mpirma_objhdr_destroy(struct mpirma_objhdr *h, enum mpirma_hkind kind,
  */
 const char *mpirma_info_lookup(MPI_Info info, const char *key);
 
+/*
+ * An info argument that may be MPI_INFO_NULL (hints only): MPI_SUCCESS, or
+ * MPI_ERR_INFO recorded for an invalid handle.
+ */
+int mpirma_info_arg_check(MPI_Info info);
+
 /* ------------------------------------------------------------ attributes */
 
 /*

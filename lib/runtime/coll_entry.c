@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * coll_entry.c - the entry points of the collective operations, blocking
- * and nonblocking (MPI_Ibcast...): their arguments checked in the order
- * the error classes suggest, once for both forms, then the algorithm run
- * (lib/runtime/coll.c, mpirma_coll_run_*()) or its schedule started
- * (lib/runtime/nbc.h, mpirma_nbc_*()), and the error raised on the
- * communicator in the name of the call.
+ * coll_entry.c - the entry points of the collective operations, blocking,
+ * nonblocking (MPI_Ibcast...) and persistent (MPI_Bcast_init...): their
+ * arguments checked in the order the error classes suggest, once for the
+ * three forms, then the algorithm run (lib/runtime/coll.c,
+ * mpirma_coll_run_*()) or its schedule started, or made a persistent
+ * request (lib/runtime/nbc.h, mpirma_nbc_*()), and the error raised on
+ * the communicator in the name of the call.
  */
 #include <stdlib.h>
 
@@ -16,9 +17,6 @@
 #include "op.h"
 
 /* ------------------------------------------------------------ checks */
-
-#define RAISE_COMM(comm, cls) \
-	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, NULL)
 
 /* Count arrays of the -v collectives. */
 static int counts_check(const struct mpirma_comm *c, const int *counts,
@@ -121,30 +119,13 @@ static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
 
 /*
  * Each collective has one body: its checks, then the algorithm (coll.c),
- * or with @request its schedule started (nbc.h).  COLL_FORMS() makes the
- * two entry points of a body: PMPI_@name, blocking, and PMPI_@iname, which
- * has a request as its last parameter.
+ * or with @request its schedule started (nbc.h), or kept in a persistent
+ * request when *@request is MPIRMA_NBC_PERSISTENT.  COLL_FORMS() makes the
+ * three entry points of a body: PMPI_@name, blocking; PMPI_@iname, which
+ * has a request as its last parameter; and PMPI_@name_init, an info and a
+ * request (nbc.h).
  */
-#define UNPAREN(...) __VA_ARGS__
-
-#define COLL_FORMS(name, iname, body, params, args)				\
-int PMPI_##name(UNPAREN params)						\
-{									\
-	MPIRMA_CHECK_INIT();						\
-	return RAISE_COMM(comm, body(UNPAREN args, NULL));		\
-}									\
-MPIRMA_ALIAS(name)							\
-									\
-int PMPI_##iname(UNPAREN params, MPI_Request *request)			\
-{									\
-	MPIRMA_CHECK_INIT();						\
-	if (!request)							\
-		return RAISE_COMM(comm, mpirma_err(MPI_ERR_ARG,		\
-						   "request is NULL"));	\
-	*request = MPI_REQUEST_NULL;					\
-	return RAISE_COMM(comm, body(UNPAREN args, request));		\
-}									\
-MPIRMA_ALIAS(iname)
+#define COLL_FORMS MPIRMA_COLL_FORMS
 
 /*
  * The communicator of a collective; with @request (the nonblocking form)
@@ -156,7 +137,8 @@ static int coll_comm_check(MPI_Comm comm, const MPI_Request *request,
 	int ret = mpirma_comm_check(comm, c);
 
 	if (!ret && request)
-		ret = mpirma_comm_intra_only(*c, "a nonblocking collective");
+		ret = mpirma_comm_intra_only(*c, "a nonblocking or persistent "
+					     "collective");
 	return ret;
 }
 

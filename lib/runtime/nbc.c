@@ -20,6 +20,19 @@
  * whose receive is being taken.  With MPI_THREAD_MULTIPLE it polls
  * instead, as a receive does (p2p.c).
  *
+ * A round may receive several times from one peer (the neighborhood
+ * collectives of a graph with multiple edges): those receives take their
+ * messages in step order, each tried only once the one before it from
+ * that peer has come, so they match the peer's sends in order.
+ *
+ * A persistent collective (MPI_Bcast_init ...) is a schedule built once,
+ * at the init call, with its tag: each MPI_Start rewinds it and lists it
+ * again.  One tag for every start is safe: a rank starts it again only
+ * once its previous start is complete, so every message of that start has
+ * gone before the next start's, and messages of one sender and tag are
+ * taken in order.  The blocking neighborhood collectives run a schedule
+ * to its end at once (mpirma_nbc_start() with no request).
+ *
  * A failed step ends its schedule with the error, which the request
  * reports; the other ranks' schedules may then never complete, as their
  * blocking collectives would not.
@@ -59,6 +72,8 @@ enum { STEP_SEND, STEP_RECV, STEP_OP, STEP_COPY };
  * @op, @dt: a reduction's op and datatype handle
  * @land: a receive's landing area: @out's bytes, or @tmp
  * @tmp: a receive's packed landing area when @t is not contiguous
+ * @after: a receive: 1 + the index of the round's previous receive from
+ *	the same peer, which must come first; 0 if none
  */
 struct nbc_step {
 	unsigned char kind;
@@ -71,6 +86,7 @@ struct nbc_step {
 	MPI_Op op;
 	MPI_Datatype dt;
 	void *land, *tmp;
+	int after;
 };
 
 /**
@@ -84,6 +100,7 @@ struct nbc_step {
  * @steps, @nsteps, @cap: the steps, rounds one after the other
  * @cur: the first step of the current round
  * @end: one past its last step once the round has started, else -1
+ * @round0: the first step of the round being built
  * @alloc, @nalloc: scratch buffers, freed with the schedule
  */
 struct mpirma_nbc {
@@ -96,6 +113,7 @@ struct mpirma_nbc {
 	struct nbc_step *steps;
 	int nsteps, cap;
 	int cur, end;
+	int round0;
 	void *alloc[NBC_ALLOCS];
 	int nalloc;
 };
@@ -235,7 +253,8 @@ static int advance(struct mpirma_nbc *s)
 		}
 		for (i = s->cur; i < s->end; i++) {
 			st = &s->steps[i];
-			if (st->kind != STEP_RECV || st->done)
+			if (st->kind != STEP_RECV || st->done ||
+			    (st->after && !s->steps[st->after - 1].done))
 				continue;
 			ret = recv_try(s, st, MPIRMA_MSG_NOWAIT);
 			if (ret)
@@ -325,6 +344,38 @@ static const struct mpirma_request_ops nbc_ops = {
 	.release = nbc_release,
 };
 
+/* MPI_Start of a persistent collective: the schedule rewound, listed. */
+static int persist_start(struct mpirma_request *r)
+{
+	struct mpirma_nbc *s = (struct mpirma_nbc *)r;
+	int i;
+
+	for (i = 0; i < s->nsteps; i++) {
+		s->steps[i].done = false;
+		free(s->steps[i].tmp);
+		s->steps[i].tmp = NULL;
+	}
+	s->cur = 0;
+	s->end = -1;
+	r->active = true;
+	list_add(s);
+	advance_one(s);
+	return MPI_SUCCESS;
+}
+
+/* MPI_Request_free of an inactive one (request.c refuses an active one). */
+static int persist_free(struct mpirma_request *r)
+{
+	return mpirma_request_destroy(r);
+}
+
+static const struct mpirma_request_ops persist_ops = {
+	.progress = nbc_progress,
+	.release = nbc_release,
+	.free = persist_free,
+	.start = persist_start,
+};
+
 int mpirma_nbc_new(struct mpirma_comm *c, struct mpirma_nbc **out)
 {
 	struct mpirma_request *r;
@@ -353,10 +404,34 @@ int mpirma_nbc_start(struct mpirma_nbc *s, MPI_Request *out)
 	}
 	if (s->nsteps)
 		s->steps[s->nsteps - 1].last = true;
+	if (out && *out == MPIRMA_NBC_PERSISTENT) {
+		s->req.ops = &persist_ops;
+		s->req.persistent = true;
+		*out = s->req.handle;
+		return MPI_SUCCESS;
+	}
 	list_add(s);
 	advance_one(s);
-	*out = s->req.handle;
-	return MPI_SUCCESS;
+	if (out) {
+		*out = s->req.handle;
+		return MPI_SUCCESS;
+	}
+	nbc_progress(&s->req, 1);
+	ret = s->req.status.MPI_ERROR;
+	mpirma_request_destroy(&s->req);
+	return ret;
+}
+
+int mpirma_nbc_request_arg(MPI_Request *request, MPI_Info info,
+			   bool persistent)
+{
+	if (!request)
+		return mpirma_err(MPI_ERR_ARG, "request is NULL");
+	*request = MPI_REQUEST_NULL;
+	if (!persistent)
+		return MPI_SUCCESS;
+	*request = MPIRMA_NBC_PERSISTENT;
+	return mpirma_info_arg_check(info);
 }
 
 /* ------------------------------------------------------------ building */
@@ -414,7 +489,16 @@ void mpirma_nbc_send(struct mpirma_nbc *s, int peer, const void *buf,
 void mpirma_nbc_recv(struct mpirma_nbc *s, int peer, void *buf,
 		     MPI_Count count, struct mpirma_dtype *t)
 {
+	int i, me = s->nsteps;
+
 	xfer(s, STEP_RECV, peer, buf, count, t);
+	if (s->err)
+		return;
+	for (i = me - 1; i >= s->round0; i--)
+		if (s->steps[i].kind == STEP_RECV && s->steps[i].peer == peer) {
+			s->steps[me].after = i + 1;
+			break;
+		}
 }
 
 void mpirma_nbc_op(struct mpirma_nbc *s, MPI_Op op, MPI_Datatype dt,
@@ -449,6 +533,7 @@ void mpirma_nbc_round(struct mpirma_nbc *s)
 {
 	if (s->nsteps)
 		s->steps[s->nsteps - 1].last = true;
+	s->round0 = s->nsteps;
 }
 
 void *mpirma_nbc_scratch(struct mpirma_nbc *s, struct mpirma_dtype *t,

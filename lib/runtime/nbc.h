@@ -19,7 +19,8 @@
  * the program waits for them.  Their messages go over the communicator's
  * collective context with a tag of their own per call (the
  * communicator's count of nonblocking collectives), so they match neither
- * blocking collectives' nor each other's.
+ * blocking collectives' nor each other's.  A persistent collective is a
+ * schedule built at its init call and run again by each MPI_Start.
  */
 #ifndef MPIRMA_LIB_NBC_H
 #define MPIRMA_LIB_NBC_H
@@ -62,10 +63,74 @@ void *mpirma_nbc_scratch(struct mpirma_nbc *s, struct mpirma_dtype *t,
 			 MPI_Count count);
 
 /*
- * Starts @s: its request in *@out, its first round begun.  On failure @s
- * is freed.  MPI class.
+ * *@out before a schedule's call asks for a persistent collective
+ * (MPI_Bcast_init ...): mpirma_nbc_start() then returns it inactive.
+ */
+#define MPIRMA_NBC_PERSISTENT	(-1)
+
+/*
+ * Starts @s: its request in *@out, its first round begun.  With *@out
+ * MPIRMA_NBC_PERSISTENT, an inactive persistent request instead, which
+ * MPI_Start starts (again and again).  With @out NULL, runs @s to its end
+ * and frees it (the blocking neighborhood collectives): the class of a
+ * failed step.  On failure @s is freed.  MPI class.
  */
 int mpirma_nbc_start(struct mpirma_nbc *s, MPI_Request *out);
+
+/*
+ * The request argument of a nonblocking (@persistent false) or persistent
+ * collective, and the latter's @info: *@request set to MPI_REQUEST_NULL,
+ * or MPIRMA_NBC_PERSISTENT for the schedule's call.  MPI class.
+ */
+int mpirma_nbc_request_arg(MPI_Request *request, MPI_Info info,
+			   bool persistent);
+
+#define MPIRMA_UNPAREN(...) __VA_ARGS__
+
+/*
+ * The nonblocking and persistent entry points of a collective whose
+ * @body(@args..., MPI_Request *request) checks its arguments and builds
+ * its schedule (coll_entry.c, coll_neighbor.c): PMPI_@iname(@params...,
+ * request) and PMPI_@name_init(@params..., info, request), with their
+ * MPI_ aliases.  Errors are raised on the parameter comm; a failed init
+ * leaves MPI_REQUEST_NULL.
+ */
+#define MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)		\
+int PMPI_##iname(MPIRMA_UNPAREN params, MPI_Request *request)		\
+{									\
+	MPIRMA_COLL_REQUEST_BODY_(body, args, MPI_INFO_NULL, false);	\
+}									\
+MPIRMA_ALIAS(iname)							\
+									\
+int PMPI_##name##_init(MPIRMA_UNPAREN params, MPI_Info info,		\
+		       MPI_Request *request)				\
+{									\
+	MPIRMA_COLL_REQUEST_BODY_(body, args, info, true);		\
+}									\
+MPIRMA_ALIAS(name##_init)
+
+/* Of both: the request and info checked, @body called, its error raised. */
+#define MPIRMA_COLL_REQUEST_BODY_(body, args, info, persistent)		\
+	int ret_;							\
+									\
+	MPIRMA_CHECK_INIT();						\
+	ret_ = mpirma_nbc_request_arg(request, (info), (persistent));	\
+	if (!ret_)							\
+		ret_ = body(MPIRMA_UNPAREN args, request);		\
+	if (ret_ && request)						\
+		*request = MPI_REQUEST_NULL;				\
+	return mpirma_raise_comm(comm, ret_, MPIRMA_FUNC, NULL)
+
+/* The blocking entry point PMPI_@name too (@body with request NULL). */
+#define MPIRMA_COLL_FORMS(name, iname, body, params, args)		\
+int PMPI_##name(MPIRMA_UNPAREN params)					\
+{									\
+	MPIRMA_CHECK_INIT();						\
+	return mpirma_raise_comm(comm, body(MPIRMA_UNPAREN args, NULL),	\
+				 MPIRMA_FUNC, NULL);			\
+}									\
+MPIRMA_ALIAS(name)							\
+MPIRMA_COLL_NB_FORMS(name, iname, body, params, args)
 
 /* Advances every schedule not complete, once, without waiting. */
 void mpirma_nbc_progress(void);

@@ -18,8 +18,10 @@
  *    so MPI_IN_PLACE works as in the blocking forms.
  *  - Iscan, Iexscan: the prefix passed along the ranks.
  *
- * Each schedule receives at most once from a peer in a round (nbc.c tries
- * a round's receives in any order).
+ * Each schedule receives at most once from a peer in a round (nbc.c
+ * would take several in order: coll_neighbor.c's may).  Built once, a
+ * schedule is also a persistent collective (MPI_Bcast_init ...), run
+ * again by each MPI_Start: nothing here reads the buffers while building.
  */
 #include <stdlib.h>
 

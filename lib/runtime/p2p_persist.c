@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * p2p_persist.c - persistent point-to-point requests: MPI_Send_init,
- * MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init,
- * MPI_Start, MPI_Startall.
+ * MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init; and
+ * MPI_Start, MPI_Startall, which start these and the persistent
+ * collectives (nbc.c) through the request's ops->start.
  *
  * A persistent request keeps the call's arguments, with references on its
  * communicator and datatype (the program may free its handles meanwhile),
@@ -82,10 +83,27 @@ static int persist_release(struct mpirma_request *r)
 	return MPI_SUCCESS;
 }
 
+static int persist_start(struct mpirma_request *r)
+{
+	struct p2p_persist *p = (struct p2p_persist *)r;
+	int ret;
+
+	if (p->recv)
+		ret = mpirma_p2p_post(p->c, p->buf, p->count, p->t, p->peer,
+				      p->tag, &p->inner);
+	else
+		ret = mpirma_p2p_send(p->c, p->buf, p->count, p->t, p->peer,
+				      p->tag);
+	if (!ret)
+		r->active = true;
+	return ret;
+}
+
 static const struct mpirma_request_ops persist_ops = {
 	.progress = persist_progress,
 	.cancel = persist_cancel,
 	.release = persist_release,
+	.start = persist_start,
 };
 
 /* The init calls: checks, then an inactive request.  MPI class (recorded). */
@@ -151,7 +169,8 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
 MPIRMA_ALIAS(Recv_init)
 
 /*
- * Starts the persistent request @h; its communicator, for errors, in
+ * Starts the persistent request @h, of any kind (its ops->start: here, or
+ * a persistent collective's in nbc.c); its communicator, for errors, in
  * *@comm (MPI_COMM_NULL: none, and mpirma_raise_comm() then raises on
  * MPI_COMM_WORLD).  MPI class (recorded).
  */
@@ -159,8 +178,6 @@ static int start_one(MPI_Request h, MPI_Comm *comm)
 {
 	struct mpirma_request *r = h == MPI_REQUEST_NULL ? NULL :
 				   mpirma_request_get(h);
-	struct p2p_persist *p = (struct p2p_persist *)r;
-	int ret;
 
 	*comm = MPI_COMM_NULL;
 	if (!r || !r->persistent)
@@ -172,17 +189,7 @@ static int start_one(MPI_Request h, MPI_Comm *comm)
 				  "already: complete it before starting it "
 				  "again", h);
 	r->done = 0;
-	if (p->recv) {
-		ret = mpirma_p2p_post(p->c, p->buf, p->count, p->t, p->peer,
-				      p->tag, &p->inner);
-	} else {
-		ret = mpirma_p2p_send(p->c, p->buf, p->count, p->t, p->peer,
-				      p->tag);
-	}
-	if (ret)
-		return ret;
-	r->active = true;
-	return MPI_SUCCESS;
+	return r->ops->start(r);
 }
 
 int PMPI_Start(MPI_Request *request)

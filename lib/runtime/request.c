@@ -609,6 +609,12 @@ int PMPI_Request_free(MPI_Request *request)
 	ret = active_request(request, &r);
 	if (ret)
 		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	if (r->ops->free && r->persistent && r->active)
+		return raise_on(r->comm, r->win,
+				mpirma_err(MPI_ERR_REQUEST, "request %d is an "
+					   "active persistent collective: "
+					   "complete it before freeing it",
+					   *request), MPIRMA_FUNC);
 	if (r->ops->free) {
 		MPI_Comm comm = r->comm;
 		MPI_Win win = r->win;

@@ -200,7 +200,11 @@ struct mpirma_request;
  * @free: MPI_Request_free, when the kind frees its own way (generalized
  *	requests keep their handle until MPI_Grequest_complete); NULL: a
  *	complete request is destroyed, a pending one loses its handle and
- *	is destroyed when it completes.  MPI class.
+ *	is destroyed when it completes.  A persistent kind with @free (the
+ *	persistent collectives) is freed only when inactive: freeing an
+ *	active one is MPI_ERR_REQUEST.  MPI class.
+ * @start: MPI_Start of a persistent request, inactive (checked): begins
+ *	one operation, sets r->active.  MPI class.
  * @release: frees what the kind allocated (not @r itself); may be NULL.
  *	MPI class (a generalized request's free_fn's), which the wait or
  *	test that frees the request returns.
@@ -210,6 +214,7 @@ struct mpirma_request_ops {
 	int (*cancel)(struct mpirma_request *r);
 	int (*free)(struct mpirma_request *r);
 	int (*release)(struct mpirma_request *r);
+	int (*start)(struct mpirma_request *r);
 };
 
 /**
@@ -220,8 +225,9 @@ struct mpirma_request_ops {
  * @comm: where errors of the request are raised (or MPI_COMM_NULL)
  * @win: where errors of the request are raised (or MPI_WIN_NULL)
  * @status: the completion status
- * @persistent: made by MPI_Send_init & co. (p2p_persist.c): completing it
- *	makes it inactive, not freed
+ * @persistent: made by MPI_Send_init & co. (p2p_persist.c) or
+ *	MPI_Bcast_init & co. (nbc.c): completing it makes it inactive, not
+ *	freed
  * @active: a persistent request between MPI_Start and its completion;
  *	an inactive one counts as MPI_REQUEST_NULL in the waits and tests
  *

@@ -405,4 +405,69 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 }
 MPIRMA_ALIAS(Cart_sub)
 
+/*
+ * The Cartesian neighbours: per dimension the rank at -1, then at +1, into
+ * @out[0 .. 2 * ndims); @out[2 * ndims .. 3 * ndims) is scratch.
+ */
+static void cart_neighbors(struct mpirma_topo *t, int rank, int *out)
+{
+	int *co = out + 2 * t->cart.ndims, d, s, r;
+
+	rank_to_coords(t, rank, co);
+	for (d = 0; d < t->cart.ndims; d++)
+		for (s = -1; s <= 1; s += 2) {
+			co[d] += s;
+			r = coords_to_rank(t, co);
+			co[d] -= s;
+			*out++ = r < 0 ? MPI_PROC_NULL : r;
+		}
+}
+
+int mpirma_topo_neighbors(const struct mpirma_comm *c, int *nin, int *nout,
+			  int **ranks)
+{
+	struct mpirma_topo *t = c->topo;
+	const int *from = NULL;
+	size_t n;
+
+	*ranks = NULL;
+	if (!t)
+		return mpirma_err(MPI_ERR_TOPOLOGY, "the communicator has no "
+				  "topology: a neighborhood collective needs "
+				  "one");
+	switch (t->kind) {
+	case MPI_CART:
+		*nin = *nout = 2 * t->cart.ndims;
+		n = 4 * (size_t)t->cart.ndims;
+		break;
+	case MPI_GRAPH:	/* edges[index[r - 1] .. index[r]) both ways */
+		from = t->data + t->graph.nnodes;
+		if (c->rank)
+			from += t->data[c->rank - 1];
+		*nin = *nout = t->data[c->rank] -
+			       (c->rank ? t->data[c->rank - 1] : 0);
+		n = 2 * (size_t)*nin;
+		break;
+	default:
+		*nin = t->dist.indegree;
+		*nout = t->dist.outdegree;
+		n = (size_t)*nin + *nout;
+		break;
+	}
+	*ranks = malloc(n ? n * sizeof(int) : 1);
+	if (!*ranks)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	if (t->kind == MPI_CART) {
+		cart_neighbors(t, c->rank, *ranks);
+		memcpy(*ranks + *nin, *ranks, *nin * sizeof(int));
+	} else if (t->kind == MPI_GRAPH) {
+		memcpy(*ranks, from, *nin * sizeof(int));
+		memcpy(*ranks + *nin, from, *nin * sizeof(int));
+	} else {
+		memcpy(*ranks, t->data, *nin * sizeof(int));
+		memcpy(*ranks + *nin, t->data + 2 * *nin, *nout * sizeof(int));
+	}
+	return MPI_SUCCESS;
+}
+
 MPIRMA_COMM_QUERY(Topo_test, int, o->topo ? o->topo->kind : MPI_UNDEFINED)

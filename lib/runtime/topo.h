@@ -58,6 +58,19 @@ struct mpirma_topo *mpirma_topo_alloc(int kind, size_t nints);
 int mpirma_topo_get(MPI_Comm comm, int kind, struct mpirma_comm **c,
 		    struct mpirma_topo **t);
 
+/*
+ * The caller's neighbours in @c's topology, as the neighborhood
+ * collectives take them (lib/runtime/coll_neighbor.c): *@nin sources to
+ * receive from, then *@nout destinations to send to, in one malloc'ed
+ * array *@ranks, each list in the standard's order (Cartesian: per
+ * dimension the -1 then the +1 neighbour, MPI_PROC_NULL off a
+ * non-periodic edge, both lists alike; graph: MPI_Graph_neighbors' order
+ * both ways; distributed graph: the sources and destinations as given).
+ * MPI class: MPI_ERR_TOPOLOGY without a topology, MPI_ERR_NO_MEM.
+ */
+int mpirma_topo_neighbors(const struct mpirma_comm *c, int *nin, int *nout,
+			  int **ranks);
+
 /* In an API function: mpirma_topo_get() or the function raises its error. */
 #define MPIRMA_GET_TOPO(c, t, handle, kind)				\
 	do {								\
