@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Host unit test of the library's datatypes and ops (lib/base/datatype.c,
+ * Host unit test of the library's datatypes and ops (lib/base/datatype*.c,
  * lib/base/op.c, with lib/base/handle.c), no kernel and no VM: the library sources are
  * included here and the few process-level functions they call are stubbed.
  *
@@ -24,6 +24,11 @@
 #include "../lib/base/handle.c"
 #include "../lib/base/thread.c"
 #include "../lib/base/datatype.c"
+#include "../lib/base/datatype_flat.c"
+#include "../lib/base/datatype_ctor.c"
+#include "../lib/base/datatype_array.c"
+#include "../lib/base/datatype_query.c"
+#include "../lib/base/datatype_pack.c"
 #include "../lib/base/op.c"
 #include "unit_check.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * datatype.h - MPI datatypes inside the library (lib/rma/datatype.c).
+ * datatype.h - MPI datatypes inside the library (lib/base/datatype.c).
  *
  * A datatype is described once, at construction, as a list of runs: "n
  * consecutive instances of a child type, starting at byte displacement d"
@@ -170,7 +170,7 @@ static inline MPI_Aint mpirma_dtype_extent(const struct mpirma_dtype *t)
 /* The datatype of a handle (predefined or created), or NULL. */
 struct mpirma_dtype *mpirma_dtype_get(MPI_Datatype dt);
 
-/* Handles below this are the predefined datatypes' (lib/rma/datatype.c). */
+/* Handles below this are the predefined datatypes' (lib/base/datatype.c). */
 #define MPIRMA_DTYPE_NR_PREDEF	64
 
 /*
