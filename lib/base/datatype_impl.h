@@ -50,6 +50,30 @@ static inline MPI_Aint max_aint(MPI_Aint a, MPI_Aint b)
 	return a > b ? a : b;
 }
 
+/* |@a * @b| <= MPIRMA_MAX_SPAN, the most bytes a type may span, computed
+ * without overflow. */
+static inline bool mpirma_span_ok(MPI_Count a, MPI_Count b)
+{
+	if (a < -MPIRMA_MAX_SPAN || a > MPIRMA_MAX_SPAN ||
+	    b < -MPIRMA_MAX_SPAN || b > MPIRMA_MAX_SPAN)
+		return a == 0 || b == 0;
+	if (a < 0)
+		a = -a;
+	if (b < 0)
+		b = -b;
+	return !b || a <= MPIRMA_MAX_SPAN / b;
+}
+
+/*
+ * A (count, datatype) pair of the pack calls: the checks of
+ * mpirma_dtype_check(), then MPI_ERR_COUNT for a negative count or more
+ * than MPIRMA_MAX_SPAN bytes, which are *@bytes.  Recorded; @out may be
+ * NULL.
+ */
+int mpirma_dtype_size_check(MPI_Count count, MPI_Datatype dt,
+			    bool need_commit, struct mpirma_dtype **out,
+			    MPI_Count *bytes);
+
 /*
  * Two predefined types are the same basic type for accumulate and for
  * homogeneity when nothing an operation does can tell them apart.
@@ -67,6 +91,9 @@ struct mpirma_dtype *mpirma_dtype_build(int combiner,
 
 /* Room for @n runs (at least one), zeroed; NULL when out of memory. */
 struct mpirma_dtype_run *mpirma_dtype_runs_alloc(int n);
+
+/* One instance of @old at 0 (resized, dup, the f90 types); NULL: no memory. */
+struct mpirma_dtype *mpirma_dtype_wrap(int combiner, struct mpirma_dtype *old);
 
 /* @old resized to @lb and @extent, explicit bounds; NULL out of memory. */
 struct mpirma_dtype *mpirma_dtype_resized(struct mpirma_dtype *old,
@@ -96,7 +123,7 @@ int mpirma_dtype_ctor_check(int count, MPI_Datatype oldtype,
  * (recorded).
  */
 int mpirma_dtype_args_alloc(MPI_Datatype *newtype, int ret, int ni, int na,
-			    int nt, struct mpirma_dtype_args **out);
+			    int nc, int nt, struct mpirma_dtype_args **out);
 /* Type @i of the arguments is @t (referenced). */
 void mpirma_dtype_args_type(struct mpirma_dtype_args *a, int i,
 			    struct mpirma_dtype *t);
@@ -121,5 +148,51 @@ int mpirma_dtype_args_one(MPI_Datatype *newtype, int ret,
 			  struct mpirma_dtype *old,
 			  const struct mpirma_ints_piece *pieces, int npieces,
 			  int na, const MPI_Aint *aints);
+
+/*
+ * A constructor's numbers as the caller gave them: an int array (the MPI-3
+ * forms), an MPI_Count array (the _c forms), an MPI_Aint array (byte
+ * displacements), or, with no array, @one for every block.
+ */
+struct mpirma_nums {
+	const int *i;
+	const MPI_Count *c;
+	const MPI_Aint *a;
+	MPI_Count one;
+};
+
+/*
+ * A constructor of blocks of one old type (contiguous, the vectors, the
+ * indexed ones): @count blocks of @bl elements at @disp, in elements of the
+ * old type or in bytes as @combiner says (with no array, @disp.one is the
+ * stride); @arrays: NULL arrays are MPI_ERR_ARG; @large: a _c form.
+ */
+struct mpirma_ctor_in {
+	int combiner;
+	MPI_Count count;
+	struct mpirma_nums bl, disp;
+	bool large;
+	bool arrays;
+};
+
+/* Builds and registers *@newtype, recording @in.  MPI class, recorded. */
+int mpirma_dtype_blocks_ctor(const struct mpirma_ctor_in *in,
+			     MPI_Datatype oldtype, MPI_Datatype *newtype);
+
+/*
+ * The count of blocks of a constructor: MPI_ERR_COUNT when negative or,
+ * for a _c form (@large), more than an int (the blocks are counted in
+ * ints); MPI_ERR_ARG for a NULL @newtype.  Recorded.
+ */
+int mpirma_dtype_count_check(MPI_Count count, bool large,
+			     MPI_Datatype *newtype);
+
+/*
+ * Run @r of a type being built: a negative length is MPI_ERR_ARG, a run or
+ * a sum of sizes (*@total, updated) past MPIRMA_MAX_SPAN bytes
+ * MPI_ERR_COUNT.  Recorded.
+ */
+int mpirma_dtype_run_check(const struct mpirma_dtype_run *r,
+			   MPI_Count *total);
 
 #endif /* MPIRMA_LIB_DATATYPE_IMPL_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * datatype_pack.c - MPI_Pack, MPI_Unpack, MPI_Pack_size
+ * datatype_pack.c - MPI_Pack, MPI_Unpack, MPI_Pack_size and their large-count
+ * forms (the portable "external32" ones are in datatype_ext32.c)
  */
 #include <limits.h>
 
@@ -12,28 +13,62 @@
 
 /*
  * The arguments MPI_Pack (@pack) and MPI_Unpack share: @count elements of
- * @datatype (*@t), *@need bytes of them, must fit at *@position in the
+ * @datatype (*@t), *@need bytes of them, must fit at @position in the
  * packed buffer of @size bytes.  MPI class (recorded).
  */
-static int pack_check(MPI_Comm comm, int count, MPI_Datatype datatype,
-		      const int *position, int size, bool pack,
+static int pack_check(MPI_Comm comm, MPI_Count count, MPI_Datatype datatype,
+		      const MPI_Count *position, MPI_Count size, bool pack,
 		      struct mpirma_dtype **t, MPI_Count *need)
 {
 	int ret;
 
 	if (!mpirma_objhdr_get(MPIRMA_HK_COMM, comm))
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
-	ret = mpirma_buf_check(count, datatype, t);
+	ret = mpirma_dtype_size_check(count, datatype, true, t, need);
 	if (!ret && (!position || *position < 0))
 		ret = mpirma_err(MPI_ERR_ARG, "bad position");
 	if (ret)
 		return ret;
-	*need = (MPI_Count)count * (*t)->size;
-	if (*position + *need > size)
+	if (*position > size || *need > size - *position)
 		return mpirma_err(MPI_ERR_TRUNCATE, pack ?
-				  "%lld bytes do not fit at %d in %d" :
-				  "%lld bytes wanted at %d of %d",
-				  (long long)*need, *position, size);
+				  "%lld bytes do not fit at %lld in %lld" :
+				  "%lld bytes wanted at %lld of %lld",
+				  (long long)*need, (long long)*position,
+				  (long long)size);
+	return MPI_SUCCESS;
+}
+
+/* MPI_Pack with every number an MPI_Count.  MPI class (recorded). */
+static int pack(const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+		void *outbuf, MPI_Count outsize, MPI_Count *position,
+		MPI_Comm comm)
+{
+	struct mpirma_dtype *t;
+	MPI_Count need;
+	int ret = pack_check(comm, incount, datatype, position, outsize, true,
+			     &t, &need);
+
+	if (ret)
+		return ret;
+	mpirma_dtype_pack(t, inbuf, incount, (char *)outbuf + *position);
+	*position += need;
+	return MPI_SUCCESS;
+}
+
+static int unpack(const void *inbuf, MPI_Count insize, MPI_Count *position,
+		  void *outbuf, MPI_Count outcount, MPI_Datatype datatype,
+		  MPI_Comm comm)
+{
+	struct mpirma_dtype *t;
+	MPI_Count need;
+	int ret = pack_check(comm, outcount, datatype, position, insize, false,
+			     &t, &need);
+
+	if (ret)
+		return ret;
+	mpirma_dtype_unpack(t, (const char *)inbuf + *position, need, outbuf,
+			    outcount);
+	*position += need;
 	return MPI_SUCCESS;
 }
 
@@ -41,62 +76,102 @@ static int pack_check(MPI_Comm comm, int count, MPI_Datatype datatype,
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	      void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-	struct mpirma_dtype *t;
-	MPI_Count need;
+	MPI_Count pos = position ? *position : -1;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = pack_check(comm, incount, datatype, position, outsize, true, &t,
-			 &need);
+	ret = pack(inbuf, incount, datatype, outbuf, outsize, &pos, comm);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	mpirma_dtype_pack(t, inbuf, incount, (char *)outbuf + *position);
-	*position += need;
+	*position = (int)pos;	/* at most outsize */
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Pack)
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
-		int outcount, MPI_Datatype datatype, MPI_Comm comm)
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+		void *outbuf, MPI_Count outsize, MPI_Count *position,
+		MPI_Comm comm)
 {
-	struct mpirma_dtype *t;
-	MPI_Count need;
+	MPI_Count pos = position ? *position : -1;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	ret = pack_check(comm, outcount, datatype, position, insize, false, &t,
-			 &need);
+	ret = pack(inbuf, incount, datatype, outbuf, outsize, &pos, comm);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	mpirma_dtype_unpack(t, (const char *)inbuf + *position, need, outbuf,
-			    outcount);
-	*position += need;
+	*position = pos;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Pack_c)
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
+		int outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+	MPI_Count pos = position ? *position : -1;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = unpack(inbuf, insize, &pos, outbuf, outcount, datatype, comm);
+	if (ret)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	*position = (int)pos;	/* at most insize */
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Unpack)
 
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position,
+		  void *outbuf, MPI_Count outcount, MPI_Datatype datatype,
+		  MPI_Comm comm)
+{
+	MPI_Count pos = position ? *position : -1;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = unpack(inbuf, insize, &pos, outbuf, outcount, datatype, comm);
+	if (ret)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	*position = pos;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Unpack_c)
+
+/* MPI_Pack_size: the bytes of @incount elements.  MPI class (recorded). */
+static int pack_size(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+		     const void *size, MPI_Count *need)
+{
+	if (!mpirma_objhdr_get(MPIRMA_HK_COMM, comm))
+		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
+	if (!size)
+		return mpirma_err(MPI_ERR_ARG, "size is NULL");
+	return mpirma_dtype_size_check(incount, datatype, false, NULL, need);
+}
+
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 		   int *size)
 {
-	struct mpirma_dtype *t;
 	MPI_Count need;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
-	if (!mpirma_objhdr_get(MPIRMA_HK_COMM, comm))
-		return mpirma_raise_comm(comm, MPI_ERR_COMM, MPIRMA_FUNC,
-					 "invalid communicator %d", comm);
-	ret = mpirma_dtype_check(datatype, false, &t);
+	ret = pack_size(incount, datatype, comm, size, &need);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
-	if (incount < 0)
-		return mpirma_raise_comm(comm, MPI_ERR_COUNT, MPIRMA_FUNC,
-					 "negative count %d", incount);
-	if (!size)
-		return mpirma_raise_comm(comm, MPI_ERR_ARG, MPIRMA_FUNC,
-					 "size is NULL");
-	need = (MPI_Count)incount * t->size;
 	*size = need > INT_MAX ? MPI_UNDEFINED : (int)need;
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Pack_size)
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+		     MPI_Count *size)
+{
+	MPI_Count need;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = pack_size(incount, datatype, comm, size, &need);
+	if (ret)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	*size = need;
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Pack_size_c)
