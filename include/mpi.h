@@ -1278,10 +1278,10 @@ MPIRMA_DECL(int, Lookup_name, (const char *service_name, MPI_Info info,
 
 /* ------------------------------------------------------------ datatype decoding */
 /*
- * MPI_Type_get_envelope / MPI_Type_get_contents (lib/base/datatype_query.c).  Every
- * combiner of the standard has its constant, so that code that switches
- * over them compiles; the library's constructors produce all but the
- * _INTEGER ones (MPI-1 Fortran forms).
+ * MPI_Type_get_envelope / MPI_Type_get_contents
+ * (lib/base/datatype_query.c).  Every combiner of the standard has its
+ * constant, so that code that switches over them compiles; the library's
+ * constructors produce all but the _INTEGER ones (MPI-1 Fortran forms).
  */
 #define MPI_COMBINER_NAMED		1
 #define MPI_COMBINER_DUP		2

@@ -6,9 +6,9 @@
  * Each test type is built with one constructor (contiguous, vector,
  * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
  * resized, dup, subarray, darray in block, cyclic and undistributed
- * dimensions, C and Fortran order, nested) over MPI_INT, next to the list of the
- * int offsets it selects, written out by hand from the constructor's
- * definition.  The list predicts size, lb, extent, true extent, and where
+ * dimensions, C and Fortran order, nested) over MPI_INT, next to the list
+ * of the int offsets it selects, written out by hand from the
+ * constructor's definition.  The list predicts size, lb, extent, true extent, and where
  * every element of a put, get, accumulate and get_accumulate lands, with
  * the type on the origin side, the target side, or both, and count 1 or 2.
  * Also: the sizes and extents of the predefined pair types (their padding
@@ -540,6 +540,8 @@ static void test_status_setters(void)
 	CHECK_EQ(count, 16, "MPI_Type_match_size(COMPLEX, 16)");
 #ifdef MPIRMA	/* the classes the hosts give differ */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_MPI(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &t));
+	CHECK_EQ(t, MPI_LONG_DOUBLE, "MPI_Type_match_size(REAL, 16)");
 	CHECK_CLASS(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t),
 		    MPI_ERR_ARG);
 	CHECK_CLASS(MPI_Status_set_elements(&st, MPI_INT, -1), MPI_ERR_COUNT);

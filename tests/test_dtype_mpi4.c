@@ -206,7 +206,8 @@ static void test_limits(void)
 	CHECK_EQ(PMPI_Type_indexed_c((MPI_Count)INT_MAX + 1, one, zero,
 				     MPI_INT, &t), MPI_ERR_COUNT);
 	CHECK_EQ(PMPI_Type_vector_c(2, -1, 1, MPI_INT, &t), MPI_ERR_ARG);
-	CHECK_EQ(PMPI_Type_create_hvector_c(2, 1, ((MPI_Count)1 << 62) + 1, MPI_INT, &t),
+	CHECK_EQ(PMPI_Type_create_hvector_c(2, 1, ((MPI_Count)1 << 62) + 1,
+					    MPI_INT, &t),
 		 MPI_ERR_ARG);
 	CHECK_EQ(PMPI_Type_create_resized_c(MPI_INT, 0, ((MPI_Count)1 << 62) + 1, &t),
 		 MPI_ERR_ARG);
@@ -218,6 +219,18 @@ static void test_limits(void)
 					   &t), MPI_ERR_COUNT);
 	CHECK_EQ(PMPI_Pack_size_c(huge, MPI_INT, MPI_COMM_WORLD, &nc),
 		 MPI_ERR_COUNT);
+	/* an empty block may be anywhere (MPICH's indexed_misc) */
+	CHECK_EQ(PMPI_Type_create_hindexed(3, (int[]){ 0, 4, 0 },
+					   (MPI_Aint[]){ LLONG_MAX, 8,
+							 LLONG_MAX },
+					   MPI_INT, &t), MPI_SUCCESS);
+	check_bounds("hindexed with far empty blocks", t, 16, 8, 16, 8, 16);
+	PMPI_Type_free(&t);
+	CHECK_EQ(PMPI_Type_indexed_c(2, (MPI_Count[]){ 0, 1 },
+				     (MPI_Count[]){ LLONG_MAX, 1 }, MPI_INT,
+				     &t), MPI_SUCCESS);
+	check_bounds("indexed_c with a far empty block", t, 4, 4, 4, 4, 4);
+	PMPI_Type_free(&t);
 	/* fine as one block of 2^40 (never flattened here) */
 	CHECK_EQ(PMPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_INT, &t),
 		 MPI_SUCCESS);

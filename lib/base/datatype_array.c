@@ -99,7 +99,8 @@ out:
  * @order, taking @parts of them; registered as *@newtype with @combiner.
  * MPI class, recorded.
  */
-static int array_build(int combiner, int ndims, const struct mpirma_nums *gsizes,
+static int array_build(int combiner, int ndims,
+		       const struct mpirma_nums *gsizes,
 		       const struct dim_part *parts, int order,
 		       struct mpirma_dtype *old, MPI_Datatype *newtype)
 {

@@ -143,6 +143,8 @@ int mpirma_dtype_run_check(const struct mpirma_dtype_run *r, MPI_Count *total)
 	if (r->n < 0)
 		return mpirma_err(MPI_ERR_ARG, "negative block length %lld",
 				  (long long)r->n);
+	if (!r->n)
+		return MPI_SUCCESS;
 	if (!mpirma_span_ok(r->n, w) || !mpirma_span_ok(r->disp, 1) ||
 	    !mpirma_span_ok(*total + r->n * c->size, 1))
 		return mpirma_err(MPI_ERR_COUNT, "a block of %lld elements of "
@@ -180,6 +182,8 @@ static int blocks_runs(const struct mpirma_ctor_in *in,
 	for (i = 0; !ret && i < in->count; i++) {
 		runs[i].n = num_at(&in->bl, i);
 		runs[i].type = old;
+		if (!runs[i].n)		/* no data: wherever it is */
+			continue;
 		if (num_array(&in->disp))
 			ret = disp_bytes(num_at(&in->disp, i), unit,
 					 &runs[i].disp);
@@ -292,7 +296,8 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype,
 }
 MPIRMA_ALIAS(Type_contiguous_c)
 
-/* The vectors: @count blocks of @bl elements, @stride elements or bytes apart. */
+/* The vectors: @count blocks of @bl elements, @stride elements or bytes
+ * apart. */
 static int vector_ctor(int combiner, MPI_Count count, MPI_Count bl,
 		       MPI_Count stride, bool large, MPI_Datatype oldtype,
 		       MPI_Datatype *newtype)
