@@ -123,6 +123,14 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX		40
 #define MPI_CXX_DOUBLE_COMPLEX		41
 #define MPI_CXX_LONG_DOUBLE_COMPLEX	42
+/*
+ * Fortran COMPLEX*8, COMPLEX*16, INTEGER*16 (moved, never reduced: no op
+ * takes it).  No MPI_COMPLEX32, MPI_REAL16: gfortran's REAL*16 is IEEE quad
+ * precision, which no C type here is.
+ */
+#define MPI_COMPLEX8			43
+#define MPI_COMPLEX16			44
+#define MPI_INTEGER16			45
 /* Fortran types, usable from C (Fortran INTEGER = int, REAL = float). */
 #define MPI_CHARACTER			48
 #define MPI_INTEGER			49
@@ -238,9 +246,13 @@ typedef struct MPI_Status {
 #define MPI_GRAPH		2
 #define MPI_DIST_GRAPH		3
 
-/* MPI_Type_create_subarray */
+/* MPI_Type_create_subarray, MPI_Type_create_darray */
 #define MPI_ORDER_C		56
 #define MPI_ORDER_FORTRAN	57
+#define MPI_DISTRIBUTE_BLOCK	121
+#define MPI_DISTRIBUTE_CYCLIC	122
+#define MPI_DISTRIBUTE_NONE	123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* ------------------------------------------------------------ error classes */
 
@@ -592,7 +604,7 @@ MPIRMA_DECL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 MPIRMA_DECL(MPI_Fint, Info_c2f, (MPI_Info info))
 MPIRMA_DECL(MPI_Info, Info_f2c, (MPI_Fint info))
 
-/* Datatypes (lib/rma/datatype.c) */
+/* Datatypes (lib/base/datatype*.c) */
 MPIRMA_DECL(int, Type_contiguous, (int count, MPI_Datatype oldtype,
 				   MPI_Datatype *newtype))
 MPIRMA_DECL(int, Type_vector, (int count, int blocklength, int stride,
@@ -684,6 +696,110 @@ MPIRMA_DECL(int, Unpack, (const void *inbuf, int insize, int *position,
 			  MPI_Comm comm))
 MPIRMA_DECL(int, Pack_size, (int incount, MPI_Datatype datatype,
 			     MPI_Comm comm, int *size))
+MPIRMA_DECL(int, Type_create_darray,
+	    (int size, int rank, int ndims, const int array_of_gsizes[],
+	     const int array_of_distribs[], const int array_of_dargs[],
+	     const int array_of_psizes[], int order, MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+/* The portable packed form: only "external32" (lib/base/datatype_ext32.c). */
+MPIRMA_DECL(int, Pack_external, (const char *datarep, const void *inbuf,
+				 int incount, MPI_Datatype datatype,
+				 void *outbuf, MPI_Aint outsize,
+				 MPI_Aint *position))
+MPIRMA_DECL(int, Unpack_external, (const char *datarep, const void *inbuf,
+				   MPI_Aint insize, MPI_Aint *position,
+				   void *outbuf, int outcount,
+				   MPI_Datatype datatype))
+MPIRMA_DECL(int, Pack_external_size, (const char *datarep, int incount,
+				      MPI_Datatype datatype, MPI_Aint *size))
+/*
+ * The Fortran 90 parameterized types: a handle per (p, r) that behaves as
+ * the predefined type it matches and must not be freed.
+ */
+MPIRMA_DECL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_f90_complex, (int p, int r,
+					   MPI_Datatype *newtype))
+
+/*
+ * The large-count forms (MPI 4.0).  A type they build records its MPI_Count
+ * arguments as large counts: decode it with MPI_Type_get_envelope_c and
+ * MPI_Type_get_contents_c.
+ */
+MPIRMA_DECL(int, Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype,
+				     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_vector_c, (MPI_Count count, MPI_Count blocklength,
+				 MPI_Count stride, MPI_Datatype oldtype,
+				 MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_hvector_c, (MPI_Count count,
+					 MPI_Count blocklength,
+					 MPI_Count stride, MPI_Datatype oldtype,
+					 MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_indexed_c,
+	    (MPI_Count count, const MPI_Count array_of_blocklengths[],
+	     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_hindexed_c,
+	    (MPI_Count count, const MPI_Count array_of_blocklengths[],
+	     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_indexed_block_c,
+	    (MPI_Count count, MPI_Count blocklength,
+	     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_hindexed_block_c,
+	    (MPI_Count count, MPI_Count blocklength,
+	     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_struct_c,
+	    (MPI_Count count, const MPI_Count array_of_blocklengths[],
+	     const MPI_Count array_of_displacements[],
+	     const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_subarray_c,
+	    (int ndims, const MPI_Count array_of_sizes[],
+	     const MPI_Count array_of_subsizes[],
+	     const MPI_Count array_of_starts[], int order,
+	     MPI_Datatype oldtype, MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_darray_c,
+	    (int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+	     const int array_of_distribs[], const int array_of_dargs[],
+	     const int array_of_psizes[], int order, MPI_Datatype oldtype,
+	     MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_create_resized_c, (MPI_Datatype oldtype, MPI_Count lb,
+					 MPI_Count extent,
+					 MPI_Datatype *newtype))
+MPIRMA_DECL(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size))
+MPIRMA_DECL(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Count *lb,
+				     MPI_Count *extent))
+MPIRMA_DECL(int, Type_get_true_extent_c, (MPI_Datatype datatype,
+					  MPI_Count *true_lb,
+					  MPI_Count *true_extent))
+MPIRMA_DECL(int, Get_count_c, (const MPI_Status *status,
+			       MPI_Datatype datatype, MPI_Count *count))
+MPIRMA_DECL(int, Get_elements_c, (const MPI_Status *status,
+				  MPI_Datatype datatype, MPI_Count *count))
+MPIRMA_DECL(int, Pack_c, (const void *inbuf, MPI_Count incount,
+			  MPI_Datatype datatype, void *outbuf,
+			  MPI_Count outsize, MPI_Count *position,
+			  MPI_Comm comm))
+MPIRMA_DECL(int, Unpack_c, (const void *inbuf, MPI_Count insize,
+			    MPI_Count *position, void *outbuf,
+			    MPI_Count outcount, MPI_Datatype datatype,
+			    MPI_Comm comm))
+MPIRMA_DECL(int, Pack_size_c, (MPI_Count incount, MPI_Datatype datatype,
+			       MPI_Comm comm, MPI_Count *size))
+MPIRMA_DECL(int, Pack_external_c, (const char *datarep, const void *inbuf,
+				   MPI_Count incount, MPI_Datatype datatype,
+				   void *outbuf, MPI_Count outsize,
+				   MPI_Count *position))
+MPIRMA_DECL(int, Unpack_external_c, (const char *datarep, const void *inbuf,
+				     MPI_Count insize, MPI_Count *position,
+				     void *outbuf, MPI_Count outcount,
+				     MPI_Datatype datatype))
+MPIRMA_DECL(int, Pack_external_size_c, (const char *datarep,
+					MPI_Count incount,
+					MPI_Datatype datatype,
+					MPI_Count *size))
 
 /* Ops (lib/rma/op.c) */
 MPIRMA_DECL(int, Op_create, (MPI_User_function *user_fn, int commute,
@@ -1354,11 +1470,10 @@ MPIRMA_DECL(int, Lookup_name, (const char *service_name, MPI_Info info,
 
 /* ------------------------------------------------------------ datatype decoding */
 /*
- * MPI_Type_get_envelope / MPI_Type_get_contents (lib/rma/datatype.c).  Every
- * combiner of the standard has its constant, so that code that switches
- * over them compiles; the library's constructors produce NAMED, DUP,
- * CONTIGUOUS, VECTOR, HVECTOR, INDEXED, HINDEXED, INDEXED_BLOCK,
- * HINDEXED_BLOCK, STRUCT, SUBARRAY and RESIZED.
+ * MPI_Type_get_envelope / MPI_Type_get_contents
+ * (lib/base/datatype_query.c).  Every combiner of the standard has its
+ * constant, so that code that switches over them compiles; the library's
+ * constructors produce all but the _INTEGER ones (MPI-1 Fortran forms).
  */
 #define MPI_COMBINER_NAMED		1
 #define MPI_COMBINER_DUP		2
@@ -1388,6 +1503,20 @@ MPIRMA_DECL(int, Type_get_contents, (MPI_Datatype datatype,
 				     int max_datatypes, int array_of_integers[],
 				     MPI_Aint array_of_addresses[],
 				     MPI_Datatype array_of_datatypes[]))
+MPIRMA_DECL(int, Type_get_envelope_c, (MPI_Datatype datatype,
+				       MPI_Count *num_integers,
+				       MPI_Count *num_addresses,
+				       MPI_Count *num_large_counts,
+				       MPI_Count *num_datatypes, int *combiner))
+MPIRMA_DECL(int, Type_get_contents_c, (MPI_Datatype datatype,
+				       MPI_Count max_integers,
+				       MPI_Count max_addresses,
+				       MPI_Count max_large_counts,
+				       MPI_Count max_datatypes,
+				       int array_of_integers[],
+				       MPI_Aint array_of_addresses[],
+				       MPI_Count array_of_large_counts[],
+				       MPI_Datatype array_of_datatypes[]))
 
 /* ------------------------------------------------------------ inter-communicators */
 /*

@@ -5,9 +5,10 @@
  *
  * Each test type is built with one constructor (contiguous, vector,
  * hvector, indexed, hindexed, indexed_block, hindexed_block, struct,
- * resized, dup, subarray, nested) over MPI_INT, next to the list of the
- * int offsets it selects, written out by hand from the constructor's
- * definition.  The list predicts size, lb, extent, true extent, and where
+ * resized, dup, subarray, darray in block, cyclic and undistributed
+ * dimensions, C and Fortran order, nested) over MPI_INT, next to the list
+ * of the int offsets it selects, written out by hand from the
+ * constructor's definition.  The list predicts size, lb, extent, true extent, and where
  * every element of a put, get, accumulate and get_accumulate lands, with
  * the type on the origin side, the target side, or both, and count 1 or 2.
  * Also: the sizes and extents of the predefined pair types (their padding
@@ -17,6 +18,8 @@
  * more shapes than the hybrid layer keeps converted (its cache of shapes,
  * hybrid/convert.c), the same shape under several live handles at once,
  * freed in another order than built.
+ * external32: MPI_Pack_external's bytes against the standard's big-endian
+ * images, sizes, round trips through MPI_Unpack_external, errors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +61,44 @@ static struct ttype *add(const char *name, MPI_Datatype t, long lb, long extent,
 		static const int __o[] = { __VA_ARGS__ };		\
 		add(name, t, lb, ext, sizeof(__o) / sizeof(int), __o);	\
 	} while (0)
+
+/*
+ * Darrays, their offsets worked out by hand from the standard's
+ * definition (the process grid is row-major in either order).
+ */
+static void build_darrays(void)
+{
+	MPI_Datatype t;
+
+	/*
+	 * 4 x 6 ints on a 2 x 2 grid, rank 1 = (0, 1): rows in blocks of 2
+	 * (rows 0, 1), columns dealt one by one (columns 1, 3, 5).
+	 */
+	MPI_Type_create_darray(4, 1, 2, (int[]){ 4, 6 },
+			       (int[]){ MPI_DISTRIBUTE_BLOCK,
+					MPI_DISTRIBUTE_CYCLIC },
+			       (int[]){ MPI_DISTRIBUTE_DFLT_DARG,
+					MPI_DISTRIBUTE_DFLT_DARG },
+			       (int[]){ 2, 2 }, MPI_ORDER_C, MPI_INT, &t);
+	ADD("darray(4x6,block x cyclic,rank 1 of 2x2)", t, 0, 24,
+	    1, 3, 5, 7, 9, 11);
+	/*
+	 * 5 x 3 ints in Fortran order on a 3 x 1 grid, rank 2 = (2, 0):
+	 * rows dealt in twos ({0,1} {2,3} {4}: row 4), columns whole;
+	 * int (i, j) is at i + 5 j.
+	 */
+	MPI_Type_create_darray(3, 2, 2, (int[]){ 5, 3 },
+			       (int[]){ MPI_DISTRIBUTE_CYCLIC,
+					MPI_DISTRIBUTE_NONE },
+			       (int[]){ 2, MPI_DISTRIBUTE_DFLT_DARG },
+			       (int[]){ 3, 1 }, MPI_ORDER_FORTRAN, MPI_INT, &t);
+	ADD("darray(5x3 F,cyclic(2) x none,rank 2 of 3x1)", t, 0, 15, 4, 9, 14);
+	/* 11 ints dealt in twos to 2: rank 1 has 2 3, 6 7 and the short 10 */
+	MPI_Type_create_darray(2, 1, 1, (int[]){ 11 },
+			       (int[]){ MPI_DISTRIBUTE_CYCLIC }, (int[]){ 2 },
+			       (int[]){ 2 }, MPI_ORDER_C, MPI_INT, &t);
+	ADD("darray(11,cyclic(2),rank 1 of 2)", t, 0, 11, 2, 3, 6, 7, 10);
+}
 
 static void build_types(void)
 {
@@ -129,6 +170,7 @@ static void build_types(void)
 	MPI_Type_vector(2, 1, 3, inner, &t);
 	MPI_Type_free(&inner);
 	ADD("vector(2,1,3,contiguous(2))", t, 0, 8, 0, 1, 6, 7);
+	build_darrays();
 }
 
 /* The int offset of element k of @count instances of @tt. */
@@ -498,10 +540,91 @@ static void test_status_setters(void)
 	CHECK_EQ(count, 16, "MPI_Type_match_size(COMPLEX, 16)");
 #ifdef MPIRMA	/* the classes the hosts give differ */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_MPI(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &t));
+	CHECK_EQ(t, MPI_LONG_DOUBLE, "MPI_Type_match_size(REAL, 16)");
 	CHECK_CLASS(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t),
 		    MPI_ERR_ARG);
 	CHECK_CLASS(MPI_Status_set_elements(&st, MPI_INT, -1), MPI_ERR_COUNT);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
+}
+
+/* One type's external32 image of @n elements at @buf, and back. */
+static void x32_case(const char *what, MPI_Datatype t, const void *buf,
+		     int n, const unsigned char *img, int ilen, size_t esz)
+{
+	unsigned char out[64], back[64];
+	MPI_Aint size = -1, pos = 0;
+	int i;
+
+	CHECK_MPI(MPI_Pack_external_size("external32", n, t, &size));
+	CHECK(size == ilen, "%s: external32 size %ld, want %d", what,
+	      (long)size, ilen);
+	memset(out, 0xcc, sizeof(out));
+	CHECK_MPI(MPI_Pack_external("external32", buf, n, t, out, sizeof(out),
+				    &pos));
+	CHECK(pos == ilen, "%s: position %ld after packing", what, (long)pos);
+	for (i = 0; i < ilen; i++)
+		if (!CHECK(out[i] == img[i], "%s: byte %d is %02x, want %02x",
+			   what, i, out[i], img[i]))
+			break;
+	memset(back, 0, sizeof(back));
+	pos = 0;
+	CHECK_MPI(MPI_Unpack_external("external32", out, ilen, &pos, back, n,
+				      t));
+	CHECK(pos == ilen && !memcmp(back, buf, esz), "%s: round trip", what);
+}
+
+#define IMG(...) (const unsigned char[]){ __VA_ARGS__ }, \
+	(int)sizeof((const unsigned char[]){ __VA_ARGS__ })
+
+static void test_external32(void)
+{
+	int ints[4] = { 1, -2, 3, 4 };
+
+	mtest_section("external32");
+	x32_case("MPI_INT", MPI_INT, ints, 2,
+		 IMG(0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe), 8);
+#ifdef MPIRMA	/* the rest is mpirma's own; the hosts run the above */
+	short sh = 0x0102;
+	double d = 1.0;
+	struct { double v; int i; } di = { 1.0, 7 };
+	MPI_Datatype vec;
+
+	x32_case("MPI_SHORT", MPI_SHORT, &sh, 1, IMG(1, 2), 2);
+	x32_case("MPI_DOUBLE", MPI_DOUBLE, &d, 1,
+		 IMG(0x3f, 0xf0, 0, 0, 0, 0, 0, 0), 8);
+	x32_case("MPI_DOUBLE_INT", MPI_DOUBLE_INT, &di, 1,
+		 IMG(0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7), 12);
+	MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	x32_case("vector(2,1,2)", vec, (int[]){ 1, 0, 3 }, 1,
+		 IMG(0, 0, 0, 1, 0, 0, 0, 3), 3 * sizeof(int));
+	MPI_Type_free(&vec);
+	{
+		long l[2] = { -2, 5 };
+		_Bool b = 1;
+		long double ld = 1.0L;
+		unsigned char out[8];
+		MPI_Aint pos = 0;
+
+		x32_case("MPI_LONG", MPI_LONG, l, 2,
+			 IMG(0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 5), sizeof(l));
+		x32_case("MPI_C_BOOL", MPI_C_BOOL, &b, 1, IMG(1), 1);
+		x32_case("MPI_LONG_DOUBLE", MPI_LONG_DOUBLE, &ld, 1,
+			 IMG(0x3f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			     0), 10);
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		CHECK_CLASS(MPI_Pack_external("native", ints, 1, MPI_INT, out,
+					      8, &pos),
+			    MPI_ERR_UNSUPPORTED_DATAREP);
+		CHECK_CLASS(MPI_Pack_external("external32", ints, 3, MPI_INT,
+					      out, 8, &pos), MPI_ERR_TRUNCATE);
+		CHECK_CLASS(MPI_Unpack_external("external32", out, 8, &pos,
+						ints, -1, MPI_INT),
+			    MPI_ERR_COUNT);
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	}
 #endif
 }
 
@@ -518,6 +641,7 @@ int main(int argc, char **argv)
 	test_p2p();
 	test_address();
 	test_status_setters();
+	test_external32();
 	for (i = 0; i < ntypes; i++) {
 		CHECK_MPI(MPI_Type_free(&types[i].type));
 		CHECK_EQ(types[i].type, MPI_DATATYPE_NULL, "freed type");

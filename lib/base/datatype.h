@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * datatype.h - MPI datatypes inside the library (lib/rma/datatype.c).
+ * datatype.h - MPI datatypes inside the library (lib/base/datatype.c).
  *
  * A datatype is described once, at construction, as a list of runs: "n
  * consecutive instances of a child type, starting at byte displacement d"
@@ -93,17 +93,23 @@ enum mpirma_combiner {
 	MPIRMA_COMBINER_STRUCT = MPI_COMBINER_STRUCT,
 	MPIRMA_COMBINER_SUBARRAY = MPI_COMBINER_SUBARRAY,
 	MPIRMA_COMBINER_RESIZED = MPI_COMBINER_RESIZED,
+	MPIRMA_COMBINER_DARRAY = MPI_COMBINER_DARRAY,
+	MPIRMA_COMBINER_F90_REAL = MPI_COMBINER_F90_REAL,
+	MPIRMA_COMBINER_F90_COMPLEX = MPI_COMBINER_F90_COMPLEX,
+	MPIRMA_COMBINER_F90_INTEGER = MPI_COMBINER_F90_INTEGER,
 };
 
 /*
  * The arguments a derived type was built with, as MPI_Type_get_contents
- * returns them: @ni integers, @na addresses, @nt datatypes (each holding
- * a reference).
+ * returns them: @ni integers, @na addresses, @nc large counts (the MPI_Count
+ * arguments of a _c constructor, MPI_Type_get_contents_c), @nt datatypes
+ * (each holding a reference).
  */
 struct mpirma_dtype_args {
-	int ni, na, nt;
+	int ni, na, nc, nt;
 	int *ints;
 	MPI_Aint *aints;
+	MPI_Count *counts;
 	struct mpirma_dtype **types;
 };
 
@@ -113,6 +119,8 @@ struct mpirma_dtype_args {
  * @handle: its MPI_Datatype (0 for an internal intermediate type)
  * @predefined: one of mpi.h's named types
  * @committed: MPI_Type_commit was called (predefined: always)
+ * @permanent: a type of MPI_Type_create_f90_*: never freed, decoded as
+ *	its own handle
  * @combiner: enum mpirma_combiner
  * @size: bytes of data in one element (MPI_Type_size)
  * @nbasic: basic elements in one element (MPI_Get_elements); a pair type
@@ -132,6 +140,8 @@ struct mpirma_dtype_args {
  *	NULL when @basic is not a single type)
  * @runs, @nruns: the construction
  * @args: the constructor's arguments (MPI_Type_get_contents)
+ * @x32size: its bytes in the "external32" representation, once @x32known
+ *	(lib/base/datatype_ext32.c)
  * @hdr: its name (MPI_Type_set_name) and attributes (lib/base/attr.c);
  *	MPI_Type_free deletes the attributes, MPI_Type_dup copies them
  */
@@ -140,6 +150,7 @@ struct mpirma_dtype {
 	MPI_Datatype handle;
 	bool predefined;
 	bool committed;
+	bool permanent;
 	int combiner;
 	MPI_Count size;
 	MPI_Count nbasic;
@@ -159,6 +170,8 @@ struct mpirma_dtype {
 	struct mpirma_dtype_run *runs;
 	int nruns;
 	struct mpirma_dtype_args args;
+	MPI_Count x32size;
+	bool x32known;
 	struct mpirma_objhdr hdr;
 };
 
@@ -170,7 +183,7 @@ static inline MPI_Aint mpirma_dtype_extent(const struct mpirma_dtype *t)
 /* The datatype of a handle (predefined or created), or NULL. */
 struct mpirma_dtype *mpirma_dtype_get(MPI_Datatype dt);
 
-/* Handles below this are the predefined datatypes' (lib/rma/datatype.c). */
+/* Handles below this are the predefined datatypes' (lib/base/datatype.c). */
 #define MPIRMA_DTYPE_NR_PREDEF	64
 
 /*
