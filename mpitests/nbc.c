@@ -452,6 +452,27 @@ static void test_overlap(void)
 	for (i = 0; i < p; i++)
 		CHECK_EQ(g[i], i, "iallgather");
 
+	/* The standard lets both go before the wait; the reduction still runs. */
+	mtest_section("user op and derived type freed before the wait");
+	{
+		struct m2 mine = { 1, (unsigned int)me, 0, 1 }, prod, want2;
+		MPI_Datatype t;
+		MPI_Op op;
+
+		CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &t));
+		CHECK_MPI(MPI_Type_commit(&t));
+		CHECK_MPI(MPI_Op_create(matmul, 0, &op));
+		CHECK_MPI(MPI_Iallreduce(&mine, &prod, 1, t, op, W, &r[0]));
+		CHECK_MPI(MPI_Op_free(&op));
+		CHECK_MPI(MPI_Type_free(&t));
+		CHECK_MPI(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+		/* [[1, k], [0, 1]] multiply to [[1, sum of k], [0, 1]] */
+		want2 = (struct m2){ 1, (unsigned int)sum_ranks(), 0, 1 };
+		CHECK(!memcmp(&prod, &want2, sizeof(prod)),
+		      "iallreduce with freed op and type: b = %u, want %u",
+		      prod.b, want2.b);
+	}
+
 	mtest_section("ibcast amid isend and irecv");
 	x = me == 0 ? 4242 : 0;
 	CHECK_MPI(MPI_Irecv(&y, 1, MPI_INT, left, 5, W, &r[0]));

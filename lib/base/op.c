@@ -62,10 +62,16 @@ static const unsigned int group_ops[] = {
 	[MPIRMA_MC_FPAIR] = B(MPI_MAXLOC) | B(MPI_MINLOC),
 };
 
-/* A user op. */
+/*
+ * A user op.  @refs: pending operations using it (nonblocking and
+ * persistent collectives, mpirma_op_ref()); MPI_Op_free while some are
+ * pending only marks it @freed, and the last of them frees it.
+ */
 struct mpirma_uop {
 	MPI_User_function *fn;
 	int commute;
+	int refs;
+	bool freed;
 };
 
 static bool is_predefined(MPI_Op op)
@@ -85,7 +91,9 @@ int mpirma_op_kernel(MPI_Op op)
 
 bool mpirma_op_valid(MPI_Op op)
 {
-	return is_predefined(op) || uop_get(op);
+	struct mpirma_uop *u = uop_get(op);
+
+	return is_predefined(op) || (u && !u->freed);
 }
 
 bool mpirma_op_commutative(MPI_Op op)
@@ -98,14 +106,46 @@ bool mpirma_op_commutative(MPI_Op op)
 	return u && u->commute;
 }
 
+/* op.h */
+void mpirma_op_ref(MPI_Op op)
+{
+	struct mpirma_uop *u = uop_get(op);
+
+	if (u)
+		u->refs++;
+}
+
+static void uop_free(MPI_Op op, struct mpirma_uop *u)
+{
+	mpirma_handle_free(MPIRMA_HK_OP, op);
+	free(u);
+}
+
+/* op.h */
+void mpirma_op_unref(MPI_Op op)
+{
+	struct mpirma_uop *u = uop_get(op);
+
+	if (u && --u->refs == 0 && u->freed)
+		uop_free(op, u);
+}
+
 int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use)
 {
 	struct mpirma_dtype *t = mpirma_dtype_get(dt);
-	struct mpirma_dtype *bt;
-	int mc;
 
 	if (!t)
 		return mpirma_err(MPI_ERR_TYPE, "invalid datatype %d", dt);
+	return mpirma_op_check_type(op, t, dt, use);
+}
+
+/* op.h */
+int mpirma_op_check_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
+			 int use)
+{
+	struct mpirma_dtype *bt;
+	int mc;
+
 	if (!is_predefined(op)) {
 		if (!uop_get(op))
 			return mpirma_err(MPI_ERR_OP, op == MPI_OP_NULL ?
@@ -144,13 +184,23 @@ int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use)
 int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
 		    int count)
 {
-	struct mpirma_dtype *t;
+	struct mpirma_dtype *t = mpirma_dtype_get(dt);
+
+	if (!t)
+		return mpirma_err(MPI_ERR_TYPE, "invalid datatype %d", dt);
+	return mpirma_op_apply_type(op, t, dt, in, inout, count);
+}
+
+/* op.h */
+int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
+			 const void *in, void *inout, int count)
+{
 	const struct mpirma_block *b;
 	MPI_Aint ext;
 	size_t esz, k;
 	int ret, i;
 
-	ret = mpirma_op_check(op, dt, MPIRMA_OP_USE_REDUCE);
+	ret = mpirma_op_check_type(op, t, dt, MPIRMA_OP_USE_REDUCE);
 	if (ret)
 		return ret;
 	if (count <= 0)
@@ -161,7 +211,6 @@ int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
 		u->fn((void *)in, inout, &count, &dt);
 		return MPI_SUCCESS;
 	}
-	t = mpirma_dtype_get(dt);
 	if (t->basic <= 0)
 		return MPI_SUCCESS;	/* no data */
 	if (mpirma_dtype_flatten(t))
@@ -199,6 +248,8 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
 	u->fn = user_fn;
 	u->commute = !!commute;
+	u->refs = 0;
+	u->freed = false;
 	*op = mpirma_handle_alloc(MPIRMA_HK_OP, u);
 	if (!*op) {
 		free(u);
@@ -222,9 +273,11 @@ int PMPI_Op_free(MPI_Op *op)
 	u = uop_get(*op);
 	if (!u)
 		return mpirma_raise(MPI_ERR_OP, MPIRMA_FUNC, "invalid op %d", *op);
-	/* Collectives are blocking: no operation can still be using it. */
-	mpirma_handle_free(MPIRMA_HK_OP, *op);
-	free(u);
+	/* A pending nonblocking collective may still use it. */
+	if (u->refs)
+		u->freed = true;
+	else
+		uop_free(*op, u);
 	*op = MPI_OP_NULL;
 	return MPI_SUCCESS;
 }

@@ -43,6 +43,10 @@ bool mpirma_op_commutative(MPI_Op op);
  */
 int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use);
 
+/* The same for the type @t of handle @dt (@dt may have been freed since). */
+int mpirma_op_check_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
+			 int use);
+
 /*
  * inout[i] = in[i] op inout[i] for @count elements of @dt laid out as in
  * user memory (MPI_User_function's argument order).  Predefined ops run the
@@ -51,5 +55,21 @@ int mpirma_op_check(MPI_Op op, MPI_Datatype dt, int use);
  */
 int mpirma_op_apply(MPI_Op op, MPI_Datatype dt, const void *in, void *inout,
 		    int count);
+
+/*
+ * The same for the type @t of handle @dt, which a pending operation holds
+ * (mpirma_dtype_ref()) while the program may have freed the handle: a user
+ * op still gets @dt.
+ */
+int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
+			 const void *in, void *inout, int count);
+
+/*
+ * A pending operation (a nonblocking or persistent collective) takes a
+ * reference on user op @op, so that MPI_Op_free before its completion, as
+ * the standard allows, frees it only after; predefined ops: nothing.
+ */
+void mpirma_op_ref(MPI_Op op);
+void mpirma_op_unref(MPI_Op op);
 
 #endif /* MPIRMA_LIB_OP_H */

@@ -69,7 +69,8 @@ enum { STEP_SEND, STEP_RECV, STEP_OP, STEP_COPY };
  * @in, @count, @t: what a send sends, a copy copies, a reduction reads
  * @out: what a receive fills (@count of @t), a reduction updates, a copy
  *	writes (@ocount of @ot)
- * @op, @dt: a reduction's op and datatype handle
+ * @op, @dt: a reduction's op and datatype handle (@t holds the type and the
+ *	step a reference on the op: the program may free both meanwhile)
  * @land: a receive's landing area: @out's bytes, or @tmp
  * @tmp: a receive's packed landing area when @t is not contiguous
  * @after: a receive: 1 + the index of the round's previous receive from
@@ -212,8 +213,8 @@ static int step_start(struct mpirma_nbc *s, struct nbc_step *st)
 	case STEP_RECV:
 		return recv_land(st);
 	case STEP_OP:
-		return mpirma_op_apply(st->op, st->dt, st->in, st->out,
-				       (int)st->count);
+		return mpirma_op_apply_type(st->op, st->t, st->dt, st->in,
+					    st->out, (int)st->count);
 	default:
 		return mpirma_dtype_copy(st->in, st->count, st->t, st->out,
 					 st->ocount, st->ot);
@@ -330,6 +331,8 @@ static int nbc_release(struct mpirma_request *r)
 		free(s->steps[i].tmp);
 		mpirma_dtype_unref(s->steps[i].t);
 		mpirma_dtype_unref(s->steps[i].ot);
+		if (s->steps[i].kind == STEP_OP)
+			mpirma_op_unref(s->steps[i].op);
 	}
 	free(s->steps);
 	for (i = 0; i < s->nalloc; i++)
@@ -504,9 +507,15 @@ void mpirma_nbc_recv(struct mpirma_nbc *s, int peer, void *buf,
 void mpirma_nbc_op(struct mpirma_nbc *s, MPI_Op op, MPI_Datatype dt,
 		   const void *in, void *inout, int count)
 {
-	struct nbc_step *st = step_add(s, STEP_OP, NULL, NULL);
+	struct mpirma_dtype *t = mpirma_dtype_get(dt);
+	struct nbc_step *st;
 
+	/* The program may free both before the step runs. */
+	if (!t && !s->err)
+		s->err = mpirma_err(MPI_ERR_TYPE, "invalid datatype %d", dt);
+	st = step_add(s, STEP_OP, t, NULL);
 	if (st) {
+		mpirma_op_ref(op);
 		st->op = op;
 		st->dt = dt;
 		st->in = in;
