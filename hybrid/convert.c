@@ -434,6 +434,43 @@ static bool named(MPI_Datatype t)
 	return comb == MPI_COMBINER_NAMED;
 }
 
+/* The engine's value of a darray distribution constant @d of the host. */
+static int darray_dist(int d)
+{
+	return d == MPI_DISTRIBUTE_BLOCK ? MPII_DISTRIBUTE_BLOCK :
+	       d == MPI_DISTRIBUTE_CYCLIC ? MPII_DISTRIBUTE_CYCLIC :
+	       d == MPI_DISTRIBUTE_NONE ? MPII_DISTRIBUTE_NONE : d;
+}
+
+/*
+ * MPI_Type_create_darray's rebuild: the contents are size, rank, ndims,
+ * then gsizes, distribs, dargs and psizes of ndims each, then the order,
+ * whose constants the engine spells its own way.
+ */
+static int darray_build(const int *ints, MPII_Datatype old,
+			MPII_Datatype *built)
+{
+	int n = ints[2], ret;
+	int *v = malloc(sizeof(int) * 2 * (size_t)(n > 0 ? n : 1));
+
+	if (!v)
+		return MPII_ERR_NO_MEM;
+	for (int k = 0; k < n; k++) {
+		int darg = ints[3 + 2 * n + k];
+
+		v[k] = darray_dist(ints[3 + n + k]);
+		v[n + k] = darg == MPI_DISTRIBUTE_DFLT_DARG ?
+			   MPII_DISTRIBUTE_DFLT_DARG : darg;
+	}
+	ret = MPII_Type_create_darray(ints[0], ints[1], n, ints + 3, v, v + n,
+				      ints + 3 + 3 * n,
+				      ints[3 + 4 * n] == MPI_ORDER_C ?
+				      MPII_ORDER_C : MPII_ORDER_FORTRAN, old,
+				      built);
+	free(v);
+	return ret;
+}
+
 /*
  * The engine's call that builds a type of combiner @comb from the contents
  * @ints (the count @cnt first), @addrs and @itypes: its code, or -1 when
@@ -489,6 +526,9 @@ static int build(int comb, int cnt, const int *ints, const MPI_Aint *addrs,
 		ret = MPII_Type_create_resized(itypes[0], addrs[0], addrs[1],
 					       built);
 		break;
+	case MPI_COMBINER_DARRAY:
+		ret = darray_build(ints, itypes[0], built);
+		break;
 	default:
 		ret = -1;
 		break;
@@ -543,8 +583,8 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 	ret = build(comb, ni > 0 ? ints[0] : 0, ints, addrs, itypes, &built);
 	if (ret == -1) {
 		ret = hy_fail(MPI_ERR_TYPE, "a datatype built with combiner %d "
-			      "(darray or a Fortran 90 parameterized type), which "
-			      "mpirma cannot rebuild", comb);
+			      "(a Fortran 90 parameterized type), which mpirma "
+			      "cannot rebuild", comb);
 	} else if (ret == MPII_SUCCESS) {
 		ret = hy_inner(MPII_Type_commit(&built));
 		if (ret == MPI_SUCCESS) {
