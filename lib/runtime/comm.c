@@ -342,11 +342,12 @@ int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 	if (!c)
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
-	ret = mpirma_comm_intra_only(c, "splitting");
-	if (ret)
-		return ret;
 	if (color < 0 && color != MPI_UNDEFINED)
 		return mpirma_err(MPI_ERR_ARG, "negative color %d", color);
+	if (!newcomm)
+		return mpirma_err(MPI_ERR_ARG, "newcomm is NULL");
+	if (c->inter)
+		return mpirma_intercomm_split(c, color, key, newcomm);
 	me.next_ctx = mpirma_proc.next_ctx;
 	all = malloc(c->size * sizeof(*all));
 	next = malloc(c->size * sizeof(*next));
@@ -404,35 +405,32 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
 }
 MPIRMA_ALIAS(Comm_split_type)
 
-/* Is every member of @g a member of @c? */
+/* Is every member of @g a member of @c (of its local group)? */
 static bool group_in_comm(struct mpirma_group *g, struct mpirma_comm *c)
 {
 	int i;
 
 	for (i = 0; i < g->size; i++)
-		if (mpirma_comm_rank_of_job(c, g->ranks[i]) == MPI_UNDEFINED)
+		if (c->job2rank[g->ranks[i]] < 0)
 			return false;
 	return true;
 }
 
 /*
  * The arguments of Comm_create and Comm_create_group (@tag: 0 for
- * Comm_create, which has none): @group, a subset of @c, which must be an
- * intra-communicator (@fn names the call).  MPI class (recorded).
+ * Comm_create, which has none): @group, a subset of @c's (local) group.
+ * MPI class (recorded).
  */
 static int create_check(struct mpirma_comm *c, MPI_Group group, int tag,
-			const char *fn, struct mpirma_group **g)
+			MPI_Comm *newcomm, struct mpirma_group **g)
 {
-	int ret;
-
 	*g = mpirma_group_get(group);
 	if (!*g)
 		return mpirma_err(MPI_ERR_GROUP, "invalid group %d", group);
 	if (tag < 0)
 		return mpirma_err(MPI_ERR_TAG, "negative tag %d", tag);
-	ret = mpirma_comm_intra_only(c, fn);
-	if (ret)
-		return ret;
+	if (!newcomm)
+		return mpirma_err(MPI_ERR_ARG, "newcomm is NULL");
 	if (!group_in_comm(*g, c))
 		return mpirma_err(MPI_ERR_GROUP, "the group is not a subset "
 				  "of the communicator");
@@ -448,9 +446,18 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	ret = create_check(c, group, 0, MPIRMA_FUNC, &g);
-	if (!ret)
-		ret = mpirma_comm_new_context(c, &ctx);
+	ret = create_check(c, group, 0, newcomm, &g);
+	/*
+	 * Of an inter-communicator: both groups give their subsets (one group
+	 * each side), a split with the members' group ranks as keys.
+	 */
+	if (!ret && c->inter)
+		ret = mpirma_intercomm_split(c, g->rank == MPI_UNDEFINED ?
+					     MPI_UNDEFINED : 0, g->rank,
+					     newcomm);
+	if (ret || c->inter)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	ret = mpirma_comm_new_context(c, &ctx);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	*newcomm = MPI_COMM_NULL;
@@ -471,7 +478,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	ret = create_check(c, group, tag, MPIRMA_FUNC, &g);
+	ret = mpirma_comm_intra_only(c, MPIRMA_FUNC);
+	if (!ret)
+		ret = create_check(c, group, tag, newcomm, &g);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	*newcomm = MPI_COMM_NULL;

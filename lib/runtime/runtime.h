@@ -163,6 +163,13 @@ void mpirma_comm_discard(MPI_Comm handle);
 
 /* The duplicate of inter-communicator @c (intercomm.c).  MPI class. */
 int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out);
+/*
+ * MPI_Comm_split of inter-communicator @c (intercomm.c): the members of
+ * each colour in both groups, MPI_COMM_NULL where the remote group has none.
+ * Collective over both groups.  MPI class.
+ */
+int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
+			   MPI_Comm *newcomm);
 
 /*
  * A context id unique for every member of @parent: the MAX of the members'
