@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * comm: communicators and groups.  dup, idup and idup_with_info (a
- * complete request, attributes copied, the info kept), split (colors,
+ * complete request, attributes copied, the info kept, no waiting for the
+ * other members, an idup of an idup), split (colors,
  * keys reversing the order, MPI_UNDEFINED),
  * split_type(MPI_COMM_TYPE_SHARED), create, create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
  * from comm_group, incl, excl, range_incl, range_excl, union,
@@ -125,6 +126,32 @@ static void test_idup(void)
 	CHECK_MPI(MPI_Comm_free(&dup2));
 	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
 	CHECK_MPI(MPI_Comm_free_keyval(&key));
+
+	/*
+	 * idup never waits for the other members: rank 0 only calls it after
+	 * the others' messages, which they send after their idup (MPICH's
+	 * comm_idup); then an idup of that idup (no spares: agreed on).
+	 */
+	if (mtest_rank == 0) {
+		int i;
+
+		for (i = 1; i < mtest_size; i++)
+			CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, i, 7, MPI_COMM_WORLD,
+					   MPI_STATUS_IGNORE));
+		CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req[0]));
+	} else {
+		CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req[0]));
+		CHECK_MPI(MPI_Ssend(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+	}
+	CHECK_MPI(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Comm_idup(dup, &dup2, &req[1]));
+	CHECK_MPI(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+	CHECK_EQ(world_rank_sum(dup), mtest_size * (mtest_size - 1) / 2,
+		 "allreduce on the early idup");
+	CHECK_EQ(world_rank_sum(dup2), mtest_size * (mtest_size - 1) / 2,
+		 "allreduce on the idup of an idup");
+	CHECK_MPI(MPI_Comm_free(&dup2));
+	CHECK_MPI(MPI_Comm_free(&dup));
 
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	CHECK_CLASS(MPI_Comm_idup(MPI_COMM_WORLD, &dup, NULL), MPI_ERR_ARG);

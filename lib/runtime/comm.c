@@ -146,6 +146,8 @@ int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
 	mpirma_errhandler_ref(c->hdr.errhandler);
 	c->refs = 1;
 	c->ctx = ctx;
+	c->spare_ctx = ctx + 1;
+	c->spares = MPIRMA_CTX_SPARES;
 	c->info = MPI_INFO_NULL;
 	c->handle = mpirma_handle_alloc(MPIRMA_HK_COMM, c);
 	if (!c->handle) {
@@ -234,7 +236,7 @@ static uint64_t take_context(const uint64_t *next, int n)
 	for (i = 0; i < n; i++)
 		if (next[i] > max)
 			max = next[i];
-	mpirma_proc.next_ctx = max + 1;
+	mpirma_ctx_take(max);
 	return max;
 }
 
@@ -277,6 +279,11 @@ int mpirma_comm_setup(void)
 	self.handle = MPI_COMM_SELF;
 	world.ctx = MPIRMA_CTX_WORLD;
 	self.ctx = MPIRMA_CTX_SELF;
+	/* their spares: the first ids after the fixed ones */
+	world.spare_ctx = MPIRMA_CTX_FIRST;
+	self.spare_ctx = MPIRMA_CTX_FIRST + MPIRMA_CTX_SPARES;
+	world.spares = self.spares = MPIRMA_CTX_SPARES;
+	mpirma_ctx_take(self.spare_ctx);
 	world.refs = self.refs = 1;
 	world.info = self.info = MPI_INFO_NULL;
 	return MPI_SUCCESS;

@@ -2,8 +2,12 @@
 /*
  * comm_dup.c - duplicating communicators: MPI_Comm_dup, _dup_with_info,
  * and the nonblocking MPI_Comm_idup and _idup_with_info, which duplicate
- * at once and return a complete request (the duplicate is collective over
- * the communicator either way: every member calls it in the same order).
+ * at once and return a complete request.  The blocking forms agree on a new
+ * context id; idup takes the next of the ids every member set aside for
+ * the communicator when it was made (its spares, runtime.h), so it needs no
+ * other member and never waits for one, as the standard requires of a
+ * nonblocking call.  A communicator that has used up its spares (or that
+ * idup made, which has none) agrees as the blocking forms do.
  *
  * A duplicate has the same ranks (intra) or groups (inter), a new context
  * id, the info given or the old communicator's, its topology, and its
@@ -21,15 +25,22 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 {
 	struct mpirma_comm *c = mpirma_comm_get(comm), *n;
 	uint64_t ctx;
-	int ret;
+	bool spare;
+	int ret = MPI_SUCCESS;
 
 	if (!c)
 		return mpirma_raise(MPI_ERR_COMM, fn, "invalid communicator %d",
 				    comm);
+	spare = request && c->spares > 0;
+	if (spare) {
+		ctx = c->spare_ctx++;
+		c->spares--;
+	}
 	if (c->inter) {
-		ret = mpirma_intercomm_dup(c, newcomm);
+		ret = mpirma_intercomm_dup(c, spare ? &ctx : NULL, newcomm);
 	} else {
-		ret = mpirma_comm_new_context(c, &ctx);
+		if (!spare)
+			ret = mpirma_comm_new_context(c, &ctx);
 		if (!ret)
 			ret = mpirma_comm_new(c, c->size, c->ranks, ctx,
 					      newcomm);
@@ -37,6 +48,9 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	if (ret)
 		return mpirma_raise_comm(comm, ret, fn, NULL);
 	n = mpirma_comm_get(*newcomm);
+	/* ids after a spare are not set aside for it */
+	if (spare)
+		n->spares = 0;
 	if (info == -1)
 		info = c->info;
 	if (info != MPI_INFO_NULL)

@@ -146,17 +146,21 @@ static int inter_context(struct mpirma_comm *c, int high, uint64_t *ctx,
 		return ret;
 	*ctx = mine.next_ctx > theirs->next_ctx ? mine.next_ctx :
 	       theirs->next_ctx;
-	mpirma_proc.next_ctx = *ctx + 1;
+	mpirma_ctx_take(*ctx);
 	return MPI_SUCCESS;
 }
 
-int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out)
+int mpirma_intercomm_dup(struct mpirma_comm *c, const uint64_t *spare,
+			 MPI_Comm *out)
 {
 	struct inter_hello theirs;
 	uint64_t ctx;
-	int ret;
+	int ret = MPI_SUCCESS;
 
-	ret = inter_context(c, 0, &ctx, &theirs);
+	if (spare)
+		ctx = *spare;
+	else
+		ret = inter_context(c, 0, &ctx, &theirs);
 	return ret ? ret : inter_new(c, c->size, c->ranks, c->rsize,
 				     c->rranks, ctx, out);
 }
@@ -228,7 +232,7 @@ int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
 		ctx = loc[i].next_ctx > ctx ? loc[i].next_ctx : ctx;
 	for (i = 0; i < c->rsize; i++)
 		ctx = rem[i].next_ctx > ctx ? rem[i].next_ctx : ctx;
-	mpirma_proc.next_ctx = ctx + 1;
+	mpirma_ctx_take(ctx);
 	if (color == MPI_UNDEFINED)
 		goto out;
 	lranks = malloc(c->size * sizeof(int));
@@ -343,7 +347,7 @@ static int intercomm_create(struct mpirma_comm *lc, int local_leader,
 	if (!ret) {
 		ctx = mine.next_ctx > theirs.next_ctx ? mine.next_ctx :
 		      theirs.next_ctx;
-		mpirma_proc.next_ctx = ctx + 1;
+		mpirma_ctx_take(ctx);
 		ret = inter_new(lc, lc->size, lc->ranks, theirs.size, rranks,
 				ctx, newintercomm);
 	}
