@@ -407,11 +407,41 @@ static void test_info_string(void)
 	CHECK_MPI(MPI_Info_free(&info));
 }
 
+/* MPI-4's MPI_Info_create_env: the command, its arguments, maxprocs. */
+static void test_info_create_env(void)
+{
+	char *argv[] = { "prog", "-a", "b c", NULL }, v[MPI_MAX_INFO_VAL];
+	MPI_Info info;
+	int len, flag;
+
+	mtest_section("info create_env");
+	CHECK_MPI(MPI_Info_create_env(3, argv, &info));
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "command", &len, v, &flag));
+	CHECK(flag && !strcmp(v, "prog"), "command: %d '%s'", flag, v);
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "argv", &len, v, &flag));
+	CHECK(flag && !strcmp(v, "-a b c"), "argv: %d '%s'", flag, v);
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "maxprocs", &len, v, &flag));
+	CHECK(flag && atoi(v) == mtest_size, "maxprocs: %d '%s'", flag, v);
+	CHECK_MPI(MPI_Info_free(&info));
+	/* without arguments: no command */
+	CHECK_MPI(MPI_Info_create_env(0, NULL, &info));
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "command", &len, v, &flag));
+	CHECK_EQ(flag, 0, "command without argv");
+	CHECK_MPI(MPI_Info_free(&info));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Info_create_env(0, NULL, NULL), MPI_ERR_ARG);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_dup, test_idup, test_split, test_groups, test_churn,
-		test_names, test_info_string, NULL,
+		test_names, test_info_string, test_info_create_env, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "comm", tests);
