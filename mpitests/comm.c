@@ -2,7 +2,7 @@
 /*
  * comm: communicators and groups.  dup, idup and idup_with_info (a
  * complete request, attributes copied, the info kept, no waiting for the
- * other members, an idup of an idup), split (colors,
+ * other members, idups of idups in different orders), split (colors,
  * keys reversing the order, MPI_UNDEFINED),
  * split_type(MPI_COMM_TYPE_SHARED), create, create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
  * from comm_group, incl, excl, range_incl, range_excl, union,
@@ -130,7 +130,8 @@ static void test_idup(void)
 	/*
 	 * idup never waits for the other members: rank 0 only calls it after
 	 * the others' messages, which they send after their idup (MPICH's
-	 * comm_idup); then an idup of that idup (no spares: agreed on).
+	 * comm_idup); nor do idups of idups, started in a different order on
+	 * even and odd ranks (MPICH's idup_with_info).
 	 */
 	if (mtest_rank == 0) {
 		int i;
@@ -144,12 +145,27 @@ static void test_idup(void)
 		CHECK_MPI(MPI_Ssend(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
 	}
 	CHECK_MPI(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
-	CHECK_MPI(MPI_Comm_idup(dup, &dup2, &req[1]));
+	CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup2, &req[1]));
 	CHECK_MPI(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+	{
+		MPI_Comm sub[2], *first = mtest_rank % 2 ? &dup2 : &dup;
+		MPI_Comm *second = first == &dup ? &dup2 : &dup;
+
+		CHECK_MPI(MPI_Comm_idup(*first, &sub[first != &dup], &req[0]));
+		CHECK_MPI(MPI_Comm_idup(*second, &sub[second != &dup],
+					&req[1]));
+		CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+		CHECK_EQ(world_rank_sum(sub[0]),
+			 mtest_size * (mtest_size - 1) / 2,
+			 "allreduce on an idup of an idup");
+		CHECK_EQ(world_rank_sum(sub[1]),
+			 mtest_size * (mtest_size - 1) / 2,
+			 "allreduce on the other idup of an idup");
+		CHECK_MPI(MPI_Comm_free(&sub[0]));
+		CHECK_MPI(MPI_Comm_free(&sub[1]));
+	}
 	CHECK_EQ(world_rank_sum(dup), mtest_size * (mtest_size - 1) / 2,
 		 "allreduce on the early idup");
-	CHECK_EQ(world_rank_sum(dup2), mtest_size * (mtest_size - 1) / 2,
-		 "allreduce on the idup of an idup");
 	CHECK_MPI(MPI_Comm_free(&dup2));
 	CHECK_MPI(MPI_Comm_free(&dup));
 

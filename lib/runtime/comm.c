@@ -93,6 +93,14 @@ void mpirma_comm_unref(struct mpirma_comm *c)
 		free(c);
 }
 
+void mpirma_comm_set_spares(struct mpirma_comm *c, uint64_t first,
+			    uint64_t len)
+{
+	c->spares = len < 32 ? (int)len : 32;
+	c->spare_span = c->spares ? len / c->spares : 0;
+	c->spare_ctx = first;
+}
+
 /* Fills ranks, job2rank and rank of @c from @n job ranks. */
 static int comm_set_ranks(struct mpirma_comm *c, int n, const int *ranks)
 {
@@ -146,8 +154,7 @@ int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
 	mpirma_errhandler_ref(c->hdr.errhandler);
 	c->refs = 1;
 	c->ctx = ctx;
-	c->spare_ctx = ctx + 1;
-	c->spares = MPIRMA_CTX_SPARES;
+	mpirma_comm_set_spares(c, ctx + 1, MPIRMA_CTX_BLOCK);
 	c->info = MPI_INFO_NULL;
 	c->handle = mpirma_handle_alloc(MPIRMA_HK_COMM, c);
 	if (!c->handle) {
@@ -280,10 +287,10 @@ int mpirma_comm_setup(void)
 	world.ctx = MPIRMA_CTX_WORLD;
 	self.ctx = MPIRMA_CTX_SELF;
 	/* their spares: the first ids after the fixed ones */
-	world.spare_ctx = MPIRMA_CTX_FIRST;
-	self.spare_ctx = MPIRMA_CTX_FIRST + MPIRMA_CTX_SPARES;
-	world.spares = self.spares = MPIRMA_CTX_SPARES;
-	mpirma_ctx_take(self.spare_ctx);
+	mpirma_comm_set_spares(&world, MPIRMA_CTX_FIRST, MPIRMA_CTX_BLOCK);
+	mpirma_comm_set_spares(&self, MPIRMA_CTX_FIRST + MPIRMA_CTX_BLOCK,
+			       MPIRMA_CTX_BLOCK);
+	mpirma_ctx_take(MPIRMA_CTX_FIRST + MPIRMA_CTX_BLOCK);
 	world.refs = self.refs = 1;
 	world.info = self.info = MPI_INFO_NULL;
 	return MPI_SUCCESS;

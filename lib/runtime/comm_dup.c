@@ -6,8 +6,9 @@
  * context id; idup takes the next of the ids every member set aside for
  * the communicator when it was made (its spares, runtime.h), so it needs no
  * other member and never waits for one, as the standard requires of a
- * nonblocking call.  A communicator that has used up its spares (or that
- * idup made, which has none) agrees as the blocking forms do.
+ * nonblocking call.  The communicator it makes gets the ids that spare owns
+ * as its own spares (three levels of idups deep).  A communicator that has
+ * used up its spares agrees as the blocking forms do.
  *
  * A duplicate has the same ranks (intra) or groups (inter), a new context
  * id, the info given or the old communicator's, its topology, and its
@@ -24,7 +25,7 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 		    MPI_Request *request, const char *fn)
 {
 	struct mpirma_comm *c = mpirma_comm_get(comm), *n;
-	uint64_t ctx;
+	uint64_t ctx, span = 0;
 	bool spare;
 	int ret = MPI_SUCCESS;
 
@@ -33,7 +34,9 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 				    comm);
 	spare = request && c->spares > 0;
 	if (spare) {
-		ctx = c->spare_ctx++;
+		span = c->spare_span;
+		ctx = c->spare_ctx;
+		c->spare_ctx += span;
 		c->spares--;
 	}
 	if (c->inter) {
@@ -48,9 +51,9 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	if (ret)
 		return mpirma_raise_comm(comm, ret, fn, NULL);
 	n = mpirma_comm_get(*newcomm);
-	/* ids after a spare are not set aside for it */
+	/* its own spares: the ids the spare owns */
 	if (spare)
-		n->spares = 0;
+		mpirma_comm_set_spares(n, ctx + 1, span - 1);
 	if (info == -1)
 		info = c->info;
 	if (info != MPI_INFO_NULL)
