@@ -30,41 +30,6 @@
 static struct mpirma_request **orphans;
 static int norphans, orphans_cap;
 
-void mpirma_status_empty(MPI_Status *st)
-{
-	mpirma_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-}
-
-void mpirma_status_set(MPI_Status *st, int source, int tag, int error,
-		       MPI_Count bytes)
-{
-	st->MPI_SOURCE = source;
-	st->MPI_TAG = tag;
-	st->MPI_ERROR = error;
-	st->mpirma_cancelled = 0;
-	st->mpirma_count = bytes;
-}
-
-void mpirma_status_out(MPI_Status *out, const MPI_Status *st)
-{
-	int err;
-
-	if (!out || out == MPI_STATUS_IGNORE)
-		return;
-	err = out->MPI_ERROR;
-	*out = *st;
-	out->MPI_ERROR = err;
-}
-
-void mpirma_status_user(MPI_Status *out, int source, int tag,
-			MPI_Count bytes)
-{
-	MPI_Status st;
-
-	mpirma_status_set(&st, source, tag, MPI_SUCCESS, bytes);
-	mpirma_status_out(out, &st);
-}
-
 void mpirma_request_complete(struct mpirma_request *r, int source, int tag,
 			     int error, MPI_Count bytes)
 {
