@@ -276,6 +276,7 @@ help:
 	@echo "make bench-msg    messages and collectives, each MPI alone and with the layer"
 	@echo "make bench-osu    the OSU one-sided benchmarks' shapes, each MPI alone and with the layer"
 	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
+	@echo "make mpich-suite MPICH_SRC=DIR  MPICH's test/mpi suite built and run in the VM"
 	@echo "make check-apps   NWChem DFT and CCSD under both hosts with the layer, in the VM"
 	@echo "make bench-apps   NWChem time to solution, each host alone and with the layer"
 	@echo "make debug-kernel the KASAN/lockdep/UBSAN/KFENCE kernel (cached, long build)"
@@ -1008,6 +1009,24 @@ else
 		done; \
 	done; echo "== check-2node: passed"
 endif
+
+# MPICH's own test suite (test/mpi of pmodels/mpich: attr coll comm datatype
+# errhan group info init pt2pt topo rma), built against this tree and run in
+# the VM by MPICH's pass rule (tests/mpich-suite, docs/testing.md).  Not part
+# of make check.  MPICH_SUITE_DIRS narrows it; MPICH_SUITE_ARGS goes to run
+# (--lock FILE, --redo, --dtp, -t S); results in $(MPICH_SUITE_OUT)/results.
+MPICH_SUITE_OUT ?= $(B)/mpich-suite
+MPICH_SUITE_DIRS ?=
+MPICH_SUITE_ARGS ?=
+SCRIPTS += tests/mpich-suite/build
+
+.PHONY: mpich-suite
+mpich-suite: all
+	@test -n "$(MPICH_SRC)" || \
+		{ echo "usage: make mpich-suite MPICH_SRC=<pmodels/mpich checkout>"; exit 2; }
+	tests/mpich-suite/build $(MPICH_SRC) $(MPICH_SUITE_OUT)
+	tests/mpich-suite/run $(MPICH_SUITE_ARGS) $(MPICH_SUITE_OUT) $(MPICH_SUITE_DIRS)
+	@cat $(MPICH_SUITE_OUT)/results/summary.md
 
 # The benchmark across the two VMs (bench/run-2node): each host MPI alone
 # and with its layer, one rank per VM, so that the remote targets of the

@@ -573,6 +573,7 @@ MPIRMA_DECL(int, Attr_delete, (MPI_Comm comm, int keyval))
 
 /* Info (lib/base/info.c) */
 MPIRMA_DECL(int, Info_create, (MPI_Info *info))
+MPIRMA_DECL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 MPIRMA_DECL(int, Info_free, (MPI_Info *info))
 MPIRMA_DECL(int, Info_set, (MPI_Info info, const char *key, const char *value))
 MPIRMA_DECL(int, Info_get, (MPI_Info info, const char *key, int valuelen,

@@ -12,7 +12,11 @@
  * keyval life, MPI_Type_dup copying (MPI_TYPE_DUP_FN, MPI_TYPE_NULL_COPY_FN,
  * a copy callback that fails the dup), MPI_Type_free and delete_attr
  * running the delete callbacks, attributes on a predefined type, a keyval
- * of one kind refused by another.
+ * of one kind refused by another.  Deletion order and callbacks that change
+ * the object: MPI_Comm_free deletes the last set first, a delete callback
+ * that deletes other attributes (or frees its own keyval, again), a freed
+ * keyval's number still names its attributes but sets none (MPICH's attr
+ * tests attrdelete, attrend2, fkeyval, keyval_double_free).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +133,80 @@ static void test_comm_attrs(void)
 	CHECK_MPI(MPI_Comm_free(&dup));
 	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
 	CHECK_MPI(MPI_Comm_free_keyval(&key));
+}
+
+static int order[4], norder, kv_a, kv_b, kv_c;
+
+static int order_cb(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)comm, (void)key, (void)extra;
+	if (norder < 4)
+		order[norder++] = *(int *)val;
+	return MPI_SUCCESS;
+}
+
+/* Deletes the other two attributes of @comm, and frees its own keyval. */
+static int greedy_cb(MPI_Comm comm, int key, void *val, void *extra)
+{
+	(void)val, (void)extra;
+	CHECK_MPI(MPI_Comm_delete_attr(comm, kv_a));
+	CHECK_MPI(MPI_Comm_delete_attr(comm, kv_c));
+	CHECK_MPI(MPI_Comm_free_keyval(&key));
+	return MPI_SUCCESS;
+}
+
+static void test_delete_order(void)
+{
+	static int v[4] = { 0, 1, 2, 3 };
+	int keys[3], i, flag, saved;
+	void *val;
+	MPI_Comm dup;
+
+	mtest_section("deletion order and reentrant callbacks");
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	for (i = 0; i < 3; i++) {
+		CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, order_cb,
+						 &keys[i], NULL));
+		CHECK_MPI(MPI_Comm_set_attr(dup, keys[i], &v[i]));
+	}
+	norder = 0;
+	CHECK_MPI(MPI_Comm_free(&dup));
+	CHECK(norder == 3 && order[0] == 2 && order[1] == 1 && order[2] == 0,
+	      "free deletes the last set first: %d deletes, %d %d %d", norder,
+	      order[0], order[1], order[2]);
+	for (i = 0; i < 3; i++)
+		CHECK_MPI(MPI_Comm_free_keyval(&keys[i]));
+
+	/* a delete callback deleting its neighbours in the list */
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, order_cb, &kv_a,
+					 NULL));
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, greedy_cb,
+					 &kv_b, NULL));
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, order_cb, &kv_c,
+					 NULL));
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, kv_a, &v[0]));
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, kv_b, &v[1]));
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, kv_c, &v[2]));
+	norder = 0;
+	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_SELF, kv_b));
+	CHECK_EQ(norder, 2, "attributes the callback deleted");
+	CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_SELF, kv_a, &val, &flag));
+	CHECK_EQ(flag, 0, "the neighbour is gone");
+
+	/* freed, but its attribute lives: get and delete work, set does not */
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, kv_a, &v[3]));
+	saved = kv_a;
+	CHECK_MPI(MPI_Comm_free_keyval(&kv_a));
+	CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_SELF, saved, &val, &flag));
+	CHECK(flag == 1 && val == &v[3], "get with a freed keyval in use");
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Comm_set_attr(MPI_COMM_SELF, saved, &v[0]),
+		    MPI_ERR_KEYVAL);
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+	norder = 0;
+	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_SELF, saved));
+	CHECK(norder == 1 && order[0] == 3, "delete with a freed keyval");
+	CHECK_MPI(MPI_Comm_free_keyval(&kv_c));
 }
 
 static void test_predefined(void)
@@ -350,8 +428,8 @@ static void test_type_attrs(void)
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
-		test_comm_attrs, test_predefined, test_win_attrs,
-		test_type_attrs, NULL,
+		test_comm_attrs, test_delete_order, test_predefined,
+		test_win_attrs, test_type_attrs, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "attr", tests);

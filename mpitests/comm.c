@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * comm: communicators and groups.  dup, idup and idup_with_info (a
- * complete request, attributes copied, the info kept), split (colors,
+ * complete request, attributes copied, the info kept, no waiting for the
+ * other members, idups of idups in different orders), split (colors,
  * keys reversing the order, MPI_UNDEFINED),
  * split_type(MPI_COMM_TYPE_SHARED), create, create_group, compare (IDENT, CONGRUENT, SIMILAR, UNEQUAL), free; groups
  * from comm_group, incl, excl, range_incl, range_excl, union,
@@ -125,6 +126,48 @@ static void test_idup(void)
 	CHECK_MPI(MPI_Comm_free(&dup2));
 	CHECK_MPI(MPI_Comm_delete_attr(MPI_COMM_WORLD, key));
 	CHECK_MPI(MPI_Comm_free_keyval(&key));
+
+	/*
+	 * idup never waits for the other members: rank 0 only calls it after
+	 * the others' messages, which they send after their idup (MPICH's
+	 * comm_idup); nor do idups of idups, started in a different order on
+	 * even and odd ranks (MPICH's idup_with_info).
+	 */
+	if (mtest_rank == 0) {
+		int i;
+
+		for (i = 1; i < mtest_size; i++)
+			CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, i, 7, MPI_COMM_WORLD,
+					   MPI_STATUS_IGNORE));
+		CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req[0]));
+	} else {
+		CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req[0]));
+		CHECK_MPI(MPI_Ssend(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
+	}
+	CHECK_MPI(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &dup2, &req[1]));
+	CHECK_MPI(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+	{
+		MPI_Comm sub[2], *first = mtest_rank % 2 ? &dup2 : &dup;
+		MPI_Comm *second = first == &dup ? &dup2 : &dup;
+
+		CHECK_MPI(MPI_Comm_idup(*first, &sub[first != &dup], &req[0]));
+		CHECK_MPI(MPI_Comm_idup(*second, &sub[second != &dup],
+					&req[1]));
+		CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+		CHECK_EQ(world_rank_sum(sub[0]),
+			 mtest_size * (mtest_size - 1) / 2,
+			 "allreduce on an idup of an idup");
+		CHECK_EQ(world_rank_sum(sub[1]),
+			 mtest_size * (mtest_size - 1) / 2,
+			 "allreduce on the other idup of an idup");
+		CHECK_MPI(MPI_Comm_free(&sub[0]));
+		CHECK_MPI(MPI_Comm_free(&sub[1]));
+	}
+	CHECK_EQ(world_rank_sum(dup), mtest_size * (mtest_size - 1) / 2,
+		 "allreduce on the early idup");
+	CHECK_MPI(MPI_Comm_free(&dup2));
+	CHECK_MPI(MPI_Comm_free(&dup));
 
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	CHECK_CLASS(MPI_Comm_idup(MPI_COMM_WORLD, &dup, NULL), MPI_ERR_ARG);
@@ -380,11 +423,41 @@ static void test_info_string(void)
 	CHECK_MPI(MPI_Info_free(&info));
 }
 
+/* MPI-4's MPI_Info_create_env: the command, its arguments, maxprocs. */
+static void test_info_create_env(void)
+{
+	char *argv[] = { "prog", "-a", "b c", NULL }, v[MPI_MAX_INFO_VAL];
+	MPI_Info info;
+	int len, flag;
+
+	mtest_section("info create_env");
+	CHECK_MPI(MPI_Info_create_env(3, argv, &info));
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "command", &len, v, &flag));
+	CHECK(flag && !strcmp(v, "prog"), "command: %d '%s'", flag, v);
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "argv", &len, v, &flag));
+	CHECK(flag && !strcmp(v, "-a b c"), "argv: %d '%s'", flag, v);
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "maxprocs", &len, v, &flag));
+	CHECK(flag && atoi(v) == mtest_size, "maxprocs: %d '%s'", flag, v);
+	CHECK_MPI(MPI_Info_free(&info));
+	/* without arguments: no command */
+	CHECK_MPI(MPI_Info_create_env(0, NULL, &info));
+	len = sizeof(v);
+	CHECK_MPI(MPI_Info_get_string(info, "command", &len, v, &flag));
+	CHECK_EQ(flag, 0, "command without argv");
+	CHECK_MPI(MPI_Info_free(&info));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Info_create_env(0, NULL, NULL), MPI_ERR_ARG);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_dup, test_idup, test_split, test_groups, test_churn,
-		test_names, test_info_string, NULL,
+		test_names, test_info_string, test_info_create_env, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "comm", tests);

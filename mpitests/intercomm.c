@@ -13,12 +13,14 @@
  *  - MPI_Reduce, MPI_Gather(v), MPI_Scatter(v) rooted in either group,
  *    MPI_Allgather(v) and MPI_Alltoall(v): the other group's data;
  *  - MPI_Comm_dup of the inter-communicator, which is one too and works;
+ *  - MPI_Comm_split of it (colours and keys from both groups, MPI_COMM_NULL
+ *    where a colour has no remote member, MPI_UNDEFINED) and MPI_Comm_create
+ *    (each group gives its subset; an empty side gives MPI_COMM_NULL);
  *  - MPI_Intercomm_merge with high = 0/1 (the low group first) and with
  *    the same value on both sides (one order everywhere);
  *  - windows over the merged intra-communicator: fence and lock epochs;
  *  - what inter-communicators do not take (window creation, MPI_Scan,
- *    MPI_Reduce_scatter, MPI_Comm_split) fails with MPI_ERR_COMM instead
- *    of misbehaving.
+ *    MPI_Reduce_scatter) fails with MPI_ERR_COMM instead of misbehaving.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +253,61 @@ static void test_dup(MPI_Comm inter)
 	CHECK_MPI(MPI_Comm_free(&dup));
 }
 
+/* The MAX of the world ranks of the remote group of @c (NULL: none). */
+static void check_remote_max(MPI_Comm c, int rsz, int want, const char *what)
+{
+	int n, got;
+
+	MPI_Comm_remote_size(c, &n);
+	CHECK_EQ(n, rsz, what);
+	CHECK_MPI(MPI_Allreduce(&mtest_rank, &got, 1, MPI_INT, MPI_MAX, c));
+	CHECK_EQ(got, want, what);
+}
+
+static void test_split(MPI_Comm inter)
+{
+	MPI_Comm c;
+	MPI_Group g, sub;
+	int lr, k, ln, rn, n, r, want, zero = 0;
+
+	mtest_section("split and create");
+	MPI_Comm_rank(inter, &lr);
+	/* colour: local rank parity; key: reversed local rank */
+	k = lr % 2;
+	ln = k ? lsize / 2 : (lsize + 1) / 2;
+	rn = k ? rsize / 2 : (rsize + 1) / 2;
+	CHECK_MPI(MPI_Comm_split(inter, k, -lr, &c));
+	CHECK(rn ? c != MPI_COMM_NULL : c == MPI_COMM_NULL,
+	      "split colour %d: MPI_COMM_NULL only without remote members", k);
+	if (c != MPI_COMM_NULL) {
+		MPI_Comm_size(c, &n);
+		MPI_Comm_rank(c, &r);
+		CHECK_EQ(n, ln, "size of the split local group");
+		CHECK_EQ(r, ln - 1 - lr / 2, "rank by the reversed keys");
+		/* remote members of colour k: local ranks k, k + 2, ... there */
+		want = world_of(!color, rn * 2 - 2 + k);
+		check_remote_max(c, rn, want, "remote group of the split");
+		CHECK_MPI(MPI_Comm_free(&c));
+	}
+	/* one group undefined: nobody gets a communicator */
+	CHECK_MPI(MPI_Comm_split(inter, color ? MPI_UNDEFINED : 0, 0, &c));
+	CHECK(c == MPI_COMM_NULL, "split with one group undefined");
+
+	/* create: each group without its local rank 0 */
+	MPI_Comm_group(inter, &g);
+	CHECK_MPI(MPI_Group_excl(g, 1, &zero, &sub));
+	CHECK_MPI(MPI_Comm_create(inter, sub, &c));
+	CHECK((lr && rsize > 1) ? c != MPI_COMM_NULL : c == MPI_COMM_NULL,
+	      "create without rank 0: a communicator where both sides have members");
+	if (c != MPI_COMM_NULL) {
+		check_remote_max(c, rsize - 1, world_of(!color, rsize - 1),
+				 "remote group of the created");
+		CHECK_MPI(MPI_Comm_free(&c));
+	}
+	MPI_Group_free(&sub);
+	MPI_Group_free(&g);
+}
+
 /* Fence and lock epochs on a window over @comm. */
 static void window_on(MPI_Comm comm)
 {
@@ -329,7 +386,8 @@ static void test_refused(MPI_Comm inter)
 		    MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Reduce_scatter_block(&v, buf, 1, MPI_INT, MPI_SUM,
 					     inter), MPI_ERR_COMM);
-	CHECK_CLASS(MPI_Comm_split(inter, 0, 0, &c), MPI_ERR_COMM);
+	CHECK_CLASS(MPI_Comm_create_group(inter, MPI_GROUP_EMPTY, 0, &c),
+		    MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM,
 				  inter), MPI_ERR_BUFFER);
 	/* still usable afterwards */
@@ -354,6 +412,7 @@ int main(int argc, char **argv)
 	test_rooted(inter);
 	test_exchange(inter);
 	test_dup(inter);
+	test_split(inter);
 	test_merge(inter);
 	test_refused(inter);
 	CHECK_MPI(MPI_Comm_free(&inter));

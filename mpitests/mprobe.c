@@ -11,6 +11,9 @@
  *  - MPI_Improbe until found, MPI_Imrecv and MPI_Wait; into a strided
  *    datatype;
  *  - MPI_PROC_NULL gives MPI_MESSAGE_NO_PROC and an empty receive;
+ *  - a status's MPI_ERROR is left alone by the calls that return one
+ *    (mprobe, mrecv, recv, iprobe, wait) and by a waitall or waitsome
+ *    that succeeds;
  *  - errors: truncation, a null or used message, a NULL message or flag
  *    pointer, a bad source.
  */
@@ -155,6 +158,52 @@ static void test_proc_null(void)
 	CHECK(MPI_Message_f2c(MPI_Message_c2f(m)) == m, "c2f/f2c");
 }
 
+/*
+ * The calls that return one status leave its MPI_ERROR alone (MPI 3.2.5);
+ * so do Waitall and Waitsome when they succeed (MPICH's pt2pt/mprobe).
+ */
+static void test_error_field(void)
+{
+	int a[2] = { 1, 2 }, r[2], flag = 0, n;
+	MPI_Message m;
+	MPI_Request q[2];
+	MPI_Status st, sts[2];
+
+	mtest_section("MPI_ERROR left alone");
+	CHECK_MPI(MPI_Send(a, 2, MPI_INT, next, 9, MPI_COMM_WORLD));
+	st.MPI_ERROR = MPI_ERR_DIMS;
+	CHECK_MPI(MPI_Mprobe(prev, 9, MPI_COMM_WORLD, &m, &st));
+	CHECK_EQ(st.MPI_ERROR, MPI_ERR_DIMS, "MPI_ERROR after mprobe");
+	st.MPI_ERROR = MPI_ERR_TOPOLOGY;
+	CHECK_MPI(MPI_Mrecv(r, 2, MPI_INT, &m, &st));
+	CHECK_EQ(st.MPI_ERROR, MPI_ERR_TOPOLOGY, "MPI_ERROR after mrecv");
+	st.MPI_ERROR = MPI_ERR_DIMS;
+	CHECK_MPI(MPI_Recv(r, 2, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD,
+			   &st));
+	CHECK_EQ(st.MPI_ERROR, MPI_ERR_DIMS, "MPI_ERROR after recv (null)");
+	CHECK_MPI(MPI_Send(a, 2, MPI_INT, next, 9, MPI_COMM_WORLD));
+	st.MPI_ERROR = MPI_ERR_DIMS;
+	while (!flag)
+		CHECK_MPI(MPI_Iprobe(prev, 9, MPI_COMM_WORLD, &flag, &st));
+	CHECK_EQ(st.MPI_ERROR, MPI_ERR_DIMS, "MPI_ERROR after iprobe");
+	CHECK_MPI(MPI_Irecv(r, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, &q[0]));
+	CHECK_MPI(MPI_Wait(&q[0], &st));
+	CHECK_EQ(st.MPI_ERROR, MPI_ERR_DIMS, "MPI_ERROR after wait");
+	CHECK_MPI(MPI_Send(a, 2, MPI_INT, next, 9, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Irecv(r, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, &q[0]));
+	q[1] = MPI_REQUEST_NULL;
+	sts[0].MPI_ERROR = sts[1].MPI_ERROR = -3;
+	CHECK_MPI(MPI_Waitall(2, q, sts));
+	CHECK(sts[0].MPI_ERROR == -3 && sts[1].MPI_ERROR == -3,
+	      "MPI_ERROR after a successful waitall: %d %d", sts[0].MPI_ERROR,
+	      sts[1].MPI_ERROR);
+	CHECK_MPI(MPI_Send(a, 2, MPI_INT, next, 9, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Irecv(r, 2, MPI_INT, prev, 9, MPI_COMM_WORLD, &q[0]));
+	sts[0].MPI_ERROR = -3;
+	CHECK_MPI(MPI_Waitsome(1, q, &n, &flag, sts));
+	CHECK_EQ(sts[0].MPI_ERROR, -3, "MPI_ERROR after a successful waitsome");
+}
+
 static void test_errors(void)
 {
 	int a[4], r[2], flag;
@@ -193,6 +242,7 @@ int main(int argc, char **argv)
 	test_out_of_matching();
 	test_nonblocking();
 	test_proc_null();
+	test_error_field();
 	test_errors();
 	return mtest_finish();
 }

@@ -6,9 +6,10 @@
  * distributed graphs, made by create_adjacent and by create with the edges
  * given by their sources, by rank 0 alone, and by their destinations, with
  * weights, MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY; MPI_Topo_test of every
- * kind, Cart_map; that MPI_Comm_dup keeps the topology and that messages
- * flow on the new communicators; and the bad arguments: each gets its class
- * on every rank, also when only one rank gave it.
+ * kind, Cart_map, MPI_Dims_create's balance; that MPI_Comm_dup keeps the
+ * topology and that messages flow on the new communicators; and the bad
+ * arguments: each gets its class on every rank, also when only one rank
+ * gave it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,11 +469,50 @@ static void test_errors(void)
 					  MPI_ERRORS_ARE_FATAL));
 }
 
+/*
+ * MPI_Dims_create's splits as balanced as they get (the smallest range;
+ * cases from MPICH's topo/dims5, where a greedy split was off), fixed
+ * dimensions kept, and a split that cannot be.
+ */
+static void test_dims(void)
+{
+	static const int want[][6] = {
+		/* nnodes, ndims, dims */
+		{ 72, 2, 9, 8 }, { 540, 2, 27, 20 }, { 432, 3, 9, 8, 6 },
+		{ 1620, 3, 15, 12, 9 }, { 7, 3, 7, 1, 1 }, { 1, 1, 1 },
+		{ 117936, 5, 14, 13, 9, 9 },	/* last: dims[4] checked below */
+	};
+	int i, j, dims[5];
+
+	mtest_section("dims_create");
+	for (i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
+		memset(dims, 0, sizeof(dims));
+		CHECK_MPI(MPI_Dims_create(want[i][0], want[i][1], dims));
+		for (j = 0; j < want[i][1] && j < 4; j++)
+			CHECK(dims[j] == want[i][2 + j], "%d in %dd: dims[%d] "
+			      "%d, want %d", want[i][0], want[i][1], j, dims[j],
+			      want[i][2 + j]);
+	}
+	/* 117936 in 5d ends with 8 */
+	CHECK_EQ(dims[4], 8, "117936 in 5d: dims[4]");
+	dims[0] = 0;
+	dims[1] = 5;
+	dims[2] = 0;
+	CHECK_MPI(MPI_Dims_create(60, 3, dims));
+	CHECK(dims[0] == 4 && dims[1] == 5 && dims[2] == 3,
+	      "60 with dims[1] = 5: %d %d %d", dims[0], dims[1], dims[2]);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	dims[0] = 7;
+	dims[1] = 0;
+	CHECK_CLASS(MPI_Dims_create(60, 2, dims), MPI_ERR_DIMS);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_graph, test_adjacent, test_create, test_kinds,
-		test_errors, NULL,
+		test_errors, test_dims, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "topo_graph", tests);

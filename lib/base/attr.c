@@ -7,8 +7,13 @@
  *
  * A keyval is referenced by its handle (until MPI_X_free_keyval) and by each
  * attribute set with it, so freeing a keyval that is still in use keeps it
- * alive for those attributes' delete callbacks.  Attributes remember their
- * keyval object, not its number: a freed number may be handed out again.
+ * alive for those attributes' delete callbacks.  Its number stays valid (for
+ * getting and deleting those attributes, not for setting new ones) until the
+ * last reference goes; only then may it be handed out again.
+ *
+ * The attributes of an object are deleted in the reverse order of their
+ * setting (the standard requires it at MPI_Finalize for MPI_COMM_SELF), one
+ * at a time and unlinked before their callback, which may delete others.
  *
  * Predefined keys: MPI_TAG_UB .. MPI_APPNUM on communicators (answered here,
  * on every communicator), MPI_WIN_BASE .. MPI_WIN_MODEL on windows
@@ -29,6 +34,8 @@ struct mpirma_keyval {
 	MPI_Comm_delete_attr_function *del;
 	void *extra;
 	int refs;
+	int handle;
+	bool freed;			/* by MPI_X_free_keyval */
 };
 
 struct mpirma_attr {
@@ -112,8 +119,10 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype type, int keyval, void *val,
 
 static void keyval_unref(struct mpirma_keyval *kv)
 {
-	if (--kv->refs == 0)
-		free(kv);
+	if (--kv->refs > 0)
+		return;
+	mpirma_handle_free(MPIRMA_HK_KEYVAL, kv->handle);
+	free(kv);
 }
 
 void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name)
@@ -130,11 +139,14 @@ int mpirma_attrs_delete_all(struct mpirma_objhdr *h, enum mpirma_hkind kind,
 
 	(void)kind;
 	while (h->attrs) {
-		struct mpirma_attr *a = h->attrs;
+		struct mpirma_attr **p = &h->attrs, *a;
 		int r = MPI_SUCCESS;
 
-		/* Unlink first: the callback may look at the object. */
-		h->attrs = a->next;
+		/* The last set first; unlinked: the callback may delete more. */
+		while ((*p)->next)
+			p = &(*p)->next;
+		a = *p;
+		*p = NULL;
 		if (a->kv->del)
 			r = a->kv->del(handle, a->keyval, a->val, a->kv->extra);
 		if (r != MPI_SUCCESS && ret == MPI_SUCCESS)
@@ -284,11 +296,12 @@ static int create_keyval(enum mpirma_hkind kind,
 	kv->del = del;
 	kv->extra = extra;
 	kv->refs = 1;
-	*keyval = mpirma_handle_alloc(MPIRMA_HK_KEYVAL, kv);
-	if (!*keyval) {
+	kv->handle = mpirma_handle_alloc(MPIRMA_HK_KEYVAL, kv);
+	if (!kv->handle) {
 		free(kv);
 		return mpirma_err(MPI_ERR_NO_MEM, "out of keyval handles");
 	}
+	*keyval = kv->handle;
 	return MPI_SUCCESS;
 }
 
@@ -303,8 +316,14 @@ static int free_keyval(int *keyval, enum mpirma_hkind kind)
 	ret = keyval_check(*keyval, kind, &kv);
 	if (ret)
 		return ret;
-	mpirma_handle_free(MPIRMA_HK_KEYVAL, *keyval);
-	keyval_unref(kv);
+	/*
+	 * Freeing again while attributes still hold it does nothing: a delete
+	 * callback may free the keyval it was called for, as MPICH allows.
+	 */
+	if (!kv->freed) {
+		kv->freed = true;
+		keyval_unref(kv);
+	}
 	*keyval = MPI_KEYVAL_INVALID;
 	return MPI_SUCCESS;
 }
@@ -338,6 +357,8 @@ static int set_attr(enum mpirma_hkind kind, int handle, int keyval, void *val)
 
 	if (ret)
 		return ret;
+	if (kv->freed)
+		return mpirma_err(MPI_ERR_KEYVAL, "keyval %d was freed", keyval);
 	p = attr_find(h, kv);
 	if (!p)
 		return attr_append(h, keyval, kv, val);
@@ -345,6 +366,10 @@ static int set_attr(enum mpirma_hkind kind, int handle, int keyval, void *val)
 	ret = attr_delete_cb(kv, handle, keyval, (*p)->val);
 	if (ret)
 		return ret;
+	/* the callback may have deleted attributes, this one too */
+	p = attr_find(h, kv);
+	if (!p)
+		return attr_append(h, keyval, kv, val);
 	(*p)->val = val;
 	return MPI_SUCCESS;
 }
@@ -363,11 +388,16 @@ static int delete_attr(enum mpirma_hkind kind, int handle, int keyval)
 	if (!p)
 		return mpirma_err(MPI_ERR_KEYVAL, "no attribute with keyval %d",
 				  keyval);
+	/* Unlinked first: the callback may delete other attributes. */
 	a = *p;
-	ret = attr_delete_cb(kv, handle, keyval, a->val);
-	if (ret)
-		return ret;
 	*p = a->next;
+	ret = attr_delete_cb(kv, handle, keyval, a->val);
+	if (ret) {
+		/* a failed callback leaves the attribute set */
+		a->next = h->attrs;
+		h->attrs = a;
+		return ret;
+	}
 	keyval_unref(kv);
 	free(a);
 	return MPI_SUCCESS;

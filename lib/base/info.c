@@ -26,27 +26,44 @@ static bool info_env_ready;
 
 static int info_add(struct mpirma_info *in, const char *key, const char *val);
 
-/* MPI_INFO_ENV, filled on first use. */
-static struct mpirma_info *env_info(void)
+/*
+ * The keys of MPI_INFO_ENV into @in: how the job was started (maxprocs from
+ * the launcher before MPI_Init too), where, on which host.  MPI class.
+ */
+static int env_fill(struct mpirma_info *in)
 {
 	char buf[64], wdir[1024];
+	const char *size = getenv("MPIRMA_SIZE");
+	int ret;
 
-	if (info_env_ready)
-		return &info_env;
-	info_env_ready = true;
-	snprintf(buf, sizeof(buf), "%d", mpirma_proc.size ? mpirma_proc.size : 1);
-	info_add(&info_env, "maxprocs", buf);
+	if (mpirma_proc.size)
+		snprintf(buf, sizeof(buf), "%d", mpirma_proc.size);
+	else
+		snprintf(buf, sizeof(buf), "%d", size && atoi(size) > 0 ?
+			 atoi(size) : 1);
+	ret = info_add(in, "maxprocs", buf);
 	snprintf(buf, sizeof(buf), "%s",
 		 mpirma_proc.thread_level == MPI_THREAD_SERIALIZED ?
 		 "MPI_THREAD_SERIALIZED" :
 		 mpirma_proc.thread_level == MPI_THREAD_FUNNELED ?
 		 "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE");
-	info_add(&info_env, "thread_level", buf);
-	if (getcwd(wdir, sizeof(wdir)))
-		info_add(&info_env, "wdir", wdir);
-	if (gethostname(buf, sizeof(buf)) == 0) {
+	if (!ret)
+		ret = info_add(in, "thread_level", buf);
+	if (!ret && getcwd(wdir, sizeof(wdir)))
+		ret = info_add(in, "wdir", wdir);
+	if (!ret && gethostname(buf, sizeof(buf)) == 0) {
 		buf[sizeof(buf) - 1] = '\0';
-		info_add(&info_env, "host", buf);
+		ret = info_add(in, "host", buf);
+	}
+	return ret;
+}
+
+/* MPI_INFO_ENV, filled on first use. */
+static struct mpirma_info *env_info(void)
+{
+	if (!info_env_ready) {
+		info_env_ready = true;
+		env_fill(&info_env);
 	}
 	return &info_env;
 }
@@ -391,3 +408,47 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Info_dup)
+
+/*
+ * MPI_Info_create_env (MPI-4): MPI_INFO_ENV's keys, and "command" and
+ * "argv" (the arguments after the command, blank-separated) from @argc and
+ * @argv when given.  Allowed before MPI_Init and after MPI_Finalize.
+ */
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+	MPIRMA_LOCK_GUARD();
+	struct mpirma_info *in;
+	char *args = NULL;
+	size_t len = 1;
+	int i, ret;
+
+	if (!info)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "info is NULL");
+	ret = PMPI_Info_create(info);
+	if (ret)
+		return ret;
+	in = info_get(*info);
+	ret = env_fill(in);
+	if (!ret && argc > 0 && argv && argv[0]) {
+		ret = info_add(in, "command", argv[0]);
+		for (i = 1; i < argc && argv[i]; i++)
+			len += strlen(argv[i]) + 1;
+		args = calloc(1, len);
+		if (!ret && !args)
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		for (i = 1; !ret && i < argc && argv[i]; i++) {
+			if (i > 1)
+				strcat(args, " ");
+			strcat(args, argv[i]);
+		}
+		if (!ret)
+			ret = info_add(in, "argv", args);
+		free(args);
+	}
+	if (ret) {
+		PMPI_Info_free(info);
+		return mpirma_raise(ret, MPIRMA_FUNC, NULL);
+	}
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Info_create_env)

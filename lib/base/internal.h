@@ -432,6 +432,27 @@ void mpirma_abort_job(int code) __attribute__((noreturn));
 void mpirma_errhandler_ref(MPI_Errhandler e);
 void mpirma_errhandler_unref(MPI_Errhandler e);
 
+/* status.c: the library's statuses */
+/*
+ * The status of a request that communicated nothing: source MPI_ANY_SOURCE,
+ * tag MPI_ANY_TAG, error MPI_SUCCESS, count 0, not cancelled.
+ */
+void mpirma_status_empty(MPI_Status *st);
+
+/* Fills a status (not cancelled). */
+void mpirma_status_set(MPI_Status *st, int source, int tag, int error,
+		       MPI_Count bytes);
+
+/*
+ * A user's status from a call that returns one: all but MPI_ERROR, which
+ * "message-passing calls do not modify" but for MPI_ERR_IN_STATUS of the
+ * calls with arrays of statuses (MPI 3.2.5).  @out may be
+ * MPI_STATUS_IGNORE or NULL.  mpirma_status_out copies @st, _user sets.
+ */
+void mpirma_status_out(MPI_Status *out, const MPI_Status *st);
+void mpirma_status_user(MPI_Status *out, int source, int tag,
+			MPI_Count bytes);
+
 /* ------------------------------------------------------------ base-private */
 
 /* error.c: the value of the MPI_LASTUSEDCODE attribute. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * status.c - the status setters for generalized requests and layered
- * libraries: MPI_Status_set_elements(_x) and MPI_Status_set_cancelled.
+ * libraries: MPI_Status_set_elements(_x) and MPI_Status_set_cancelled;
+ * the library's own (mpirma_status_*), which the requests use.
  * A status holds the bytes received (mpirma_count), from which
  * MPI_Get_count and MPI_Get_elements (datatype.c) compute their answers,
  * so a setter stores the bytes that @count elements of the type occupy.
@@ -94,3 +95,38 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 			    "type class %d has %d bytes", typeclass, size);
 }
 MPIRMA_ALIAS(Type_match_size)
+
+void mpirma_status_empty(MPI_Status *st)
+{
+	mpirma_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
+}
+
+void mpirma_status_set(MPI_Status *st, int source, int tag, int error,
+		       MPI_Count bytes)
+{
+	st->MPI_SOURCE = source;
+	st->MPI_TAG = tag;
+	st->MPI_ERROR = error;
+	st->mpirma_cancelled = 0;
+	st->mpirma_count = bytes;
+}
+
+void mpirma_status_out(MPI_Status *out, const MPI_Status *st)
+{
+	int err;
+
+	if (!out || out == MPI_STATUS_IGNORE)
+		return;
+	err = out->MPI_ERROR;
+	*out = *st;
+	out->MPI_ERROR = err;
+}
+
+void mpirma_status_user(MPI_Status *out, int source, int tag,
+			MPI_Count bytes)
+{
+	MPI_Status st;
+
+	mpirma_status_set(&st, source, tag, MPI_SUCCESS, bytes);
+	mpirma_status_out(out, &st);
+}

@@ -93,6 +93,14 @@ void mpirma_comm_unref(struct mpirma_comm *c)
 		free(c);
 }
 
+void mpirma_comm_set_spares(struct mpirma_comm *c, uint64_t first,
+			    uint64_t len)
+{
+	c->spares = len < 32 ? (int)len : 32;
+	c->spare_span = c->spares ? len / c->spares : 0;
+	c->spare_ctx = first;
+}
+
 /* Fills ranks, job2rank and rank of @c from @n job ranks. */
 static int comm_set_ranks(struct mpirma_comm *c, int n, const int *ranks)
 {
@@ -146,6 +154,7 @@ int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
 	mpirma_errhandler_ref(c->hdr.errhandler);
 	c->refs = 1;
 	c->ctx = ctx;
+	mpirma_comm_set_spares(c, ctx + 1, MPIRMA_CTX_BLOCK);
 	c->info = MPI_INFO_NULL;
 	c->handle = mpirma_handle_alloc(MPIRMA_HK_COMM, c);
 	if (!c->handle) {
@@ -234,7 +243,7 @@ static uint64_t take_context(const uint64_t *next, int n)
 	for (i = 0; i < n; i++)
 		if (next[i] > max)
 			max = next[i];
-	mpirma_proc.next_ctx = max + 1;
+	mpirma_ctx_take(max);
 	return max;
 }
 
@@ -277,6 +286,11 @@ int mpirma_comm_setup(void)
 	self.handle = MPI_COMM_SELF;
 	world.ctx = MPIRMA_CTX_WORLD;
 	self.ctx = MPIRMA_CTX_SELF;
+	/* their spares: the first ids after the fixed ones */
+	mpirma_comm_set_spares(&world, MPIRMA_CTX_FIRST, MPIRMA_CTX_BLOCK);
+	mpirma_comm_set_spares(&self, MPIRMA_CTX_FIRST + MPIRMA_CTX_BLOCK,
+			       MPIRMA_CTX_BLOCK);
+	mpirma_ctx_take(MPIRMA_CTX_FIRST + MPIRMA_CTX_BLOCK);
 	world.refs = self.refs = 1;
 	world.info = self.info = MPI_INFO_NULL;
 	return MPI_SUCCESS;
@@ -342,11 +356,12 @@ int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 	if (!c)
 		return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", comm);
-	ret = mpirma_comm_intra_only(c, "splitting");
-	if (ret)
-		return ret;
 	if (color < 0 && color != MPI_UNDEFINED)
 		return mpirma_err(MPI_ERR_ARG, "negative color %d", color);
+	if (!newcomm)
+		return mpirma_err(MPI_ERR_ARG, "newcomm is NULL");
+	if (c->inter)
+		return mpirma_intercomm_split(c, color, key, newcomm);
 	me.next_ctx = mpirma_proc.next_ctx;
 	all = malloc(c->size * sizeof(*all));
 	next = malloc(c->size * sizeof(*next));
@@ -404,35 +419,32 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
 }
 MPIRMA_ALIAS(Comm_split_type)
 
-/* Is every member of @g a member of @c? */
+/* Is every member of @g a member of @c (of its local group)? */
 static bool group_in_comm(struct mpirma_group *g, struct mpirma_comm *c)
 {
 	int i;
 
 	for (i = 0; i < g->size; i++)
-		if (mpirma_comm_rank_of_job(c, g->ranks[i]) == MPI_UNDEFINED)
+		if (c->job2rank[g->ranks[i]] < 0)
 			return false;
 	return true;
 }
 
 /*
  * The arguments of Comm_create and Comm_create_group (@tag: 0 for
- * Comm_create, which has none): @group, a subset of @c, which must be an
- * intra-communicator (@fn names the call).  MPI class (recorded).
+ * Comm_create, which has none): @group, a subset of @c's (local) group.
+ * MPI class (recorded).
  */
 static int create_check(struct mpirma_comm *c, MPI_Group group, int tag,
-			const char *fn, struct mpirma_group **g)
+			MPI_Comm *newcomm, struct mpirma_group **g)
 {
-	int ret;
-
 	*g = mpirma_group_get(group);
 	if (!*g)
 		return mpirma_err(MPI_ERR_GROUP, "invalid group %d", group);
 	if (tag < 0)
 		return mpirma_err(MPI_ERR_TAG, "negative tag %d", tag);
-	ret = mpirma_comm_intra_only(c, fn);
-	if (ret)
-		return ret;
+	if (!newcomm)
+		return mpirma_err(MPI_ERR_ARG, "newcomm is NULL");
 	if (!group_in_comm(*g, c))
 		return mpirma_err(MPI_ERR_GROUP, "the group is not a subset "
 				  "of the communicator");
@@ -448,9 +460,18 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	ret = create_check(c, group, 0, MPIRMA_FUNC, &g);
-	if (!ret)
-		ret = mpirma_comm_new_context(c, &ctx);
+	ret = create_check(c, group, 0, newcomm, &g);
+	/*
+	 * Of an inter-communicator: both groups give their subsets (one group
+	 * each side), a split with the members' group ranks as keys.
+	 */
+	if (!ret && c->inter)
+		ret = mpirma_intercomm_split(c, g->rank == MPI_UNDEFINED ?
+					     MPI_UNDEFINED : 0, g->rank,
+					     newcomm);
+	if (ret || c->inter)
+		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+	ret = mpirma_comm_new_context(c, &ctx);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	*newcomm = MPI_COMM_NULL;
@@ -471,7 +492,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	ret = create_check(c, group, tag, MPIRMA_FUNC, &g);
+	ret = mpirma_comm_intra_only(c, MPIRMA_FUNC);
+	if (!ret)
+		ret = create_check(c, group, tag, newcomm, &g);
 	if (ret)
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 	*newcomm = MPI_COMM_NULL;

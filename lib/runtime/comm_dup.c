@@ -2,8 +2,13 @@
 /*
  * comm_dup.c - duplicating communicators: MPI_Comm_dup, _dup_with_info,
  * and the nonblocking MPI_Comm_idup and _idup_with_info, which duplicate
- * at once and return a complete request (the duplicate is collective over
- * the communicator either way: every member calls it in the same order).
+ * at once and return a complete request.  The blocking forms agree on a new
+ * context id; idup takes the next of the ids every member set aside for
+ * the communicator when it was made (its spares, runtime.h), so it needs no
+ * other member and never waits for one, as the standard requires of a
+ * nonblocking call.  The communicator it makes gets the ids that spare owns
+ * as its own spares (three levels of idups deep).  A communicator that has
+ * used up its spares agrees as the blocking forms do.
  *
  * A duplicate has the same ranks (intra) or groups (inter), a new context
  * id, the info given or the old communicator's, its topology, and its
@@ -20,16 +25,25 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 		    MPI_Request *request, const char *fn)
 {
 	struct mpirma_comm *c = mpirma_comm_get(comm), *n;
-	uint64_t ctx;
-	int ret;
+	uint64_t ctx, span = 0;
+	bool spare;
+	int ret = MPI_SUCCESS;
 
 	if (!c)
 		return mpirma_raise(MPI_ERR_COMM, fn, "invalid communicator %d",
 				    comm);
+	spare = request && c->spares > 0;
+	if (spare) {
+		span = c->spare_span;
+		ctx = c->spare_ctx;
+		c->spare_ctx += span;
+		c->spares--;
+	}
 	if (c->inter) {
-		ret = mpirma_intercomm_dup(c, newcomm);
+		ret = mpirma_intercomm_dup(c, spare ? &ctx : NULL, newcomm);
 	} else {
-		ret = mpirma_comm_new_context(c, &ctx);
+		if (!spare)
+			ret = mpirma_comm_new_context(c, &ctx);
 		if (!ret)
 			ret = mpirma_comm_new(c, c->size, c->ranks, ctx,
 					      newcomm);
@@ -37,6 +51,9 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	if (ret)
 		return mpirma_raise_comm(comm, ret, fn, NULL);
 	n = mpirma_comm_get(*newcomm);
+	/* its own spares: the ids the spare owns */
+	if (spare)
+		mpirma_comm_set_spares(n, ctx + 1, span - 1);
 	if (info == -1)
 		info = c->info;
 	if (info != MPI_INFO_NULL)

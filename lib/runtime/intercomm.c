@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * intercomm.c - inter-communicators: MPI_Intercomm_create,
- * MPI_Intercomm_merge, and MPI_Comm_dup of an inter-communicator.
+ * MPI_Intercomm_merge, and MPI_Comm_dup, MPI_Comm_split and MPI_Comm_create
+ * of an inter-communicator.
  *
  * An inter-communicator is a communicator (struct mpirma_comm) whose own
  * group is the local one and whose point-to-point ranks name the remote
@@ -99,30 +100,36 @@ static int inter_new(struct mpirma_comm *parent, int ln, const int *lranks,
 }
 
 /*
- * The leaders of inter-communicator @c swap @mine for the other group's
- * hello, which every member then has in *@theirs.  Collective over @c.
+ * The leaders of inter-communicator @c swap @mlen bytes @mine for the other
+ * group's @tlen bytes, which every member then has in @theirs.  Collective
+ * over @c.  MPI class.
  */
-static int inter_hello(struct mpirma_comm *c, const struct inter_hello *mine,
-		       struct inter_hello *theirs)
+static int inter_swap(struct mpirma_comm *c, const void *mine, size_t mlen,
+		      void *theirs, size_t tlen)
 {
 	struct mpirma_msg m;
 	int ret = MPI_SUCCESS;
 
 	if (c->rank == 0) {
 		ret = mpirma_msg_send(c->rranks[0], MPIRMA_TAG_INTERCOMM,
-				      mpirma_ctx_coll(c), mine, sizeof(*mine));
+				      mpirma_ctx_coll(c), mine, mlen);
 		if (ret < 0)
 			return mpirma_err_errno(ret, "sending to the remote "
 						"leader");
 		ret = mpirma_msg_recv(0, (uint32_t)c->rranks[0],
 				      MPIRMA_TAG_INTERCOMM, mpirma_ctx_coll(c),
-				      theirs, sizeof(*theirs), &m);
+				      theirs, tlen, &m);
 		if (ret < 0)
 			return mpirma_err_errno(ret, "receiving from the "
 						"remote leader");
 	}
-	return mpirma_coll_bcast(c->local, theirs, sizeof(*theirs), MPI_BYTE,
-				 0);
+	return mpirma_coll_bcast(c->local, theirs, (int)tlen, MPI_BYTE, 0);
+}
+
+static int inter_hello(struct mpirma_comm *c, const struct inter_hello *mine,
+		       struct inter_hello *theirs)
+{
+	return inter_swap(c, mine, sizeof(*mine), theirs, sizeof(*theirs));
 }
 
 /* A context id new to both groups of @c; collective over @c. */
@@ -139,19 +146,114 @@ static int inter_context(struct mpirma_comm *c, int high, uint64_t *ctx,
 		return ret;
 	*ctx = mine.next_ctx > theirs->next_ctx ? mine.next_ctx :
 	       theirs->next_ctx;
-	mpirma_proc.next_ctx = *ctx + 1;
+	mpirma_ctx_take(*ctx);
 	return MPI_SUCCESS;
 }
 
-int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out)
+int mpirma_intercomm_dup(struct mpirma_comm *c, const uint64_t *spare,
+			 MPI_Comm *out)
 {
 	struct inter_hello theirs;
 	uint64_t ctx;
-	int ret;
+	int ret = MPI_SUCCESS;
 
-	ret = inter_context(c, 0, &ctx, &theirs);
+	if (spare)
+		ctx = *spare;
+	else
+		ret = inter_context(c, 0, &ctx, &theirs);
 	return ret ? ret : inter_new(c, c->size, c->ranks, c->rsize,
 				     c->rranks, ctx, out);
+}
+
+/* One member's part in an inter-communicator split. */
+struct inter_split {
+	int32_t color;
+	int32_t key;
+	uint64_t next_ctx;
+};
+
+static int cmp_split(const void *a, const void *b)
+{
+	const int *x = a, *y = b;	/* key, rank */
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/*
+ * The job ranks of the @n members @all of one group (job ranks @ranks)
+ * whose colour is @color, ordered by key then rank, into @out; their count.
+ */
+static int split_members(const struct inter_split *all, int n,
+			 const int *ranks, int color, int *out)
+{
+	int (*mem)[2] = malloc((n ? n : 1) * sizeof(*mem));
+	int i, k = 0;
+
+	if (!mem)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (all[i].color == color) {
+			mem[k][0] = all[i].key;
+			mem[k++][1] = i;
+		}
+	qsort(mem, k, sizeof(*mem), cmp_split);
+	for (i = 0; i < k; i++)
+		out[i] = ranks[mem[i][1]];
+	free(mem);
+	return k;
+}
+
+int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
+			   MPI_Comm *newcomm)
+{
+	struct inter_split me = { color, key, mpirma_proc.next_ctx };
+	struct inter_split *loc, *rem;
+	int *lranks = NULL, *rranks = NULL, ln, rn, i, ret;
+	uint64_t ctx = 0;
+
+	*newcomm = MPI_COMM_NULL;
+	loc = malloc(c->size * sizeof(*loc));
+	rem = malloc(c->rsize * sizeof(*rem));
+	if (!loc || !rem) {
+		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		goto out;
+	}
+	/* Every member of both groups learns every colour and key. */
+	ret = mpirma_coll_allgather_bytes(c->local, &me, sizeof(me), loc);
+	if (!ret)
+		ret = inter_swap(c, loc, c->size * sizeof(*loc), rem,
+				 c->rsize * sizeof(*rem));
+	if (ret)
+		goto out;
+	/* One id for every colour: the new communicators are disjoint. */
+	for (i = 0; i < c->size; i++)
+		ctx = loc[i].next_ctx > ctx ? loc[i].next_ctx : ctx;
+	for (i = 0; i < c->rsize; i++)
+		ctx = rem[i].next_ctx > ctx ? rem[i].next_ctx : ctx;
+	mpirma_ctx_take(ctx);
+	if (color == MPI_UNDEFINED)
+		goto out;
+	lranks = malloc(c->size * sizeof(int));
+	rranks = malloc(c->rsize * sizeof(int));
+	if (!lranks || !rranks) {
+		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		goto out;
+	}
+	ln = split_members(loc, c->size, c->ranks, color, lranks);
+	rn = split_members(rem, c->rsize, c->rranks, color, rranks);
+	if (ln < 0 || rn < 0)
+		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	/* No remote member of this colour: MPI_COMM_NULL, as the standard says */
+	else if (rn > 0)
+		ret = inter_new(c, ln, lranks, rn, rranks, ctx, newcomm);
+out:
+	free(loc);
+	free(rem);
+	free(lranks);
+	free(rranks);
+	return ret;
 }
 
 /* ------------------------------------------------------------ API */
@@ -245,7 +347,7 @@ static int intercomm_create(struct mpirma_comm *lc, int local_leader,
 	if (!ret) {
 		ctx = mine.next_ctx > theirs.next_ctx ? mine.next_ctx :
 		      theirs.next_ctx;
-		mpirma_proc.next_ctx = ctx + 1;
+		mpirma_ctx_take(ctx);
 		ret = inter_new(lc, lc->size, lc->ranks, theirs.size, rranks,
 				ctx, newintercomm);
 	}

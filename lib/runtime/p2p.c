@@ -460,9 +460,7 @@ static int recv_setup(struct p2p_recv *r, void *buf, int count,
 /* p2p.h */
 void mpirma_p2p_null_status(MPI_Status *status)
 {
-	if (status && status != MPI_STATUS_IGNORE)
-		mpirma_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG,
-				  MPI_SUCCESS, 0);
+	mpirma_status_user(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 }
 
 /* A blocking receive; the class of the receive (status filled). */
@@ -487,8 +485,7 @@ int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 	if (!ret) {
 		recv_progress(&r.req, 1);
 		ret = r.req.status.MPI_ERROR;
-		if (status && status != MPI_STATUS_IGNORE)
-			*status = r.req.status;
+		mpirma_status_out(status, &r.req.status);
 	}
 	recv_release(&r.req);
 	return ret;

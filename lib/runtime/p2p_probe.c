@@ -78,10 +78,9 @@ static int probe(int source, int tag, MPI_Comm comm, unsigned int flags,
 				       m->msg_tag))
 			continue;
 		*found = 1;
-		if (status && status != MPI_STATUS_IGNORE)
-			mpirma_status_set(status,
-					  mpirma_comm_rank_of_job(*c, m->source),
-					  m->msg_tag, MPI_SUCCESS, m->msg_len);
+		mpirma_status_user(status,
+				   mpirma_comm_rank_of_job(*c, m->source),
+				   m->msg_tag, m->msg_len);
 		return MPI_SUCCESS;
 	}
 }
@@ -212,10 +211,8 @@ static int mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 	cap = (size_t)count * t->size;
 	mpirma_dtype_unpack(t, pm->data, pm->len < cap ? pm->len : cap, buf,
 			    count);
-	if (status && status != MPI_STATUS_IGNORE)
-		mpirma_status_set(status, pm->source, pm->tag,
-				  pm->len > cap ? MPI_ERR_TRUNCATE :
-				  MPI_SUCCESS, pm->len < cap ? pm->len : cap);
+	mpirma_status_user(status, pm->source, pm->tag,
+			   pm->len < cap ? pm->len : cap);
 	ret = pm->len > cap ?
 	      mpirma_err(MPI_ERR_TRUNCATE, "the message has %zu bytes, the "
 			 "buffer room for %zu", pm->len, cap) : MPI_SUCCESS;
@@ -253,6 +250,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
 	ret = mrecv(buf, count, datatype, message, &st, &comm);
 	if (ret && ret != MPI_ERR_TRUNCATE)
 		return RAISE_COMM(comm, ret, NULL);
+	/* the request's own status carries the class (mrecv leaves it) */
+	st.MPI_ERROR = ret;
 	ret = mpirma_request_new_done(comm, MPI_WIN_NULL, ret, request);
 	if (!ret) {
 		struct mpirma_request *r = mpirma_request_get(*request);

@@ -30,21 +30,6 @@
 static struct mpirma_request **orphans;
 static int norphans, orphans_cap;
 
-void mpirma_status_empty(MPI_Status *st)
-{
-	mpirma_status_set(st, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0);
-}
-
-void mpirma_status_set(MPI_Status *st, int source, int tag, int error,
-		       MPI_Count bytes)
-{
-	st->MPI_SOURCE = source;
-	st->MPI_TAG = tag;
-	st->MPI_ERROR = error;
-	st->mpirma_cancelled = 0;
-	st->mpirma_count = bytes;
-}
-
 void mpirma_request_complete(struct mpirma_request *r, int source, int tag,
 			     int error, MPI_Count bytes)
 {
@@ -183,14 +168,18 @@ static int raise_on(MPI_Comm comm, MPI_Win win, int err, const char *fn)
  * Hands a completed request's status to the caller and frees the request.
  * Returns its error class, else the class freeing it failed with (a
  * generalized request's free_fn); @comm and @win receive where to raise it.
+ * @many: a call with an array of statuses, whose MPI_ERROR it sets (the
+ * caller restores them unless it returns MPI_ERR_IN_STATUS).
  */
 static int finish(MPI_Request *slot, struct mpirma_request *r,
-		  MPI_Status *status, MPI_Comm *comm, MPI_Win *win)
+		  MPI_Status *status, MPI_Comm *comm, MPI_Win *win, bool many)
 {
 	int err = r->status.MPI_ERROR, ret;
 
-	if (status && status != MPI_STATUS_IGNORE)
+	if (many && status && status != MPI_STATUS_IGNORE)
 		*status = r->status;
+	else
+		mpirma_status_out(status, &r->status);
 	*comm = r->comm;
 	*win = r->win;
 	if (r->persistent) {	/* inactive again, ready for MPI_Start */
@@ -202,7 +191,7 @@ static int finish(MPI_Request *slot, struct mpirma_request *r,
 	*slot = MPI_REQUEST_NULL;
 	if (err == MPI_SUCCESS && ret != MPI_SUCCESS) {
 		err = ret;
-		if (status && status != MPI_STATUS_IGNORE)
+		if (many && status && status != MPI_STATUS_IGNORE)
 			status->MPI_ERROR = ret;
 	}
 	return err;
@@ -246,7 +235,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	mpirma_request_progress(r, 1);
-	err = finish(request, r, status, &comm, &win);
+	err = finish(request, r, status, &comm, &win, false);
 	return raise_on(comm, win, err, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Wait)
@@ -276,7 +265,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	*flag = r->done;
 	if (!r->done)
 		return MPI_SUCCESS;
-	err = finish(request, r, status, &comm, &win);
+	err = finish(request, r, status, &comm, &win, false);
 	return raise_on(comm, win, err, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Test)
@@ -289,39 +278,46 @@ static MPI_Status *status_at(MPI_Status *arr, int i)
 
 /*
  * Completes every done request of @reqs; @all: every one is done.  Fills
- * statuses; returns MPI_ERR_IN_STATUS if any failed (with MPI_ERROR set in
- * every status, MPI_ERR_PENDING for the ones not done), and where to raise.
+ * statuses; returns MPI_ERR_IN_STATUS if any failed (then with MPI_ERROR
+ * set in every status, MPI_ERR_PENDING for the ones not done; otherwise
+ * MPI_ERROR is left alone), and where to raise.
  */
 static int finish_many(int count, MPI_Request reqs[], MPI_Status sts[],
 		       MPI_Comm *ecomm, MPI_Win *ewin)
 {
-	int i, failed = 0;
+	int i, failed = 0, *codes = malloc((count ? count : 1) * sizeof(int));
 
 	*ecomm = MPI_COMM_NULL;
 	*ewin = MPI_WIN_NULL;
 	for (i = 0; i < count; i++) {
 		struct mpirma_request *r = live_get(reqs[i]);
-		MPI_Status tmp, *st = status_at(sts, i);
+		MPI_Status tmp = { 0 }, *st = status_at(sts, i);
 		MPI_Comm comm;
 		MPI_Win win;
-		int err;
+		int err = MPI_SUCCESS;
 
 		if (reqs[i] == MPI_REQUEST_NULL || !r) {
 			if (st)
-				mpirma_status_empty(st);
-			continue;
+				mpirma_status_user(st, MPI_ANY_SOURCE,
+						   MPI_ANY_TAG, 0);
+		} else if (!r->done) {
+			err = MPI_ERR_PENDING;
+		} else {
+			/* without codes (no memory), the statuses get them */
+			err = finish(&reqs[i], r, st ? st : &tmp, &comm, &win,
+				     !codes);
+			if (err && !failed++) {
+				*ecomm = comm;
+				*ewin = win;
+			}
 		}
-		if (!r->done) {
-			if (st)
-				st->MPI_ERROR = MPI_ERR_PENDING;
-			continue;
-		}
-		err = finish(&reqs[i], r, st ? st : &tmp, &comm, &win);
-		if (err && !failed++) {
-			*ecomm = comm;
-			*ewin = win;
-		}
+		if (codes)
+			codes[i] = err;
 	}
+	for (i = 0; failed && codes && i < count; i++)
+		if (status_at(sts, i))
+			status_at(sts, i)->MPI_ERROR = codes[i];
+	free(codes);
 	return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
@@ -469,15 +465,17 @@ static int some(int count, MPI_Request reqs[], bool block, int *index,
 {
 	struct mpirma_request **pending;
 	bool *done = NULL, blocked = false;
-	int i, n = 0, npending, spins = 0, err = MPI_SUCCESS, ret;
+	int i, n = 0, npending, spins = 0, err = MPI_SUCCESS, ret, *codes;
 	MPI_Comm ecomm = MPI_COMM_NULL;
 	MPI_Win ewin = MPI_WIN_NULL;
 
 	pending = malloc((count ? count : 1) * sizeof(*pending));
+	codes = malloc((count ? count : 1) * sizeof(*codes));
 	if (block)
 		done = malloc((count ? count : 1) * sizeof(*done));
-	if (!pending || (block && !done)) {
+	if (!pending || !codes || (block && !done)) {
 		free(pending);
+		free(codes);
 		free(done);
 		return mpirma_raise(MPI_ERR_NO_MEM, fn, "out of memory");
 	}
@@ -491,7 +489,7 @@ static int some(int count, MPI_Request reqs[], bool block, int *index,
 	free(pending);
 	for (i = 0; i < count; i++) {
 		struct mpirma_request *r = live_get(reqs[i]);
-		MPI_Status tmp, *st;
+		MPI_Status tmp = { 0 }, *st;
 		MPI_Comm comm;
 		MPI_Win win;
 
@@ -500,15 +498,17 @@ static int some(int count, MPI_Request reqs[], bool block, int *index,
 			continue;
 		if (index) {
 			free(done);
+			free(codes);
 			if (flag)
 				*flag = 1;
 			*index = i;
-			ret = finish(&reqs[i], r, one, &comm, &win);
+			ret = finish(&reqs[i], r, one, &comm, &win, false);
 			return raise_on(comm, win, ret, fn);
 		}
 		st = status_at(sts, n);
-		indices[n++] = i;
-		ret = finish(&reqs[i], r, st ? st : &tmp, &comm, &win);
+		indices[n] = i;
+		ret = finish(&reqs[i], r, st ? st : &tmp, &comm, &win, false);
+		codes[n++] = ret;
 		if (ret && err == MPI_SUCCESS) {
 			err = MPI_ERR_IN_STATUS;
 			ecomm = comm;
@@ -516,6 +516,11 @@ static int some(int count, MPI_Request reqs[], bool block, int *index,
 		}
 	}
 	free(done);
+	/* MPI_ERROR only with MPI_ERR_IN_STATUS, then in every status */
+	for (i = 0; err && i < n; i++)
+		if (status_at(sts, i))
+			status_at(sts, i)->MPI_ERROR = codes[i];
+	free(codes);
 	if (index) {
 		*index = MPI_UNDEFINED;
 		/* No active request at all counts as complete, status empty. */
@@ -668,8 +673,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	}
 	mpirma_request_progress(r, 0);
 	*flag = r->done;
-	if (r->done && status && status != MPI_STATUS_IGNORE)
-		*status = r->status;
+	if (r->done)
+		mpirma_status_out(status, &r->status);
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Request_get_status)

@@ -22,16 +22,6 @@
 #include "internal.h"
 
 /*
- * The status of a request that communicated nothing: source MPI_ANY_SOURCE,
- * tag MPI_ANY_TAG, error MPI_SUCCESS, count 0, not cancelled.
- */
-void mpirma_status_empty(MPI_Status *st);
-
-/* Fills a status (not cancelled). */
-void mpirma_status_set(MPI_Status *st, int source, int tag, int error,
-		       MPI_Count bytes);
-
-/*
  * Marks @r complete: r->done and r->status (@source, @tag in the
  * communicator's ranks, @error an MPI class, @bytes received).
  */

@@ -58,6 +58,11 @@ int mpirma_group_new(int n, const int *job_ranks, MPI_Group *out);
  *	handle, same context: its messages only ever come from local members)
  *	for the local steps of collectives
  * @nbc_seq: nonblocking collectives started on it: each one's tag (nbc.c)
+ * @spare_ctx, @spares, @spare_span: context ids every member set aside
+ *	for this communicator's MPI_Comm_idup (the next one, how many are
+ *	left, the distance between two), so that idup needs no agreement and
+ *	so never waits (comm_dup.c); each spare owns the @spare_span - 1 ids
+ *	after it, the spares of the communicator its idup makes
  */
 struct mpirma_comm {
 	struct mpirma_objhdr hdr;
@@ -76,7 +81,29 @@ struct mpirma_comm {
 	int *rjob2rank;
 	struct mpirma_comm *local;
 	uint64_t nbc_seq;
+	uint64_t spare_ctx;
+	int spares;
+	uint64_t spare_span;
 };
+
+/*
+ * A new communicator's context @ctx is taken: the caller's next free id
+ * moves past it and past the MPIRMA_CTX_BLOCK ids after it, which become the
+ * new communicator's spares (every member does the same with the same @ctx):
+ * 32 spares, each with 32 for the idup it makes, each with 30 in turn.
+ */
+#define MPIRMA_CTX_BLOCK 32768
+static inline void mpirma_ctx_take(uint64_t ctx)
+{
+	mpirma_proc.next_ctx = ctx + 1 + MPIRMA_CTX_BLOCK;
+}
+
+/*
+ * Gives @c the spares of the @len ids from @first (comm.c): at most 32,
+ * evenly spread.
+ */
+void mpirma_comm_set_spares(struct mpirma_comm *c, uint64_t first,
+			    uint64_t len);
 
 /* The communicator of a handle (MPI_COMM_WORLD/SELF included), or NULL. */
 struct mpirma_comm *mpirma_comm_get(MPI_Comm comm);
@@ -161,8 +188,19 @@ int mpirma_comm_new(struct mpirma_comm *parent, int n, const int *ranks,
  */
 void mpirma_comm_discard(MPI_Comm handle);
 
-/* The duplicate of inter-communicator @c (intercomm.c).  MPI class. */
-int mpirma_intercomm_dup(struct mpirma_comm *c, MPI_Comm *out);
+/*
+ * The duplicate of inter-communicator @c (intercomm.c), with context *@ctx
+ * (one of c's spares), or NULL: agreed on (collective).  MPI class.
+ */
+int mpirma_intercomm_dup(struct mpirma_comm *c, const uint64_t *ctx,
+			 MPI_Comm *out);
+/*
+ * MPI_Comm_split of inter-communicator @c (intercomm.c): the members of
+ * each colour in both groups, MPI_COMM_NULL where the remote group has none.
+ * Collective over both groups.  MPI class.
+ */
+int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
+			   MPI_Comm *newcomm);
 
 /*
  * A context id unique for every member of @parent: the MAX of the members'

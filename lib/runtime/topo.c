@@ -109,21 +109,117 @@ static int coords_to_rank(struct mpirma_topo *t, const int *coords)
 /* The communicator and its Cartesian topology, or a raised error. */
 #define GET_CART(c, t, handle) MPIRMA_GET_TOPO(c, t, handle, MPI_CART)
 
-static int largest_prime_factor(int n)
-{
-	int f, last = n;
+/*
+ * The search for MPI_Dims_create's split of n into k factors: cur[] the
+ * factors chosen so far, non-decreasing; best[] (range: its largest minus
+ * its smallest, -1 before the first) the best complete split found.
+ */
+struct dims_search {
+	int k;
+	const int *divs;	/* the divisors of n, increasing */
+	int ndivs;
+	int *cur;
+	int *best;
+	int range;
+};
 
-	for (f = 2; (long)f * f <= n; f++)
-		while (n % f == 0) {
-			last = f;
-			n /= f;
+/* Is @f to the power @m more than @rest? */
+static bool pow_exceeds(int f, int m, int rest)
+{
+	long long v = 1;
+
+	while (m-- > 0) {
+		v *= f;
+		if (v > rest)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Factor @i onwards of a split of @rest.  The best split has the smallest
+ * range; of equal ranges, the one whose smallest factors are the largest
+ * (compared from the smallest up), which is MPICH's choice too.
+ */
+static void dims_try(struct dims_search *s, int i, int rest)
+{
+	int j, lo = i ? s->cur[i - 1] : 1;
+
+	if (i == s->k - 1) {
+		int range;
+
+		if (rest < lo)
+			return;
+		s->cur[i] = rest;
+		range = rest - s->cur[0];
+		if (s->range >= 0 && range > s->range)
+			return;
+		if (s->range >= 0 && range == s->range) {
+			for (j = 0; j < s->k && s->cur[j] == s->best[j]; j++)
+				;
+			if (j == s->k || s->cur[j] < s->best[j])
+				return;
 		}
-	return n > 1 ? n : last;
+		memcpy(s->best, s->cur, s->k * sizeof(int));
+		s->range = range;
+		return;
+	}
+	for (j = 0; j < s->ndivs; j++) {
+		int f = s->divs[j];
+
+		if (f < lo || rest % f)
+			continue;
+		/* the factors after it are at least f */
+		if (pow_exceeds(f, s->k - i, rest))
+			break;
+		if (i && s->range >= 0 && f - s->cur[0] > s->range)
+			break;
+		s->cur[i] = f;
+		dims_try(s, i + 1, rest / f);
+	}
+}
+
+/*
+ * The most balanced split of @n into @k factors, into @out in
+ * non-increasing order (the standard's "as close to each other as
+ * possible").  MPI class.
+ */
+static int dims_balance(int n, int k, int *out)
+{
+	struct dims_search s = { .k = k, .range = -1 };
+	int *divs, d, i, ret = MPI_SUCCESS;
+
+	divs = malloc(2 * 1600 * sizeof(int));	/* an int has < 1600 */
+	s.cur = malloc(2 * k * sizeof(int));
+	if (!divs || !s.cur) {
+		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		goto out;
+	}
+	s.best = s.cur + k;
+	for (d = 1; (long)d * d <= n; d++)
+		if (n % d == 0) {
+			divs[s.ndivs++] = d;
+			if (d != n / d)
+				divs[1600 + s.ndivs - 1] = n / d;
+		}
+	/* the large halves, increasing after the small ones */
+	for (i = s.ndivs - 1, d = s.ndivs; i >= 0; i--)
+		if (divs[i] != n / divs[i])
+			divs[d++] = divs[1600 + i];
+	s.divs = divs;
+	s.ndivs = d;
+	dims_try(&s, 0, n);
+	for (i = 0; i < k; i++)
+		out[i] = s.best[k - 1 - i];
+out:
+	free(divs);
+	free(s.cur);
+	return ret;
 }
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-	int i, rest = nnodes, nfree = 0, p;
+	int i, rest = nnodes, nfree = 0, p, *split, ret;
 
 	MPIRMA_CHECK_INIT();
 	if (nnodes < 1 || ndims < 0)
@@ -150,39 +246,15 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 					    "to %d", nnodes);
 		return MPI_SUCCESS;
 	}
-	for (i = 0; i < ndims; i++)
+	split = malloc(nfree * sizeof(int));
+	ret = split ? dims_balance(rest, nfree, split) :
+	      mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	/* the free dimensions in non-increasing order, as the standard wants */
+	for (i = 0, p = 0; !ret && i < ndims; i++)
 		if (dims[i] == 0)
-			dims[i] = -1;	/* free, product 1 so far */
-	/*
-	 * Largest prime factors first, each to the free dimension with the
-	 * smallest product: as square as a greedy split gets.
-	 */
-	while (rest > 1) {
-		int best = -1;
-
-		p = largest_prime_factor(rest);
-		for (i = 0; i < ndims; i++)
-			if (dims[i] < 0 && (best < 0 || -dims[i] < -dims[best]))
-				best = i;
-		dims[best] *= p;
-		rest /= p;
-	}
-	/* Free dimensions in non-increasing order, as the standard wants. */
-	for (i = 0; i < ndims; i++) {
-		int j;
-
-		if (dims[i] > 0)
-			continue;
-		for (j = i + 1; j < ndims; j++)
-			if (dims[j] < 0 && -dims[j] > -dims[i]) {
-				int tmp = dims[i];
-
-				dims[i] = dims[j];
-				dims[j] = tmp;
-			}
-		dims[i] = -dims[i];
-	}
-	return MPI_SUCCESS;
+			dims[i] = split[p++];
+	free(split);
+	return mpirma_raise(ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Dims_create)
 
