@@ -123,16 +123,23 @@ static int rma_convert(const struct hy_rma *c, struct rma_inner *v)
  * result may wait for the call that completes it (not an R-call).  Host
  * class.
  */
-static int rma_ship(struct hy_win *w, const struct hy_rma *c,
-		    const struct rma_inner *v, bool defer, const char *fn)
+/* The engine's arguments of @c, with its engine values @v. */
+static inline struct mpirma_rma_args rma_args(const struct hy_rma *c,
+					      const struct rma_inner *v)
 {
-	const struct mpirma_rma_args a = {
+	return (struct mpirma_rma_args){
 		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
 		.otype = v->otype, .raddr = c->raddr, .rcount = c->rcount,
 		.rtype = v->rtype, .caddr = c->caddr, .trank = c->target,
 		.tdisp = c->tdisp, .tcount = c->tcount, .ttype = v->ttype,
 		.op = v->op, .single = c->single,
 	};
+}
+
+static int rma_ship(struct hy_win *w, const struct hy_rma *c,
+		    const struct rma_inner *v, bool defer, const char *fn)
+{
+	const struct mpirma_rma_args a = rma_args(c, v);
 
 	return hy_ship(w, &a, defer, fn);
 }
@@ -231,34 +238,28 @@ rma_fast(MPI_Win win, const struct hy_rma *c, const char *fn, int *ret)
 {
 	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
 	bool result = c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC;
-	MPII_Datatype ot = MPII_DATATYPE_NULL, rt = MPII_DATATYPE_NULL, tt;
-	MPII_Op op = MPII_OP_NULL;
+	struct rma_inner v = { MPII_DATATYPE_NULL, MPII_DATATYPE_NULL,
+			       MPII_DATATYPE_NULL, MPII_OP_NULL };
+	struct mpirma_rma_args a;
 	struct hy_win *w;
 
-	if (c->target < 0 || !hy_type_fast(c->ttype, &tt))
+	if (c->target < 0 || !hy_type_fast(c->ttype, &v.ttype))
 		return false;
 	if (c->kind != MPIRMA_KIND_GET && c->otype == c->ttype)
-		ot = tt;
-	else if (c->kind != MPIRMA_KIND_GET && !hy_type_fast(c->otype, &ot))
+		v.otype = v.ttype;
+	else if (c->kind != MPIRMA_KIND_GET &&
+		 !hy_type_fast(c->otype, &v.otype))
 		return false;
 	if (result && c->rtype == c->ttype)
-		rt = tt;
-	else if (result && !hy_type_fast(c->rtype, &rt))
+		v.rtype = v.ttype;
+	else if (result && !hy_type_fast(c->rtype, &v.rtype))
 		return false;
-	if (acc && !hy_op_fast(c->op, &op))
+	if (acc && !hy_op_fast(c->op, &v.op))
 		return false;
 	w = hy_win_peek(win);
 	if (!w || w->span)
 		return false;
-
-	const struct mpirma_rma_args a = {
-		.kind = c->kind, .oaddr = c->oaddr, .ocount = c->ocount,
-		.otype = ot, .raddr = c->raddr, .rcount = c->rcount,
-		.rtype = rt, .caddr = c->caddr, .trank = c->target,
-		.tdisp = c->tdisp, .tcount = c->tcount, .ttype = tt, .op = op,
-		.single = c->single,
-	};
-
+	a = rma_args(c, &v);
 	*ret = hy_raise(w->host, hy_inner(mpirma_rma_call(w->inner, &a, false)),
 			fn);
 	return true;

@@ -457,53 +457,38 @@ static int flush(MPI_Win win, int rank, bool all, bool local, const char *fn)
 }
 
 /*
- * The fast lane of the flushes, as rma.c's: on a window that spans no
- * nodes, the engine's body without hy.lock; false: flush() decides.
+ * The four flushes: the fast lane, as rma.c's (on a window that spans no
+ * nodes, the engine's body without hy.lock), else flush().
  */
-static inline __attribute__((always_inline)) bool
-flush_fast(MPI_Win win, int rank, bool all, const char *fn, int *ret)
+static inline __attribute__((always_inline)) int
+flush_entry(MPI_Win win, int rank, bool all, bool local, const char *fn)
 {
 	struct hy_win *w = hy_win_peek(win);
 
 	if (!w || w->span || (!all && rank < 0))
-		return false;
-	*ret = hy_raise(w->host, hy_inner(mpirma_win_flush(rank, all,
-							    w->inner)), fn);
-	return true;
+		return flush(win, rank, all, local, fn);
+	return hy_raise(w->host, hy_inner(mpirma_win_flush(rank, all,
+							   w->inner)), fn);
 }
-
-/* The four flushes: NAME, one @rank or ALL, LOCAL completion only. */
-#define HY_FLUSH(NAME, ALL, LOCAL)					\
-	do {								\
-		int ret;						\
-									\
-		if (flush_fast(win, rank, ALL, "MPI_" #NAME, &ret))	\
-			return ret;					\
-		return flush(win, rank, ALL, LOCAL, "MPI_" #NAME);	\
-	} while (0)
 
 int MPI_Win_flush(int rank, MPI_Win win)
 {
-	HY_FLUSH(Win_flush, false, false);
+	return flush_entry(win, rank, false, false, "MPI_Win_flush");
 }
 
 int MPI_Win_flush_all(MPI_Win win)
 {
-	const int rank = 0;
-
-	HY_FLUSH(Win_flush_all, true, false);
+	return flush_entry(win, 0, true, false, "MPI_Win_flush_all");
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-	HY_FLUSH(Win_flush_local, false, true);
+	return flush_entry(win, rank, false, true, "MPI_Win_flush_local");
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
 {
-	const int rank = 0;
-
-	HY_FLUSH(Win_flush_local_all, true, true);
+	return flush_entry(win, 0, true, true, "MPI_Win_flush_local_all");
 }
 
 int MPI_Win_sync(MPI_Win win)

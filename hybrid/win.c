@@ -33,14 +33,14 @@ unsigned int hy_win_seq;
 /* Nodes of freed windows, for the next ones (hy_win_seq); hy.lock. */
 static struct hy_win *spare;
 
-/* A change of the table begins (@begin) or ends; hy.lock. */
-static void table_change(bool begin)
+/* Links @w at @link, a table change (hy_win_seq odd meanwhile); hy.lock. */
+static void table_link(struct hy_win **link, struct hy_win *w)
 {
-	if (!begin)
-		__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&hy_win_seq, hy_win_seq + 1, __ATOMIC_RELAXED);
-	if (begin)
-		__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(link, w, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&hy_win_seq, hy_win_seq + 1, __ATOMIC_RELAXED);
 }
 
 /* win.h */
@@ -298,10 +298,8 @@ out_agree:
 	w->size = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : a->size;
 	w->disp_unit = a->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : a->disp_unit;
 	hy_lock();
-	table_change(true);
 	w->next = *hy_win_bucket(w->host);
-	__atomic_store_n(hy_win_bucket(w->host), w, __ATOMIC_RELAXED);
-	table_change(false);
+	table_link(hy_win_bucket(w->host), w);
 	hy_unlock();
 	*win = w->host;
 	return MPI_SUCCESS;
@@ -413,9 +411,7 @@ static int win_drop(struct hy_win *w, bool *gone)
 		return ret;
 	for (p = hy_win_bucket(w->host); *p != w; p = &(*p)->next)
 		;
-	table_change(true);
-	__atomic_store_n(p, w->next, __ATOMIC_RELAXED);
-	table_change(false);
+	table_link(p, w->next);
 	win_release(w);
 	return ret;
 }
