@@ -316,12 +316,17 @@ typedef struct MPI_Status {
 #define MPI_ERR_IO			57
 /* MPI 4.0: a process the operation depends on has ended. */
 #define MPI_ERR_PROC_ABORTED		58
+/* MPI 4.0: a session argument is wrong; a value does not fit its type. */
+#define MPI_ERR_SESSION			59
+#define MPI_ERR_VALUE_TOO_LARGE		60
 #define MPI_ERR_LASTCODE		63
 
 /* ------------------------------------------------------------ callbacks */
 
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
 			       MPI_Datatype *datatype);
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+				 MPI_Datatype *datatype);
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
@@ -1246,6 +1251,428 @@ MPIRMA_DECL(int, Neighbor_alltoallw_init, (const void *sendbuf,
 					   MPI_Comm comm, MPI_Info info,
 					   MPI_Request *request))
 
+/*
+ * Large-count forms (MPI 4.0) of messages and collectives
+ * (lib/runtime/p2p_count.c, coll_count.c): a count above INT_MAX moves as
+ * one element of a contiguous type; the count and displacement arrays of
+ * the v and w forms, and a user op's count, must fit an int
+ * (MPI_ERR_COUNT otherwise).
+ */
+MPIRMA_DECL(int, Send_c, (const void *buf, MPI_Count count,
+			  MPI_Datatype datatype, int dest, int tag,
+			  MPI_Comm comm))
+MPIRMA_DECL(int, Bsend_c, (const void *buf, MPI_Count count,
+			   MPI_Datatype datatype, int dest, int tag,
+			   MPI_Comm comm))
+MPIRMA_DECL(int, Ssend_c, (const void *buf, MPI_Count count,
+			   MPI_Datatype datatype, int dest, int tag,
+			   MPI_Comm comm))
+MPIRMA_DECL(int, Rsend_c, (const void *buf, MPI_Count count,
+			   MPI_Datatype datatype, int dest, int tag,
+			   MPI_Comm comm))
+MPIRMA_DECL(int, Isend_c, (const void *buf, MPI_Count count,
+			   MPI_Datatype datatype, int dest, int tag,
+			   MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ibsend_c, (const void *buf, MPI_Count count,
+			    MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Issend_c, (const void *buf, MPI_Count count,
+			    MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Irsend_c, (const void *buf, MPI_Count count,
+			    MPI_Datatype datatype, int dest, int tag,
+			    MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Send_init_c, (const void *buf, MPI_Count count,
+			       MPI_Datatype datatype, int dest, int tag,
+			       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Bsend_init_c, (const void *buf, MPI_Count count,
+				MPI_Datatype datatype, int dest, int tag,
+				MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Ssend_init_c, (const void *buf, MPI_Count count,
+				MPI_Datatype datatype, int dest, int tag,
+				MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Rsend_init_c, (const void *buf, MPI_Count count,
+				MPI_Datatype datatype, int dest, int tag,
+				MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Recv_c, (void *buf, MPI_Count count, MPI_Datatype datatype,
+			  int source, int tag, MPI_Comm comm,
+			  MPI_Status *status))
+MPIRMA_DECL(int, Irecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype,
+			   int source, int tag, MPI_Comm comm,
+			   MPI_Request *request))
+MPIRMA_DECL(int, Recv_init_c, (void *buf, MPI_Count count,
+			       MPI_Datatype datatype, int source, int tag,
+			       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Sendrecv_c, (const void *sendbuf, MPI_Count sendcount,
+			      MPI_Datatype sendtype, int dest, int sendtag,
+			      void *recvbuf, MPI_Count recvcount,
+			      MPI_Datatype recvtype, int source, int recvtag,
+			      MPI_Comm comm, MPI_Status *status))
+MPIRMA_DECL(int, Isendrecv_c, (const void *sendbuf, MPI_Count sendcount,
+			       MPI_Datatype sendtype, int dest, int sendtag,
+			       void *recvbuf, MPI_Count recvcount,
+			       MPI_Datatype recvtype, int source, int recvtag,
+			       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Sendrecv_replace_c, (void *buf, MPI_Count count,
+				      MPI_Datatype datatype, int dest,
+				      int sendtag, int source, int recvtag,
+				      MPI_Comm comm, MPI_Status *status))
+MPIRMA_DECL(int, Isendrecv_replace_c, (void *buf, MPI_Count count,
+				       MPI_Datatype datatype, int dest,
+				       int sendtag, int source, int recvtag,
+				       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Mrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype,
+			   MPI_Message *message, MPI_Status *status))
+MPIRMA_DECL(int, Imrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype,
+			    MPI_Message *message, MPI_Request *request))
+MPIRMA_DECL(int, Buffer_attach_c, (void *buffer, MPI_Count size))
+MPIRMA_DECL(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size))
+MPIRMA_DECL(int, Op_create_c, (MPI_User_function_c *user_fn, int commute,
+			       MPI_Op *op))
+MPIRMA_DECL(int, Reduce_local_c, (const void *inbuf, void *inoutbuf,
+				  MPI_Count count, MPI_Datatype datatype,
+				  MPI_Op op))
+MPIRMA_DECL(int, Bcast_c, (void *buffer, MPI_Count count,
+			   MPI_Datatype datatype, int root, MPI_Comm comm))
+MPIRMA_DECL(int, Ibcast_c, (void *buffer, MPI_Count count,
+			    MPI_Datatype datatype, int root, MPI_Comm comm,
+			    MPI_Request *request))
+MPIRMA_DECL(int, Bcast_init_c, (void *buffer, MPI_Count count,
+				MPI_Datatype datatype, int root, MPI_Comm comm,
+				MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Gather_c, (const void *sendbuf, MPI_Count sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    MPI_Count recvcount, MPI_Datatype recvtype,
+			    int root, MPI_Comm comm))
+MPIRMA_DECL(int, Igather_c, (const void *sendbuf, MPI_Count sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     MPI_Count recvcount, MPI_Datatype recvtype,
+			     int root, MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Gather_init_c, (const void *sendbuf, MPI_Count sendcount,
+				 MPI_Datatype sendtype, void *recvbuf,
+				 MPI_Count recvcount, MPI_Datatype recvtype,
+				 int root, MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request))
+MPIRMA_DECL(int, Scatter_c, (const void *sendbuf, MPI_Count sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     MPI_Count recvcount, MPI_Datatype recvtype,
+			     int root, MPI_Comm comm))
+MPIRMA_DECL(int, Iscatter_c, (const void *sendbuf, MPI_Count sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      MPI_Count recvcount, MPI_Datatype recvtype,
+			      int root, MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Scatter_init_c, (const void *sendbuf, MPI_Count sendcount,
+				  MPI_Datatype sendtype, void *recvbuf,
+				  MPI_Count recvcount, MPI_Datatype recvtype,
+				  int root, MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request))
+MPIRMA_DECL(int, Allgather_c, (const void *sendbuf, MPI_Count sendcount,
+			       MPI_Datatype sendtype, void *recvbuf,
+			       MPI_Count recvcount, MPI_Datatype recvtype,
+			       MPI_Comm comm))
+MPIRMA_DECL(int, Iallgather_c, (const void *sendbuf, MPI_Count sendcount,
+				MPI_Datatype sendtype, void *recvbuf,
+				MPI_Count recvcount, MPI_Datatype recvtype,
+				MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Allgather_init_c, (const void *sendbuf, MPI_Count sendcount,
+				    MPI_Datatype sendtype, void *recvbuf,
+				    MPI_Count recvcount, MPI_Datatype recvtype,
+				    MPI_Comm comm, MPI_Info info,
+				    MPI_Request *request))
+MPIRMA_DECL(int, Alltoall_c, (const void *sendbuf, MPI_Count sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      MPI_Count recvcount, MPI_Datatype recvtype,
+			      MPI_Comm comm))
+MPIRMA_DECL(int, Ialltoall_c, (const void *sendbuf, MPI_Count sendcount,
+			       MPI_Datatype sendtype, void *recvbuf,
+			       MPI_Count recvcount, MPI_Datatype recvtype,
+			       MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Alltoall_init_c, (const void *sendbuf, MPI_Count sendcount,
+				   MPI_Datatype sendtype, void *recvbuf,
+				   MPI_Count recvcount, MPI_Datatype recvtype,
+				   MPI_Comm comm, MPI_Info info,
+				   MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_allgather_c, (const void *sendbuf,
+					MPI_Count sendcount,
+					MPI_Datatype sendtype, void *recvbuf,
+					MPI_Count recvcount,
+					MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Ineighbor_allgather_c, (const void *sendbuf,
+					 MPI_Count sendcount,
+					 MPI_Datatype sendtype, void *recvbuf,
+					 MPI_Count recvcount,
+					 MPI_Datatype recvtype, MPI_Comm comm,
+					 MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_allgather_init_c, (const void *sendbuf,
+					     MPI_Count sendcount,
+					     MPI_Datatype sendtype,
+					     void *recvbuf,
+					     MPI_Count recvcount,
+					     MPI_Datatype recvtype,
+					     MPI_Comm comm, MPI_Info info,
+					     MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoall_c, (const void *sendbuf,
+				       MPI_Count sendcount,
+				       MPI_Datatype sendtype, void *recvbuf,
+				       MPI_Count recvcount,
+				       MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Ineighbor_alltoall_c, (const void *sendbuf,
+					MPI_Count sendcount,
+					MPI_Datatype sendtype, void *recvbuf,
+					MPI_Count recvcount,
+					MPI_Datatype recvtype, MPI_Comm comm,
+					MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoall_init_c, (const void *sendbuf,
+					    MPI_Count sendcount,
+					    MPI_Datatype sendtype,
+					    void *recvbuf, MPI_Count recvcount,
+					    MPI_Datatype recvtype,
+					    MPI_Comm comm, MPI_Info info,
+					    MPI_Request *request))
+MPIRMA_DECL(int, Reduce_c, (const void *sendbuf, void *recvbuf,
+			    MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+			    int root, MPI_Comm comm))
+MPIRMA_DECL(int, Ireduce_c, (const void *sendbuf, void *recvbuf,
+			     MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+			     int root, MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Reduce_init_c, (const void *sendbuf, void *recvbuf,
+				 MPI_Count count, MPI_Datatype datatype,
+				 MPI_Op op, int root, MPI_Comm comm,
+				 MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Allreduce_c, (const void *sendbuf, void *recvbuf,
+			       MPI_Count count, MPI_Datatype datatype,
+			       MPI_Op op, MPI_Comm comm))
+MPIRMA_DECL(int, Iallreduce_c, (const void *sendbuf, void *recvbuf,
+				MPI_Count count, MPI_Datatype datatype,
+				MPI_Op op, MPI_Comm comm,
+				MPI_Request *request))
+MPIRMA_DECL(int, Allreduce_init_c, (const void *sendbuf, void *recvbuf,
+				    MPI_Count count, MPI_Datatype datatype,
+				    MPI_Op op, MPI_Comm comm, MPI_Info info,
+				    MPI_Request *request))
+MPIRMA_DECL(int, Scan_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MPIRMA_DECL(int, Iscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
+			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			   MPI_Request *request))
+MPIRMA_DECL(int, Scan_init_c, (const void *sendbuf, void *recvbuf,
+			       MPI_Count count, MPI_Datatype datatype,
+			       MPI_Op op, MPI_Comm comm, MPI_Info info,
+			       MPI_Request *request))
+MPIRMA_DECL(int, Exscan_c, (const void *sendbuf, void *recvbuf,
+			    MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+			    MPI_Comm comm))
+MPIRMA_DECL(int, Iexscan_c, (const void *sendbuf, void *recvbuf,
+			     MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+			     MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Exscan_init_c, (const void *sendbuf, void *recvbuf,
+				 MPI_Count count, MPI_Datatype datatype,
+				 MPI_Op op, MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request))
+MPIRMA_DECL(int, Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf,
+					  MPI_Count recvcount,
+					  MPI_Datatype datatype, MPI_Op op,
+					  MPI_Comm comm))
+MPIRMA_DECL(int, Ireduce_scatter_block_c, (const void *sendbuf, void *recvbuf,
+					   MPI_Count recvcount,
+					   MPI_Datatype datatype, MPI_Op op,
+					   MPI_Comm comm,
+					   MPI_Request *request))
+MPIRMA_DECL(int, Reduce_scatter_block_init_c, (const void *sendbuf,
+					       void *recvbuf,
+					       MPI_Count recvcount,
+					       MPI_Datatype datatype,
+					       MPI_Op op, MPI_Comm comm,
+					       MPI_Info info,
+					       MPI_Request *request))
+MPIRMA_DECL(int, Reduce_scatter_c, (const void *sendbuf, void *recvbuf,
+				    const MPI_Count recvcounts[],
+				    MPI_Datatype datatype, MPI_Op op,
+				    MPI_Comm comm))
+MPIRMA_DECL(int, Ireduce_scatter_c, (const void *sendbuf, void *recvbuf,
+				     const MPI_Count recvcounts[],
+				     MPI_Datatype datatype, MPI_Op op,
+				     MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Reduce_scatter_init_c, (const void *sendbuf, void *recvbuf,
+					 const MPI_Count recvcounts[],
+					 MPI_Datatype datatype, MPI_Op op,
+					 MPI_Comm comm, MPI_Info info,
+					 MPI_Request *request))
+MPIRMA_DECL(int, Gatherv_c, (const void *sendbuf, MPI_Count sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     const MPI_Count recvcounts[],
+			     const MPI_Aint displs[], MPI_Datatype recvtype,
+			     int root, MPI_Comm comm))
+MPIRMA_DECL(int, Igatherv_c, (const void *sendbuf, MPI_Count sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      const MPI_Count recvcounts[],
+			      const MPI_Aint displs[], MPI_Datatype recvtype,
+			      int root, MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Gatherv_init_c, (const void *sendbuf, MPI_Count sendcount,
+				  MPI_Datatype sendtype, void *recvbuf,
+				  const MPI_Count recvcounts[],
+				  const MPI_Aint displs[],
+				  MPI_Datatype recvtype, int root,
+				  MPI_Comm comm, MPI_Info info,
+				  MPI_Request *request))
+MPIRMA_DECL(int, Scatterv_c, (const void *sendbuf,
+			      const MPI_Count sendcounts[],
+			      const MPI_Aint displs[], MPI_Datatype sendtype,
+			      void *recvbuf, MPI_Count recvcount,
+			      MPI_Datatype recvtype, int root, MPI_Comm comm))
+MPIRMA_DECL(int, Iscatterv_c, (const void *sendbuf,
+			       const MPI_Count sendcounts[],
+			       const MPI_Aint displs[], MPI_Datatype sendtype,
+			       void *recvbuf, MPI_Count recvcount,
+			       MPI_Datatype recvtype, int root, MPI_Comm comm,
+			       MPI_Request *request))
+MPIRMA_DECL(int, Scatterv_init_c, (const void *sendbuf,
+				   const MPI_Count sendcounts[],
+				   const MPI_Aint displs[],
+				   MPI_Datatype sendtype, void *recvbuf,
+				   MPI_Count recvcount, MPI_Datatype recvtype,
+				   int root, MPI_Comm comm, MPI_Info info,
+				   MPI_Request *request))
+MPIRMA_DECL(int, Allgatherv_c, (const void *sendbuf, MPI_Count sendcount,
+				MPI_Datatype sendtype, void *recvbuf,
+				const MPI_Count recvcounts[],
+				const MPI_Aint displs[], MPI_Datatype recvtype,
+				MPI_Comm comm))
+MPIRMA_DECL(int, Iallgatherv_c, (const void *sendbuf, MPI_Count sendcount,
+				 MPI_Datatype sendtype, void *recvbuf,
+				 const MPI_Count recvcounts[],
+				 const MPI_Aint displs[],
+				 MPI_Datatype recvtype, MPI_Comm comm,
+				 MPI_Request *request))
+MPIRMA_DECL(int, Allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount,
+				     MPI_Datatype sendtype, void *recvbuf,
+				     const MPI_Count recvcounts[],
+				     const MPI_Aint displs[],
+				     MPI_Datatype recvtype, MPI_Comm comm,
+				     MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_allgatherv_c, (const void *sendbuf,
+					 MPI_Count sendcount,
+					 MPI_Datatype sendtype, void *recvbuf,
+					 const MPI_Count recvcounts[],
+					 const MPI_Aint displs[],
+					 MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Ineighbor_allgatherv_c, (const void *sendbuf,
+					  MPI_Count sendcount,
+					  MPI_Datatype sendtype, void *recvbuf,
+					  const MPI_Count recvcounts[],
+					  const MPI_Aint displs[],
+					  MPI_Datatype recvtype, MPI_Comm comm,
+					  MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_allgatherv_init_c, (const void *sendbuf,
+					      MPI_Count sendcount,
+					      MPI_Datatype sendtype,
+					      void *recvbuf,
+					      const MPI_Count recvcounts[],
+					      const MPI_Aint displs[],
+					      MPI_Datatype recvtype,
+					      MPI_Comm comm, MPI_Info info,
+					      MPI_Request *request))
+MPIRMA_DECL(int, Alltoallv_c, (const void *sendbuf,
+			       const MPI_Count sendcounts[],
+			       const MPI_Aint sdispls[], MPI_Datatype sendtype,
+			       void *recvbuf, const MPI_Count recvcounts[],
+			       const MPI_Aint rdispls[], MPI_Datatype recvtype,
+			       MPI_Comm comm))
+MPIRMA_DECL(int, Ialltoallv_c, (const void *sendbuf,
+				const MPI_Count sendcounts[],
+				const MPI_Aint sdispls[],
+				MPI_Datatype sendtype, void *recvbuf,
+				const MPI_Count recvcounts[],
+				const MPI_Aint rdispls[],
+				MPI_Datatype recvtype, MPI_Comm comm,
+				MPI_Request *request))
+MPIRMA_DECL(int, Alltoallv_init_c, (const void *sendbuf,
+				    const MPI_Count sendcounts[],
+				    const MPI_Aint sdispls[],
+				    MPI_Datatype sendtype, void *recvbuf,
+				    const MPI_Count recvcounts[],
+				    const MPI_Aint rdispls[],
+				    MPI_Datatype recvtype, MPI_Comm comm,
+				    MPI_Info info, MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoallv_c, (const void *sendbuf,
+					const MPI_Count sendcounts[],
+					const MPI_Aint sdispls[],
+					MPI_Datatype sendtype, void *recvbuf,
+					const MPI_Count recvcounts[],
+					const MPI_Aint rdispls[],
+					MPI_Datatype recvtype, MPI_Comm comm))
+MPIRMA_DECL(int, Ineighbor_alltoallv_c, (const void *sendbuf,
+					 const MPI_Count sendcounts[],
+					 const MPI_Aint sdispls[],
+					 MPI_Datatype sendtype, void *recvbuf,
+					 const MPI_Count recvcounts[],
+					 const MPI_Aint rdispls[],
+					 MPI_Datatype recvtype, MPI_Comm comm,
+					 MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoallv_init_c, (const void *sendbuf,
+					     const MPI_Count sendcounts[],
+					     const MPI_Aint sdispls[],
+					     MPI_Datatype sendtype,
+					     void *recvbuf,
+					     const MPI_Count recvcounts[],
+					     const MPI_Aint rdispls[],
+					     MPI_Datatype recvtype,
+					     MPI_Comm comm, MPI_Info info,
+					     MPI_Request *request))
+MPIRMA_DECL(int, Alltoallw_c, (const void *sendbuf,
+			       const MPI_Count sendcounts[],
+			       const MPI_Aint sdispls[],
+			       const MPI_Datatype sendtypes[], void *recvbuf,
+			       const MPI_Count recvcounts[],
+			       const MPI_Aint rdispls[],
+			       const MPI_Datatype recvtypes[], MPI_Comm comm))
+MPIRMA_DECL(int, Ialltoallw_c, (const void *sendbuf,
+				const MPI_Count sendcounts[],
+				const MPI_Aint sdispls[],
+				const MPI_Datatype sendtypes[], void *recvbuf,
+				const MPI_Count recvcounts[],
+				const MPI_Aint rdispls[],
+				const MPI_Datatype recvtypes[], MPI_Comm comm,
+				MPI_Request *request))
+MPIRMA_DECL(int, Alltoallw_init_c, (const void *sendbuf,
+				    const MPI_Count sendcounts[],
+				    const MPI_Aint sdispls[],
+				    const MPI_Datatype sendtypes[],
+				    void *recvbuf,
+				    const MPI_Count recvcounts[],
+				    const MPI_Aint rdispls[],
+				    const MPI_Datatype recvtypes[],
+				    MPI_Comm comm, MPI_Info info,
+				    MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoallw_c, (const void *sendbuf,
+					const MPI_Count sendcounts[],
+					const MPI_Aint sdispls[],
+					const MPI_Datatype sendtypes[],
+					void *recvbuf,
+					const MPI_Count recvcounts[],
+					const MPI_Aint rdispls[],
+					const MPI_Datatype recvtypes[],
+					MPI_Comm comm))
+MPIRMA_DECL(int, Ineighbor_alltoallw_c, (const void *sendbuf,
+					 const MPI_Count sendcounts[],
+					 const MPI_Aint sdispls[],
+					 const MPI_Datatype sendtypes[],
+					 void *recvbuf,
+					 const MPI_Count recvcounts[],
+					 const MPI_Aint rdispls[],
+					 const MPI_Datatype recvtypes[],
+					 MPI_Comm comm, MPI_Request *request))
+MPIRMA_DECL(int, Neighbor_alltoallw_init_c, (const void *sendbuf,
+					     const MPI_Count sendcounts[],
+					     const MPI_Aint sdispls[],
+					     const MPI_Datatype sendtypes[],
+					     void *recvbuf,
+					     const MPI_Count recvcounts[],
+					     const MPI_Aint rdispls[],
+					     const MPI_Datatype recvtypes[],
+					     MPI_Comm comm, MPI_Info info,
+					     MPI_Request *request))
+
 /* Windows (lib/rma/win.c) */
 MPIRMA_DECL(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
 			      MPI_Info info, MPI_Comm comm, MPI_Win *win))
@@ -1327,6 +1754,8 @@ MPIRMA_DECL(int, Rget_accumulate, (const void *origin_addr, int origin_count,
  * that MPI_WIN_DISP_UNIT, an int attribute, can hold every one.
  */
 #define MPIRMA_HAVE_LARGE_COUNT_RMA 1
+/* ... and of messages and collectives */
+#define MPIRMA_HAVE_LARGE_COUNT 1
 MPIRMA_DECL(int, Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit,
 				MPI_Info info, MPI_Comm comm, MPI_Win *win))
 MPIRMA_DECL(int, Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit,

@@ -94,6 +94,8 @@ static const struct mpirma_class_desc classes[] = {
 	CLASS(MPI_ERR_CONVERSION, "error in a data conversion function"),
 	CLASS(MPI_ERR_IO, "I/O error"),
 	CLASS(MPI_ERR_PROC_ABORTED, "a process of the job has died or left it"),
+	CLASS(MPI_ERR_SESSION, "invalid session"),
+	CLASS(MPI_ERR_VALUE_TOO_LARGE, "a value is too large for its argument"),
 };
 #undef CLASS
 

@@ -69,6 +69,7 @@ static const unsigned int group_ops[] = {
  */
 struct mpirma_uop {
 	MPI_User_function *fn;
+	MPI_User_function_c *fn_c;	/* MPI_Op_create_c's, instead of @fn */
 	int commute;
 	int refs;
 	bool freed;
@@ -207,8 +208,12 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 		return MPI_SUCCESS;
 	if (!is_predefined(op)) {
 		struct mpirma_uop *u = uop_get(op);
+		MPI_Count len = count;
 
-		u->fn((void *)in, inout, &count, &dt);
+		if (u->fn_c)
+			u->fn_c((void *)in, inout, &len, &dt);
+		else
+			u->fn((void *)in, inout, &count, &dt);
 		return MPI_SUCCESS;
 	}
 	if (t->basic <= 0)
@@ -236,17 +241,19 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 
 /* ------------------------------------------------------------ API */
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+/* A user op of @fn or (large-count) @fn_c. */
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c,
+		     int commute, MPI_Op *op)
 {
 	struct mpirma_uop *u;
 
-	MPIRMA_CHECK_INIT();
-	if (!user_fn || !op)
+	if ((!fn && !fn_c) || !op)
 		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
 	u = malloc(sizeof(*u));
 	if (!u)
 		return mpirma_raise(MPI_ERR_NO_MEM, MPIRMA_FUNC, "out of memory");
-	u->fn = user_fn;
+	u->fn = fn;
+	u->fn_c = fn_c;
 	u->commute = !!commute;
 	u->refs = 0;
 	u->freed = false;
@@ -258,7 +265,20 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	}
 	return MPI_SUCCESS;
 }
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	MPIRMA_CHECK_INIT();
+	return op_create(user_fn, NULL, commute, op);
+}
 MPIRMA_ALIAS(Op_create)
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	MPIRMA_CHECK_INIT();
+	return op_create(NULL, user_fn, commute, op);
+}
+MPIRMA_ALIAS(Op_create_c)
 
 int PMPI_Op_free(MPI_Op *op)
 {

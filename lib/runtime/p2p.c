@@ -514,11 +514,10 @@ SEND_DEFINE(Bsend)
 
 /* The attached buffer is only handed back: the transport buffers sends. */
 static void *bsend_buf;
-static int bsend_size;
+static MPI_Count bsend_size;
 
-int PMPI_Buffer_attach(void *buffer, int size)
+static int buffer_attach(void *buffer, MPI_Count size)
 {
-	MPIRMA_CHECK_INIT();
 	if (size < 0)
 		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "negative size");
 	if (bsend_buf)
@@ -528,20 +527,53 @@ int PMPI_Buffer_attach(void *buffer, int size)
 	bsend_size = size;
 	return MPI_SUCCESS;
 }
-MPIRMA_ALIAS(Buffer_attach)
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int PMPI_Buffer_attach(void *buffer, int size)
 {
 	MPIRMA_CHECK_INIT();
-	if (!buffer_addr || !size)
+	return buffer_attach(buffer, size);
+}
+MPIRMA_ALIAS(Buffer_attach)
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+	MPIRMA_CHECK_INIT();
+	return buffer_attach(buffer, size);
+}
+MPIRMA_ALIAS(Buffer_attach_c)
+
+/* Detaches into *@buffer_addr and *@size (MPI_Count) or *@isize (int). */
+static int buffer_detach(void *buffer_addr, MPI_Count *size, int *isize)
+{
+	if (!buffer_addr || (!size && !isize))
 		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
+	if (isize && bsend_size > INT_MAX)
+		return mpirma_raise(MPI_ERR_VALUE_TOO_LARGE, MPIRMA_FUNC,
+				    "the buffer's %lld bytes do not fit an int: "
+				    "MPI_Buffer_detach_c", (long long)bsend_size);
 	*(void **)buffer_addr = bsend_buf;
-	*size = bsend_size;
+	if (size)
+		*size = bsend_size;
+	else
+		*isize = (int)bsend_size;
 	bsend_buf = NULL;
 	bsend_size = 0;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	MPIRMA_CHECK_INIT();
+	return buffer_detach(buffer_addr, NULL, size);
+}
 MPIRMA_ALIAS(Buffer_detach)
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+	MPIRMA_CHECK_INIT();
+	return buffer_detach(buffer_addr, size, NULL);
+}
+MPIRMA_ALIAS(Buffer_detach_c)
 
 /* A non-blocking send is complete once the kernel has the message. */
 static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
