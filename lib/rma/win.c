@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * win.c - windows: creation in the four flavors, their memory, dynamic
- * attach/detach, MPI_Win_free, the group, the info keys and the predefined
- * attributes (the name and the other attributes are lib/base/attr.c's).
+ * win.c - windows: creation in the four flavors, their memory,
+ * MPI_Win_free and the predefined attributes (the name and the other
+ * attributes are lib/base/attr.c's).  Their info keys are win_info.c's,
+ * the queries (shared memory, group, MPIX_) win_query.c's, dynamic
+ * windows' attach and detach win_regions.c's.
  *
  * Flavors map onto the kernel's (docs/lib.md, "Windows and RMA"):
  *
@@ -28,28 +30,12 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <numa.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 
 #include "runtime.h"
-#include "mpirma.h"
 #include "win.h"
-
-static const char default_ordering[] = "rar,raw,war,waw";
-
-/* Names of the kernel's atomicity strategies for the mpirma_atomicity key. */
-static const char *const strategy_names[] = {
-	[MPIRMA_ATOM_DEFAULT] = "default",
-	[MPIRMA_ATOM_LOCK] = "lock",
-	[MPIRMA_ATOM_STRIPED] = "striped",
-	[MPIRMA_ATOM_NATIVE] = "native",
-	[MPIRMA_ATOM_DELEGATE] = "delegate",
-	[MPIRMA_ATOM_BULK] = "bulk",
-};
 
 /* ------------------------------------------------------------ lookup */
 
@@ -59,192 +45,11 @@ struct mpirma_window *mpirma_window_invalid(MPI_Win win)
 	return NULL;
 }
 
-/* In an API function: @var = the window of @handle, or MPI_ERR_WIN raised. */
-#define GET_WIN(var, handle)						\
-	do {								\
-		(var) = mpirma_window_check(handle);			\
-		if (!(var))						\
-			return mpirma_raise_win((handle), MPI_ERR_WIN,	\
-						MPIRMA_FUNC, NULL);	\
-	} while (0)
-
 static struct mpirma_objhdr *win_hdr(int win)
 {
 	struct mpirma_window *w = mpirma_window_get(win);
 
 	return w ? &w->hdr : NULL;
-}
-
-/* ------------------------------------------------------------ info keys */
-
-/* "true"/"false" in any case; false when it is neither. */
-static bool parse_bool(const char *v, bool *out)
-{
-	if (!strcasecmp(v, "true")) {
-		*out = true;
-		return true;
-	}
-	if (!strcasecmp(v, "false")) {
-		*out = false;
-		return true;
-	}
-	return false;
-}
-
-/* accumulate_ordering: "none" or a comma list of rar, raw, war, waw. */
-static bool valid_ordering(const char *v)
-{
-	const char *p = v;
-
-	if (!strcmp(v, "none"))
-		return true;
-	if (strlen(v) >= MPIRMA_ORDERING_LEN || !*v)
-		return false;
-	for (;;) {
-		if (strncmp(p, "rar", 3) && strncmp(p, "raw", 3) &&
-		    strncmp(p, "war", 3) && strncmp(p, "waw", 3))
-			return false;
-		p += 3;
-		if (!*p)
-			return true;
-		if (*p++ != ',')
-			return false;
-	}
-}
-
-/*
- * mpirma_numa_node: a node this process may allocate on.  An unusable value
- * is ignored rather than failed: creation is collective, and a rank that
- * failed alone before reaching the kernel would leave the others waiting.
- */
-#define NODE_INTERLEAVE	(-2)	/* mpirma_numa_node=interleave */
-
-static int parse_node(const char *v)
-{
-	char *end;
-	long n;
-
-	if (!strcasecmp(v, "any"))
-		return -1;
-	if (!strcasecmp(v, "interleave"))
-		return NODE_INTERLEAVE;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < 0 || n > INT_MAX)
-		return -1;
-	if (numa_available() < 0 || n > numa_max_node() ||
-	    !numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned int)n))
-		return -1;
-	return (int)n;
-}
-
-/* mpirma_atomicity: a strategy name or number the kernel knows. */
-static bool parse_strategy(const char *v, uint32_t *out)
-{
-	char *end;
-	unsigned long n;
-	uint32_t i;
-
-	for (i = 0; i < MPIRMA_ARRAY_SIZE(strategy_names); i++) {
-		if (strategy_names[i] && !strcasecmp(v, strategy_names[i]) &&
-		    i < mpirma_proc.query.nr_strategies) {
-			*out = i;
-			return true;
-		}
-	}
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	if (errno || end == v || *end || n >= mpirma_proc.query.nr_strategies)
-		return false;
-	*out = (uint32_t)n;
-	return true;
-}
-
-/*
- * MPIRMA_ATOMICITY=lock|striped|native|delegate: the strategy of every window
- * this process creates without an mpirma_atomicity info key.  mpiexec hands
- * the environment to every rank, so all agree; a bad value is reported once
- * and ignored (the module default applies).
- */
-static uint32_t env_strategy(void)
-{
-	static bool warned;
-	const char *v = getenv("MPIRMA_ATOMICITY");
-	uint32_t id = MPIRMA_ATOM_DEFAULT;
-
-	if (v && *v && !parse_strategy(v, &id)) {
-		if (!warned)
-			fprintf(stderr, "mpirma: MPIRMA_ATOMICITY=%s is not a strategy of this "
-				"module (lock, striped, native, delegate); using the default\n", v);
-		warned = true;
-		id = MPIRMA_ATOM_DEFAULT;
-	}
-	return id;
-}
-
-static void hints_default(struct mpirma_win_hints *h)
-{
-	memset(h, 0, sizeof(*h));
-	strcpy(h->ordering, default_ordering);
-	h->numa_node = -1;
-	h->strategy = env_strategy();
-}
-
-/*
- * Reads the keys of @info into @h.  @creating: the keys that only mean
- * something at creation (memory placement, strategy, layout) are taken too.
- * Unknown keys and invalid values are ignored, as the standard does with
- * hints.
- */
-static void hints_parse(struct mpirma_win_hints *h, MPI_Info info,
-			bool creating)
-{
-	const char *v;
-	bool b;
-
-	if (info == MPI_INFO_NULL)
-		return;
-	v = mpirma_info_lookup(info, "accumulate_ordering");
-	if (v && valid_ordering(v))
-		snprintf(h->ordering, sizeof(h->ordering), "%s", v);
-	v = mpirma_info_lookup(info, "accumulate_ops");
-	if (v && !strcmp(v, "same_op"))
-		h->ops_same_op = true;
-	else if (v && !strcmp(v, "same_op_no_op"))
-		h->ops_same_op = false;
-	v = mpirma_info_lookup(info, "no_locks");
-	if (v && parse_bool(v, &b))
-		h->no_locks = b;
-	if (!creating)
-		return;
-	v = mpirma_info_lookup(info, "same_size");
-	if (v && parse_bool(v, &b))
-		h->same_size = b;
-	v = mpirma_info_lookup(info, "same_disp_unit");
-	if (v && parse_bool(v, &b))
-		h->same_disp_unit = b;
-	v = mpirma_info_lookup(info, "alloc_shared_noncontig");
-	if (v && parse_bool(v, &b))
-		h->noncontig = b;
-	v = mpirma_info_lookup(info, MPIRMA_INFO_NUMA_NODE);
-	if (v)
-		h->numa_node = parse_node(v);
-	v = mpirma_info_lookup(info, MPIRMA_INFO_ATOMICITY);
-	if (v)
-		parse_strategy(v, &h->strategy);
-}
-
-/* ------------------------------------------------------------ kernel */
-
-/* MPIRMA_IOC_WIN_QUERY about window rank @rank; 0 or -errno. */
-static int win_query(const struct mpirma_window *w, int rank,
-		     struct mpirma_win_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
-	q->win_id = w->id;
-	q->rank = (uint32_t)rank;
-	return mpirma_ioctl(MPIRMA_IOC_WIN_QUERY, q);
 }
 
 /* ------------------------------------------------------------ creation */
@@ -301,8 +106,8 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 	}
 	for (i = 0; i < c->size; i++)
 		w->ranks[i] = (uint32_t)mpirma_comm_job_rank(c, i);
-	hints_default(&w->hints);
-	hints_parse(&w->hints, info, true);
+	mpirma_win_hints_default(&w->hints);
+	mpirma_win_hints_parse(&w->hints, info, true);
 	mpirma_objhdr_init(&w->hdr, "");
 	w->handle = mpirma_handle_alloc(MPIRMA_HK_WIN, w);
 	if (!w->handle)
@@ -379,7 +184,7 @@ static int win_map_ulock(struct mpirma_window *w)
 	void *p;
 	int ret;
 
-	ret = win_query(w, w->rank, &q);
+	ret = mpirma_win_query(w, w->rank, &q);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
 	/* kernels before MPIRMA_FEAT_BULK: the table without update[] */
@@ -451,7 +256,7 @@ static void win_map_dynamic(struct mpirma_window *w)
 {
 	struct mpirma_win_query q;
 
-	if (!direct_enabled() || win_query(w, w->rank, &q))
+	if (!direct_enabled() || mpirma_win_query(w, w->rank, &q))
 		return;
 	mpirma_win_dyn_init(w);
 	if (w->dyn)
@@ -505,7 +310,7 @@ static void win_get_extents(struct mpirma_window *w)
 	if (!w->extent)
 		return;
 	for (r = 0; r < w->size; r++) {
-		if (win_query(w, r, &q)) {
+		if (mpirma_win_query(w, r, &q)) {
 			free(w->extent);
 			w->extent = NULL;
 			return;
@@ -530,7 +335,7 @@ static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
 	if (!w->segs)
 		return;
 	for (r = 0; r < w->size; r++) {
-		if (win_query(w, r, &q) ||
+		if (mpirma_win_query(w, r, &q) ||
 		    q.seg_offset + q.length > w->map_len) {
 			free(w->segs);
 			w->segs = NULL;
@@ -557,7 +362,7 @@ static int win_map(struct mpirma_window *w, void **base)
 
 	if (base)
 		*base = NULL;
-	ret = win_query(w, w->rank, &q);
+	ret = mpirma_win_query(w, w->rank, &q);
 	if (ret)
 		return mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY");
 	if (!q.mmap_length)
@@ -630,7 +435,7 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 			flags |= MPIRMA_WIN_CONTIG;
 		if (w->hints.numa_node >= 0)
 			flags |= MPIRMA_WIN_NODE;
-		else if (w->hints.numa_node == NODE_INTERLEAVE)
+		else if (w->hints.numa_node == MPIRMA_NODE_INTERLEAVE)
 			flags |= MPIRMA_WIN_INTERLEAVE;
 		break;
 	}
@@ -739,155 +544,6 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 }
 MPIRMA_ALIAS(Win_create_dynamic)
 
-/* ------------------------------------------------------------ shared query */
-
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
-			  int *disp_unit, void *baseptr)
-{
-	struct mpirma_window *w;
-	struct mpirma_win_query q;
-	int ret, r;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	if (!size || !disp_unit || !baseptr)
-		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
-					"NULL output argument");
-	if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
-		return mpirma_raise_win(win, MPI_ERR_RANK, MPIRMA_FUNC,
-					"rank %d is not in the window (size "
-					"%d)", rank, w->size);
-	/* MPI_PROC_NULL: the lowest rank with memory, else rank 0 and 0. */
-	for (r = rank == MPI_PROC_NULL ? 0 : rank;; r++) {
-		ret = win_query(w, r, &q);
-		if (ret)
-			return mpirma_raise_win(win, mpirma_err_errno(ret,
-						"MPIRMA_IOC_WIN_QUERY"),
-						MPIRMA_FUNC, NULL);
-		if (rank != MPI_PROC_NULL || q.length || r == w->size - 1)
-			break;
-	}
-	*disp_unit = (int)q.disp_unit;
-	if (!w->map || !q.length) {
-		/*
-		 * Memory this process cannot address (created or dynamic
-		 * windows), or none: size 0 and a NULL base, as MPI 4
-		 * specifies.
-		 */
-		*size = 0;
-		*(void **)baseptr = NULL;
-		if (w->map && rank != MPI_PROC_NULL)
-			*(void **)baseptr = (char *)w->map + q.seg_offset;
-		return MPI_SUCCESS;
-	}
-	*size = (MPI_Aint)q.length;
-	*(void **)baseptr = (char *)w->map + q.seg_offset;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Win_shared_query)
-
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size,
-			    MPI_Aint *disp_unit, void *baseptr)
-{
-	int unit = 0, ret;
-
-	MPIRMA_CHECK_INIT();
-	if (!disp_unit)
-		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
-					"NULL output argument");
-	ret = PMPI_Win_shared_query(win, rank, size, &unit, baseptr);
-	if (!ret)
-		*disp_unit = unit;
-	return ret;
-}
-MPIRMA_ALIAS(Win_shared_query_c)
-
-/* ------------------------------------------------------------ dynamic */
-
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
-{
-	struct mpirma_window *w;
-	struct mpirma_win_attach a;
-	void **z;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
-					"not a dynamic window");
-	if (size < 0)
-		return mpirma_raise_win(win, MPI_ERR_SIZE, MPIRMA_FUNC,
-					"negative size %ld", (long)size);
-	if (size > 0 && !base)
-		return mpirma_raise_win(win, MPI_ERR_BASE, MPIRMA_FUNC,
-					"base is NULL");
-	if (!size) {
-		/* Nothing to expose; remember it so that detach accepts it. */
-		z = realloc(w->zattach, (w->nzattach + 1) * sizeof(*z));
-		if (!z)
-			return mpirma_raise_win(win, MPI_ERR_NO_MEM,
-						MPIRMA_FUNC, "out of memory");
-		w->zattach = z;
-		w->zattach[w->nzattach++] = base;
-		return MPI_SUCCESS;
-	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.win_id = w->id;
-	a.base = (uint64_t)(uintptr_t)base;
-	a.length = (uint64_t)size;
-	ret = mpirma_ioctl(MPIRMA_IOC_WIN_ATTACH, &a);
-	if (ret == -EINVAL)
-		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
-					"[%p, +%ld) overlaps a region already "
-					"attached", base, (long)size);
-	if (ret == -EFAULT)
-		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
-					"[%p, +%ld) is not writable memory of "
-					"this process", base, (long)size);
-	if (ret)
-		return mpirma_raise_win(win, mpirma_err_errno(ret,
-					"MPIRMA_IOC_WIN_ATTACH"), MPIRMA_FUNC,
-					NULL);
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Win_attach)
-
-int PMPI_Win_detach(MPI_Win win, const void *base)
-{
-	struct mpirma_window *w;
-	struct mpirma_win_attach a;
-	int ret, i;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
-					"not a dynamic window");
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.win_id = w->id;
-	a.base = (uint64_t)(uintptr_t)base;
-	ret = base ? mpirma_ioctl(MPIRMA_IOC_WIN_DETACH, &a) : -EINVAL;
-	if (ret == -EINVAL) {
-		for (i = 0; i < w->nzattach; i++) {
-			if (w->zattach[i] == base) {
-				w->zattach[i] = w->zattach[--w->nzattach];
-				return MPI_SUCCESS;
-			}
-		}
-		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
-					"no region is attached at %p", base);
-	}
-	if (ret)
-		return mpirma_raise_win(win, mpirma_err_errno(ret,
-					"MPIRMA_IOC_WIN_DETACH"), MPIRMA_FUNC,
-					NULL);
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Win_detach)
-
 /* ------------------------------------------------------------ free */
 
 int PMPI_Win_free(MPI_Win *win)
@@ -902,7 +558,7 @@ int PMPI_Win_free(MPI_Win *win)
 		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
 				    "the window argument is NULL");
 	h = *win;
-	GET_WIN(w, h);
+	MPIRMA_GET_WIN(w, h);
 	if (mpirma_win_passive(w) || w->started || w->posted)
 		return mpirma_raise_win(h, MPI_ERR_RMA_SYNC, MPIRMA_FUNC,
 					"an epoch is still open (%s)",
@@ -941,121 +597,6 @@ int PMPI_Win_free(MPI_Win *win)
 	return cls;
 }
 MPIRMA_ALIAS(Win_free)
-
-/* ------------------------------------------------------------ group */
-
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
-{
-	struct mpirma_window *w;
-	int *jr, i, ret;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	if (!group)
-		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
-					"group is NULL");
-	jr = malloc(w->size * sizeof(*jr));
-	if (!jr)
-		return mpirma_raise_win(win, MPI_ERR_NO_MEM, MPIRMA_FUNC,
-					"out of memory");
-	for (i = 0; i < w->size; i++)
-		jr[i] = (int)w->ranks[i];
-	ret = mpirma_group_new(w->size, jr, group);
-	free(jr);
-	return mpirma_raise_win(win, ret, MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Win_get_group)
-
-/* ------------------------------------------------------------ info */
-
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
-{
-	struct mpirma_window *w;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	/*
-	 * Only the hints that may change during a window's life are taken;
-	 * placement, strategy and layout were fixed at creation.
-	 */
-	hints_parse(&w->hints, info, false);
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Win_set_info)
-
-static int info_set_all(MPI_Info info, const struct mpirma_window *w)
-{
-	const struct mpirma_win_hints *h = &w->hints;
-	struct mpirma_win_query q;
-	char node[16];
-	const char *strat = NULL;
-	char num[16];
-	int ret;
-
-	/* What the kernel actually did, where it can tell. */
-	snprintf(node, sizeof(node), "%d", h->numa_node);
-	strat = h->strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
-		strategy_names[h->strategy] : NULL;
-	if (h->numa_node == NODE_INTERLEAVE)
-		snprintf(node, sizeof(node), "interleave");
-	if (!win_query(w, w->rank, &q)) {
-		if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && h->numa_node != NODE_INTERLEAVE)
-			snprintf(node, sizeof(node), "%d", q.numa_node);
-		strat = q.strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
-			strategy_names[q.strategy] : NULL;
-		if (!strat) {
-			snprintf(num, sizeof(num), "%u", q.strategy);
-			strat = num;
-		}
-	}
-	ret = PMPI_Info_set(info, "accumulate_ordering", h->ordering);
-	if (!ret)
-		ret = PMPI_Info_set(info, "accumulate_ops", h->ops_same_op ?
-				    "same_op" : "same_op_no_op");
-	if (!ret)
-		ret = PMPI_Info_set(info, "no_locks",
-				    h->no_locks ? "true" : "false");
-	if (!ret)
-		ret = PMPI_Info_set(info, "same_size",
-				    h->same_size ? "true" : "false");
-	if (!ret)
-		ret = PMPI_Info_set(info, "same_disp_unit",
-				    h->same_disp_unit ? "true" : "false");
-	if (!ret)
-		ret = PMPI_Info_set(info, "alloc_shared_noncontig",
-				    h->noncontig ? "true" : "false");
-	if (!ret)
-		ret = PMPI_Info_set(info, MPIRMA_INFO_NUMA_NODE, node);
-	if (!ret && strat)
-		ret = PMPI_Info_set(info, MPIRMA_INFO_ATOMICITY, strat);
-	return ret;
-}
-
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
-{
-	struct mpirma_window *w;
-	MPI_Info info;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	if (!info_used)
-		return mpirma_raise_win(win, MPI_ERR_ARG, MPIRMA_FUNC,
-					"info_used is NULL");
-	ret = PMPI_Info_create(&info);
-	if (ret)
-		return mpirma_raise_win(win, ret, MPIRMA_FUNC,
-					"cannot create an info object");
-	ret = info_set_all(info, w);
-	if (ret) {
-		PMPI_Info_free(&info);
-		return mpirma_raise_win(win, ret, MPIRMA_FUNC,
-					"cannot fill the info object");
-	}
-	*info_used = info;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Win_get_info)
 
 /* ------------------------------------------------------------ attributes */
 
@@ -1109,49 +650,3 @@ static void __attribute__((constructor)) win_kind_register(void)
 {
 	mpirma_kind_register(MPIRMA_HK_WIN, &win_kind_ops);
 }
-
-/* ------------------------------------------------------------ extensions */
-
-/* The kernel's view of @rank's memory in @win, for the MPIX_ queries. */
-static int ext_query(MPI_Win win, int rank, const void *out, const char *fn,
-		     struct mpirma_win_query *q)
-{
-	struct mpirma_window *w;
-	int ret;
-
-	MPIRMA_CHECK_INIT();
-	GET_WIN(w, win);
-	if (!out)
-		return mpirma_raise_win(win, MPI_ERR_ARG, fn, "output pointer is NULL");
-	if (rank < 0 || rank >= w->size)
-		return mpirma_raise_win(win, MPI_ERR_RANK, fn,
-					"rank %d is not in the window (size %d)", rank, w->size);
-	ret = win_query(w, rank, q);
-	if (ret)
-		return mpirma_raise_win(win, mpirma_err_errno(ret, "MPIRMA_IOC_WIN_QUERY"), fn,
-					NULL);
-	return MPI_SUCCESS;
-}
-
-int PMPIX_Win_get_node(MPI_Win win, int rank, int *node)
-{
-	struct mpirma_win_query q;
-	int ret = ext_query(win, rank, node, MPIRMA_FUNC, &q);
-
-	if (ret == MPI_SUCCESS)
-		*node = q.numa_node;
-	return ret;
-}
-MPIRMA_PRAGMA(weak MPIX_Win_get_node = PMPIX_Win_get_node)
-
-int PMPIX_Win_get_worker(MPI_Win win, int rank, int *worker)
-{
-	struct mpirma_win_query q;
-	int ret = ext_query(win, rank, worker, MPIRMA_FUNC, &q);
-
-	/* An older module accepts the grown struct but never writes @worker. */
-	if (ret == MPI_SUCCESS)
-		*worker = mpirma_proc.query.features & MPIRMA_FEAT_PLACEMENT ? q.worker : -1;
-	return ret;
-}
-MPIRMA_PRAGMA(weak MPIX_Win_get_worker = PMPIX_Win_get_worker)

@@ -48,6 +48,9 @@
 /* Longest accumulate_ordering value we keep ("rar,raw,war,waw" or "none"). */
 #define MPIRMA_ORDERING_LEN	32
 
+/* mpirma_win_hints.numa_node of mpirma_numa_node=interleave */
+#define MPIRMA_NODE_INTERLEAVE	(-2)
+
 /**
  * struct mpirma_win_hints - the info keys of a window (MPI_Win_get_info)
  * @ordering: accumulate_ordering as given (we always apply in issue order,
@@ -58,7 +61,8 @@
  * @same_disp_unit: same_disp_unit (only reported back)
  * @noncontig: alloc_shared_noncontig (shared windows: every rank on its own
  *	pages instead of byte-contiguous)
- * @numa_node: mpirma_numa_node asked for at creation, -1 when none
+ * @numa_node: mpirma_numa_node asked for at creation, -1 when none,
+ *	MPIRMA_NODE_INTERLEAVE for "interleave"
  * @strategy: MPIRMA_ATOM_* from mpirma_atomicity (DEFAULT when not given)
  */
 struct mpirma_win_hints {
@@ -253,6 +257,24 @@ static inline struct mpirma_window *mpirma_window_check(MPI_Win win)
 
 	return w ? w : mpirma_window_invalid(win);
 }
+
+/* In an API function: @var = the window of @handle, or MPI_ERR_WIN raised. */
+#define MPIRMA_GET_WIN(var, handle)						\
+	do {								\
+		(var) = mpirma_window_check(handle);			\
+		if (!(var))						\
+			return mpirma_raise_win((handle), MPI_ERR_WIN,	\
+						MPIRMA_FUNC, NULL);	\
+	} while (0)
+
+/* MPIRMA_IOC_WIN_QUERY about window rank @rank; 0 or -errno (win_query.c). */
+int mpirma_win_query(const struct mpirma_window *w, int rank,
+		     struct mpirma_win_query *q);
+
+/* A window's hints: the defaults, then @info's keys (win_info.c). */
+void mpirma_win_hints_default(struct mpirma_win_hints *h);
+void mpirma_win_hints_parse(struct mpirma_win_hints *h, MPI_Info info,
+			    bool creating);
 
 /* Is any access epoch open that lets this process reach @target? */
 static inline bool mpirma_win_may_access(const struct mpirma_window *w,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * win_regions.c - a dynamic window's attached regions, mapped into this
+ * win_regions.c - MPI_Win_attach and MPI_Win_detach, and a dynamic
+ * window's attached regions, mapped into this
  * process for the direct path (lib/rma/rma_direct.c), so that puts, gets
  * and atomics on MPI_Win_create_dynamic memory cost what they cost on an
  * allocated window instead of a system call each.  Fortran coarrays keep
@@ -123,3 +124,89 @@ char *mpirma_win_dyn_addr(struct mpirma_window *w, uint32_t rank,
 		return NULL;	/* the kernel reports the range error */
 	return m->at + (addr - m->base);
 }
+
+/* ------------------------------------------------------------ attach, detach */
+
+int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+	struct mpirma_window *w;
+	struct mpirma_win_attach a;
+	void **z;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	MPIRMA_GET_WIN(w, win);
+	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
+					"not a dynamic window");
+	if (size < 0)
+		return mpirma_raise_win(win, MPI_ERR_SIZE, MPIRMA_FUNC,
+					"negative size %ld", (long)size);
+	if (size > 0 && !base)
+		return mpirma_raise_win(win, MPI_ERR_BASE, MPIRMA_FUNC,
+					"base is NULL");
+	if (!size) {
+		/* Nothing to expose; remember it so that detach accepts it. */
+		z = realloc(w->zattach, (w->nzattach + 1) * sizeof(*z));
+		if (!z)
+			return mpirma_raise_win(win, MPI_ERR_NO_MEM,
+						MPIRMA_FUNC, "out of memory");
+		w->zattach = z;
+		w->zattach[w->nzattach++] = base;
+		return MPI_SUCCESS;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.win_id = w->id;
+	a.base = (uint64_t)(uintptr_t)base;
+	a.length = (uint64_t)size;
+	ret = mpirma_ioctl(MPIRMA_IOC_WIN_ATTACH, &a);
+	if (ret == -EINVAL)
+		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
+					"[%p, +%ld) overlaps a region already "
+					"attached", base, (long)size);
+	if (ret == -EFAULT)
+		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
+					"[%p, +%ld) is not writable memory of "
+					"this process", base, (long)size);
+	if (ret)
+		return mpirma_raise_win(win, mpirma_err_errno(ret,
+					"MPIRMA_IOC_WIN_ATTACH"), MPIRMA_FUNC,
+					NULL);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_attach)
+
+int PMPI_Win_detach(MPI_Win win, const void *base)
+{
+	struct mpirma_window *w;
+	struct mpirma_win_attach a;
+	int ret, i;
+
+	MPIRMA_CHECK_INIT();
+	MPIRMA_GET_WIN(w, win);
+	if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		return mpirma_raise_win(win, MPI_ERR_RMA_FLAVOR, MPIRMA_FUNC,
+					"not a dynamic window");
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.win_id = w->id;
+	a.base = (uint64_t)(uintptr_t)base;
+	ret = base ? mpirma_ioctl(MPIRMA_IOC_WIN_DETACH, &a) : -EINVAL;
+	if (ret == -EINVAL) {
+		for (i = 0; i < w->nzattach; i++) {
+			if (w->zattach[i] == base) {
+				w->zattach[i] = w->zattach[--w->nzattach];
+				return MPI_SUCCESS;
+			}
+		}
+		return mpirma_raise_win(win, MPI_ERR_RMA_ATTACH, MPIRMA_FUNC,
+					"no region is attached at %p", base);
+	}
+	if (ret)
+		return mpirma_raise_win(win, mpirma_err_errno(ret,
+					"MPIRMA_IOC_WIN_DETACH"), MPIRMA_FUNC,
+					NULL);
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Win_detach)
