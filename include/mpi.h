@@ -878,6 +878,9 @@ MPIRMA_DECL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype,
 			  MPI_Request *request))
 MPIRMA_DECL(int, Buffer_attach, (void *buffer, int size))
 MPIRMA_DECL(int, Buffer_detach, (void *buffer_addr, int *size))
+/* MPI 4.1: nothing is ever pending in the attached buffer */
+MPIRMA_DECL(int, Buffer_flush, (void))
+MPIRMA_DECL(int, Buffer_iflush, (MPI_Request *request))
 /* Persistent requests (lib/runtime/p2p_persist.c) */
 MPIRMA_DECL(int, Send_init, (const void *buf, int count,
 			     MPI_Datatype datatype, int dest, int tag,

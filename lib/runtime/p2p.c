@@ -575,6 +575,29 @@ int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 }
 MPIRMA_ALIAS(Buffer_detach_c)
 
+/*
+ * MPI 4.1's flush of the buffered sends: every send has left the attached
+ * buffer when it returned (the transport buffers it), so there is nothing
+ * to wait for.
+ */
+int PMPI_Buffer_flush(void)
+{
+	MPIRMA_CHECK_INIT();
+	return MPI_SUCCESS;
+}
+MPIRMA_ALIAS(Buffer_flush)
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+	MPIRMA_CHECK_INIT();
+	if (!request)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
+	return mpirma_raise(mpirma_request_new_done(MPI_COMM_WORLD, MPI_WIN_NULL,
+						    MPI_SUCCESS, request),
+			    MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Buffer_iflush)
+
 /* A non-blocking send is complete once the kernel has the message. */
 static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
 		 int tag, MPI_Comm comm, MPI_Request *request)
