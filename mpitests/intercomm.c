@@ -11,7 +11,9 @@
  *  - MPI_Barrier, MPI_Bcast (MPI_ROOT / MPI_PROC_NULL / remote root, both
  *    directions) and MPI_Allreduce (each group gets the other's sum);
  *  - MPI_Reduce, MPI_Gather(v), MPI_Scatter(v) rooted in either group,
- *    MPI_Allgather(v) and MPI_Alltoall(v): the other group's data;
+ *    MPI_Allgather(v) and MPI_Alltoall(v/w): the other group's data;
+ *  - MPI_Reduce_scatter(_block): each group gets its blocks of the other
+ *    group's reduction (groups of unequal sizes: equal totals);
  *  - MPI_Comm_dup of the inter-communicator, which is one too and works;
  *  - MPI_Comm_split of it (colours and keys from both groups, MPI_COMM_NULL
  *    where a colour has no remote member, MPI_UNDEFINED) and MPI_Comm_create
@@ -19,8 +21,8 @@
  *  - MPI_Intercomm_merge with high = 0/1 (the low group first) and with
  *    the same value on both sides (one order everywhere);
  *  - windows over the merged intra-communicator: fence and lock epochs;
- *  - what inter-communicators do not take (window creation, MPI_Scan,
- *    MPI_Reduce_scatter) fails with MPI_ERR_COMM instead of misbehaving.
+ *  - what inter-communicators do not take (window creation, MPI_Scan)
+ *    fails with MPI_ERR_COMM instead of misbehaving.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,10 +225,67 @@ static void test_exchange(MPI_Comm inter)
 	for (i = 0; i < rsize; i++)
 		CHECK_EQ(in[displs[i]], 1000 * world_of(!color, i) + lr,
 			 "alltoallv block");
+	{
+		int *bytes = malloc(mtest_size * sizeof(int));
+		MPI_Datatype *types = malloc(mtest_size * sizeof(MPI_Datatype));
+
+		for (i = 0; i < rsize; i++) {
+			in[i] = -1;
+			bytes[i] = displs[i] * (int)sizeof(int);
+			types[i] = MPI_INT;
+		}
+		CHECK_MPI(MPI_Alltoallw(out, counts, (int[]){ 0, 4, 8, 12, 16,
+					20, 24, 28 }, types, in, counts, bytes,
+					types, inter));
+		for (i = 0; i < rsize; i++)
+			CHECK_EQ(in[displs[i]], 1000 * world_of(!color, i) + lr,
+				 "alltoallw block");
+		free(bytes);
+		free(types);
+	}
 	free(in);
 	free(out);
 	free(counts);
 	free(displs);
+}
+
+/*
+ * Reduce_scatter(_block): every rank gives lsize * rsize elements (the
+ * same total in both groups), element j = world rank + j; local rank lr
+ * gets the other group's sums of elements [lr * rsize, (lr + 1) * rsize).
+ */
+static void test_reduce_scatter(MPI_Comm inter)
+{
+	int total = lsize * rsize, lr, i, k, rsum = 0;
+	int *v = malloc(total * sizeof(int)), *got = malloc(rsize * sizeof(int));
+	int *counts = malloc(lsize * sizeof(int));
+
+	mtest_section("reduce_scatter");
+	MPI_Comm_rank(inter, &lr);
+	for (i = 0; i < rsize; i++)
+		rsum += world_of(!color, i);
+	for (i = 0; i < total; i++)
+		v[i] = mtest_rank + i;
+	for (i = 0; i < lsize; i++)
+		counts[i] = rsize;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < rsize; i++)
+			got[i] = -1;
+		if (k)
+			CHECK_MPI(MPI_Reduce_scatter(v, got, counts, MPI_INT,
+						     MPI_SUM, inter));
+		else
+			CHECK_MPI(MPI_Reduce_scatter_block(v, got, rsize,
+							   MPI_INT, MPI_SUM,
+							   inter));
+		for (i = 0; i < rsize; i++)
+			CHECK_EQ(got[i], rsum + rsize * (lr * rsize + i),
+				 k ? "reduce_scatter block" :
+				 "reduce_scatter_block block");
+	}
+	free(v);
+	free(got);
+	free(counts);
 }
 
 static void test_dup(MPI_Comm inter)
@@ -384,8 +443,6 @@ static void test_refused(MPI_Comm inter)
 				     inter, &mem, &win), MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Scan(&v, buf, 1, MPI_INT, MPI_SUM, inter),
 		    MPI_ERR_COMM);
-	CHECK_CLASS(MPI_Reduce_scatter_block(&v, buf, 1, MPI_INT, MPI_SUM,
-					     inter), MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Comm_create_group(inter, MPI_GROUP_EMPTY, 0, &c),
 		    MPI_ERR_COMM);
 	CHECK_CLASS(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM,
@@ -411,6 +468,7 @@ int main(int argc, char **argv)
 	test_coll(inter);
 	test_rooted(inter);
 	test_exchange(inter);
+	test_reduce_scatter(inter);
 	test_dup(inter);
 	test_split(inter);
 	test_merge(inter);

@@ -370,7 +370,7 @@ static int wbuf_check(const struct mpirma_comm *c, const int *counts,
 
 	if (!ret && !dts)
 		ret = mpirma_err(MPI_ERR_ARG, "datatypes array is NULL");
-	for (i = 0; !ret && i < c->size; i++)
+	for (i = 0; !ret && i < mpirma_comm_peer_size(c); i++)
 		ret = mpirma_dtype_check(dts[i], true, &t[i]);
 	return ret;
 }
@@ -383,25 +383,25 @@ static int alltoallw_body(const void *sendbuf, const int *sendcounts,
 {
 	struct mpirma_dtype **t = NULL;
 	struct mpirma_comm *c;
-	int ret = intra_comm_check(comm, &c);
+	int n = 0, ret = coll_comm_check(comm, request, &c);
 
 	if (!ret) {
-		t = malloc(2 * c->size * sizeof(*t));
+		n = mpirma_comm_peer_size(c);
+		t = malloc(2 * n * sizeof(*t));
 		if (!t)
 			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
 	if (!ret)
 		ret = wbuf_check(c, recvcounts, rdispls, recvtypes, t);
 	if (!ret && sendbuf != MPI_IN_PLACE)
-		ret = wbuf_check(c, sendcounts, sdispls, sendtypes,
-				 t + c->size);
+		ret = wbuf_check(c, sendcounts, sdispls, sendtypes, t + n);
 	if (!ret && request)
 		ret = mpirma_nbc_alltoallw(c, sendbuf, sendcounts, sdispls,
-					   t + c->size, recvbuf, recvcounts,
+					   t + n, recvbuf, recvcounts,
 					   rdispls, t, request);
 	else if (!ret)
 		ret = mpirma_coll_run_alltoallw(c, sendbuf, sendcounts,
-						sdispls, t + c->size, recvbuf,
+						sdispls, t + n, recvbuf,
 						recvcounts, rdispls, t);
 	free(t);
 	return ret;
@@ -468,8 +468,8 @@ COLL_FORMS(Allreduce, Iallreduce, allreduce_body,
 	   (sendbuf, recvbuf, count, datatype, op, comm))
 
 /*
- * Reduce_scatter (@counts) and Reduce_scatter_block (@count each), on
- * intra-communicators.
+ * Reduce_scatter (@counts) and Reduce_scatter_block (@count each); the
+ * nonblocking and persistent forms on intra-communicators.
  */
 static int reduce_scatter_body(const void *sendbuf, void *recvbuf, int count,
 			       const int *counts, MPI_Datatype datatype,
@@ -478,7 +478,7 @@ static int reduce_scatter_body(const void *sendbuf, void *recvbuf, int count,
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int i, ret = intra_comm_check(comm, &c);
+	int i, ret = coll_comm_check(comm, request, &c);
 
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);

@@ -192,38 +192,36 @@ int mpirma_coll_run_alltoallw(struct mpirma_comm *c, const void *sendbuf,
 				     stypes };
 	struct mpirma_a2a_side r = { recvbuf, 0, rcounts, rdispls, NULL,
 				     rtypes };
+	int i, ret = MPI_SUCCESS;
 
-	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
+	if (!c->inter)
+		return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
+	/* each remote rank's block, displacements in bytes */
+	if (sendbuf == MPI_IN_PLACE)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				  "on an inter-communicator");
+	for (i = 0; i < c->rsize && !ret; i++)
+		ret = mpirma_coll_send(c, i, TAG_ALLTOALL, at(sendbuf, sdispls[i]),
+				       scounts[i], stypes[i]);
+	for (i = 0; i < c->rsize && !ret; i++)
+		ret = mpirma_coll_recv(c, i, TAG_ALLTOALL, at(recvbuf, rdispls[i]),
+				       rcounts[i], rtypes[i]);
+	return ret;
 }
 
 /*
- * Reduce_scatter(_block): the whole vector reduced to rank 0, then scattered
- * (@counts NULL: @rcount elements each).
+ * Rank 0's @full (NULL elsewhere), each rank's block of it to that rank of
+ * intra-communicator @c (@counts NULL: @rcount elements each).  @ret: an
+ * error of an earlier step, after which nobody waits for a block.
  */
-int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
-				   void *recvbuf, int rcount,
-				   const int *counts, struct mpirma_dtype *t,
-				   MPI_Datatype dt, MPI_Op op)
+static int scatter_blocks(struct mpirma_comm *c, int ret, const void *full,
+			  void *recvbuf, int rcount, const int *counts,
+			  struct mpirma_dtype *t)
 {
 	MPI_Aint ext = mpirma_dtype_extent(t);
-	void *alloc = NULL, *full = NULL;
-	MPI_Count total = 0, off;
-	int i, ret = MPI_SUCCESS;
+	MPI_Count off;
+	int i;
 
-	for (i = 0; i < c->size; i++)
-		total += block_count(rcount, counts, i);
-	if (total > 0x7fffffff)
-		return mpirma_err(MPI_ERR_COUNT, "total count too large");
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
-	if (!total)
-		return MPI_SUCCESS;
-	if (c->rank == 0) {
-		full = mpirma_dtype_scratch(t, total, &alloc);
-		if (!full)
-			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	}
-	ret = mpirma_coll_reduce_to0(c, sendbuf, full, total, t, dt, op);
 	if (!ret && c->rank != 0)
 		ret = mpirma_coll_recv(c, 0, TAG_RSCATTER, recvbuf,
 			    block_count(rcount, counts, c->rank), t);
@@ -233,10 +231,67 @@ int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 		if (i == 0)
 			mpirma_dtype_copy_same(t, n, recvbuf, full);
 		else
-			ret = mpirma_coll_send(c, i, TAG_RSCATTER, at(full, off * ext), n, t);
+			ret = mpirma_coll_send(c, i, TAG_RSCATTER,
+					       at(full, off * ext), n, t);
 		off += n;
 	}
-	free(alloc);
+	return ret;
+}
+
+/*
+ * Reduce_scatter(_block): the whole vector reduced to rank 0, then scattered
+ * (@counts NULL: @rcount elements each).  On an inter-communicator each
+ * group reduces to its leader, the leaders swap, and each scatters the
+ * other group's reduction in its own group (the totals of both groups'
+ * counts are equal, as the standard requires).
+ */
+int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
+				   void *recvbuf, int rcount,
+				   const int *counts, struct mpirma_dtype *t,
+				   MPI_Datatype dt, MPI_Op op)
+{
+	struct mpirma_comm *lc = c->inter ? c->local : c;
+	void *alloc[2] = { NULL, NULL }, *full = NULL, *mine = NULL;
+	MPI_Count total = 0;
+	int i, ret = MPI_SUCCESS;
+
+	for (i = 0; i < c->size; i++)
+		total += block_count(rcount, counts, i);
+	if (total > 0x7fffffff)
+		return mpirma_err(MPI_ERR_COUNT, "total count too large");
+	if (sendbuf == MPI_IN_PLACE && c->inter)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				  "on an inter-communicator");
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!total)
+		return MPI_SUCCESS;
+	if (c->rank == 0) {
+		full = mpirma_dtype_scratch(t, total, &alloc[0]);
+		mine = c->inter ? mpirma_dtype_scratch(t, total, &alloc[1]) : full;
+		if (!full || !mine) {
+			free(alloc[0]);
+			free(alloc[1]);
+			full = mine = NULL;
+			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+		}
+	}
+	/* the group's steps run even after the leader's error: nobody waits */
+	if (!ret || c->rank != 0) {
+		int r2 = mpirma_coll_reduce_to0(lc, sendbuf, mine, total, t,
+						dt, op);
+
+		ret = ret ? ret : r2;
+	}
+	if (!ret && c->inter && c->rank == 0) {
+		ret = mpirma_coll_send(c, 0, TAG_RSCATTER, mine, total, t);
+		if (!ret)
+			ret = mpirma_coll_recv(c, 0, TAG_RSCATTER, full, total,
+					       t);
+	}
+	ret = scatter_blocks(lc, ret, full, recvbuf, rcount, counts, t);
+	free(alloc[0]);
+	free(alloc[1]);
 	return ret;
 }
 
