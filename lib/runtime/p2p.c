@@ -463,6 +463,37 @@ void mpirma_p2p_null_status(MPI_Status *status)
 	mpirma_status_user(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 }
 
+/*
+ * A blocking receive with no receive posted before it, into contiguous
+ * memory (@data, @cap bytes): straight from the transport, without a
+ * request, as no earlier receive can be owed the message.  The class;
+ * @status filled.
+ */
+static int recv_direct(struct mpirma_comm *c, void *data, size_t cap,
+		       int source, int tag, MPI_Status *status)
+{
+	uint32_t src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
+		       (uint32_t)mpirma_comm_job_rank(c, source);
+	struct mpirma_msg m;
+	int ret;
+
+	ret = mpirma_msg_recv(0, src, tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag,
+			      mpirma_ctx_p2p(c), data, cap, &m);
+	if (ret < 0) {
+		mpirma_status_user(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+		return mpirma_err_errno(ret, "receive from %s",
+					src == MPIRMA_ANY_SOURCE ? "any source" :
+					"a rank");
+	}
+	mpirma_status_user(status, mpirma_comm_rank_of_job(c, m.source),
+			   m.msg_tag, m.msg_len < cap ? m.msg_len : cap);
+	if (m.msg_len > cap)
+		return mpirma_err(MPI_ERR_TRUNCATE, "message of %llu bytes, "
+				  "receive buffer of %zu",
+				  (unsigned long long)m.msg_len, cap);
+	return MPI_SUCCESS;
+}
+
 /* A blocking receive; the class of the receive (status filled). */
 /* p2p.h */
 int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
@@ -471,6 +502,7 @@ int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
 	struct p2p_recv r;
+	const void *data;
 	int ret;
 
 	ret = recv_check(comm, count, dt, source, tag, &c, &t);
@@ -480,6 +512,9 @@ int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 		mpirma_p2p_null_status(status);
 		return MPI_SUCCESS;
 	}
+	if (!q_head && !mpirma_threads && mpirma_dtype_contig(t, count, buf, &data))
+		return recv_direct(c, (void *)data, (size_t)count * t->size,
+				   source, tag, status);
 	memset(&r, 0, sizeof(r));
 	ret = recv_setup(&r, buf, count, t, source, tag, c);
 	if (!ret) {
