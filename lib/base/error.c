@@ -251,7 +251,7 @@ static void fatal(int errclass, const char *fn, const char *cause)
 /* ------------------------------------------------------------ errhandlers */
 
 struct mpirma_errh {
-	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM or MPIRMA_HK_WIN */
+	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM, _WIN or _SESSION */
 	void (*fn)(void);
 	int refs;
 };
@@ -304,6 +304,10 @@ static int invoke(MPI_Errhandler e, enum mpirma_hkind kind, int handle,
 		MPI_Win w = handle;
 
 		((MPI_Win_errhandler_function *)h->fn)(&w, &code);
+	} else if (kind == MPIRMA_HK_SESSION) {
+		MPI_Session s = handle;
+
+		((MPI_Session_errhandler_function *)h->fn)(&s, &code);
 	} else {
 		MPI_Comm c = handle;
 
@@ -387,6 +391,12 @@ int mpirma_raise_win_failed(MPI_Win win, int errclass, const char *fn,
 			    const char *fmt, ...)
 {
 	return RAISE_VA(MPIRMA_HK_WIN, win);
+}
+
+int mpirma_raise_session(MPI_Session session, int errclass, const char *fn,
+			 const char *fmt, ...)
+{
+	return RAISE_VA(MPIRMA_HK_SESSION, session);
 }
 
 /* mpirma_raise_comm or mpirma_raise_win, as @kind says. */
@@ -499,8 +509,8 @@ MPIRMA_ALIAS(Add_error_string)
 
 /* ------------------------------------------------------------ API: handlers */
 
-static int create_eh(enum mpirma_hkind kind, void (*fn)(void),
-		     MPI_Errhandler *out, const char *func)
+int mpirma_errhandler_create(enum mpirma_hkind kind, void (*fn)(void),
+			     MPI_Errhandler *out, const char *func)
 {
 	struct mpirma_errh *h;
 
@@ -520,8 +530,8 @@ static int create_eh(enum mpirma_hkind kind, void (*fn)(void),
 	return MPI_SUCCESS;
 }
 
-/* Is @e an error handler that may be set on an object of @kind? */
-static bool eh_fits(MPI_Errhandler e, enum mpirma_hkind kind)
+/* internal.h */
+bool mpirma_errhandler_fits(MPI_Errhandler e, enum mpirma_hkind kind)
 {
 	struct mpirma_errh *h;
 
@@ -535,18 +545,19 @@ static bool eh_fits(MPI_Errhandler e, enum mpirma_hkind kind)
  * MPI_Comm_set_errhandler, MPI_Win_set_errhandler: @handle is a
  * communicator or a window (@kind).  Raised as @fn.
  */
-static int set_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
-		  const char *fn)
+int mpirma_errhandler_set(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
+			  const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
 
 	if (ret)
 		return mpirma_raise(ret, fn, NULL);
-	if (!eh_fits(e, kind))
+	if (!mpirma_errhandler_fits(e, kind))
 		return raise_obj(kind, handle, MPI_ERR_ARG, fn,
 				 "%d is not a %s error handler", e,
 				 kind == MPIRMA_HK_WIN ? "window" :
+				 kind == MPIRMA_HK_SESSION ? "session" :
 				 "communicator");
 	mpirma_errhandler_ref(e);
 	mpirma_errhandler_unref(h->errhandler);
@@ -555,8 +566,8 @@ static int set_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
 }
 
 /* MPI_Comm_get_errhandler, MPI_Win_get_errhandler. */
-static int get_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler *e,
-		  const char *fn)
+int mpirma_errhandler_get(enum mpirma_hkind kind, int handle, MPI_Errhandler *e,
+			  const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -570,8 +581,8 @@ static int get_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler *e,
 }
 
 /* MPI_Comm_call_errhandler, MPI_Win_call_errhandler. */
-static int call_eh(enum mpirma_hkind kind, int handle, int errorcode,
-		   const char *fn)
+int mpirma_errhandler_call(enum mpirma_hkind kind, int handle, int errorcode,
+			   const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -584,15 +595,16 @@ static int call_eh(enum mpirma_hkind kind, int handle, int errorcode,
 }
 
 /*
- * The error handler calls of communicators and windows (@Obj Comm or Win,
- * handles of @obj_t, objects of @kind): one definition makes both kinds'.
+ * The error handler calls of communicators, windows and sessions (@Obj
+ * Comm, Win or Session, handles of @obj_t, objects of @kind): one
+ * definition makes every kind's.
  */
 #define EH_CALLS(Obj, obj_t, kind)					\
 int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
 				   MPI_Errhandler *errhandler)		\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return create_eh(kind, (void (*)(void))fn, errhandler,		\
+	return mpirma_errhandler_create(kind, (void (*)(void))fn, errhandler,		\
 			 MPIRMA_FUNC);					\
 }									\
 MPIRMA_ALIAS(Obj##_create_errhandler)					\
@@ -600,21 +612,21 @@ MPIRMA_ALIAS(Obj##_create_errhandler)					\
 int PMPI_##Obj##_set_errhandler(obj_t obj, MPI_Errhandler errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return set_eh(kind, obj, errhandler, MPIRMA_FUNC);		\
+	return mpirma_errhandler_set(kind, obj, errhandler, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(Obj##_set_errhandler)					\
 									\
 int PMPI_##Obj##_get_errhandler(obj_t obj, MPI_Errhandler *errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return get_eh(kind, obj, errhandler, MPIRMA_FUNC);		\
+	return mpirma_errhandler_get(kind, obj, errhandler, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(Obj##_get_errhandler)					\
 									\
 int PMPI_##Obj##_call_errhandler(obj_t obj, int errorcode)		\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return call_eh(kind, obj, errorcode, MPIRMA_FUNC);		\
+	return mpirma_errhandler_call(kind, obj, errorcode, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(Obj##_call_errhandler)
 
@@ -628,7 +640,7 @@ EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return create_eh(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
+	return mpirma_errhandler_create(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
 			 MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_create)
@@ -636,14 +648,14 @@ MPIRMA_ALIAS(Errhandler_create)
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return set_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
+	return mpirma_errhandler_set(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return get_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
+	return mpirma_errhandler_get(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_get)
 
