@@ -545,8 +545,8 @@ bool mpirma_errhandler_fits(MPI_Errhandler e, enum mpirma_hkind kind)
  * MPI_Comm_set_errhandler, MPI_Win_set_errhandler: @handle is a
  * communicator or a window (@kind).  Raised as @fn.
  */
-int mpirma_errhandler_set(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
-			  const char *fn)
+int mpirma_errhandler_set(enum mpirma_hkind kind, int handle,
+			  MPI_Errhandler e, const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -566,8 +566,8 @@ int mpirma_errhandler_set(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
 }
 
 /* MPI_Comm_get_errhandler, MPI_Win_get_errhandler. */
-int mpirma_errhandler_get(enum mpirma_hkind kind, int handle, MPI_Errhandler *e,
-			  const char *fn)
+int mpirma_errhandler_get(enum mpirma_hkind kind, int handle,
+			  MPI_Errhandler *e, const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -604,29 +604,32 @@ int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
 				   MPI_Errhandler *errhandler)		\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_create(kind, (void (*)(void))fn, errhandler,		\
-			 MPIRMA_FUNC);					\
+	return mpirma_errhandler_create(kind, (void (*)(void))fn,	\
+					errhandler, MPIRMA_FUNC);	\
 }									\
 MPIRMA_ALIAS(Obj##_create_errhandler)					\
 									\
 int PMPI_##Obj##_set_errhandler(obj_t obj, MPI_Errhandler errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_set(kind, obj, errhandler, MPIRMA_FUNC);		\
+	return mpirma_errhandler_set(kind, obj, errhandler,		\
+				     MPIRMA_FUNC);			\
 }									\
 MPIRMA_ALIAS(Obj##_set_errhandler)					\
 									\
 int PMPI_##Obj##_get_errhandler(obj_t obj, MPI_Errhandler *errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_get(kind, obj, errhandler, MPIRMA_FUNC);		\
+	return mpirma_errhandler_get(kind, obj, errhandler,		\
+				     MPIRMA_FUNC);			\
 }									\
 MPIRMA_ALIAS(Obj##_get_errhandler)					\
 									\
 int PMPI_##Obj##_call_errhandler(obj_t obj, int errorcode)		\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_call(kind, obj, errorcode, MPIRMA_FUNC);		\
+	return mpirma_errhandler_call(kind, obj, errorcode,		\
+				      MPIRMA_FUNC);			\
 }									\
 MPIRMA_ALIAS(Obj##_call_errhandler)
 
@@ -640,22 +643,24 @@ EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_create(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
-			 MPIRMA_FUNC);
+	return mpirma_errhandler_create(MPIRMA_HK_COMM, (void (*)(void))fn,
+					errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_create)
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_set(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
+	return mpirma_errhandler_set(MPIRMA_HK_COMM, comm, errhandler,
+				     MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_get(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
+	return mpirma_errhandler_get(MPIRMA_HK_COMM, comm, errhandler,
+				     MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_get)
 

@@ -138,14 +138,18 @@ _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
  * MPI_STATUSES_IGNORE (fortran/gen), here rather than in libmpirmaf so
  * that C has them too: MPI_F_STATUS_IGNORE, MPI_F08_STATUS_IGNORE...
  */
-MPI_Fint mpirma_status_ignore_[MPI_F_STATUS_SIZE] __attribute__((aligned(16)));
-MPI_Fint mpirma_statuses_ignore_[MPI_F_STATUS_SIZE] __attribute__((aligned(16)));
+MPI_Fint mpirma_status_ignore_[MPI_F_STATUS_SIZE]
+	__attribute__((aligned(16)));
+MPI_Fint mpirma_statuses_ignore_[MPI_F_STATUS_SIZE]
+	__attribute__((aligned(16)));
 
+#define SAME_FIELD(f) \
+	(offsetof(MPI_F08_status, f) == offsetof(MPI_Status, f))
 _Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status) &&
-	       offsetof(MPI_F08_status, MPI_SOURCE) == offsetof(MPI_Status, MPI_SOURCE) &&
-	       offsetof(MPI_F08_status, MPI_TAG) == offsetof(MPI_Status, MPI_TAG) &&
-	       offsetof(MPI_F08_status, MPI_ERROR) == offsetof(MPI_Status, MPI_ERROR),
+	       SAME_FIELD(MPI_SOURCE) && SAME_FIELD(MPI_TAG) &&
+	       SAME_FIELD(MPI_ERROR),
 	       "MPI_F08_status is an MPI_Status as Fortran INTEGERs");
+#undef SAME_FIELD
 
 /* Both directions: @c is the C side, which may not be MPI_STATUS_IGNORE. */
 static int status_copy(void *dst, const void *src, const MPI_Status *c,

@@ -158,8 +158,9 @@ int mpirma_intercomm_dup(struct mpirma_comm *c, const uint64_t *spare,
 		ctx = *spare;
 	else
 		ret = inter_context(c, 0, &ctx, &theirs);
-	return ret ? ret : mpirma_intercomm_new(c, c->size, c->ranks, c->rsize,
-				     c->rranks, ctx, out);
+	return ret ? ret : mpirma_intercomm_new(c, c->size, c->ranks,
+						c->rsize, c->rranks, ctx,
+						out);
 }
 
 /* One member's part in an inter-communicator split. */
@@ -244,7 +245,8 @@ int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
 		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	/* No remote member of this colour: MPI_COMM_NULL, as the standard says */
 	else if (rn > 0)
-		ret = mpirma_intercomm_new(c, ln, lranks, rn, rranks, ctx, newcomm);
+		ret = mpirma_intercomm_new(c, ln, lranks, rn, rranks, ctx,
+					   newcomm);
 out:
 	free(loc);
 	free(rem);
@@ -345,8 +347,9 @@ static int intercomm_create(struct mpirma_comm *lc, int local_leader,
 		ctx = mine.next_ctx > theirs.next_ctx ? mine.next_ctx :
 		      theirs.next_ctx;
 		mpirma_ctx_take(ctx);
-		ret = mpirma_intercomm_new(lc, lc->size, lc->ranks, theirs.size, rranks,
-				ctx, newintercomm);
+		ret = mpirma_intercomm_new(lc, lc->size, lc->ranks,
+					   theirs.size, rranks, ctx,
+					   newintercomm);
 	}
 	free(rranks);
 	return ret;
