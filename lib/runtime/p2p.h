@@ -72,6 +72,13 @@ int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
 		    struct mpirma_dtype *t, int source, int tag,
 		    struct mpirma_request **out);
+/*
+ * A persistent request @r's started receive *@inner progressed (@block:
+ * to its end); once done, its status is r's, r is done and *@inner is
+ * destroyed and NULL (p2p_persist.c; partitioned receives, p2p_part.c).
+ */
+void mpirma_p2p_inner_progress(struct mpirma_request *r,
+			       struct mpirma_request **inner, int block);
 /* A blocking receive, arguments checked here; its class (status filled). */
 int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 		    int tag, MPI_Comm comm, MPI_Status *status);

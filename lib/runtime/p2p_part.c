@@ -69,15 +69,8 @@ static int part_progress(struct mpirma_request *r, int block)
 	if (r->done)
 		return MPI_SUCCESS;
 	if (p->recv) {
-		if (!p->inner)
-			return MPI_SUCCESS;
-		mpirma_request_progress(p->inner, block);
-		if (p->inner->done) {
-			r->status = p->inner->status;
-			r->done = 1;
-			mpirma_request_destroy(p->inner);
-			p->inner = NULL;
-		}
+		if (p->inner)
+			mpirma_p2p_inner_progress(r, &p->inner, block);
 		return MPI_SUCCESS;
 	}
 	/* A send waits for its partitions: from other threads only. */

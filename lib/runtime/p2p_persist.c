@@ -41,25 +41,31 @@ struct p2p_persist {
 	struct mpirma_request *inner;
 };
 
+/* p2p.h */
+void mpirma_p2p_inner_progress(struct mpirma_request *r,
+			       struct mpirma_request **inner, int block)
+{
+	mpirma_request_progress(*inner, block);
+	if ((*inner)->done) {
+		r->status = (*inner)->status;
+		r->done = 1;
+		mpirma_request_destroy(*inner);
+		*inner = NULL;
+	}
+}
+
 static int persist_progress(struct mpirma_request *r, int block)
 {
 	struct p2p_persist *p = (struct p2p_persist *)r;
-	struct mpirma_request *in = p->inner;
 
-	if (!in) {	/* an inactive request, or a send: complete */
+	if (!p->inner) {	/* an inactive request, or a send: complete */
 		if (!r->done) {
 			mpirma_status_empty(&r->status);
 			r->done = 1;
 		}
 		return MPI_SUCCESS;
 	}
-	mpirma_request_progress(in, block);
-	if (in->done) {
-		r->status = in->status;
-		r->done = 1;
-		mpirma_request_destroy(in);
-		p->inner = NULL;
-	}
+	mpirma_p2p_inner_progress(r, &p->inner, block);
 	return MPI_SUCCESS;
 }
 
