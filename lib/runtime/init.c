@@ -277,8 +277,6 @@ int mpirma_release(void)
 
 	if (--holders > 0)
 		return MPI_SUCCESS;
-	/* MPI-2.2: MPI_COMM_SELF's attributes are deleted first. */
-	mpirma_comm_finalize_self();
 	ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
 	if (ret)
 		return mpirma_err_errno(ret, "job barrier");
@@ -332,6 +330,11 @@ int PMPI_Finalize(void)
 				    "not called (only sessions hold MPI: end "
 				    "them with MPI_Session_finalize)");
 	world_state = MPIRMA_STATE_FINALIZED;
+	/*
+	 * MPI-2.2: MPI_COMM_SELF's attributes are deleted first, at
+	 * MPI_Finalize even while a session keeps the library.
+	 */
+	mpirma_comm_finalize_self();
 	return mpirma_raise(mpirma_release(), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Finalize)
