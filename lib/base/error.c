@@ -509,8 +509,8 @@ MPIRMA_ALIAS(Add_error_string)
 
 /* ------------------------------------------------------------ API: handlers */
 
-int mpirma_errhandler_create(enum mpirma_hkind kind, void (*fn)(void),
-			     MPI_Errhandler *out, const char *func)
+static int create_eh(enum mpirma_hkind kind, void (*fn)(void),
+		     MPI_Errhandler *out, const char *func)
 {
 	struct mpirma_errh *h;
 
@@ -545,8 +545,8 @@ bool mpirma_errhandler_fits(MPI_Errhandler e, enum mpirma_hkind kind)
  * MPI_Comm_set_errhandler, MPI_Win_set_errhandler: @handle is a
  * communicator or a window (@kind).  Raised as @fn.
  */
-int mpirma_errhandler_set(enum mpirma_hkind kind, int handle,
-			  MPI_Errhandler e, const char *fn)
+static int set_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
+		  const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -566,8 +566,8 @@ int mpirma_errhandler_set(enum mpirma_hkind kind, int handle,
 }
 
 /* MPI_Comm_get_errhandler, MPI_Win_get_errhandler. */
-int mpirma_errhandler_get(enum mpirma_hkind kind, int handle,
-			  MPI_Errhandler *e, const char *fn)
+static int get_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler *e,
+		  const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -581,8 +581,8 @@ int mpirma_errhandler_get(enum mpirma_hkind kind, int handle,
 }
 
 /* MPI_Comm_call_errhandler, MPI_Win_call_errhandler. */
-int mpirma_errhandler_call(enum mpirma_hkind kind, int handle, int errorcode,
-			   const char *fn)
+static int call_eh(enum mpirma_hkind kind, int handle, int errorcode,
+		   const char *fn)
 {
 	struct mpirma_objhdr *h;
 	int ret = mpirma_objhdr_check(kind, handle, &h);
@@ -597,44 +597,49 @@ int mpirma_errhandler_call(enum mpirma_hkind kind, int handle, int errorcode,
 /*
  * The error handler calls of communicators, windows and sessions (@Obj
  * Comm, Win or Session, handles of @obj_t, objects of @kind): one
- * definition makes every kind's.
+ * definition makes every kind's set, get and call...
  */
-#define EH_CALLS(Obj, obj_t, kind)					\
-int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
-				   MPI_Errhandler *errhandler)		\
-{									\
-	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_create(kind, (void (*)(void))fn,	\
-					errhandler, MPIRMA_FUNC);	\
-}									\
-MPIRMA_ALIAS(Obj##_create_errhandler)					\
-									\
+#define EH_USE_CALLS(Obj, obj_t, kind)					\
 int PMPI_##Obj##_set_errhandler(obj_t obj, MPI_Errhandler errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_set(kind, obj, errhandler,		\
-				     MPIRMA_FUNC);			\
+	return set_eh(kind, obj, errhandler, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(Obj##_set_errhandler)					\
 									\
 int PMPI_##Obj##_get_errhandler(obj_t obj, MPI_Errhandler *errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_get(kind, obj, errhandler,		\
-				     MPIRMA_FUNC);			\
+	return get_eh(kind, obj, errhandler, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(Obj##_get_errhandler)					\
 									\
 int PMPI_##Obj##_call_errhandler(obj_t obj, int errorcode)		\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_errhandler_call(kind, obj, errorcode,		\
-				      MPIRMA_FUNC);			\
+	return call_eh(kind, obj, errorcode, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(Obj##_call_errhandler)
 
-EH_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM)
-EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
+/*
+ * ... and create: a session's handler may be made before any session,
+ * before MPI_Init (@guard: MPIRMA_LOCK_GUARD), the others only while MPI
+ * runs (MPIRMA_CHECK_INIT).
+ */
+#define EH_CALLS(Obj, obj_t, kind, guard)				\
+int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
+				   MPI_Errhandler *errhandler)		\
+{									\
+	guard();							\
+	return create_eh(kind, (void (*)(void))fn, errhandler,		\
+			 MPIRMA_FUNC);					\
+}									\
+MPIRMA_ALIAS(Obj##_create_errhandler)					\
+EH_USE_CALLS(Obj, obj_t, kind)
+
+EH_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM, MPIRMA_CHECK_INIT)
+EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN, MPIRMA_CHECK_INIT)
+EH_CALLS(Session, MPI_Session, MPIRMA_HK_SESSION, MPIRMA_LOCK_GUARD)
 
 /*
  * MPI-1's names of the communicator calls, removed from MPI-3 and still
@@ -643,24 +648,22 @@ EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_create(MPIRMA_HK_COMM, (void (*)(void))fn,
-					errhandler, MPIRMA_FUNC);
+	return create_eh(MPIRMA_HK_COMM, (void (*)(void))fn, errhandler,
+			 MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_create)
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_set(MPIRMA_HK_COMM, comm, errhandler,
-				     MPIRMA_FUNC);
+	return set_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_set)
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_get(MPIRMA_HK_COMM, comm, errhandler,
-				     MPIRMA_FUNC);
+	return get_eh(MPIRMA_HK_COMM, comm, errhandler, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Errhandler_get)
 

@@ -433,19 +433,6 @@ const char *mpirma_class_name(int errclass);
 /* Ends the job now: flush stdio, exit with @code (MPI_Abort semantics). */
 void mpirma_abort_job(int code) __attribute__((noreturn));
 
-/*
- * The error handler calls of every kind (@kind MPIRMA_HK_COMM, _WIN or
- * _SESSION), which raise their own errors as @fn and return the class:
- * MPI_X_create_errhandler, _set_, _get_ and _call_errhandler.
- */
-int mpirma_errhandler_create(enum mpirma_hkind kind, void (*fn)(void),
-			     MPI_Errhandler *out, const char *fn_name);
-int mpirma_errhandler_set(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
-			  const char *fn);
-int mpirma_errhandler_get(enum mpirma_hkind kind, int handle,
-			  MPI_Errhandler *e, const char *fn);
-int mpirma_errhandler_call(enum mpirma_hkind kind, int handle, int errorcode,
-			   const char *fn);
 /* May @e be set on an object of @kind?  (the predefined ones may) */
 bool mpirma_errhandler_fits(MPI_Errhandler e, enum mpirma_hkind kind);
 

@@ -34,31 +34,23 @@
  * struct p2p_part - a partitioned request
  * @req: the common head (persistent)
  * @recv: a receive, else a send
- * @buf, @partitions, @count, @t, @peer, @tag: the call's arguments (@count
- *	per partition; the whole is @total elements of @t)
- * @c: the communicator (a reference is held)
- * @view: @c in the partitioned context, what the transport is given: it
- *	shares @c's arrays and is never freed (its @refs stay above 0)
+ * @partitions: how many
+ * @a: the call's arguments (@a.count: every partition's elements, at most
+ *	INT_MAX), a receive's posted receive this round, NULL once taken
+ * @view: @a.c in the partitioned context, what the transport is given: it
+ *	shares a.c's arrays and is never freed (its @refs stay above 0)
  * @ready: a send's partitions marked ready in this round, @nready of them
  * @sent: a send went out this round
- * @inner: a receive's posted receive this round, NULL once taken
  */
 struct p2p_part {
 	struct mpirma_request req;
 	bool recv;
-	void *buf;
 	int partitions;
-	MPI_Count count;
-	int total;
-	struct mpirma_dtype *t;
-	int peer;
-	int tag;
-	struct mpirma_comm *c;
+	struct mpirma_p2p_args a;
 	struct mpirma_comm view;
 	unsigned char *ready;
 	int nready;
 	bool sent;
-	struct mpirma_request *inner;
 };
 
 static int part_progress(struct mpirma_request *r, int block)
@@ -69,8 +61,8 @@ static int part_progress(struct mpirma_request *r, int block)
 	if (r->done)
 		return MPI_SUCCESS;
 	if (p->recv) {
-		if (p->inner)
-			mpirma_p2p_inner_progress(r, &p->inner, block);
+		if (p->a.inner)
+			mpirma_p2p_inner_progress(r, &p->a.inner, block);
 		return MPI_SUCCESS;
 	}
 	/* A send waits for its partitions: from other threads only. */
@@ -92,10 +84,8 @@ static int part_release(struct mpirma_request *r)
 {
 	struct p2p_part *p = (struct p2p_part *)r;
 
-	mpirma_request_destroy(p->inner);
+	mpirma_p2p_args_release(&p->a);
 	free(p->ready);
-	mpirma_dtype_unref(p->t);
-	mpirma_comm_unref(p->c);
 	return MPI_SUCCESS;
 }
 
@@ -105,8 +95,8 @@ static int part_start(struct mpirma_request *r)
 	int ret = MPI_SUCCESS;
 
 	if (p->recv) {
-		ret = mpirma_p2p_post(&p->view, p->buf, p->total, p->t,
-				      p->peer, p->tag, &p->inner);
+		ret = mpirma_p2p_post(&p->view, p->a.buf, p->a.count, p->a.t,
+				      p->a.peer, p->a.tag, &p->a.inner);
 	} else {
 		memset(p->ready, 0, p->partitions);
 		p->nready = 0;
@@ -161,19 +151,10 @@ static int part_init(bool recv, const void *buf, int partitions,
 		mpirma_request_destroy(r);
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
-	r->comm = comm;
-	r->persistent = true;
 	p->recv = recv;
-	p->buf = (void *)buf;
 	p->partitions = partitions;
-	p->count = count;
-	p->total = (int)count * partitions;
-	p->t = t;
-	mpirma_dtype_ref(t);
-	p->peer = peer;
-	p->tag = tag;
-	p->c = c;
-	mpirma_comm_ref(c);
+	mpirma_p2p_args_set(r, comm, &p->a, buf, (int)count * partitions, t,
+			    peer, tag, c);
 	p->view = *c;
 	p->view.ctx = c->ctx | PART_BIT;
 	p->view.refs = 1;
@@ -239,8 +220,8 @@ static int mark_ready(struct p2p_part *p, int i)
 	p->ready[i] = 1;
 	if (++p->nready < p->partitions)
 		return MPI_SUCCESS;
-	ret = mpirma_p2p_send(&p->view, p->buf, p->total, p->t, p->peer,
-			      p->tag);
+	ret = mpirma_p2p_send(&p->view, p->a.buf, p->a.count, p->a.t,
+			      p->a.peer, p->a.tag);
 	p->sent = true;
 	return ret;
 }

@@ -13,6 +13,9 @@
  * Two process sets exist, as a job of mpirma is one launch on one node:
  * "mpi://WORLD" (every rank of the job) and "mpi://SELF" (the caller).
  * Their names are matched without regard to case, as URIs' schemes are.
+ *
+ * A session's error handler calls are with the other kinds' in
+ * lib/base/error.c, which reaches sessions through their registered header.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,7 +318,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name,
 }
 MPIRMA_ALIAS(Group_from_session_pset)
 
-/* ------------------------------------------------------------ info, errors */
+/* ------------------------------------------------------------ info */
 
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
@@ -336,41 +339,3 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 	return mpirma_raise_session(session, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Session_get_info)
-
-/* May come before MPI_Session_init: no session is needed to make one. */
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn,
-				   MPI_Errhandler *errhandler)
-{
-	MPIRMA_LOCK_GUARD();
-	if (!errhandler)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC,
-				    "errhandler is NULL");
-	return mpirma_errhandler_create(MPIRMA_HK_SESSION, (void (*)(void))fn,
-					errhandler, MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Session_create_errhandler)
-
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_set(MPIRMA_HK_SESSION, session, errhandler,
-				     MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Session_set_errhandler)
-
-int PMPI_Session_get_errhandler(MPI_Session session,
-				MPI_Errhandler *errhandler)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_get(MPIRMA_HK_SESSION, session, errhandler,
-				     MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Session_get_errhandler)
-
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
-{
-	MPIRMA_CHECK_INIT();
-	return mpirma_errhandler_call(MPIRMA_HK_SESSION, session, errorcode,
-				      MPIRMA_FUNC);
-}
-MPIRMA_ALIAS(Session_call_errhandler)
