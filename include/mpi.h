@@ -42,6 +42,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Info;
 typedef int MPI_File;
 typedef int MPI_Message;
+typedef int MPI_Session;
 
 typedef struct MPI_Status {
 	int MPI_SOURCE;
@@ -65,6 +66,7 @@ typedef struct MPI_Status {
 #define MPI_REQUEST_NULL	0
 #define MPI_MESSAGE_NULL	0
 #define MPI_MESSAGE_NO_PROC	(-1)	/* MPI_Mprobe of MPI_PROC_NULL */
+#define MPI_SESSION_NULL	0
 
 #define MPI_ERRHANDLER_NULL	0
 #define MPI_ERRORS_ARE_FATAL	1
@@ -330,6 +332,8 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session *session,
+					    int *errcode, ...);
 /* MPI-2 names of the same types. */
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
@@ -446,6 +450,8 @@ MPIRMA_DECL(int, Comm_create, (MPI_Comm comm, MPI_Group group,
 MPIRMA_DECL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
 				     MPI_Comm *newcomm))
 MPIRMA_DECL(int, Comm_free, (MPI_Comm *comm))
+/* waits for the communicator's pending communication, then frees it */
+MPIRMA_DECL(int, Comm_disconnect, (MPI_Comm *comm))
 MPIRMA_DECL(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
 MPIRMA_DECL(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
 MPIRMA_DECL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
@@ -899,6 +905,25 @@ MPIRMA_DECL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype,
 			     MPI_Request *request))
 MPIRMA_DECL(int, Start, (MPI_Request *request))
 MPIRMA_DECL(int, Startall, (int count, MPI_Request array_of_requests[]))
+
+/*
+ * MPI 4.0 partitioned communication (lib/runtime/p2p_part.c): persistent
+ * requests started by MPI_Start and MPI_Startall.
+ */
+MPIRMA_DECL(int, Psend_init, (const void *buf, int partitions,
+			      MPI_Count count, MPI_Datatype datatype,
+			      int dest, int tag, MPI_Comm comm, MPI_Info info,
+			      MPI_Request *request))
+MPIRMA_DECL(int, Precv_init, (void *buf, int partitions, MPI_Count count,
+			      MPI_Datatype datatype, int source, int tag,
+			      MPI_Comm comm, MPI_Info info,
+			      MPI_Request *request))
+MPIRMA_DECL(int, Pready, (int partition, MPI_Request request))
+MPIRMA_DECL(int, Pready_range, (int partition_low, int partition_high,
+				MPI_Request request))
+MPIRMA_DECL(int, Pready_list, (int length, const int array_of_partitions[],
+			       MPI_Request request))
+MPIRMA_DECL(int, Parrived, (MPI_Request request, int partition, int *flag))
 MPIRMA_DECL(int, Cancel, (MPI_Request *request))
 MPIRMA_DECL(int, Test_cancelled, (const MPI_Status *status, int *flag))
 
@@ -1962,6 +1987,52 @@ MPIRMA_DECL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader,
 MPIRMA_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high,
 				   MPI_Comm *newintracomm))
 
+/* ------------------------------------------------------------ sessions */
+/*
+ * MPI 4.0 sessions (lib/runtime/session.c; the two create_from_group calls
+ * in lib/runtime/comm_pset.c).  The process sets are "mpi://WORLD" and
+ * "mpi://SELF"; a pset's info has "mpi_size".
+ */
+#define MPI_MAX_PSET_NAME_LEN	256
+#define MPI_MAX_STRINGTAG_LEN	256
+
+MPIRMA_DECL(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler,
+				MPI_Session *session))
+MPIRMA_DECL(int, Session_finalize, (MPI_Session *session))
+MPIRMA_DECL(int, Session_get_num_psets, (MPI_Session session, MPI_Info info,
+					 int *npset_names))
+MPIRMA_DECL(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info,
+					int n, int *pset_len,
+					char *pset_name))
+MPIRMA_DECL(int, Session_get_pset_info, (MPI_Session session,
+					 const char *pset_name,
+					 MPI_Info *info))
+MPIRMA_DECL(int, Session_get_info, (MPI_Session session,
+				    MPI_Info *info_used))
+MPIRMA_DECL(int, Session_create_errhandler,
+	    (MPI_Session_errhandler_function *session_errhandler_fn,
+	     MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Session_set_errhandler, (MPI_Session session,
+					  MPI_Errhandler errhandler))
+MPIRMA_DECL(int, Session_get_errhandler, (MPI_Session session,
+					  MPI_Errhandler *errhandler))
+MPIRMA_DECL(int, Session_call_errhandler, (MPI_Session session,
+					   int errorcode))
+MPIRMA_DECL(int, Group_from_session_pset, (MPI_Session session,
+					   const char *pset_name,
+					   MPI_Group *newgroup))
+MPIRMA_DECL(int, Comm_create_from_group, (MPI_Group group,
+					  const char *stringtag,
+					  MPI_Info info,
+					  MPI_Errhandler errhandler,
+					  MPI_Comm *newcomm))
+MPIRMA_DECL(int, Intercomm_create_from_groups,
+	    (MPI_Group local_group, int local_leader, MPI_Group remote_group,
+	     int remote_leader, const char *stringtag, MPI_Info info,
+	     MPI_Errhandler errhandler, MPI_Comm *newintercomm))
+MPIRMA_DECL(MPI_Fint, Session_c2f, (MPI_Session session))
+MPIRMA_DECL(MPI_Session, Session_f2c, (MPI_Fint session))
+
 /* ------------------------------------------------------------ Fortran */
 
 /*
@@ -1977,6 +2048,39 @@ MPIRMA_DECL(int, Intercomm_merge, (MPI_Comm intercomm, int high,
 
 MPIRMA_DECL(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
 MPIRMA_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+
+/*
+ * The Fortran MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE as C sees them:
+ * the common blocks the `mpi` and `mpi_f08` modules and mpif.h name,
+ * defined in libmpirma (lib/base/status.c).
+ */
+extern MPI_Fint mpirma_status_ignore_[];
+extern MPI_Fint mpirma_statuses_ignore_[];
+#define MPI_F_STATUS_IGNORE	((MPI_Fint *)mpirma_status_ignore_)
+#define MPI_F_STATUSES_IGNORE	((MPI_Fint *)mpirma_statuses_ignore_)
+
+/*
+ * `use mpi_f08`'s TYPE(MPI_Status) from C: the layout of the `mpi`
+ * status array, so every conversion is a copy.
+ */
+typedef struct MPI_F08_status {
+	MPI_Fint MPI_SOURCE;
+	MPI_Fint MPI_TAG;
+	MPI_Fint MPI_ERROR;
+	/* private: */
+	MPI_Fint mpirma_private[MPI_F_STATUS_SIZE - 3];
+} MPI_F08_status;
+#define MPI_F08_STATUS_IGNORE	((MPI_F08_status *)mpirma_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE	((MPI_F08_status *)mpirma_statuses_ignore_)
+
+MPIRMA_DECL(int, Status_c2f08, (const MPI_Status *c_status,
+				MPI_F08_status *f08_status))
+MPIRMA_DECL(int, Status_f082c, (const MPI_F08_status *f08_status,
+				MPI_Status *c_status))
+MPIRMA_DECL(int, Status_f2f08, (const MPI_Fint *f_status,
+				MPI_F08_status *f08_status))
+MPIRMA_DECL(int, Status_f082f, (const MPI_F08_status *f08_status,
+				MPI_Fint *f_status))
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,11 @@
  * inactive and of an active request; the errors: starting an active
  * request, starting a request that is not persistent, bad arguments at
  * the init.
+ *
+ * MPI 4.0's partitioned requests around the same ring: partitions marked
+ * ready out of order, by MPI_Pready_range and MPI_Pready_list, the
+ * receiver polling MPI_Parrived, both requests started again and again,
+ * the two sides partitioned differently; and their errors.
  */
 #include <stdio.h>
 #include <string.h>
@@ -243,6 +248,93 @@ static void test_errors(void)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+#define PARTS	8
+#define PART_N	4
+
+/* One round of a partitioned ring, the send's partitions marked by @how. */
+static void part_round(MPI_Request req[2], int *out, const int *in, int round,
+		       int how)
+{
+	int i, flag = 0, polls = 0, bad = 0, list[PARTS];
+
+	for (i = 0; i < PARTS * PART_N; i++)
+		out[i] = round * 1000 + mtest_rank * 100 + i;
+	CHECK_MPI(MPI_Startall(2, req));
+	switch (how) {
+	case 0:	/* one by one, backwards */
+		for (i = PARTS - 1; i >= 0; i--)
+			CHECK_MPI(MPI_Pready(i, req[1]));
+		break;
+	case 1:	/* two ranges, the upper first */
+		CHECK_MPI(MPI_Pready_range(PARTS / 2, PARTS - 1, req[1]));
+		CHECK_MPI(MPI_Pready_range(0, PARTS / 2 - 1, req[1]));
+		break;
+	default: /* a shuffled list, in two calls */
+		for (i = 0; i < PARTS; i++)
+			list[i] = (i * 5 + 3) % PARTS;
+		CHECK_MPI(MPI_Pready_list(3, list, req[1]));
+		CHECK_MPI(MPI_Pready_list(PARTS - 3, list + 3, req[1]));
+	}
+	/* the receive has two partitions of the sender's four each */
+	while (!flag && polls++ < 1000000)
+		CHECK_MPI(MPI_Parrived(req[0], 1, &flag));
+	CHECK(flag, "partition 1 never arrived");
+	CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+	for (i = 0; i < PARTS * PART_N; i++)
+		bad += in[i] != round * 1000 + left * 100 + i;
+	CHECK_EQ(bad, 0, "elements received wrong");
+	CHECK_MPI(MPI_Parrived(req[0], 0, &flag));
+	CHECK(flag, "an inactive receive has every partition");
+}
+
+static void test_partitioned(void)
+{
+	int out[PARTS * PART_N], in[PARTS * PART_N], v = 0, flag, round;
+	MPI_Request req[2], plain;
+
+	mtest_section("partitioned");
+	CHECK_MPI(MPI_Precv_init(in, PARTS / 2, 2 * PART_N, MPI_INT, left, 9,
+				 MPI_COMM_WORLD, MPI_INFO_NULL, &req[0]));
+	CHECK_MPI(MPI_Psend_init(out, PARTS, PART_N, MPI_INT, right, 9,
+				 MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]));
+	/* an ordinary message of the same tag is not taken by them */
+	CHECK_MPI(MPI_Irecv(&v, 1, MPI_INT, left, 9, MPI_COMM_WORLD, &plain));
+	for (round = 0; round < 6; round++) {
+		memset(in, 0xff, sizeof(in));
+		part_round(req, out, in, round, round % 3);
+	}
+	CHECK_MPI(MPI_Test(&plain, &flag, MPI_STATUS_IGNORE));
+	CHECK(!flag, "a plain receive took a partitioned message");
+	MPI_Barrier(MPI_COMM_WORLD);	/* no plain message before the test */
+	CHECK_MPI(MPI_Send(&mtest_rank, 1, MPI_INT, right, 9, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Wait(&plain, MPI_STATUS_IGNORE));
+	CHECK_EQ(v, left, "the plain message");
+
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Pready(0, req[1]), MPI_ERR_REQUEST);	/* inactive */
+	CHECK_CLASS(MPI_Pready(0, req[0]), MPI_ERR_REQUEST);	/* a receive */
+	CHECK_CLASS(MPI_Parrived(req[1], 0, &flag), MPI_ERR_REQUEST);
+	CHECK_CLASS(MPI_Pready(0, MPI_REQUEST_NULL), MPI_ERR_REQUEST);
+	CHECK_MPI(MPI_Startall(2, req));
+	CHECK_CLASS(MPI_Pready(PARTS, req[1]), MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Pready(-1, req[1]), MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Pready_range(3, 2, req[1]), MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Parrived(req[0], PARTS / 2, &flag), MPI_ERR_ARG);
+	CHECK_MPI(MPI_Pready_range(1, PARTS - 1, req[1]));
+	CHECK_CLASS(MPI_Pready(1, req[1]), MPI_ERR_ARG);	/* twice */
+	CHECK_MPI(MPI_Pready(0, req[1]));
+	CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+	CHECK_CLASS(MPI_Psend_init(out, 0, 1, MPI_INT, right, 9,
+				   MPI_COMM_WORLD, MPI_INFO_NULL, &plain),
+		    MPI_ERR_ARG);
+	CHECK_CLASS(MPI_Precv_init(in, 1, -1, MPI_INT, left, 9,
+				   MPI_COMM_WORLD, MPI_INFO_NULL, &plain),
+		    MPI_ERR_COUNT);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	CHECK_MPI(MPI_Request_free(&req[0]));
+	CHECK_MPI(MPI_Request_free(&req[1]));
+}
+
 int main(int argc, char **argv)
 {
 	mtest_init(&argc, &argv, "persist");
@@ -255,6 +347,7 @@ int main(int argc, char **argv)
 	test_freed_type();
 	test_cancel_restart();
 	test_errors();
+	test_partitioned();
 	MPI_Barrier(MPI_COMM_WORLD);
 	return mtest_finish();
 }

@@ -237,6 +237,10 @@ int mpirma_objhdr_check(enum mpirma_hkind kind, int handle,
 		return mpirma_err(MPI_ERR_WIN, "invalid window %d", handle);
 	if (kind == MPIRMA_HK_DATATYPE)
 		return mpirma_err(MPI_ERR_TYPE, "invalid datatype %d", handle);
+	if (kind == MPIRMA_HK_SESSION)
+		return mpirma_err(MPI_ERR_SESSION, handle == MPI_SESSION_NULL ?
+				  "MPI_SESSION_NULL" : "invalid session %d",
+				  handle);
 	return mpirma_err(MPI_ERR_COMM, "invalid communicator %d", handle);
 }
 

@@ -251,7 +251,7 @@ static void fatal(int errclass, const char *fn, const char *cause)
 /* ------------------------------------------------------------ errhandlers */
 
 struct mpirma_errh {
-	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM or MPIRMA_HK_WIN */
+	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM, _WIN or _SESSION */
 	void (*fn)(void);
 	int refs;
 };
@@ -304,6 +304,10 @@ static int invoke(MPI_Errhandler e, enum mpirma_hkind kind, int handle,
 		MPI_Win w = handle;
 
 		((MPI_Win_errhandler_function *)h->fn)(&w, &code);
+	} else if (kind == MPIRMA_HK_SESSION) {
+		MPI_Session s = handle;
+
+		((MPI_Session_errhandler_function *)h->fn)(&s, &code);
 	} else {
 		MPI_Comm c = handle;
 
@@ -387,6 +391,12 @@ int mpirma_raise_win_failed(MPI_Win win, int errclass, const char *fn,
 			    const char *fmt, ...)
 {
 	return RAISE_VA(MPIRMA_HK_WIN, win);
+}
+
+int mpirma_raise_session(MPI_Session session, int errclass, const char *fn,
+			 const char *fmt, ...)
+{
+	return RAISE_VA(MPIRMA_HK_SESSION, session);
 }
 
 /* mpirma_raise_comm or mpirma_raise_win, as @kind says. */
@@ -520,8 +530,8 @@ static int create_eh(enum mpirma_hkind kind, void (*fn)(void),
 	return MPI_SUCCESS;
 }
 
-/* Is @e an error handler that may be set on an object of @kind? */
-static bool eh_fits(MPI_Errhandler e, enum mpirma_hkind kind)
+/* internal.h */
+bool mpirma_errhandler_fits(MPI_Errhandler e, enum mpirma_hkind kind)
 {
 	struct mpirma_errh *h;
 
@@ -543,10 +553,11 @@ static int set_eh(enum mpirma_hkind kind, int handle, MPI_Errhandler e,
 
 	if (ret)
 		return mpirma_raise(ret, fn, NULL);
-	if (!eh_fits(e, kind))
+	if (!mpirma_errhandler_fits(e, kind))
 		return raise_obj(kind, handle, MPI_ERR_ARG, fn,
 				 "%d is not a %s error handler", e,
 				 kind == MPIRMA_HK_WIN ? "window" :
+				 kind == MPIRMA_HK_SESSION ? "session" :
 				 "communicator");
 	mpirma_errhandler_ref(e);
 	mpirma_errhandler_unref(h->errhandler);
@@ -584,19 +595,11 @@ static int call_eh(enum mpirma_hkind kind, int handle, int errorcode,
 }
 
 /*
- * The error handler calls of communicators and windows (@Obj Comm or Win,
- * handles of @obj_t, objects of @kind): one definition makes both kinds'.
+ * The error handler calls of communicators, windows and sessions (@Obj
+ * Comm, Win or Session, handles of @obj_t, objects of @kind): one
+ * definition makes every kind's set, get and call...
  */
-#define EH_CALLS(Obj, obj_t, kind)					\
-int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
-				   MPI_Errhandler *errhandler)		\
-{									\
-	MPIRMA_CHECK_INIT();						\
-	return create_eh(kind, (void (*)(void))fn, errhandler,		\
-			 MPIRMA_FUNC);					\
-}									\
-MPIRMA_ALIAS(Obj##_create_errhandler)					\
-									\
+#define EH_USE_CALLS(Obj, obj_t, kind)					\
 int PMPI_##Obj##_set_errhandler(obj_t obj, MPI_Errhandler errhandler)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
@@ -618,8 +621,25 @@ int PMPI_##Obj##_call_errhandler(obj_t obj, int errorcode)		\
 }									\
 MPIRMA_ALIAS(Obj##_call_errhandler)
 
-EH_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM)
-EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN)
+/*
+ * ... and create: a session's handler may be made before any session,
+ * before MPI_Init (@guard: MPIRMA_LOCK_GUARD), the others only while MPI
+ * runs (MPIRMA_CHECK_INIT).
+ */
+#define EH_CALLS(Obj, obj_t, kind, guard)				\
+int PMPI_##Obj##_create_errhandler(MPI_##Obj##_errhandler_function *fn, \
+				   MPI_Errhandler *errhandler)		\
+{									\
+	guard();							\
+	return create_eh(kind, (void (*)(void))fn, errhandler,		\
+			 MPIRMA_FUNC);					\
+}									\
+MPIRMA_ALIAS(Obj##_create_errhandler)					\
+EH_USE_CALLS(Obj, obj_t, kind)
+
+EH_CALLS(Comm, MPI_Comm, MPIRMA_HK_COMM, MPIRMA_CHECK_INIT)
+EH_CALLS(Win, MPI_Win, MPIRMA_HK_WIN, MPIRMA_CHECK_INIT)
+EH_CALLS(Session, MPI_Session, MPIRMA_HK_SESSION, MPIRMA_LOCK_GUARD)
 
 /*
  * MPI-1's names of the communicator calls, removed from MPI-3 and still

@@ -29,6 +29,7 @@ const int mpirma_hbase[MPIRMA_NR_HKINDS] = {
 	[MPIRMA_HK_INFO] = 16,
 	[MPIRMA_HK_KEYVAL] = 32,
 	[MPIRMA_HK_MESSAGE] = 1,
+	[MPIRMA_HK_SESSION] = 1,
 };
 
 /* The chunk a table grows by next: as large as the table so far, plus 64. */
@@ -119,6 +120,7 @@ MPIRMA_C2F(Win, MPI_Win)
 MPIRMA_C2F(Request, MPI_Request)
 MPIRMA_C2F(Errhandler, MPI_Errhandler)
 MPIRMA_C2F(Info, MPI_Info)
+MPIRMA_C2F(Session, MPI_Session)
 
 /*
  * Fortran statuses: an MPI_Status is MPI_F_STATUS_SIZE ints with SOURCE,
@@ -130,6 +132,24 @@ _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
 	       offsetof(MPI_Status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
 	       offsetof(MPI_Status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
 	       "MPI_Status is MPI_F_STATUS_SIZE Fortran INTEGERs");
+
+/*
+ * The common blocks of the Fortran MPI_STATUS_IGNORE and
+ * MPI_STATUSES_IGNORE (fortran/gen), here rather than in libmpirmaf so
+ * that C has them too: MPI_F_STATUS_IGNORE, MPI_F08_STATUS_IGNORE...
+ */
+MPI_Fint mpirma_status_ignore_[MPI_F_STATUS_SIZE]
+	__attribute__((aligned(16)));
+MPI_Fint mpirma_statuses_ignore_[MPI_F_STATUS_SIZE]
+	__attribute__((aligned(16)));
+
+#define SAME_FIELD(f) \
+	(offsetof(MPI_F08_status, f) == offsetof(MPI_Status, f))
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status) &&
+	       SAME_FIELD(MPI_SOURCE) && SAME_FIELD(MPI_TAG) &&
+	       SAME_FIELD(MPI_ERROR),
+	       "MPI_F08_status is an MPI_Status as Fortran INTEGERs");
+#undef SAME_FIELD
 
 /* Both directions: @c is the C side, which may not be MPI_STATUS_IGNORE. */
 static int status_copy(void *dst, const void *src, const MPI_Status *c,
@@ -153,3 +173,43 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 	return status_copy(f_status, c_status, c_status, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Status_c2f)
+
+/*
+ * The mpi_f08 forms: the same copy, the Fortran side's ignore sentinels
+ * refused like C's.
+ */
+static int f_status_copy(void *dst, const void *src, const char *fn)
+{
+	if (!dst || !src || dst == mpirma_status_ignore_ ||
+	    src == mpirma_status_ignore_ || dst == mpirma_statuses_ignore_ ||
+	    src == mpirma_statuses_ignore_ || dst == MPI_STATUS_IGNORE ||
+	    src == MPI_STATUS_IGNORE)
+		return mpirma_raise(MPI_ERR_ARG, fn, "a status is NULL or "
+				    "one of the STATUS_IGNORE sentinels");
+	memcpy(dst, src, sizeof(MPI_Status));
+	return MPI_SUCCESS;
+}
+
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+	return f_status_copy(f08_status, c_status, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Status_c2f08)
+
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+	return f_status_copy(c_status, f08_status, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Status_f082c)
+
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+	return f_status_copy(f08_status, f_status, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Status_f2f08)
+
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+	return f_status_copy(f_status, f08_status, MPIRMA_FUNC);
+}
+MPIRMA_ALIAS(Status_f082f)

@@ -208,6 +208,7 @@ enum mpirma_hkind {
 	MPIRMA_HK_INFO,		/* base 16 */
 	MPIRMA_HK_KEYVAL,	/* base 32 */
 	MPIRMA_HK_MESSAGE,	/* base 1 */
+	MPIRMA_HK_SESSION,	/* base 1 */
 	MPIRMA_NR_HKINDS
 };
 
@@ -292,8 +293,8 @@ void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name);
 
 /**
  * struct mpirma_kind_ops - what the error and attribute code asks of a
- * kind of object: of those that live above base/ (communicators in
- * runtime/, windows in rma/), and of datatypes (lib/base/datatype.c),
+ * kind of object: of those that live above base/ (communicators and
+ * sessions in runtime/, windows in rma/), and of datatypes (lib/base/datatype.c),
  * registered by their file when the library is loaded
  * (mpirma_kind_register()): so base/ calls nothing above it, and its
  * errors and attributes still reach every object
@@ -421,12 +422,19 @@ int mpirma_raise_win_failed(MPI_Win win, int errclass, const char *fn,
 	})
 int mpirma_raise(int errclass, const char *fn, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* ... on a session (lib/runtime/session.c registers its header). */
+int mpirma_raise_session(MPI_Session session, int errclass, const char *fn,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* "MPI_ERR_RMA_SYNC" for a class; "MPI_ERR_UNKNOWN" for other values. */
 const char *mpirma_class_name(int errclass);
 
 /* Ends the job now: flush stdio, exit with @code (MPI_Abort semantics). */
 void mpirma_abort_job(int code) __attribute__((noreturn));
+
+/* May @e be set on an object of @kind?  (the predefined ones may) */
+bool mpirma_errhandler_fits(MPI_Errhandler e, enum mpirma_hkind kind);
 
 /* Errhandler references (MPI_ERRORS_* are static and need none). */
 void mpirma_errhandler_ref(MPI_Errhandler e);

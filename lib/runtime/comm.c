@@ -247,6 +247,24 @@ static uint64_t take_context(const uint64_t *next, int n)
 	return max;
 }
 
+int mpirma_members_context(int n, const int *ranks, int rank, uint64_t kctx,
+			   int tag, uint64_t *ctx)
+{
+	struct mpirma_comm members = { .size = n, .rank = rank };
+	uint64_t *next = malloc(n * sizeof(*next));
+	int ret;
+
+	if (!next)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	members.ranks = (int *)ranks;
+	ret = allgather_ctx(&members, kctx, tag, &mpirma_proc.next_ctx,
+			    sizeof(uint64_t), next);
+	if (!ret)
+		*ctx = take_context(next, n);
+	free(next);
+	return ret;
+}
+
 int mpirma_comm_new_context(struct mpirma_comm *parent, uint64_t *ctx)
 {
 	uint64_t *all = malloc(parent->size * sizeof(*all));
@@ -485,9 +503,9 @@ MPIRMA_ALIAS(Comm_create)
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 			   MPI_Comm *newcomm)
 {
-	struct mpirma_comm *c, members = { .ctx = 0 };
+	struct mpirma_comm *c;
 	struct mpirma_group *g;
-	uint64_t *next, ctx;
+	uint64_t ctx;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
@@ -504,19 +522,11 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 	 * Only the group takes part: agree on the id among its members, in
 	 * a context no collective of the parent uses.
 	 */
-	members.size = g->size;
-	members.rank = g->rank;
-	members.ranks = g->ranks;
-	next = malloc(g->size * sizeof(*next));
-	if (!next)
-		return mpirma_raise_comm(comm, MPI_ERR_NO_MEM, MPIRMA_FUNC, NULL);
-	ret = allgather_ctx(&members, mpirma_ctx_coll(c) | MPIRMA_CTX_GROUP_BIT,
-			    tag, &mpirma_proc.next_ctx, sizeof(uint64_t), next);
-	if (!ret) {
-		ctx = take_context(next, g->size);
+	ret = mpirma_members_context(g->size, g->ranks, g->rank,
+				     mpirma_ctx_coll(c) | MPIRMA_CTX_GROUP_BIT,
+				     tag, &ctx);
+	if (!ret)
 		ret = mpirma_comm_new(c, g->size, g->ranks, ctx, newcomm);
-	}
-	free(next);
 	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Comm_create_group)

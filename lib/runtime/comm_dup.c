@@ -13,6 +13,9 @@
  * A duplicate has the same ranks (intra) or groups (inter), a new context
  * id, the info given or the old communicator's, its topology, and its
  * attributes through their copy callbacks.
+ *
+ * Here too MPI_Comm_disconnect, MPI_Comm_free's collective form, which
+ * programs pair with duplicates to end a library's communicator cleanly.
  */
 #include "runtime.h"
 #include "request.h"
@@ -107,3 +110,43 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	return comm_dup(comm, info, newcomm, request, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Comm_idup_with_info)
+
+/*
+ * Waits for every pending request of @comm, as MPI_Comm_disconnect must
+ * (the requests stay for the program to complete or free): those that
+ * still have a handle; a freed pending one completes on its own.
+ */
+static void wait_pending(MPI_Comm comm)
+{
+	struct mpirma_request *r;
+	int h = 0;
+
+	while ((h = mpirma_handle_next(MPIRMA_HK_REQUEST, h))) {
+		r = mpirma_request_get(h);
+		if (r && r->comm == comm && !r->done &&
+		    (!r->persistent || r->active))
+			mpirma_request_progress(r, 1);
+	}
+}
+
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+	struct mpirma_comm *c;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	if (!comm)
+		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "comm is NULL");
+	MPIRMA_GET_COMM(c, *comm);
+	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+		return mpirma_raise_comm(*comm, MPI_ERR_COMM, MPIRMA_FUNC,
+					 "%s cannot be disconnected",
+					 c->hdr.name);
+	wait_pending(*comm);
+	/* Collective: nobody frees it while another member still talks. */
+	ret = PMPI_Barrier(*comm);
+	if (ret)
+		return ret;
+	return PMPI_Comm_free(comm);
+}
+MPIRMA_ALIAS(Comm_disconnect)

@@ -10,8 +10,13 @@
  * variables are removed after joining, so a program this one starts runs
  * as its own singleton instead of trying to join a job fd it does not have.
  *
+ * MPI_Init and MPI_Session_init (session.c) both hold the joined library
+ * (mpirma_hold): the first joins the job, the last MPI_Finalize or
+ * MPI_Session_finalize leaves it (mpirma_release), once per process.
+ *
  * Thread level: whatever is asked, up to MPI_THREAD_MULTIPLE, with which
- * every call takes the library lock (lib/base/thread.c).
+ * every call takes the library lock (lib/base/thread.c); a later holder
+ * may raise it, never lower it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -189,53 +194,113 @@ static int strict_types_setting(void)
 	return MPI_SUCCESS;
 }
 
-static int init(int required, int *provided, const char *fn)
+/*
+ * Who holds the library joined to the job: MPI_Init (the World model) and
+ * each live session (session.c), which may come in any order.  The first
+ * joins, the last to leave finalizes; MPI_Initialized and MPI_Finalized
+ * answer for the World model alone (world_state), while mpirma_proc.state
+ * says whether the library can be used at all.
+ */
+static int holders;
+static int world_state = MPIRMA_STATE_PRE_INIT;
+
+/* The thread level @required asks, within what exists. */
+static int thread_level_of(int required)
+{
+	return required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE :
+	       required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+}
+
+/* Joins the job: once per process, whoever comes first.  MPI class. */
+static int join(int required)
 {
 	int ret;
 
-	if (mpirma_proc.state != MPIRMA_STATE_PRE_INIT)
-		return mpirma_raise(MPI_ERR_OTHER, fn,
-				    "MPI is already %s",
-				    mpirma_proc.state == MPIRMA_STATE_RUNNING ?
-				    "initialized" : "finalized");
 	ret = join_job();
 	if (!ret)
 		ret = spin_setting();
 	if (!ret)
 		ret = strict_types_setting();
 	if (ret)
-		return mpirma_raise(ret, fn, NULL);
+		return ret;
 
 	mpirma_proc.query.size = sizeof(mpirma_proc.query);
 	ret = mpirma_ioctl(MPIRMA_IOC_QUERY, &mpirma_proc.query);
 	if (ret)
-		return mpirma_raise(mpirma_err_errno(ret, "MPIRMA_IOC_QUERY"),
-				    fn, NULL);
+		return mpirma_err_errno(ret, "MPIRMA_IOC_QUERY");
 	if (!(mpirma_proc.query.features & MPIRMA_FEAT_MSG))
-		return mpirma_raise(MPI_ERR_OTHER, fn,
-				    "the mpirma module has no messages "
-				    "(MPIRMA_FEAT_MSG): it is older than "
-				    "this library");
+		return mpirma_err(MPI_ERR_OTHER, "the mpirma module has no "
+				  "messages (MPIRMA_FEAT_MSG): it is older "
+				  "than this library");
 
 	mpirma_proc.next_ctx = MPIRMA_CTX_FIRST;
-	mpirma_proc.thread_level = required < MPI_THREAD_SINGLE ?
-		MPI_THREAD_SINGLE : required > MPI_THREAD_MULTIPLE ?
-		MPI_THREAD_MULTIPLE : required;
+	mpirma_proc.thread_level = thread_level_of(required);
 	mpirma_threads = mpirma_proc.thread_level == MPI_THREAD_MULTIPLE;
 	main_thread = pthread_self();
 	ret = mpirma_comm_setup();
 	if (ret)
-		return mpirma_raise(ret, fn, NULL);
+		return ret;
 	mpirma_proc.state = MPIRMA_STATE_RUNNING;
 
 	/* Everyone has joined before anyone talks to anyone. */
 	ret = mpirma_ioctl(MPIRMA_IOC_JOB_BARRIER, NULL);
 	if (ret)
-		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
-				    fn, NULL);
-	ret = mpirma_shmq_setup();
+		return mpirma_err_errno(ret, "job barrier");
+	return mpirma_shmq_setup();
+}
+
+int mpirma_hold(int required)
+{
+	int ret;
+
+	if (mpirma_proc.state == MPIRMA_STATE_FINALIZED)
+		return mpirma_err(MPI_ERR_OTHER, "MPI is finalized: the "
+				  "process has left its job and cannot join "
+				  "it again");
+	if (mpirma_proc.state == MPIRMA_STATE_PRE_INIT) {
+		ret = join(required);
+		if (ret)
+			return ret;
+	} else if (thread_level_of(required) > mpirma_proc.thread_level) {
+		/* a later holder may ask more; no call is in flight now */
+		mpirma_proc.thread_level = thread_level_of(required);
+		mpirma_threads = mpirma_proc.thread_level ==
+				 MPI_THREAD_MULTIPLE;
+	}
+	holders++;
+	return MPI_SUCCESS;
+}
+
+int mpirma_release(void)
+{
+	int ret;
+
+	if (--holders > 0)
+		return MPI_SUCCESS;
+	ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
+	if (ret)
+		return mpirma_err_errno(ret, "job barrier");
+	mpirma_shmq_teardown();
+	mpirma_comm_teardown();
+	close(mpirma_proc.fd);
+	mpirma_proc.fd = -1;
+	mpirma_proc.state = MPIRMA_STATE_FINALIZED;
+	return MPI_SUCCESS;
+}
+
+static int init(int required, int *provided, const char *fn)
+{
+	int ret;
+
+	if (world_state != MPIRMA_STATE_PRE_INIT)
+		return mpirma_raise(MPI_ERR_OTHER, fn,
+				    "MPI is already %s",
+				    world_state == MPIRMA_STATE_RUNNING ?
+				    "initialized" : "finalized");
+	ret = mpirma_hold(required);
 	if (ret)
 		return mpirma_raise(ret, fn, NULL);
+	world_state = MPIRMA_STATE_RUNNING;
 	if (provided)
 		*provided = mpirma_proc.thread_level;
 	return MPI_SUCCESS;
@@ -259,34 +324,31 @@ MPIRMA_ALIAS(Init)
 
 int PMPI_Finalize(void)
 {
-	int ret;
-
 	MPIRMA_CHECK_INIT();
-	/* MPI-2.2: MPI_COMM_SELF's attributes are deleted first. */
+	if (world_state != MPIRMA_STATE_RUNNING)
+		return mpirma_raise(MPI_ERR_OTHER, MPIRMA_FUNC, "MPI_Init was "
+				    "not called (only sessions hold MPI: end "
+				    "them with MPI_Session_finalize)");
+	world_state = MPIRMA_STATE_FINALIZED;
+	/*
+	 * MPI-2.2: MPI_COMM_SELF's attributes are deleted first, at
+	 * MPI_Finalize even while a session keeps the library.
+	 */
 	mpirma_comm_finalize_self();
-	ret = mpirma_ioctl_wait(MPIRMA_IOC_JOB_BARRIER, NULL);
-	if (ret)
-		return mpirma_raise(mpirma_err_errno(ret, "job barrier"),
-				    MPIRMA_FUNC, NULL);
-	mpirma_shmq_teardown();
-	mpirma_comm_teardown();
-	close(mpirma_proc.fd);
-	mpirma_proc.fd = -1;
-	mpirma_proc.state = MPIRMA_STATE_FINALIZED;
-	return MPI_SUCCESS;
+	return mpirma_raise(mpirma_release(), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Finalize)
 
 int PMPI_Initialized(int *flag)
 {
-	*flag = mpirma_proc.state != MPIRMA_STATE_PRE_INIT;
+	*flag = world_state != MPIRMA_STATE_PRE_INIT;
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Initialized)
 
 int PMPI_Finalized(int *flag)
 {
-	*flag = mpirma_proc.state == MPIRMA_STATE_FINALIZED;
+	*flag = world_state == MPIRMA_STATE_FINALIZED;
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Finalized)

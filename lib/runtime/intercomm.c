@@ -63,13 +63,10 @@ static int *rank_map(int n, const int *ranks)
 	return map;
 }
 
-/*
- * A new inter-communicator handle: the local group @lranks (the caller
- * among them), the remote group @rranks, context @ctx, @parent's error
- * handler.  MPI class.
- */
-static int inter_new(struct mpirma_comm *parent, int ln, const int *lranks,
-		     int rn, const int *rranks, uint64_t ctx, MPI_Comm *out)
+/* runtime.h */
+int mpirma_intercomm_new(struct mpirma_comm *parent, int ln,
+			 const int *lranks, int rn, const int *rranks,
+			 uint64_t ctx, MPI_Comm *out)
 {
 	struct mpirma_comm *c;
 	int ret;
@@ -161,8 +158,9 @@ int mpirma_intercomm_dup(struct mpirma_comm *c, const uint64_t *spare,
 		ctx = *spare;
 	else
 		ret = inter_context(c, 0, &ctx, &theirs);
-	return ret ? ret : inter_new(c, c->size, c->ranks, c->rsize,
-				     c->rranks, ctx, out);
+	return ret ? ret : mpirma_intercomm_new(c, c->size, c->ranks,
+						c->rsize, c->rranks, ctx,
+						out);
 }
 
 /* One member's part in an inter-communicator split. */
@@ -247,7 +245,8 @@ int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
 		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	/* No remote member of this colour: MPI_COMM_NULL, as the standard says */
 	else if (rn > 0)
-		ret = inter_new(c, ln, lranks, rn, rranks, ctx, newcomm);
+		ret = mpirma_intercomm_new(c, ln, lranks, rn, rranks, ctx,
+					   newcomm);
 out:
 	free(loc);
 	free(rem);
@@ -348,8 +347,9 @@ static int intercomm_create(struct mpirma_comm *lc, int local_leader,
 		ctx = mine.next_ctx > theirs.next_ctx ? mine.next_ctx :
 		      theirs.next_ctx;
 		mpirma_ctx_take(ctx);
-		ret = inter_new(lc, lc->size, lc->ranks, theirs.size, rranks,
-				ctx, newintercomm);
+		ret = mpirma_intercomm_new(lc, lc->size, lc->ranks,
+					   theirs.size, rranks, ctx,
+					   newintercomm);
 	}
 	free(rranks);
 	return ret;

@@ -72,6 +72,40 @@ int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
 		    struct mpirma_dtype *t, int source, int tag,
 		    struct mpirma_request **out);
+/**
+ * struct mpirma_p2p_args - what a persistent point-to-point request
+ *	(p2p_persist.c, partitioned: p2p_part.c) keeps of its call: the
+ *	arguments, checked at init, with references on the communicator and
+ *	datatype; and the receive it started, NULL when none is in flight
+ */
+struct mpirma_p2p_args {
+	void *buf;
+	int count;
+	struct mpirma_dtype *t;
+	int peer;
+	int tag;
+	struct mpirma_comm *c;
+	struct mpirma_request *inner;
+};
+
+/*
+ * Fills @a (taking the references) for persistent request @r on @comm,
+ * which becomes r's communicator for errors (p2p_persist.c).
+ */
+void mpirma_p2p_args_set(struct mpirma_request *r, MPI_Comm comm,
+			 struct mpirma_p2p_args *a, const void *buf, int count,
+			 struct mpirma_dtype *t, int peer, int tag,
+			 struct mpirma_comm *c);
+/* Destroys the started receive, drops the references (none if unset). */
+void mpirma_p2p_args_release(struct mpirma_p2p_args *a);
+
+/*
+ * A persistent request @r's started receive *@inner progressed (@block:
+ * to its end); once done, its status is r's, r is done and *@inner is
+ * destroyed and NULL (p2p_persist.c; partitioned receives, p2p_part.c).
+ */
+void mpirma_p2p_inner_progress(struct mpirma_request *r,
+			       struct mpirma_request **inner, int block);
 /* A blocking receive, arguments checked here; its class (status filled). */
 int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 		    int tag, MPI_Comm comm, MPI_Status *status);

@@ -25,41 +25,68 @@
  * struct p2p_persist - a persistent request
  * @req: the common head (persistent set)
  * @recv: a receive, else a send
- * @buf: the buffer (const for sends)
- * @count, @t, @peer, @tag, @c: the call's arguments, checked at init
- * @inner: the started receive, NULL when none is in flight
+ * @a: the call's arguments (the buffer is const for sends), the started
+ *	receive
  */
 struct p2p_persist {
 	struct mpirma_request req;
 	bool recv;
-	void *buf;
-	int count;
-	struct mpirma_dtype *t;
-	int peer;
-	int tag;
-	struct mpirma_comm *c;
-	struct mpirma_request *inner;
+	struct mpirma_p2p_args a;
 };
+
+/* p2p.h */
+void mpirma_p2p_args_set(struct mpirma_request *r, MPI_Comm comm,
+			 struct mpirma_p2p_args *a, const void *buf, int count,
+			 struct mpirma_dtype *t, int peer, int tag,
+			 struct mpirma_comm *c)
+{
+	r->comm = comm;
+	r->persistent = true;
+	a->buf = (void *)buf;
+	a->count = count;
+	a->t = t;
+	mpirma_dtype_ref(t);
+	a->peer = peer;
+	a->tag = tag;
+	a->c = c;
+	mpirma_comm_ref(c);
+}
+
+/* p2p.h */
+void mpirma_p2p_args_release(struct mpirma_p2p_args *a)
+{
+	mpirma_request_destroy(a->inner);
+	if (a->t)
+		mpirma_dtype_unref(a->t);
+	if (a->c)
+		mpirma_comm_unref(a->c);
+}
+
+/* p2p.h */
+void mpirma_p2p_inner_progress(struct mpirma_request *r,
+			       struct mpirma_request **inner, int block)
+{
+	mpirma_request_progress(*inner, block);
+	if ((*inner)->done) {
+		r->status = (*inner)->status;
+		r->done = 1;
+		mpirma_request_destroy(*inner);
+		*inner = NULL;
+	}
+}
 
 static int persist_progress(struct mpirma_request *r, int block)
 {
 	struct p2p_persist *p = (struct p2p_persist *)r;
-	struct mpirma_request *in = p->inner;
 
-	if (!in) {	/* an inactive request, or a send: complete */
+	if (!p->a.inner) {	/* an inactive request, or a send: complete */
 		if (!r->done) {
 			mpirma_status_empty(&r->status);
 			r->done = 1;
 		}
 		return MPI_SUCCESS;
 	}
-	mpirma_request_progress(in, block);
-	if (in->done) {
-		r->status = in->status;
-		r->done = 1;
-		mpirma_request_destroy(in);
-		p->inner = NULL;
-	}
+	mpirma_p2p_inner_progress(r, &p->a.inner, block);
 	return MPI_SUCCESS;
 }
 
@@ -68,18 +95,16 @@ static int persist_cancel(struct mpirma_request *r)
 	struct p2p_persist *p = (struct p2p_persist *)r;
 
 	/* a send has completed already; an inactive request has nothing */
-	if (!p->inner || !p->inner->ops->cancel)
+	if (!p->a.inner || !p->a.inner->ops->cancel)
 		return MPI_SUCCESS;
-	return p->inner->ops->cancel(p->inner);
+	return p->a.inner->ops->cancel(p->a.inner);
 }
 
 static int persist_release(struct mpirma_request *r)
 {
 	struct p2p_persist *p = (struct p2p_persist *)r;
 
-	mpirma_request_destroy(p->inner);
-	mpirma_dtype_unref(p->t);
-	mpirma_comm_unref(p->c);
+	mpirma_p2p_args_release(&p->a);
 	return MPI_SUCCESS;
 }
 
@@ -89,11 +114,11 @@ static int persist_start(struct mpirma_request *r)
 	int ret;
 
 	if (p->recv)
-		ret = mpirma_p2p_post(p->c, p->buf, p->count, p->t, p->peer,
-				      p->tag, &p->inner);
+		ret = mpirma_p2p_post(p->a.c, p->a.buf, p->a.count, p->a.t,
+				      p->a.peer, p->a.tag, &p->a.inner);
 	else
-		ret = mpirma_p2p_send(p->c, p->buf, p->count, p->t, p->peer,
-				      p->tag);
+		ret = mpirma_p2p_send(p->a.c, p->a.buf, p->a.count, p->a.t,
+				      p->a.peer, p->a.tag);
 	if (!ret)
 		r->active = true;
 	return ret;
@@ -125,17 +150,8 @@ static int persist_init(bool recv, const void *buf, int count,
 	if (ret)
 		return ret;
 	p = (struct p2p_persist *)r;
-	r->comm = comm;
-	r->persistent = true;
 	p->recv = recv;
-	p->buf = (void *)buf;
-	p->count = count;
-	p->t = t;
-	mpirma_dtype_ref(t);
-	p->peer = peer;
-	p->tag = tag;
-	p->c = c;
-	mpirma_comm_ref(c);
+	mpirma_p2p_args_set(r, comm, &p->a, buf, count, t, peer, tag, c);
 	*request = r->handle;
 	return MPI_SUCCESS;
 }

@@ -209,6 +209,32 @@ int mpirma_intercomm_split(struct mpirma_comm *c, int color, int key,
 int mpirma_comm_new_context(struct mpirma_comm *parent, uint64_t *ctx);
 
 /*
+ * A context id unique for every one of @n job ranks @ranks (the caller is
+ * @ranks[@rank]): the MAX of their next free ids, gathered in kernel
+ * context @kctx with @tag, where no other communication of theirs may
+ * take it.  Collective over those ranks alone (MPI_Comm_create_group, the
+ * session calls of comm_pset.c).  MPI class.
+ */
+int mpirma_members_context(int n, const int *ranks, int rank, uint64_t kctx,
+			   int tag, uint64_t *ctx);
+
+/*
+ * Kernel context of the agreements of MPI_Comm_create_from_group and
+ * MPI_Intercomm_create_from_groups (comm_pset.c): the collective context
+ * of id 3, which no communicator has (ids 3 ... 15 are never given).
+ */
+#define MPIRMA_KCTX_PSET	(2 * 3 + 1)
+
+/*
+ * A new inter-communicator handle (intercomm.c): the local group @lranks
+ * (the caller among them), the remote group @rranks, context @ctx,
+ * @parent's error handler.  MPI class.
+ */
+int mpirma_intercomm_new(struct mpirma_comm *parent, int ln,
+			 const int *lranks, int rn, const int *rranks,
+			 uint64_t ctx, MPI_Comm *out);
+
+/*
  * Internal byte-level collectives over @c's collective context (comm.c;
  * coll.c may build on them).  Each member contributes @len bytes; @recv gets
  * size * len bytes in rank order.  MPI class.
@@ -299,6 +325,13 @@ struct mpirma_request *mpirma_request_get(MPI_Request req);
 
 /* ------------------------------------------------------------ runtime-private */
 
+/*
+ * init.c: MPI_Init and every session hold the library joined to the job:
+ * the first hold joins it (@required: the thread level asked), the last
+ * release leaves it (a job barrier, then everything is freed).  MPI class.
+ */
+int mpirma_hold(int required);
+int mpirma_release(void);
 /* comm.c: MPI_COMM_WORLD and MPI_COMM_SELF at init (MPI class). */
 int mpirma_comm_setup(void);
 /* comm.c: MPI_Finalize deletes the attributes of MPI_COMM_SELF, then of
