@@ -37,12 +37,13 @@
 
 #include "runtime.h"
 #include "mpirma.h"
+#include "tool.h"
 #include "win.h"
 
 static const char default_ordering[] = "rar,raw,war,waw";
 
 /* Names of the kernel's atomicity strategies for the mpirma_atomicity key. */
-static const char *const strategy_names[] = {
+const char *const mpirma_strategy_names[MPIRMA_NR_STRATEGY_NAMES] = {
 	[MPIRMA_ATOM_DEFAULT] = "default",
 	[MPIRMA_ATOM_LOCK] = "lock",
 	[MPIRMA_ATOM_STRIPED] = "striped",
@@ -141,20 +142,23 @@ static int parse_node(const char *v)
 /* mpirma_atomicity: a strategy name or number the kernel knows. */
 static bool parse_strategy(const char *v, uint32_t *out)
 {
+	/* before MPI_Init the module's are not known yet: ours */
+	uint32_t i, nr = mpirma_proc.query.nr_strategies ?
+			 mpirma_proc.query.nr_strategies :
+			 MPIRMA_NR_STRATEGY_NAMES;
 	char *end;
 	unsigned long n;
-	uint32_t i;
 
-	for (i = 0; i < MPIRMA_ARRAY_SIZE(strategy_names); i++) {
-		if (strategy_names[i] && !strcasecmp(v, strategy_names[i]) &&
-		    i < mpirma_proc.query.nr_strategies) {
+	for (i = 0; i < MPIRMA_NR_STRATEGY_NAMES; i++) {
+		if (mpirma_strategy_names[i] &&
+		    !strcasecmp(v, mpirma_strategy_names[i]) && i < nr) {
 			*out = i;
 			return true;
 		}
 	}
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	if (errno || end == v || *end || n >= mpirma_proc.query.nr_strategies)
+	if (errno || end == v || *end || n >= nr)
 		return false;
 	*out = (uint32_t)n;
 	return true;
@@ -166,7 +170,7 @@ static bool parse_strategy(const char *v, uint32_t *out)
  * the environment to every rank, so all agree; a bad value is reported once
  * and ignored (the module default applies).
  */
-static uint32_t env_strategy(void)
+uint32_t mpirma_win_env_strategy(void)
 {
 	static bool warned;
 	const char *v = getenv("MPIRMA_ATOMICITY");
@@ -187,7 +191,7 @@ static void hints_default(struct mpirma_win_hints *h)
 	memset(h, 0, sizeof(*h));
 	strcpy(h->ordering, default_ordering);
 	h->numa_node = -1;
-	h->strategy = env_strategy();
+	h->strategy = mpirma_win_env_strategy();
 }
 
 /*
@@ -328,11 +332,9 @@ static void win_discard(struct mpirma_window *w)
  * operation then goes through the kernel, nothing is mapped but allocated
  * windows, and every window gets the module's default strategy.
  */
-static bool direct_enabled(void)
+bool mpirma_win_direct_enabled(void)
 {
-	const char *v = getenv("MPIRMA_DIRECT");
-
-	return !v || strcmp(v, "0");
+	return mpirma_env_on("MPIRMA_DIRECT");
 }
 
 /*
@@ -342,10 +344,8 @@ static bool direct_enabled(void)
  */
 static bool ulock_wanted(int nranks)
 {
-	const char *v = getenv("MPIRMA_ULOCK");
-
 	return (mpirma_proc.query.features & MPIRMA_FEAT_ULOCK) &&
-	       nranks <= MPIRMA_ULOCK_MAX_RANKS && (!v || strcmp(v, "0"));
+	       nranks <= MPIRMA_ULOCK_MAX_RANKS && mpirma_env_on("MPIRMA_ULOCK");
 }
 
 static int ulock_sleep(struct mpirma_ulock *ul, uint32_t seq)
@@ -401,7 +401,7 @@ static int win_map_ulock(struct mpirma_window *w)
 static bool win_mappable(uint32_t kflavor)
 {
 	return kflavor == MPIRMA_FLAVOR_ALLOC ||
-	       (kflavor == MPIRMA_FLAVOR_USER && direct_enabled() &&
+	       (kflavor == MPIRMA_FLAVOR_USER && mpirma_win_direct_enabled() &&
 		(mpirma_proc.query.features & MPIRMA_FEAT_MAP_USER));
 }
 
@@ -420,7 +420,7 @@ static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor,
 		       (mpirma_proc.query.features & MPIRMA_FEAT_REGION_MAP));
 
 	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT || !mapped ||
-	    !direct_enabled())
+	    !mpirma_win_direct_enabled())
 		return w->hints.strategy;
 	if ((flags & MPIRMA_WIN_ULOCK) &&
 	    (mpirma_proc.query.features & MPIRMA_FEAT_BULK))
@@ -451,7 +451,7 @@ static void win_map_dynamic(struct mpirma_window *w)
 {
 	struct mpirma_win_query q;
 
-	if (!direct_enabled() || win_query(w, w->rank, &q))
+	if (!mpirma_win_direct_enabled() || win_query(w, w->rank, &q))
 		return;
 	mpirma_win_dyn_init(w);
 	if (w->dyn)
@@ -524,7 +524,7 @@ static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
 	struct mpirma_win_query q;
 	int r;
 
-	if (!direct_enabled())
+	if (!mpirma_win_direct_enabled())
 		return;
 	w->segs = calloc(w->size, sizeof(*w->segs));
 	if (!w->segs)
@@ -994,15 +994,15 @@ static int info_set_all(MPI_Info info, const struct mpirma_window *w)
 
 	/* What the kernel actually did, where it can tell. */
 	snprintf(node, sizeof(node), "%d", h->numa_node);
-	strat = h->strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
-		strategy_names[h->strategy] : NULL;
+	strat = h->strategy < MPIRMA_ARRAY_SIZE(mpirma_strategy_names) ?
+		mpirma_strategy_names[h->strategy] : NULL;
 	if (h->numa_node == NODE_INTERLEAVE)
 		snprintf(node, sizeof(node), "interleave");
 	if (!win_query(w, w->rank, &q)) {
 		if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && h->numa_node != NODE_INTERLEAVE)
 			snprintf(node, sizeof(node), "%d", q.numa_node);
-		strat = q.strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
-			strategy_names[q.strategy] : NULL;
+		strat = q.strategy < MPIRMA_ARRAY_SIZE(mpirma_strategy_names) ?
+			mpirma_strategy_names[q.strategy] : NULL;
 		if (!strat) {
 			snprintf(num, sizeof(num), "%u", q.strategy);
 			strat = num;
