@@ -84,6 +84,40 @@ bool mpirma_env_on(const char *name)
 	return !v || strcmp(v, "0");
 }
 
+int mpirma_tool_lookup(const char *name, int n,
+		       const char *(*name_of)(int i, int arg), int arg,
+		       int *index)
+{
+	const char *s;
+	int i;
+
+	if (!name || !index)
+		return MPI_T_ERR_INVALID;
+	for (i = 0; i < n; i++) {
+		s = name_of(i, arg);
+		if (s && !strcmp(s, name)) {
+			*index = i;
+			return MPI_SUCCESS;
+		}
+	}
+	return MPI_T_ERR_INVALID_NAME;
+}
+
+int mpirma_tool_select(int n, int (*cat_of)(int i), int cat, int len,
+		       int *indices)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (cat_of(i) != cat)
+			continue;
+		if (k < len)
+			indices[k] = i;
+		k++;
+	}
+	return k;
+}
+
 /* ------------------------------------------------------------ registry */
 
 #define MAX_CVARS	32
@@ -221,15 +255,7 @@ struct cvar_handle {
 	int index;
 };
 
-int PMPI_T_cvar_get_num(int *num_cvar)
-{
-	MPIRMA_TOOL_ENTER();
-	if (!num_cvar)
-		return MPI_T_ERR_INVALID;
-	*num_cvar = nr_cvars;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(T_cvar_get_num)
+MPIRMA_TOOL_GET_NUM(cvar, nr_cvars)
 
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len,
 			 int *verbosity, MPI_Datatype *datatype,
@@ -253,20 +279,16 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len,
 }
 MPIRMA_ALIAS(T_cvar_get_info)
 
+static const char *cvar_name(int i, int unused)
+{
+	(void)unused;
+	return cvars[i]->name;
+}
+
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-	int i;
-
 	MPIRMA_TOOL_ENTER();
-	if (!name || !cvar_index)
-		return MPI_T_ERR_INVALID;
-	for (i = 0; i < nr_cvars; i++) {
-		if (!strcmp(cvars[i]->name, name)) {
-			*cvar_index = i;
-			return MPI_SUCCESS;
-		}
-	}
-	return MPI_T_ERR_INVALID_NAME;
+	return mpirma_tool_lookup(name, nr_cvars, cvar_name, 0, cvar_index);
 }
 MPIRMA_ALIAS(T_cvar_get_index)
 
@@ -309,33 +331,42 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 }
 MPIRMA_ALIAS(T_cvar_handle_free)
 
-int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
+/* The variable of handle @h, to be read into or written from @buf. */
+static int cvar_of(MPI_T_cvar_handle h, const void *buf,
+		   const struct mpirma_cvar **v)
 {
-	struct cvar_handle *ch;
+	struct cvar_handle *ch = mpirma_tool_obj(h, MPIRMA_TOBJ_CVAR);
 
-	MPIRMA_TOOL_ENTER();
-	ch = mpirma_tool_obj(handle, MPIRMA_TOBJ_CVAR);
 	if (!ch)
 		return MPI_T_ERR_INVALID_HANDLE;
 	if (!buf)
 		return MPI_T_ERR_INVALID;
-	*(int *)buf = cvars[ch->index]->read();
+	*v = cvars[ch->index];
 	return MPI_SUCCESS;
+}
+
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
+{
+	const struct mpirma_cvar *v;
+	int ret;
+
+	MPIRMA_TOOL_ENTER();
+	ret = cvar_of(handle, buf, &v);
+	if (!ret)
+		*(int *)buf = v->read();
+	return ret;
 }
 MPIRMA_ALIAS(T_cvar_read)
 
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
 	const struct mpirma_cvar *v;
-	struct cvar_handle *ch;
+	int ret;
 
 	MPIRMA_TOOL_ENTER();
-	ch = mpirma_tool_obj(handle, MPIRMA_TOBJ_CVAR);
-	if (!ch)
-		return MPI_T_ERR_INVALID_HANDLE;
-	if (!buf)
-		return MPI_T_ERR_INVALID;
-	v = cvars[ch->index];
+	ret = cvar_of(handle, buf, &v);
+	if (ret)
+		return ret;
 	if (!v->write || v->scope == MPI_T_SCOPE_READONLY ||
 	    v->scope == MPI_T_SCOPE_CONSTANT)
 		return MPI_T_ERR_CVAR_SET_NEVER;
@@ -366,19 +397,14 @@ static const struct {
 				  "process has" },
 };
 
-/* Cvar indexes of category @cat (when @len > 0, the first @len); count. */
+static int cvar_cat(int i)
+{
+	return (int)cvars[i]->cat;
+}
+
 static int cvars_of(int cat, int len, int *indices)
 {
-	int i, n = 0;
-
-	for (i = 0; i < nr_cvars; i++) {
-		if ((int)cvars[i]->cat != cat)
-			continue;
-		if (n < len)
-			indices[n] = i;
-		n++;
-	}
-	return n;
+	return mpirma_tool_select(nr_cvars, cvar_cat, cat, len, indices);
 }
 
 /* The subcategories: every other one is in "mpirma". */
@@ -399,15 +425,7 @@ static bool cat_valid(int cat)
 	return cat >= 0 && cat < MPIRMA_NR_TCATS;
 }
 
-int PMPI_T_category_get_num(int *num_cat)
-{
-	MPIRMA_TOOL_ENTER();
-	if (!num_cat)
-		return MPI_T_ERR_INVALID;
-	*num_cat = MPIRMA_NR_TCATS;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(T_category_get_num)
+MPIRMA_TOOL_GET_NUM(category, MPIRMA_NR_TCATS)
 
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len,
 			     char *desc, int *desc_len, int *num_cvars,
@@ -425,20 +443,17 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len,
 }
 MPIRMA_ALIAS(T_category_get_info)
 
+static const char *cat_name(int i, int unused)
+{
+	(void)unused;
+	return cats[i].name;
+}
+
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-	int i;
-
 	MPIRMA_TOOL_ENTER();
-	if (!name || !cat_index)
-		return MPI_T_ERR_INVALID;
-	for (i = 0; i < MPIRMA_NR_TCATS; i++) {
-		if (!strcmp(cats[i].name, name)) {
-			*cat_index = i;
-			return MPI_SUCCESS;
-		}
-	}
-	return MPI_T_ERR_INVALID_NAME;
+	return mpirma_tool_lookup(name, MPIRMA_NR_TCATS, cat_name, 0,
+				  cat_index);
 }
 MPIRMA_ALIAS(T_category_get_index)
 

@@ -22,15 +22,7 @@ static MPI_Count clock_ns(void)
 	return (MPI_Count)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int PMPI_T_source_get_num(int *num_sources)
-{
-	MPIRMA_TOOL_ENTER();
-	if (!num_sources)
-		return MPI_T_ERR_INVALID;
-	*num_sources = NR_SOURCES;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(T_source_get_num)
+MPIRMA_TOOL_GET_NUM(source, NR_SOURCES)
 
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len,
 			   char *desc, int *desc_len,
@@ -68,15 +60,7 @@ MPIRMA_ALIAS(T_source_get_timestamp)
 
 /* ------------------------------------------------------------ events */
 
-int PMPI_T_event_get_num(int *num_events)
-{
-	MPIRMA_TOOL_ENTER();
-	if (!num_events)
-		return MPI_T_ERR_INVALID;
-	*num_events = 0;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(T_event_get_num)
+MPIRMA_TOOL_GET_NUM(event, 0)
 
 int PMPI_T_event_get_info(int event_index, char *name, int *name_len,
 			  int *verbosity, MPI_Datatype array_of_datatypes[],

@@ -44,6 +44,18 @@ void mpirma_tool_string(const char *s, char *buf, int *len);
 			*(p) = (v);					\
 	} while (0)
 
+/* MPI_T_@what_get_num(int *num), answering @expr. */
+#define MPIRMA_TOOL_GET_NUM(what, expr)					\
+int PMPI_T_##what##_get_num(int *num)					\
+{									\
+	MPIRMA_TOOL_ENTER();						\
+	if (!num)							\
+		return MPI_T_ERR_INVALID;				\
+	*num = (expr);							\
+	return MPI_SUCCESS;						\
+}									\
+MPIRMA_ALIAS(T_##what##_get_num)
+
 /* What the interface keeps in the handle table (MPIRMA_HK_TOOL). */
 enum mpirma_tool_obj {
 	MPIRMA_TOBJ_CVAR = 1,	/* a control variable's handle */
@@ -60,6 +72,24 @@ void *mpirma_tool_obj(int handle, enum mpirma_tool_obj kind);
  * freed.
  */
 int mpirma_tool_new(void *obj, int full, int *h);
+
+/*
+ * The index of what is named @name among @n (a variable, a category):
+ * name_of(i, @arg) names the i-th, NULL when it does not count.
+ * MPI_SUCCESS with *@index set, MPI_T_ERR_INVALID_NAME, or
+ * MPI_T_ERR_INVALID for a NULL argument.
+ */
+int mpirma_tool_lookup(const char *name, int n,
+		       const char *(*name_of)(int i, int arg), int arg,
+		       int *index);
+
+/*
+ * The items of category @cat among @n (variables), whose categories
+ * cat_of(i) gives: their number, and the first @len of their indexes
+ * into @indices.
+ */
+int mpirma_tool_select(int n, int (*cat_of)(int i), int cat, int len,
+		       int *indices);
 
 /* tool_pvar.c: how many performance variables @cat has, their indexes. */
 int mpirma_tool_pvars_of(int cat, int len, int *indices);

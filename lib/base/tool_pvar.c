@@ -88,29 +88,17 @@ static uint64_t pvar_now(const struct pvar *p)
 					 __ATOMIC_RELAXED);
 }
 
+static int pvar_cat(int i)
+{
+	return (int)pvars[i].cat;
+}
+
 int mpirma_tool_pvars_of(int cat, int len, int *indices)
 {
-	int i, n = 0;
-
-	for (i = 0; i < NR_PVARS; i++) {
-		if ((int)pvars[i].cat != cat)
-			continue;
-		if (n < len)
-			indices[n] = i;
-		n++;
-	}
-	return n;
+	return mpirma_tool_select(NR_PVARS, pvar_cat, cat, len, indices);
 }
 
-int PMPI_T_pvar_get_num(int *num_pvar)
-{
-	MPIRMA_TOOL_ENTER();
-	if (!num_pvar)
-		return MPI_T_ERR_INVALID;
-	*num_pvar = NR_PVARS;
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(T_pvar_get_num)
+MPIRMA_TOOL_GET_NUM(pvar, NR_PVARS)
 
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len,
 			 int *verbosity, int *var_class,
@@ -139,21 +127,17 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len,
 }
 MPIRMA_ALIAS(T_pvar_get_info)
 
+/* A variable's name if it is of class @klass: names are per class. */
+static const char *pvar_name(int i, int klass)
+{
+	return pvars[i].klass == klass ? pvars[i].name : NULL;
+}
+
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-	int i;
-
 	MPIRMA_TOOL_ENTER();
-	if (!name || !pvar_index)
-		return MPI_T_ERR_INVALID;
-	for (i = 0; i < NR_PVARS; i++) {
-		if (pvars[i].klass == var_class &&
-		    !strcmp(pvars[i].name, name)) {
-			*pvar_index = i;
-			return MPI_SUCCESS;
-		}
-	}
-	return MPI_T_ERR_INVALID_NAME;
+	return mpirma_tool_lookup(name, NR_PVARS, pvar_name, var_class,
+				  pvar_index);
 }
 MPIRMA_ALIAS(T_pvar_get_index)
 
