@@ -598,6 +598,7 @@ $(MT_ARCHIVE): $(MT_LIB_OBJS)
 
 # A test's parts beyond mpitests/NAME.c, if any, are in mpitests/NAME/.
 $(MTDIR)/nbc: $(wildcard mpitests/nbc/*.[ch])
+$(MTDIR)/env: $(wildcard mpitests/env/*.[ch])
 
 $(MTDIR)/%: mpitests/%.c $(MT_ARCHIVE) $(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)

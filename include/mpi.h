@@ -321,7 +321,26 @@ typedef struct MPI_Status {
 /* MPI 4.0: a session argument is wrong; a value does not fit its type. */
 #define MPI_ERR_SESSION			59
 #define MPI_ERR_VALUE_TOO_LARGE		60
-#define MPI_ERR_LASTCODE		63
+/* The tool information interface's own (MPI_T_*, lib/base/tool.c). */
+#define MPI_T_ERR_MEMORY		61
+#define MPI_T_ERR_NOT_INITIALIZED	62
+#define MPI_T_ERR_CANNOT_INIT		63
+#define MPI_T_ERR_INVALID_INDEX		64
+#define MPI_T_ERR_INVALID_ITEM		65
+#define MPI_T_ERR_INVALID_HANDLE	66
+#define MPI_T_ERR_OUT_OF_HANDLES	67
+#define MPI_T_ERR_OUT_OF_SESSIONS	68
+#define MPI_T_ERR_INVALID_SESSION	69
+#define MPI_T_ERR_CVAR_SET_NOT_NOW	70
+#define MPI_T_ERR_CVAR_SET_NEVER	71
+#define MPI_T_ERR_PVAR_NO_STARTSTOP	72
+#define MPI_T_ERR_PVAR_NO_WRITE		73
+#define MPI_T_ERR_PVAR_NO_ATOMIC	74
+#define MPI_T_ERR_INVALID_NAME		75
+#define MPI_T_ERR_INVALID		76
+#define MPI_T_ERR_NOT_ACCESSIBLE	77
+#define MPI_T_ERR_NOT_SUPPORTED		78
+#define MPI_ERR_LASTCODE		79
 
 /* ------------------------------------------------------------ callbacks */
 
@@ -1858,6 +1877,210 @@ MPIRMA_DECL(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
 MPIRMA_DECL(int, Win_complete, (MPI_Win win))
 MPIRMA_DECL(int, Win_wait, (MPI_Win win))
 MPIRMA_DECL(int, Win_test, (MPI_Win win, int *flag))
+
+/* ------------------------------------------------------------ tool information interface */
+/*
+ * MPI 4.0 chapter 15 (lib/base/tool.c, docs/lib.md "Tool interface").
+ * Its handles are ints as every other handle here: 0 is null.  Its calls
+ * return MPI_T_ERR_* classes and never call an error handler; they may be
+ * called before MPI_Init and after MPI_Finalize, between
+ * MPI_T_init_thread and MPI_T_finalize.
+ */
+typedef int MPI_T_enum;
+typedef int MPI_T_cvar_handle;
+typedef int MPI_T_pvar_handle;
+typedef int MPI_T_pvar_session;
+typedef int MPI_T_event_registration;
+typedef int MPI_T_event_instance;
+
+#define MPI_T_ENUM_NULL			0
+#define MPI_T_CVAR_HANDLE_NULL		0
+#define MPI_T_PVAR_HANDLE_NULL		0
+#define MPI_T_PVAR_SESSION_NULL		0
+#define MPI_T_EVENT_REGISTRATION_NULL	0
+#define MPI_T_EVENT_INSTANCE_NULL	0
+/* Every handle of a session (start, stop, reset). */
+#define MPI_T_PVAR_ALL_HANDLES		(-1)
+
+/* Verbosity, in increasing order of detail. */
+#define MPI_T_VERBOSITY_USER_BASIC	1
+#define MPI_T_VERBOSITY_USER_DETAIL	2
+#define MPI_T_VERBOSITY_USER_ALL	3
+#define MPI_T_VERBOSITY_TUNER_BASIC	4
+#define MPI_T_VERBOSITY_TUNER_DETAIL	5
+#define MPI_T_VERBOSITY_TUNER_ALL	6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC	7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL	8
+#define MPI_T_VERBOSITY_MPIDEV_ALL	9
+
+/* The kind of object a variable is bound to. */
+#define MPI_T_BIND_NO_OBJECT		20
+#define MPI_T_BIND_MPI_COMM		21
+#define MPI_T_BIND_MPI_DATATYPE		22
+#define MPI_T_BIND_MPI_ERRHANDLER	23
+#define MPI_T_BIND_MPI_FILE		24
+#define MPI_T_BIND_MPI_GROUP		25
+#define MPI_T_BIND_MPI_OP		26
+#define MPI_T_BIND_MPI_REQUEST		27
+#define MPI_T_BIND_MPI_WIN		28
+#define MPI_T_BIND_MPI_MESSAGE		29
+#define MPI_T_BIND_MPI_INFO		30
+#define MPI_T_BIND_MPI_SESSION		31
+
+/* Who may change a control variable, and how far a change reaches. */
+#define MPI_T_SCOPE_CONSTANT		40
+#define MPI_T_SCOPE_READONLY		41
+#define MPI_T_SCOPE_LOCAL		42
+#define MPI_T_SCOPE_GROUP		43
+#define MPI_T_SCOPE_GROUP_EQ		44
+#define MPI_T_SCOPE_ALL			45
+#define MPI_T_SCOPE_ALL_EQ		46
+
+/* Classes of performance variables. */
+#define MPI_T_PVAR_CLASS_STATE		60
+#define MPI_T_PVAR_CLASS_LEVEL		61
+#define MPI_T_PVAR_CLASS_SIZE		62
+#define MPI_T_PVAR_CLASS_PERCENTAGE	63
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK	64
+#define MPI_T_PVAR_CLASS_LOWWATERMARK	65
+#define MPI_T_PVAR_CLASS_COUNTER	66
+#define MPI_T_PVAR_CLASS_AGGREGATE	67
+#define MPI_T_PVAR_CLASS_TIMER		68
+#define MPI_T_PVAR_CLASS_GENERIC	69
+
+typedef enum MPI_T_cb_safety {
+	MPI_T_CB_REQUIRE_NONE = 0,
+	MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+	MPI_T_CB_REQUIRE_THREAD_SAFE,
+	MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+
+typedef enum MPI_T_source_order {
+	MPI_T_SOURCE_ORDERED = 0,
+	MPI_T_SOURCE_UNORDERED
+} MPI_T_source_order;
+
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+				     MPI_T_event_registration event_registration,
+				     MPI_T_cb_safety cb_safety,
+				     void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
+					  MPI_T_cb_safety cb_safety,
+					  void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
+					     MPI_T_event_registration event_registration,
+					     int source_index,
+					     MPI_T_cb_safety cb_safety,
+					     void *user_data);
+
+MPIRMA_DECL(int, T_init_thread, (int required, int *provided))
+MPIRMA_DECL(int, T_finalize, (void))
+MPIRMA_DECL(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name,
+				   int *name_len))
+MPIRMA_DECL(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value,
+				   char *name, int *name_len))
+MPIRMA_DECL(int, T_cvar_get_num, (int *num_cvar))
+MPIRMA_DECL(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len,
+				   int *verbosity, MPI_Datatype *datatype,
+				   MPI_T_enum *enumtype, char *desc,
+				   int *desc_len, int *bind, int *scope))
+MPIRMA_DECL(int, T_cvar_get_index, (const char *name, int *cvar_index))
+MPIRMA_DECL(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle,
+				       MPI_T_cvar_handle *handle, int *count))
+MPIRMA_DECL(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+MPIRMA_DECL(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+MPIRMA_DECL(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+MPIRMA_DECL(int, T_pvar_get_num, (int *num_pvar))
+MPIRMA_DECL(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len,
+				   int *verbosity, int *var_class,
+				   MPI_Datatype *datatype, MPI_T_enum *enumtype,
+				   char *desc, int *desc_len, int *bind,
+				   int *readonly, int *continuous,
+				   int *atomic))
+MPIRMA_DECL(int, T_pvar_get_index, (const char *name, int var_class,
+				    int *pvar_index))
+MPIRMA_DECL(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+MPIRMA_DECL(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+MPIRMA_DECL(int, T_pvar_handle_alloc, (MPI_T_pvar_session session,
+				       int pvar_index, void *obj_handle,
+				       MPI_T_pvar_handle *handle, int *count))
+MPIRMA_DECL(int, T_pvar_handle_free, (MPI_T_pvar_session session,
+				      MPI_T_pvar_handle *handle))
+MPIRMA_DECL(int, T_pvar_start, (MPI_T_pvar_session session,
+				MPI_T_pvar_handle handle))
+MPIRMA_DECL(int, T_pvar_stop, (MPI_T_pvar_session session,
+			       MPI_T_pvar_handle handle))
+MPIRMA_DECL(int, T_pvar_read, (MPI_T_pvar_session session,
+			       MPI_T_pvar_handle handle, void *buf))
+MPIRMA_DECL(int, T_pvar_write, (MPI_T_pvar_session session,
+				MPI_T_pvar_handle handle, const void *buf))
+MPIRMA_DECL(int, T_pvar_reset, (MPI_T_pvar_session session,
+				MPI_T_pvar_handle handle))
+MPIRMA_DECL(int, T_pvar_readreset, (MPI_T_pvar_session session,
+				    MPI_T_pvar_handle handle, void *buf))
+MPIRMA_DECL(int, T_category_get_num, (int *num_cat))
+MPIRMA_DECL(int, T_category_get_info, (int cat_index, char *name,
+				       int *name_len, char *desc,
+				       int *desc_len, int *num_cvars,
+				       int *num_pvars, int *num_categories))
+MPIRMA_DECL(int, T_category_get_index, (const char *name, int *cat_index))
+MPIRMA_DECL(int, T_category_get_cvars, (int cat_index, int len,
+					int indices[]))
+MPIRMA_DECL(int, T_category_get_pvars, (int cat_index, int len,
+					int indices[]))
+MPIRMA_DECL(int, T_category_get_categories, (int cat_index, int len,
+					     int indices[]))
+MPIRMA_DECL(int, T_category_changed, (int *update_number))
+MPIRMA_DECL(int, T_category_get_num_events, (int cat_index, int *num_events))
+MPIRMA_DECL(int, T_category_get_events, (int cat_index, int len,
+					 int indices[]))
+MPIRMA_DECL(int, T_source_get_num, (int *num_sources))
+MPIRMA_DECL(int, T_source_get_info, (int source_index, char *name,
+				     int *name_len, char *desc, int *desc_len,
+				     MPI_T_source_order *ordering,
+				     MPI_Count *ticks_per_second,
+				     MPI_Count *max_ticks, MPI_Info *info))
+MPIRMA_DECL(int, T_source_get_timestamp, (int source_index,
+					  MPI_Count *timestamp))
+MPIRMA_DECL(int, T_event_get_num, (int *num_events))
+MPIRMA_DECL(int, T_event_get_info, (int event_index, char *name,
+				    int *name_len, int *verbosity,
+				    MPI_Datatype array_of_datatypes[],
+				    MPI_Aint array_of_displacements[],
+				    int *num_elements, MPI_T_enum *enumtype,
+				    MPI_Info *info, char *desc, int *desc_len,
+				    int *bind))
+MPIRMA_DECL(int, T_event_get_index, (const char *name, int *event_index))
+MPIRMA_DECL(int, T_event_handle_alloc, (int event_index, void *obj_handle,
+					MPI_Info info,
+					MPI_T_event_registration *event_registration))
+MPIRMA_DECL(int, T_event_handle_set_info, (MPI_T_event_registration event_registration,
+					   MPI_Info info))
+MPIRMA_DECL(int, T_event_handle_get_info, (MPI_T_event_registration event_registration,
+					   MPI_Info *info_used))
+MPIRMA_DECL(int, T_event_register_callback, (MPI_T_event_registration event_registration,
+					     MPI_T_cb_safety cb_safety,
+					     MPI_Info info, void *user_data,
+					     MPI_T_event_cb_function *event_cb_function))
+MPIRMA_DECL(int, T_event_callback_set_info, (MPI_T_event_registration event_registration,
+					     MPI_T_cb_safety cb_safety,
+					     MPI_Info info))
+MPIRMA_DECL(int, T_event_callback_get_info, (MPI_T_event_registration event_registration,
+					     MPI_T_cb_safety cb_safety,
+					     MPI_Info *info_used))
+MPIRMA_DECL(int, T_event_handle_free, (MPI_T_event_registration event_registration,
+				       void *user_data,
+				       MPI_T_event_free_cb_function *free_cb_function))
+MPIRMA_DECL(int, T_event_set_dropped_handler, (MPI_T_event_registration event_registration,
+					       MPI_T_event_dropped_cb_function *dropped_cb_function))
+MPIRMA_DECL(int, T_event_read, (MPI_T_event_instance event_instance,
+				int element_index, void *buffer))
+MPIRMA_DECL(int, T_event_copy, (MPI_T_event_instance event_instance,
+				void *buffer))
+MPIRMA_DECL(int, T_event_get_timestamp, (MPI_T_event_instance event_instance,
+					 MPI_Count *event_timestamp))
+MPIRMA_DECL(int, T_event_get_source, (MPI_T_event_instance event_instance,
+				      int *source_index))
 
 /* ------------------------------------------------------------ not provided */
 /*

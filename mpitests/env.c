@@ -7,7 +7,8 @@
  * MPI_Get_processor_name, MPI_Alloc_mem / MPI_Free_mem, MPI_Is_thread_main,
  * MPI_Abort's absence here; and the launcher contract: rank and size are
  * the ones mpiexec set in MPIRMA_RANK / MPIRMA_SIZE (a singleton when they
- * are unset).
+ * are unset).  The tool information interface (MPI_T) before MPI_Init,
+ * while MPI runs and after MPI_Finalize is in env/tool.c.
  *
  * Runs with any number of ranks, and without mpiexec.
  */
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "mtest.h"
+#include "tool.h"
 
 int main(int argc, char **argv)
 {
@@ -41,6 +43,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	tool_before_init();
 	mtest_init_thread(&argc, &argv, "env", MPI_THREAD_FUNNELED, &provided);
 
 	mtest_section("init");
@@ -130,9 +133,12 @@ int main(int argc, char **argv)
 	if (mem)
 		CHECK_MPI(MPI_Free_mem(mem));
 
+	tool_running();
+
 	mtest_section("barrier");
 	for (i = 0; i < 20; i++)
 		CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
-	return mtest_finish();
+	i = mtest_finish();
+	return tool_after_finalize() ? 1 : i;
 }

@@ -96,6 +96,36 @@ static const struct mpirma_class_desc classes[] = {
 	CLASS(MPI_ERR_PROC_ABORTED, "a process of the job has died or left it"),
 	CLASS(MPI_ERR_SESSION, "invalid session"),
 	CLASS(MPI_ERR_VALUE_TOO_LARGE, "a value is too large for its argument"),
+	/* what the tool information interface returns (tool.c) */
+	CLASS(MPI_T_ERR_MEMORY, "out of memory"),
+	CLASS(MPI_T_ERR_NOT_INITIALIZED,
+	      "the tool information interface is not initialized"),
+	CLASS(MPI_T_ERR_CANNOT_INIT,
+	      "the tool information interface cannot be initialized"),
+	CLASS(MPI_T_ERR_INVALID_INDEX, "invalid variable, category or "
+	      "enumeration item index"),
+	CLASS(MPI_T_ERR_INVALID_ITEM, "enumeration item index out of range"),
+	CLASS(MPI_T_ERR_INVALID_HANDLE, "invalid tool handle"),
+	CLASS(MPI_T_ERR_OUT_OF_HANDLES, "no more tool handles"),
+	CLASS(MPI_T_ERR_OUT_OF_SESSIONS, "no more performance variable "
+	      "sessions"),
+	CLASS(MPI_T_ERR_INVALID_SESSION, "invalid performance variable "
+	      "session"),
+	CLASS(MPI_T_ERR_CVAR_SET_NOT_NOW, "the control variable cannot be "
+	      "set now"),
+	CLASS(MPI_T_ERR_CVAR_SET_NEVER, "the control variable cannot be set "
+	      "any more"),
+	CLASS(MPI_T_ERR_PVAR_NO_STARTSTOP, "the performance variable cannot "
+	      "be started or stopped"),
+	CLASS(MPI_T_ERR_PVAR_NO_WRITE, "the performance variable cannot be "
+	      "written or reset"),
+	CLASS(MPI_T_ERR_PVAR_NO_ATOMIC, "the performance variable cannot be "
+	      "read and written atomically"),
+	CLASS(MPI_T_ERR_INVALID_NAME, "no variable or category of that name"),
+	CLASS(MPI_T_ERR_INVALID, "invalid use of the tool information "
+	      "interface, or a bad argument"),
+	CLASS(MPI_T_ERR_NOT_ACCESSIBLE, "not accessible"),
+	CLASS(MPI_T_ERR_NOT_SUPPORTED, "not supported"),
 };
 #undef CLASS
 

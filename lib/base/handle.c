@@ -30,6 +30,7 @@ const int mpirma_hbase[MPIRMA_NR_HKINDS] = {
 	[MPIRMA_HK_KEYVAL] = 32,
 	[MPIRMA_HK_MESSAGE] = 1,
 	[MPIRMA_HK_SESSION] = 1,
+	[MPIRMA_HK_TOOL] = 1,
 };
 
 /* The chunk a table grows by next: as large as the table so far, plus 64. */

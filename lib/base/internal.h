@@ -209,6 +209,7 @@ enum mpirma_hkind {
 	MPIRMA_HK_KEYVAL,	/* base 32 */
 	MPIRMA_HK_MESSAGE,	/* base 1 */
 	MPIRMA_HK_SESSION,	/* base 1 */
+	MPIRMA_HK_TOOL,		/* base 1: MPI_T handles and sessions */
 	MPIRMA_NR_HKINDS
 };
 

@@ -40,6 +40,7 @@
 #include "op.h"
 #include "reduce.h"
 #include "rma_args.h"
+#include "tool.h"
 #include "win.h"
 
 /* ------------------------------------------------------------ datatypes */
@@ -635,6 +636,7 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 		if (w->queue.nops)
 			mpirma_win_drain_early(w);
 		mpirma_win_direct(w, op, t);
+		mpirma_count(&mpirma_counters.rma_direct, 1);
 		return MPI_SUCCESS;
 	}
 	if (!now) {
@@ -659,8 +661,11 @@ int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 
 	if (!w)
 		return MPI_ERR_WIN;
-	if (mpirma_win_direct_any(w) && !w->queue.nops && rma_fast(w, a))
+	mpirma_count(&mpirma_counters.rma_ops, 1);
+	if (mpirma_win_direct_any(w) && !w->queue.nops && rma_fast(w, a)) {
+		mpirma_count(&mpirma_counters.rma_direct, 1);
 		return MPI_SUCCESS;
+	}
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip)
 		ret = range_check(w, &op);

@@ -92,8 +92,8 @@ int mpirma_win_issue(struct mpirma_window *w, struct mpirma_op *ops,
 	return MPI_SUCCESS;
 }
 
-/* The queue length: MPIRMA_BATCH, else MPIRMA_QUEUE_OPS. */
-static uint32_t queue_len(void)
+/* The queue length: MPIRMA_BATCH, else MPIRMA_QUEUE_OPS (win.h). */
+uint32_t mpirma_rma_queue_len(void)
 {
 	static int len = -1;
 	const char *v;
@@ -129,7 +129,7 @@ static bool queue_ready(struct mpirma_rma_queue *q)
 	 */
 	if (mpirma_threads)
 		return false;
-	q->cap = queue_len();
+	q->cap = mpirma_rma_queue_len();
 	if (!q->cap)
 		return false;
 	q->ops = malloc(q->cap * sizeof(*q->ops));

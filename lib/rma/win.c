@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 
 #include "runtime.h"
+#include "tool.h"
 #include "win.h"
 
 /* ------------------------------------------------------------ lookup */
@@ -133,11 +134,9 @@ static void win_discard(struct mpirma_window *w)
  * operation then goes through the kernel, nothing is mapped but allocated
  * windows, and every window gets the module's default strategy.
  */
-static bool direct_enabled(void)
+bool mpirma_win_direct_enabled(void)
 {
-	const char *v = getenv("MPIRMA_DIRECT");
-
-	return !v || strcmp(v, "0");
+	return mpirma_env_on("MPIRMA_DIRECT");
 }
 
 /*
@@ -147,10 +146,8 @@ static bool direct_enabled(void)
  */
 static bool ulock_wanted(int nranks)
 {
-	const char *v = getenv("MPIRMA_ULOCK");
-
 	return (mpirma_proc.query.features & MPIRMA_FEAT_ULOCK) &&
-	       nranks <= MPIRMA_ULOCK_MAX_RANKS && (!v || strcmp(v, "0"));
+	       nranks <= MPIRMA_ULOCK_MAX_RANKS && mpirma_env_on("MPIRMA_ULOCK");
 }
 
 static int ulock_sleep(struct mpirma_ulock *ul, uint32_t seq)
@@ -206,7 +203,7 @@ static int win_map_ulock(struct mpirma_window *w)
 static bool win_mappable(uint32_t kflavor)
 {
 	return kflavor == MPIRMA_FLAVOR_ALLOC ||
-	       (kflavor == MPIRMA_FLAVOR_USER && direct_enabled() &&
+	       (kflavor == MPIRMA_FLAVOR_USER && mpirma_win_direct_enabled() &&
 		(mpirma_proc.query.features & MPIRMA_FEAT_MAP_USER));
 }
 
@@ -225,7 +222,7 @@ static uint32_t win_strategy(const struct mpirma_window *w, uint32_t kflavor,
 		       (mpirma_proc.query.features & MPIRMA_FEAT_REGION_MAP));
 
 	if (w->hints.strategy != MPIRMA_ATOM_DEFAULT || !mapped ||
-	    !direct_enabled())
+	    !mpirma_win_direct_enabled())
 		return w->hints.strategy;
 	if ((flags & MPIRMA_WIN_ULOCK) &&
 	    (mpirma_proc.query.features & MPIRMA_FEAT_BULK))
@@ -256,7 +253,7 @@ static void win_map_dynamic(struct mpirma_window *w)
 {
 	struct mpirma_win_query q;
 
-	if (!direct_enabled() || mpirma_win_query(w, w->rank, &q))
+	if (!mpirma_win_direct_enabled() || mpirma_win_query(w, w->rank, &q))
 		return;
 	mpirma_win_dyn_init(w);
 	if (w->dyn)
@@ -329,7 +326,7 @@ static void win_map_segs(struct mpirma_window *w, char *map, uint32_t strategy)
 	struct mpirma_win_query q;
 	int r;
 
-	if (!direct_enabled())
+	if (!mpirma_win_direct_enabled())
 		return;
 	w->segs = calloc(w->size, sizeof(*w->segs));
 	if (!w->segs)

@@ -399,4 +399,19 @@ void mpirma_win_direct_report(struct mpirma_window *w);
 /* ... when at least MPIRMA_DIRECT_REPORT_OPS are waiting (drains). */
 void mpirma_win_direct_report_due(struct mpirma_window *w);
 
+/* ------------------------------------------------------------ settings */
+
+/*
+ * What the MPI_T control variables of this layer read (lib/rma/rma_cvars.c):
+ * the names of the atomicity strategies (MPIRMA_ATOM_*, the mpirma_atomicity
+ * key), the strategy of windows created without that key
+ * (MPIRMA_ATOMICITY), whether the direct path is on (MPIRMA_DIRECT), the
+ * length of a window's operation queue (MPIRMA_BATCH; rma_queue.c).
+ */
+#define MPIRMA_NR_STRATEGY_NAMES	6
+extern const char *const mpirma_strategy_names[MPIRMA_NR_STRATEGY_NAMES];
+uint32_t mpirma_win_env_strategy(void);
+bool mpirma_win_direct_enabled(void);
+uint32_t mpirma_rma_queue_len(void);
+
 #endif /* MPIRMA_LIB_WIN_H */

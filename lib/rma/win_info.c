@@ -15,12 +15,13 @@
 
 #include "runtime.h"
 #include "mpirma.h"
+#include "tool.h"
 #include "win.h"
 
 static const char default_ordering[] = "rar,raw,war,waw";
 
 /* Names of the kernel's atomicity strategies for the mpirma_atomicity key. */
-static const char *const strategy_names[] = {
+const char *const mpirma_strategy_names[MPIRMA_NR_STRATEGY_NAMES] = {
 	[MPIRMA_ATOM_DEFAULT] = "default",
 	[MPIRMA_ATOM_LOCK] = "lock",
 	[MPIRMA_ATOM_STRIPED] = "striped",
@@ -93,20 +94,23 @@ static int parse_node(const char *v)
 /* mpirma_atomicity: a strategy name or number the kernel knows. */
 static bool parse_strategy(const char *v, uint32_t *out)
 {
+	/* before MPI_Init the module's are not known yet: ours */
+	uint32_t i, nr = mpirma_proc.query.nr_strategies ?
+			 mpirma_proc.query.nr_strategies :
+			 MPIRMA_NR_STRATEGY_NAMES;
 	char *end;
 	unsigned long n;
-	uint32_t i;
 
-	for (i = 0; i < MPIRMA_ARRAY_SIZE(strategy_names); i++) {
-		if (strategy_names[i] && !strcasecmp(v, strategy_names[i]) &&
-		    i < mpirma_proc.query.nr_strategies) {
+	for (i = 0; i < MPIRMA_NR_STRATEGY_NAMES; i++) {
+		if (mpirma_strategy_names[i] &&
+		    !strcasecmp(v, mpirma_strategy_names[i]) && i < nr) {
 			*out = i;
 			return true;
 		}
 	}
 	errno = 0;
 	n = strtoul(v, &end, 10);
-	if (errno || end == v || *end || n >= mpirma_proc.query.nr_strategies)
+	if (errno || end == v || *end || n >= nr)
 		return false;
 	*out = (uint32_t)n;
 	return true;
@@ -118,7 +122,7 @@ static bool parse_strategy(const char *v, uint32_t *out)
  * the environment to every rank, so all agree; a bad value is reported once
  * and ignored (the module default applies).
  */
-static uint32_t env_strategy(void)
+uint32_t mpirma_win_env_strategy(void)
 {
 	static bool warned;
 	const char *v = getenv("MPIRMA_ATOMICITY");
@@ -140,7 +144,7 @@ void mpirma_win_hints_default(struct mpirma_win_hints *h)
 	memset(h, 0, sizeof(*h));
 	strcpy(h->ordering, default_ordering);
 	h->numa_node = -1;
-	h->strategy = env_strategy();
+	h->strategy = mpirma_win_env_strategy();
 }
 
 /*
@@ -216,15 +220,15 @@ static int info_set_all(MPI_Info info, const struct mpirma_window *w)
 
 	/* What the kernel actually did, where it can tell. */
 	snprintf(node, sizeof(node), "%d", h->numa_node);
-	strat = h->strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
-		strategy_names[h->strategy] : NULL;
+	strat = h->strategy < MPIRMA_ARRAY_SIZE(mpirma_strategy_names) ?
+		mpirma_strategy_names[h->strategy] : NULL;
 	if (h->numa_node == MPIRMA_NODE_INTERLEAVE)
 		snprintf(node, sizeof(node), "interleave");
 	if (!mpirma_win_query(w, w->rank, &q)) {
 		if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && h->numa_node != MPIRMA_NODE_INTERLEAVE)
 			snprintf(node, sizeof(node), "%d", q.numa_node);
-		strat = q.strategy < MPIRMA_ARRAY_SIZE(strategy_names) ?
-			strategy_names[q.strategy] : NULL;
+		strat = q.strategy < MPIRMA_ARRAY_SIZE(mpirma_strategy_names) ?
+			mpirma_strategy_names[q.strategy] : NULL;
 		if (!strat) {
 			snprintf(num, sizeof(num), "%u", q.strategy);
 			strat = num;

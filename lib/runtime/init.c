@@ -31,6 +31,7 @@
 
 #include "runtime.h"
 #include "p2p.h"
+#include "tool.h"
 
 static pthread_t main_thread;
 
@@ -150,36 +151,122 @@ static int join_job(void)
 #define YIELD_US_DEFAULT	200
 #define SPIN_US_MAX		1000000
 
-/* @name's microseconds (@def when unset) into *@secs; MPI class. */
-static int wait_setting(const char *name, int def, double *secs)
+/* The default of @name (MPIRMA_SPIN_US, _YIELD_US) in a job of @size. */
+static int wait_default(const char *name, int size)
+{
+	bool crowded = sysconf(_SC_NPROCESSORS_ONLN) < size;
+
+	if (!strcmp(name, "MPIRMA_SPIN_US"))
+		return crowded ? 0 : SPIN_US_DEFAULT;
+	return crowded ? YIELD_US_DEFAULT : 0;
+}
+
+/* @name's microseconds in a job of @size; -1 for a bad value. */
+static int wait_us(const char *name, int size)
 {
 	const char *v = getenv(name);
-	int us = def;
+	int us;
 
-	if (v && *v) {
-		us = parse_nonneg(v);
-		if (us < 0 || us > SPIN_US_MAX)
-			return mpirma_err(MPI_ERR_OTHER, "%s=%s is not a "
-					  "number of microseconds from 0 to %d",
-					  name, v, SPIN_US_MAX);
-	}
+	if (!v || !*v)
+		return wait_default(name, size);
+	us = parse_nonneg(v);
+	return us > SPIN_US_MAX ? -1 : us;
+}
+
+/* @name's microseconds into *@secs; MPI class. */
+static int wait_setting(const char *name, double *secs)
+{
+	int us = wait_us(name, mpirma_proc.size);
+
+	if (us < 0)
+		return mpirma_err(MPI_ERR_OTHER, "%s=%s is not a number of "
+				  "microseconds from 0 to %d", name,
+				  getenv(name), SPIN_US_MAX);
 	*secs = us * 1e-6;
 	return MPI_SUCCESS;
 }
 
 static int spin_setting(void)
 {
-	bool crowded = sysconf(_SC_NPROCESSORS_ONLN) < mpirma_proc.size;
 	int ret;
 
-	ret = wait_setting("MPIRMA_SPIN_US", crowded ? 0 : SPIN_US_DEFAULT,
-			   &mpirma_proc.spin);
+	ret = wait_setting("MPIRMA_SPIN_US", &mpirma_proc.spin);
 	if (!ret)
-		ret = wait_setting("MPIRMA_YIELD_US",
-				   crowded ? YIELD_US_DEFAULT : 0,
-				   &mpirma_proc.yield_spin);
+		ret = wait_setting("MPIRMA_YIELD_US", &mpirma_proc.yield_spin);
 	return ret;
 }
+
+/*
+ * The two as MPI_T control variables (lib/base/tool.h), in microseconds:
+ * a process may change them alone while MPI runs, each wait reading them
+ * as it starts.  Before MPI_Init they read what MPI_Init will take (the
+ * default where the value is bad: MPI_Init fails on it).
+ */
+static int wait_read(const char *name, double secs)
+{
+	int size, us;
+
+	if (mpirma_proc.state != MPIRMA_STATE_PRE_INIT)
+		return (int)(secs * 1e6 + 0.5);
+	size = parse_nonneg(getenv("MPIRMA_SIZE"));
+	if (size < 1)
+		size = 1;	/* a singleton */
+	us = wait_us(name, size);
+	return us < 0 ? wait_default(name, size) : us;
+}
+
+static int wait_write(double *secs, int us)
+{
+	if (mpirma_proc.state != MPIRMA_STATE_RUNNING)
+		return MPI_T_ERR_CVAR_SET_NOT_NOW;
+	if (us < 0 || us > SPIN_US_MAX)
+		return MPI_T_ERR_INVALID;
+	*secs = us * 1e-6;
+	return MPI_SUCCESS;
+}
+
+static int spin_read(void)
+{
+	return wait_read("MPIRMA_SPIN_US", mpirma_proc.spin);
+}
+
+static int spin_write(int us)
+{
+	return wait_write(&mpirma_proc.spin, us);
+}
+
+static int yield_read(void)
+{
+	return wait_read("MPIRMA_YIELD_US", mpirma_proc.yield_spin);
+}
+
+static int yield_write(int us)
+{
+	return wait_write(&mpirma_proc.yield_spin, us);
+}
+
+MPIRMA_CVARS(wait,
+	{
+		.name = "MPIRMA_SPIN_US",
+		.desc = "microseconds a waiting receive polls before it "
+			"sleeps in the kernel, 0 to 1000000; by default 1000, "
+			"0 where the job's ranks outnumber the CPUs",
+		.cat = MPIRMA_TCAT_WAIT,
+		.scope = MPI_T_SCOPE_LOCAL,
+		.read = spin_read,
+		.write = spin_write,
+	},
+	{
+		.name = "MPIRMA_YIELD_US",
+		.desc = "microseconds a waiting receive then polls yielding "
+			"its CPU after each look, 0 to 1000000; by default 0, "
+			"200 where the job's ranks outnumber the CPUs",
+		.cat = MPIRMA_TCAT_WAIT,
+		.scope = MPI_T_SCOPE_LOCAL,
+		.read = yield_read,
+		.write = yield_write,
+	},
+)
 
 /* MPIRMA_STRICT_TYPES: unset, 0 or 1 (lib/base/datatype.c says what). */
 static int strict_types_setting(void)

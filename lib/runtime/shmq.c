@@ -22,6 +22,7 @@
 #include "nbc.h"
 #include "p2p.h"
 #include "shmq.h"
+#include "tool.h"
 
 #define SHMQ_SEG_BYTES	(2U << 20)	/* a rank's rings, together ... */
 #define SHMQ_RING_MIN	(8U << 10)	/* ... each at least ... */
@@ -71,9 +72,27 @@ int shmq_kmsg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 		    size_t len)
 {
+	int ret;
+
 	if (shmq.on)
-		return shmq_send((uint32_t)job_rank, tag, ctx, buf, len);
-	return shmq_kmsg_send((uint32_t)job_rank, tag, ctx, buf, len);
+		ret = shmq_send((uint32_t)job_rank, tag, ctx, buf, len);
+	else
+		ret = shmq_kmsg_send((uint32_t)job_rank, tag, ctx, buf, len);
+	if (!ret) {
+		mpirma_counters.msgs_sent++;
+		mpirma_counters.bytes_sent += len;
+	}
+	return ret;
+}
+
+/* A message received (not only looked at): counted. */
+static int received(int ret, unsigned int flags, const struct mpirma_msg *m)
+{
+	if (!ret && !(flags & MPIRMA_MSG_PEEK)) {
+		mpirma_counters.msgs_received++;
+		mpirma_counters.bytes_received += m->msg_len;
+	}
+	return ret;
 }
 
 /*
@@ -83,7 +102,7 @@ int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
  * the library lock.  While nonblocking collectives are pending it polls,
  * advancing them (nbc.h), and pauses between polls.
  */
-int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
+static int msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		    void *buf, size_t len, struct mpirma_msg *m)
 {
 	int spins = 0, ret;
@@ -113,7 +132,16 @@ int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 				return ret;
 		} while (PMPI_Wtime() < end);
 	}
+	if (!(flags & MPIRMA_MSG_NOWAIT))
+		mpirma_counters.sleeps++;
 	return shmq_kmsg_recv(flags, peer, tag, ctx, buf, len, m);
+}
+
+int mpirma_msg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
+		    void *buf, size_t len, struct mpirma_msg *m)
+{
+	return received(msg_recv(flags, peer, tag, ctx, buf, len, m), flags,
+			m);
 }
 
 bool mpirma_shmq_on(void)
@@ -223,28 +251,78 @@ static int shm_agree(int mine, bool *all)
  * "One-copy messages"); on hardware, where system calls are cheaper and
  * large copies run at memory speed, a lower value may pay.
  */
-static int onecopy_setting(void)
+static long onecopy_env(void)
 {
 	const char *v = getenv("MPIRMA_ONECOPY");
 	char *end;
 	unsigned long n;
 
-	shmq.onecopy = 0;
-	if (!(mpirma_proc.query.features & MPIRMA_FEAT_MSG_COPY))
-		return MPI_SUCCESS;
-	if (!v || !*v) {
-		shmq.onecopy = ONECOPY_DEFAULT;
-		return MPI_SUCCESS;
-	}
+	if (!v || !*v)
+		return ONECOPY_DEFAULT;
 	errno = 0;
 	n = strtoul(v, &end, 10);
 	if (*end || errno || v[0] == '-' || n > ONECOPY_MAX)
+		return -1;
+	return (long)n;
+}
+
+static int onecopy_setting(void)
+{
+	long n;
+
+	shmq.onecopy = 0;
+	if (!(mpirma_proc.query.features & MPIRMA_FEAT_MSG_COPY))
+		return MPI_SUCCESS;
+	n = onecopy_env();
+	if (n < 0)
 		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_ONECOPY=%s: bytes from "
 				  "which messages go by one copy, 0 (never) "
-				  "to %u", v, ONECOPY_MAX);
-	shmq.onecopy = n;
+				  "to %u", getenv("MPIRMA_ONECOPY"),
+				  ONECOPY_MAX);
+	shmq.onecopy = (uint64_t)n;
 	return MPI_SUCCESS;
 }
+
+/*
+ * The two as MPI_T control variables (lib/base/tool.h), fixed at MPI_Init:
+ * what it made of them (the queues are off where a rank could not map
+ * them; no one-copy where the module cannot), before it what it will take.
+ */
+static int shmq_read(void)
+{
+	if (mpirma_proc.state == MPIRMA_STATE_PRE_INIT)
+		return mpirma_env_on("MPIRMA_SHMQ");
+	return shmq.on;
+}
+
+static int onecopy_read(void)
+{
+	long n = onecopy_env();
+
+	if (mpirma_proc.state == MPIRMA_STATE_PRE_INIT)
+		return n < 0 ? (int)ONECOPY_DEFAULT : (int)n;
+	return (int)shmq.onecopy;
+}
+
+MPIRMA_CVARS(shmq,
+	{
+		.name = "MPIRMA_SHMQ",
+		.desc = "1: messages through queues in shared memory (the "
+			"default); 0: through the kernel mailbox",
+		.cat = MPIRMA_TCAT_MSG,
+		.scope = MPI_T_SCOPE_READONLY,
+		.read = shmq_read,
+	},
+	{
+		.name = "MPIRMA_ONECOPY",
+		.desc = "bytes from which a message goes by one copy, the "
+			"kernel copying from the sender's pages (0: never; by "
+			"default 1 MiB)",
+		.cat = MPIRMA_TCAT_MSG,
+		.scope = MPI_T_SCOPE_READONLY,
+		.read = onecopy_read,
+	},
+)
 
 int mpirma_shmq_setup(void)
 {

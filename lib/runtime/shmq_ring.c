@@ -26,6 +26,7 @@
 
 #include "nbc.h"
 #include "shmq.h"
+#include "tool.h"
 
 /* A unit taken from its sender: its header and where its data is. */
 struct unit {
@@ -154,6 +155,7 @@ static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 		ret = unit_spill(dst, h, data);
 		if (ret)
 			return ret;
+		mpirma_counters.spills++;
 	}
 	shmq.seq[dst] = h->seq;
 	__atomic_store_n(&shmq_ring_of(dst, shmq.me)->sent, h->seq,

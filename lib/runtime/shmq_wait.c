@@ -25,6 +25,7 @@
 #include <sched.h>
 
 #include "shmq.h"
+#include "tool.h"
 
 #define LIVE_EVERY	256	/* threads: pauses between liveness checks */
 /*
@@ -87,8 +88,10 @@ static int sleep_round(uint32_t peer)
 	shmq_fence();
 	for (s = lo; s < hi && !ready; s++)
 		ready = shmq_unit_ready(s);
-	if (!ready)
+	if (!ready) {
+		mpirma_counters.sleeps++;
 		ret = bell_wait(peer);
+	}
 	/* A flag a sender took down means a bell on its way. */
 	for (s = lo; s < hi; s++)
 		if (!__atomic_exchange_n(&shmq_ring_of(shmq.me, s)->rx_sleeps,
