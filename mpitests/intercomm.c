@@ -14,6 +14,8 @@
  *    MPI_Allgather(v) and MPI_Alltoall(v/w): the other group's data;
  *  - MPI_Reduce_scatter(_block): each group gets its blocks of the other
  *    group's reduction (groups of unequal sizes: equal totals);
+ *  - the nonblocking forms of those (and a persistent allreduce started
+ *    twice), several in flight at once;
  *  - MPI_Comm_dup of the inter-communicator, which is one too and works;
  *  - MPI_Comm_split of it (colours and keys from both groups, MPI_COMM_NULL
  *    where a colour has no remote member, MPI_UNDEFINED) and MPI_Comm_create
@@ -288,6 +290,55 @@ static void test_reduce_scatter(MPI_Comm inter)
 	free(counts);
 }
 
+/* The nonblocking and persistent forms, four in flight at once. */
+static void test_nonblocking(MPI_Comm inter)
+{
+	int lr, i, sum = 0, rsum = 0, v = mtest_rank, got[4] = { -1, -1, -1, -1 };
+	int *all = malloc(mtest_size * sizeof(int)), *out = malloc(mtest_size * sizeof(int));
+	int *a2a = malloc(mtest_size * sizeof(int)), bc = -1, red = -1;
+	MPI_Request rq[6];
+
+	mtest_section("nonblocking");
+	MPI_Comm_rank(inter, &lr);
+	for (i = 0; i < rsize; i++) {
+		rsum += world_of(!color, i);
+		out[i] = 1000 * mtest_rank + i;
+	}
+	if (color == 0)
+		bc = lr == 0 ? 77 : -1;
+	CHECK_MPI(MPI_Ibarrier(inter, &rq[0]));
+	CHECK_MPI(MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter, &rq[1]));
+	CHECK_MPI(MPI_Iallgather(&v, 1, MPI_INT, all, 1, MPI_INT, inter, &rq[2]));
+	CHECK_MPI(MPI_Ialltoall(out, 1, MPI_INT, a2a, 1, MPI_INT, inter, &rq[3]));
+	/* group 0's leader is the root of a bcast and of a reduce */
+	CHECK_MPI(MPI_Ibcast(&bc, 1, MPI_INT, color ? 0 : lr == 0 ? MPI_ROOT :
+			     MPI_PROC_NULL, inter, &rq[4]));
+	CHECK_MPI(MPI_Ireduce(&v, &red, 1, MPI_INT, MPI_SUM, color ? 0 :
+			      lr == 0 ? MPI_ROOT : MPI_PROC_NULL, inter, &rq[5]));
+	CHECK_MPI(MPI_Waitall(6, rq, MPI_STATUSES_IGNORE));
+	CHECK_EQ(sum, rsum, "iallreduce");
+	for (i = 0; i < rsize; i++) {
+		CHECK_EQ(all[i], world_of(!color, i), "iallgather block");
+		CHECK_EQ(a2a[i], 1000 * world_of(!color, i) + lr, "ialltoall block");
+	}
+	if (color)
+		CHECK_EQ(bc, 77, "ibcast");
+	if (!color && lr == 0)
+		CHECK_EQ(red, rsum, "ireduce at the root");
+	CHECK_MPI(MPI_Allreduce_init(&v, &got[0], 1, MPI_INT, MPI_MAX, inter,
+				     MPI_INFO_NULL, &rq[0]));
+	for (i = 0; i < 2; i++) {
+		got[0] = -1;
+		CHECK_MPI(MPI_Start(&rq[0]));
+		CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+		CHECK_EQ(got[0], world_of(!color, rsize - 1), "allreduce_init");
+	}
+	MPI_Request_free(&rq[0]);
+	free(all);
+	free(out);
+	free(a2a);
+}
+
 static void test_dup(MPI_Comm inter)
 {
 	MPI_Comm dup;
@@ -469,6 +520,7 @@ int main(int argc, char **argv)
 	test_rooted(inter);
 	test_exchange(inter);
 	test_reduce_scatter(inter);
+	test_nonblocking(inter);
 	test_dup(inter);
 	test_split(inter);
 	test_merge(inter);

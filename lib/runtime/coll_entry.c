@@ -127,19 +127,12 @@ static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
  */
 #define COLL_FORMS MPIRMA_COLL_FORMS
 
-/*
- * The communicator of a collective; with @request (the nonblocking form)
- * an intra-communicator.
- */
+/* The communicator of a collective, of any form. */
 static int coll_comm_check(MPI_Comm comm, const MPI_Request *request,
 			   struct mpirma_comm **c)
 {
-	int ret = mpirma_comm_check(comm, c);
-
-	if (!ret && request)
-		ret = mpirma_comm_intra_only(*c, "a nonblocking or persistent "
-					     "collective");
-	return ret;
+	(void)request;
+	return mpirma_comm_check(comm, c);
 }
 
 static int barrier_body(MPI_Comm comm, MPI_Request *request)

@@ -140,8 +140,9 @@ bool mpirma_nbc_pending(void);
 /* ------------------------------------------------------------ schedules */
 
 /*
- * The nonblocking forms of the algorithms of coll.h, on intra-communicators,
- * with the same arguments (checked) and the request in *@out.  MPI class.
+ * The nonblocking forms of the algorithms of coll.h, with the same
+ * arguments (checked) and the request in *@out; on an inter-communicator
+ * the nbc_inter.c schedules below.  MPI class.
  */
 int mpirma_nbc_barrier(struct mpirma_comm *c, MPI_Request *out);
 int mpirma_nbc_bcast(struct mpirma_comm *c, void *buf, int count,
@@ -178,5 +179,38 @@ int mpirma_nbc_scan(struct mpirma_comm *c, const void *sendbuf,
 		    void *recvbuf, int count, struct mpirma_dtype *t,
 		    MPI_Datatype dt, MPI_Op op, bool exclusive,
 		    MPI_Request *out);
+
+/*
+ * The same on inter-communicators (nbc_inter.c): the schedules' peers are
+ * the remote group's ranks.
+ */
+int mpirma_nbc_inter_barrier(struct mpirma_comm *c, MPI_Request *out);
+int mpirma_nbc_inter_bcast(struct mpirma_comm *c, void *buf, int count,
+			   struct mpirma_dtype *t, int root, MPI_Request *out);
+int mpirma_nbc_inter_reduce(struct mpirma_comm *c, const void *sendbuf,
+			    void *recvbuf, int count, struct mpirma_dtype *t,
+			    MPI_Datatype dt, MPI_Op op, int root,
+			    MPI_Request *out);
+int mpirma_nbc_inter_allreduce(struct mpirma_comm *c, const void *sendbuf,
+			       void *recvbuf, int count,
+			       struct mpirma_dtype *t, MPI_Datatype dt,
+			       MPI_Op op, MPI_Request *out);
+int mpirma_nbc_inter_reduce_scatter(struct mpirma_comm *c,
+				    const void *sendbuf, void *recvbuf,
+				    int rcount, const int *counts,
+				    struct mpirma_dtype *t, MPI_Datatype dt,
+				    MPI_Op op, MPI_Request *out);
+int mpirma_nbc_inter_rooted(struct mpirma_comm *c, bool gather, void *buf,
+			    int count, const int *counts, const int *displs,
+			    struct mpirma_dtype *bt, void *obuf, int ocount,
+			    struct mpirma_dtype *ot, int root, MPI_Request *out);
+int mpirma_nbc_inter_allgatherv(struct mpirma_comm *c, const void *sendbuf,
+				int scount, struct mpirma_dtype *st,
+				void *recvbuf, int rcount, const int *counts,
+				const int *displs, struct mpirma_dtype *rt,
+				MPI_Request *out);
+struct mpirma_a2a_side;
+int mpirma_nbc_inter_a2a(struct mpirma_comm *c, const struct mpirma_a2a_side *sd,
+			 const struct mpirma_a2a_side *rd, MPI_Request *out);
 
 #endif /* MPIRMA_LIB_NBC_H */

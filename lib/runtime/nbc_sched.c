@@ -51,6 +51,8 @@ int mpirma_nbc_barrier(struct mpirma_comm *c, MPI_Request *out)
 	struct mpirma_nbc *s;
 	int k, ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_barrier(c, out);
 	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
@@ -92,6 +94,8 @@ int mpirma_nbc_bcast(struct mpirma_comm *c, void *buf, int count,
 	struct mpirma_nbc *s;
 	int ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_bcast(c, buf, count, t, root, out);
 	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
@@ -141,6 +145,9 @@ int mpirma_nbc_reduce(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_nbc *s;
 	int ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_reduce(c, sendbuf, recvbuf, count, t, dt,
+					       op, root, out);
 	s = begin(c, &sendbuf, recvbuf, &ret);
 	if (!s)
 		return ret;
@@ -163,6 +170,9 @@ int mpirma_nbc_allreduce(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_nbc *s;
 	int ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_allreduce(c, sendbuf, recvbuf, count, t,
+						  dt, op, out);
 	s = begin(c, &sendbuf, recvbuf, &ret);
 	if (!s)
 		return ret;
@@ -183,6 +193,10 @@ int mpirma_nbc_rooted(struct mpirma_comm *c, bool gather, void *buf,
 	MPI_Aint ext;
 	int i, ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_rooted(c, gather, buf, count, counts,
+					       displs, bt, obuf, ocount, ot,
+					       root, out);
 	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
@@ -221,6 +235,10 @@ int mpirma_nbc_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_nbc *s;
 	int i, ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_allgatherv(c, sendbuf, scount, st,
+						   recvbuf, rcount, counts,
+						   displs, rt, out);
 	s = begin(c, NULL, NULL, &ret);
 	if (!s)
 		return ret;
@@ -293,6 +311,8 @@ int mpirma_nbc_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_a2a_side rd = { recvbuf, rcount, rcounts, rdispls, rt,
 				      NULL };
 
+	if (c->inter)
+		return mpirma_nbc_inter_a2a(c, &sd, &rd, out);
 	return a2a(c, sendbuf == MPI_IN_PLACE ? &rd : &sd, &rd, out);
 }
 
@@ -307,6 +327,8 @@ int mpirma_nbc_alltoallw(struct mpirma_comm *c, const void *sendbuf,
 	struct mpirma_a2a_side rd = { recvbuf, 0, rcounts, rdispls, NULL,
 				      rtypes };
 
+	if (c->inter)
+		return mpirma_nbc_inter_a2a(c, &sd, &rd, out);
 	return a2a(c, sendbuf == MPI_IN_PLACE ? &rd : &sd, &rd, out);
 }
 
@@ -322,6 +344,10 @@ int mpirma_nbc_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 	void *full = NULL;
 	int i, ret;
 
+	if (c->inter)
+		return mpirma_nbc_inter_reduce_scatter(c, sendbuf, recvbuf,
+						       rcount, counts, t, dt,
+						       op, out);
 	for (i = 0; i < c->size; i++)
 		total += block_count(rcount, counts, i);
 	if (total > 0x7fffffff)
