@@ -222,6 +222,23 @@ static void test_shared(int noncontig)
 	CHECK_EQ(mine[0], -left - 1, "store from the left neighbour");
 	MPI_Win_unlock_all(win);
 	CHECK_MPI(MPI_Win_free(&win));
+	/* odd ranks without memory: size 0, and a NULL base when
+	 * noncontiguous (where the segment would be when contiguous) */
+	if (noncontig) {
+		MPI_Info_create(&info);
+		MPI_Info_set(info, "alloc_shared_noncontig", "true");
+	}
+	CHECK_MPI(MPI_Win_allocate_shared(me % 2 ? 0 : sizeof(int), sizeof(int),
+					  info, node, &mine, &win));
+	if (info != MPI_INFO_NULL)
+		MPI_Info_free(&info);
+	if (n > 1) {
+		CHECK_MPI(MPI_Win_shared_query(win, 1, &qsize, &du, &other));
+		CHECK_EQ(qsize, 0, "shared_query size of a rank without memory");
+		CHECK(noncontig ? !other : other != NULL, "shared_query base of "
+		      "a rank without memory: %p", (void *)other);
+	}
+	CHECK_MPI(MPI_Win_free(&win));
 	MPI_Comm_free(&node);
 }
 

@@ -56,11 +56,14 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 		/*
 		 * Memory this process cannot address (created or dynamic
 		 * windows), or none: size 0 and a NULL base, as MPI 4
-		 * specifies.
+		 * specifies; but a rank without memory in a contiguous
+		 * window has the address where its segment would be, which
+		 * address arithmetic across the segments expects (a
+		 * noncontiguous one: NULL, as MPICH and Open MPI give).
 		 */
 		*size = 0;
 		*(void **)baseptr = NULL;
-		if (w->map && rank != MPI_PROC_NULL)
+		if (w->map && rank != MPI_PROC_NULL && !w->hints.noncontig)
 			*(void **)baseptr = (char *)w->map + q.seg_offset;
 		return MPI_SUCCESS;
 	}
