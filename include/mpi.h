@@ -22,8 +22,12 @@ extern "C" {
 #define MPIRMA 1
 #define MPIRMA_VERSION "0.1"
 
-#define MPI_VERSION	3
-#define MPI_SUBVERSION	1
+/*
+ * MPI 4.0's C API is here but MPI-IO and process creation, which fail at
+ * the call with MPI_ERR_UNSUPPORTED_OPERATION (docs/lib.md).
+ */
+#define MPI_VERSION	4
+#define MPI_SUBVERSION	0
 
 /* ------------------------------------------------------------ basic types */
 
