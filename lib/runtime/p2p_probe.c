@@ -102,12 +102,15 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 {
 	struct mpirma_comm *c;
 	struct mpirma_msg m;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
 	if (!flag)
 		return RAISE_COMM(comm, MPI_ERR_ARG, "flag is NULL");
-	return RAISE_COMM(comm, probe(source, tag, comm, MPIRMA_MSG_NOWAIT,
-				      flag, status, &c, &m), NULL);
+	ret = probe(source, tag, comm, MPIRMA_MSG_NOWAIT, flag, status, &c, &m);
+	if (!ret && !*flag)
+		mpirma_poll_missed();
+	return RAISE_COMM(comm, ret, NULL);
 }
 MPIRMA_ALIAS(Iprobe)
 
@@ -170,11 +173,15 @@ MPIRMA_ALIAS(Mprobe)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 		 MPI_Message *message, MPI_Status *status)
 {
+	int ret;
+
 	MPIRMA_CHECK_INIT();
 	if (!flag)
 		return RAISE_COMM(comm, MPI_ERR_ARG, "flag is NULL");
-	return RAISE_COMM(comm, mprobe(source, tag, comm, MPIRMA_MSG_NOWAIT,
-				       flag, message, status), NULL);
+	ret = mprobe(source, tag, comm, MPIRMA_MSG_NOWAIT, flag, message, status);
+	if (!ret && !*flag)
+		mpirma_poll_missed();
+	return RAISE_COMM(comm, ret, NULL);
 }
 MPIRMA_ALIAS(Improbe)
 

@@ -16,6 +16,7 @@
  * that yields the CPU first and then sleeps up to a millisecond.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,13 @@ void mpirma_request_progress(struct mpirma_request *r, int block)
 	ret = r->ops->progress(r, block);
 	if (ret != MPI_SUCCESS && !r->done)
 		mpirma_request_complete(r, MPI_ANY_SOURCE, MPI_ANY_TAG, ret, 0);
+}
+
+/* request.h */
+void mpirma_poll_missed(void)
+{
+	if (mpirma_proc.spin <= 0)
+		sched_yield();
 }
 
 void mpirma_progress(void)
@@ -263,8 +271,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	}
 	mpirma_request_progress(r, 0);
 	*flag = r->done;
-	if (!r->done)
+	if (!r->done) {
+		mpirma_poll_missed();
 		return MPI_SUCCESS;
+	}
 	err = finish(request, r, status, &comm, &win, false);
 	return raise_on(comm, win, err, MPIRMA_FUNC);
 }
@@ -392,8 +402,10 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 			*flag = 0;
 	}
 	/* The standard completes none of them unless all are complete. */
-	if (!*flag)
+	if (!*flag) {
+		mpirma_poll_missed();
 		return MPI_SUCCESS;
+	}
 	ret = finish_many(count, array_of_requests, array_of_statuses, &comm,
 			  &win);
 	return raise_on(comm, win, ret, MPIRMA_FUNC);
@@ -428,6 +440,8 @@ static int round_any(int count, MPI_Request reqs[], bool *done,
 			pending[(*npending)++] = r;
 		}
 	}
+	if (!ndone && *npending)
+		mpirma_poll_missed();
 	return ndone;
 }
 
@@ -675,6 +689,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	*flag = r->done;
 	if (r->done)
 		mpirma_status_out(status, &r->status);
+	else
+		mpirma_poll_missed();
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(Request_get_status)

@@ -25,6 +25,14 @@
  * Marks @r complete: r->done and r->status (@source, @tag in the
  * communicator's ranks, @error an MPI class, @bytes received).
  */
+/*
+ * A poll that found nothing (MPI_Test, MPI_Iprobe...) on a node with more
+ * ranks than CPUs (no spinning there, init.c): yields the CPU to the rank
+ * that must act, which a program polling in a loop would otherwise keep
+ * waiting for its whole time slice.
+ */
+void mpirma_poll_missed(void);
+
 void mpirma_request_complete(struct mpirma_request *r, int source, int tag,
 			     int error, MPI_Count bytes);
 
