@@ -594,20 +594,40 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 }
 MPIRMA_ALIAS(Comm_test_inter)
 
+/* runtime.h */
+int mpirma_comm_hints(MPI_Info info, MPI_Info *out)
+{
+	char key[MPI_MAX_INFO_KEY + 1];
+	int n = 0, i, ret;
+
+	*out = MPI_INFO_NULL;
+	if (info == MPI_INFO_NULL)
+		return MPI_SUCCESS;
+	ret = PMPI_Info_dup(info, out);
+	if (!ret)
+		ret = PMPI_Info_get_nkeys(*out, &n);
+	/* from the end: a deletion moves only the keys after it */
+	for (i = n - 1; !ret && i >= 0; i--) {
+		ret = PMPI_Info_get_nthkey(*out, i, key);
+		if (!ret && strncmp(key, "mpi_", 4))
+			ret = PMPI_Info_delete(*out, key);
+	}
+	if (ret && *out != MPI_INFO_NULL)
+		PMPI_Info_free(out);
+	return ret;
+}
+
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
 	struct mpirma_comm *c;
-	MPI_Info copy = MPI_INFO_NULL;
+	MPI_Info copy;
 	int ret;
 
 	MPIRMA_CHECK_INIT();
 	MPIRMA_GET_COMM(c, comm);
-	/* No hint changes what a communicator does; keep them for get_info. */
-	if (info != MPI_INFO_NULL) {
-		ret = PMPI_Info_dup(info, &copy);
-		if (ret)
-			return ret;
-	}
+	ret = mpirma_comm_hints(info, &copy);
+	if (ret)
+		return ret;
 	if (c->info != MPI_INFO_NULL)
 		PMPI_Info_free(&c->info);
 	c->info = copy;

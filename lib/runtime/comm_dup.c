@@ -57,10 +57,10 @@ static int comm_dup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	/* its own spares: the ids the spare owns */
 	if (spare)
 		mpirma_comm_set_spares(n, ctx + 1, span - 1);
-	if (info == -1)
-		info = c->info;
-	if (info != MPI_INFO_NULL)
-		ret = PMPI_Info_dup(info, &n->info);
+	if (info == -1 && c->info != MPI_INFO_NULL)
+		ret = PMPI_Info_dup(c->info, &n->info);
+	else if (info != -1)
+		ret = mpirma_comm_hints(info, &n->info);
 	if (!ret)
 		ret = mpirma_topo_copy(c, n);
 	if (!ret)

@@ -114,6 +114,14 @@ struct mpirma_comm *mpirma_comm_get(MPI_Comm comm);
 int mpirma_comm_check(MPI_Comm comm, struct mpirma_comm **c);
 
 /*
+ * The hints of @info a communicator keeps, in a new info (*@out;
+ * MPI_INFO_NULL for none): the standard's ("mpi_" keys: its assertions).
+ * None changes what mpirma does, and MPI_Comm_get_info returns no hint
+ * the implementation ignores, so other keys are dropped.  MPI class.
+ */
+int mpirma_comm_hints(MPI_Info info, MPI_Info *out);
+
+/*
  * In an API function: @var = the communicator of @handle, or the function
  * returns MPI_ERR_COMM raised on MPI_COMM_WORLD ("invalid communicator N").
  */
