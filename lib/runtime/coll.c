@@ -392,13 +392,10 @@ static int inter_allreduce(struct mpirma_comm *c, const void *sendbuf,
 			   MPI_Datatype dt, MPI_Op op)
 {
 	void *alloc = NULL, *mine = NULL;
-	int ret = MPI_SUCCESS, r2;
+	int ret = mpirma_coll_inter_in_place(sendbuf), r2;
 
-	if (sendbuf == MPI_IN_PLACE)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
-				  "on an inter-communicator");
-	if (!count)
-		return MPI_SUCCESS;
+	if (ret || !count)
+		return ret;
 	if (c->rank == 0) {
 		mine = mpirma_dtype_scratch(t, count, &alloc);
 		if (!mine)
@@ -431,9 +428,7 @@ static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 		return MPI_SUCCESS;
 	if (root == MPI_ROOT)
 		return mpirma_coll_recv(c, 0, TAG_REDUCE, recvbuf, count, t);
-	if (sendbuf == MPI_IN_PLACE)
-		ret = mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
-				 "on an inter-communicator");
+	ret = mpirma_coll_inter_in_place(sendbuf);
 	if (!ret && c->rank == 0) {
 		mine = mpirma_dtype_scratch(t, count, &alloc);
 		if (!mine)
@@ -445,32 +440,6 @@ static int inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 	if (!ret && c->rank == 0)
 		ret = mpirma_coll_send(c, root, TAG_REDUCE, mine, count, t);
 	free(alloc);
-	return ret;
-}
-
-/* coll_msg.h */
-int mpirma_coll_inter_exchange(struct mpirma_comm *c, int tag,
-			       const void *sendbuf, int scount,
-			       const int *scounts, const int *sdispls,
-			       struct mpirma_dtype *st, bool all,
-			       void *recvbuf, int rcount, const int *rcounts,
-			       const int *rdispls, struct mpirma_dtype *rt)
-{
-	MPI_Aint sext = mpirma_dtype_extent(st), rext = mpirma_dtype_extent(rt);
-	int i, ret = MPI_SUCCESS;
-
-	if (sendbuf == MPI_IN_PLACE)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
-				  "on an inter-communicator");
-	for (i = 0; i < c->rsize && !ret; i++)
-		ret = all ? mpirma_coll_send(c, i, tag, sendbuf, scount, st) :
-		      mpirma_coll_send(c, i, tag, block_at(sendbuf, sext, scount, scounts,
-						sdispls, i),
-			    block_count(scount, scounts, i), st);
-	for (i = 0; i < c->rsize && !ret; i++)
-		ret = mpirma_coll_recv(c, i, tag, block_at(recvbuf, rext, rcount, rcounts,
-						rdispls, i),
-			    block_count(rcount, rcounts, i), rt);
 	return ret;
 }
 

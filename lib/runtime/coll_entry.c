@@ -127,18 +127,10 @@ static int reduce_check(int count, MPI_Datatype dt, MPI_Op op,
  */
 #define COLL_FORMS MPIRMA_COLL_FORMS
 
-/* The communicator of a collective, of any form. */
-static int coll_comm_check(MPI_Comm comm, const MPI_Request *request,
-			   struct mpirma_comm **c)
-{
-	(void)request;
-	return mpirma_comm_check(comm, c);
-}
-
 static int barrier_body(MPI_Comm comm, MPI_Request *request)
 {
 	struct mpirma_comm *c;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (ret)
 		return ret;
@@ -152,7 +144,7 @@ static int bcast_body(void *buffer, int count, MPI_Datatype datatype,
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (!ret)
 		ret = mpirma_buf_check(count, datatype, &t);
@@ -181,7 +173,7 @@ static int rooted(MPI_Comm comm, bool gather, void *buf, int count,
 {
 	struct mpirma_dtype *bt = NULL, *ot = NULL;
 	struct mpirma_comm *c;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (ret)
 		return ret;
@@ -271,7 +263,7 @@ static int allgather_body(const void *sendbuf, int scount, MPI_Datatype sdt,
 {
 	struct mpirma_dtype *st = NULL, *rt;
 	struct mpirma_comm *c;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (!ret && v)
 		ret = vbuf_check(c, counts, displs, rdt, &rt);
@@ -316,7 +308,7 @@ static int alltoall_body(const void *sendbuf, int scount,
 {
 	struct mpirma_dtype *st = NULL, *rt;
 	struct mpirma_comm *c;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (!ret && v)
 		ret = vbuf_check(c, rcounts, rdispls, rdt, &rt);
@@ -376,7 +368,7 @@ static int alltoallw_body(const void *sendbuf, const int *sendcounts,
 {
 	struct mpirma_dtype **t = NULL;
 	struct mpirma_comm *c;
-	int n = 0, ret = coll_comm_check(comm, request, &c);
+	int n = 0, ret = mpirma_comm_check(comm, &c);
 
 	if (!ret) {
 		n = mpirma_comm_peer_size(c);
@@ -414,7 +406,7 @@ static int reduce_body(const void *sendbuf, void *recvbuf, int count,
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
@@ -442,7 +434,7 @@ static int allreduce_body(const void *sendbuf, void *recvbuf, int count,
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret = coll_comm_check(comm, request, &c);
+	int ret = mpirma_comm_check(comm, &c);
 
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);
@@ -471,7 +463,7 @@ static int reduce_scatter_body(const void *sendbuf, void *recvbuf, int count,
 {
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int i, ret = coll_comm_check(comm, request, &c);
+	int i, ret = mpirma_comm_check(comm, &c);
 
 	if (!ret)
 		ret = reduce_check(count, datatype, op, &t);

@@ -88,16 +88,13 @@ int mpirma_coll_reduce_to0(struct mpirma_comm *c, const void *sendbuf,
 			   void *result, int count, struct mpirma_dtype *t,
 			   MPI_Datatype dt, MPI_Op op);
 
-/*
- * Inter-communicators' Allgather(v) and Alltoall(v): with every member of
- * the other group, block i with remote rank i; @scounts NULL and @sdispls
- * NULL with @all: the whole send buffer to everyone (allgather).
- */
-int mpirma_coll_inter_exchange(struct mpirma_comm *c, int tag,
-			       const void *sendbuf, int scount,
-			       const int *scounts, const int *sdispls,
-			       struct mpirma_dtype *st, bool all,
-			       void *recvbuf, int rcount, const int *rcounts,
-			       const int *rdispls, struct mpirma_dtype *rt);
+/* MPI_ERR_BUFFER (recorded) for MPI_IN_PLACE on an inter-communicator. */
+static inline int mpirma_coll_inter_in_place(const void *sendbuf)
+{
+	if (sendbuf == MPI_IN_PLACE)
+		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
+				  "on an inter-communicator");
+	return MPI_SUCCESS;
+}
 
 #endif /* MPIRMA_LIB_COLL_MSG_H */

@@ -16,6 +16,28 @@
 #include "op.h"
 
 /*
+ * Allgather(v) on an inter-communicator: the whole send buffer to every
+ * rank of the other group, block i of @recvbuf from remote rank i.
+ */
+static int allgather_inter(struct mpirma_comm *c, const void *sendbuf,
+			   int scount, struct mpirma_dtype *st, void *recvbuf,
+			   int rcount, const int *counts, const int *displs,
+			   struct mpirma_dtype *rt)
+{
+	MPI_Aint rext = mpirma_dtype_extent(rt);
+	int i, ret = mpirma_coll_inter_in_place(sendbuf);
+
+	for (i = 0; i < c->rsize && !ret; i++)
+		ret = mpirma_coll_send(c, i, TAG_ALLGATHER, sendbuf, scount, st);
+	for (i = 0; i < c->rsize && !ret; i++)
+		ret = mpirma_coll_recv(c, i, TAG_ALLGATHER,
+				       block_at(recvbuf, rext, rcount, counts,
+						displs, i),
+				       block_count(rcount, counts, i), rt);
+	return ret;
+}
+
+/*
  * Allgatherv: every rank sends its part to every other rank, then receives
  * theirs.  @counts/@displs NULL: @rcount each at i * rcount.
  */
@@ -28,10 +50,8 @@ int mpirma_coll_run_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 	int i, ret = MPI_SUCCESS;
 
 	if (c->inter)
-		return mpirma_coll_inter_exchange(c, TAG_ALLGATHER, sendbuf,
-						  scount, NULL, NULL, st, true,
-						  recvbuf, rcount, counts,
-						  displs, rt);
+		return allgather_inter(c, sendbuf, scount, st, recvbuf, rcount,
+				       counts, displs, rt);
 #define SLOT(i) block_at(recvbuf, rext, rcount, counts, displs, i)
 #define COUNT(i) block_count(rcount, counts, i)
 	if (sendbuf == MPI_IN_PLACE) {
@@ -161,6 +181,25 @@ static int a2a_intra(struct mpirma_comm *c, const struct mpirma_a2a_side *s,
 	return ret;
 }
 
+/* Alltoall(v/w) on an inter-communicator: block i with remote rank i. */
+static int a2a_inter(struct mpirma_comm *c, const struct mpirma_a2a_side *s,
+		     const struct mpirma_a2a_side *r)
+{
+	struct mpirma_dtype *t;
+	int i, n, ret = mpirma_coll_inter_in_place(s->buf);
+	char *p;
+
+	for (i = 0; i < c->rsize && !ret; i++) {
+		mpirma_a2a_block(s, i, &p, &n, &t);
+		ret = mpirma_coll_send(c, i, TAG_ALLTOALL, p, n, t);
+	}
+	for (i = 0; i < c->rsize && !ret; i++) {
+		mpirma_a2a_block(r, i, &p, &n, &t);
+		ret = mpirma_coll_recv(c, i, TAG_ALLTOALL, p, n, t);
+	}
+	return ret;
+}
+
 /* Alltoall(v): @scounts NULL means the fixed-count form. */
 int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 			      int scount, const int *scounts,
@@ -174,10 +213,7 @@ int mpirma_coll_run_alltoallv(struct mpirma_comm *c, const void *sendbuf,
 				     rt, NULL };
 
 	if (c->inter)
-		return mpirma_coll_inter_exchange(c, TAG_ALLTOALL, sendbuf,
-						  scount, scounts, sdispls, st,
-						  false, recvbuf, rcount,
-						  rcounts, rdispls, rt);
+		return a2a_inter(c, &s, &r);
 	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
 }
 
@@ -192,21 +228,10 @@ int mpirma_coll_run_alltoallw(struct mpirma_comm *c, const void *sendbuf,
 				     stypes };
 	struct mpirma_a2a_side r = { recvbuf, 0, rcounts, rdispls, NULL,
 				     rtypes };
-	int i, ret = MPI_SUCCESS;
 
-	if (!c->inter)
-		return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
-	/* each remote rank's block, displacements in bytes */
-	if (sendbuf == MPI_IN_PLACE)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
-				  "on an inter-communicator");
-	for (i = 0; i < c->rsize && !ret; i++)
-		ret = mpirma_coll_send(c, i, TAG_ALLTOALL, at(sendbuf, sdispls[i]),
-				       scounts[i], stypes[i]);
-	for (i = 0; i < c->rsize && !ret; i++)
-		ret = mpirma_coll_recv(c, i, TAG_ALLTOALL, at(recvbuf, rdispls[i]),
-				       rcounts[i], rtypes[i]);
-	return ret;
+	if (c->inter)
+		return a2a_inter(c, &s, &r);
+	return a2a_intra(c, sendbuf == MPI_IN_PLACE ? &r : &s, &r);
 }
 
 /*
@@ -259,9 +284,10 @@ int mpirma_coll_run_reduce_scatter(struct mpirma_comm *c, const void *sendbuf,
 		total += block_count(rcount, counts, i);
 	if (total > 0x7fffffff)
 		return mpirma_err(MPI_ERR_COUNT, "total count too large");
-	if (sendbuf == MPI_IN_PLACE && c->inter)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
-				  "on an inter-communicator");
+	if (c->inter)
+		ret = mpirma_coll_inter_in_place(sendbuf);
+	if (ret)
+		return ret;
 	if (sendbuf == MPI_IN_PLACE)
 		sendbuf = recvbuf;
 	if (!total)

@@ -26,14 +26,6 @@
 #include "datatype.h"
 #include "nbc.h"
 
-static int no_in_place(const void *sendbuf)
-{
-	if (sendbuf == MPI_IN_PLACE)
-		return mpirma_err(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed "
-				  "on an inter-communicator");
-	return MPI_SUCCESS;
-}
-
 int mpirma_nbc_inter_barrier(struct mpirma_comm *c, MPI_Request *out)
 {
 	struct mpirma_dtype *byte = mpirma_dtype_get(MPI_BYTE);
@@ -100,7 +92,7 @@ int mpirma_nbc_inter_reduce(struct mpirma_comm *c, const void *sendbuf,
 			    MPI_Request *out)
 {
 	struct mpirma_nbc *s;
-	int ret = root >= 0 ? no_in_place(sendbuf) : MPI_SUCCESS;
+	int ret = root >= 0 ? mpirma_coll_inter_in_place(sendbuf) : MPI_SUCCESS;
 
 	if (!ret)
 		ret = mpirma_nbc_new(c, &s);
@@ -119,7 +111,7 @@ int mpirma_nbc_inter_allreduce(struct mpirma_comm *c, const void *sendbuf,
 			       MPI_Op op, MPI_Request *out)
 {
 	struct mpirma_nbc *s;
-	int i, ret = no_in_place(sendbuf);
+	int i, ret = mpirma_coll_inter_in_place(sendbuf);
 
 	if (!ret)
 		ret = mpirma_nbc_new(c, &s);
@@ -139,7 +131,7 @@ int mpirma_nbc_inter_reduce_scatter(struct mpirma_comm *c,
 				    MPI_Op op, MPI_Request *out)
 {
 	struct mpirma_nbc *s;
-	int i, total = 0, off = 0, ret = no_in_place(sendbuf);
+	int i, total = 0, off = 0, ret = mpirma_coll_inter_in_place(sendbuf);
 
 	for (i = 0; i < c->size; i++) {
 		if (i == c->rank)
@@ -152,11 +144,10 @@ int mpirma_nbc_inter_reduce_scatter(struct mpirma_comm *c,
 		return ret;
 	for (i = 0; total && i < c->rsize; i++)
 		mpirma_nbc_send(s, i, sendbuf, total, t);
-	if (total && block_count(rcount, counts, c->rank))
+	/* a rank with an empty block still takes the remote vectors */
+	if (total)
 		reduce_remote(s, c, recvbuf, block_count(rcount, counts, c->rank),
 			      off, total, t, dt, op);
-	else if (total)
-		reduce_remote(s, c, NULL, 0, 0, total, t, dt, op);
 	return mpirma_nbc_start(s, out);
 }
 
@@ -196,7 +187,7 @@ int mpirma_nbc_inter_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 {
 	MPI_Aint rext = mpirma_dtype_extent(rt);
 	struct mpirma_nbc *s;
-	int i, ret = no_in_place(sendbuf);
+	int i, ret = mpirma_coll_inter_in_place(sendbuf);
 
 	if (!ret)
 		ret = mpirma_nbc_new(c, &s);
@@ -216,7 +207,7 @@ int mpirma_nbc_inter_a2a(struct mpirma_comm *c, const struct mpirma_a2a_side *sd
 {
 	struct mpirma_dtype *t;
 	struct mpirma_nbc *s;
-	int i, n, ret = no_in_place(sd->buf);
+	int i, n, ret = mpirma_coll_inter_in_place(sd->buf);
 	char *p;
 
 	if (!ret)

@@ -138,6 +138,26 @@ static void recv_finish(struct p2p_recv *r, int source_job, int tag,
 }
 
 /*
+ * The outcome of a transport receive (@ret, @m) from @src into @cap
+ * bytes: its class (the cause recorded) and the bytes taken in *@got.
+ */
+static int recv_outcome(int ret, uint32_t src, const struct mpirma_msg *m,
+			size_t cap, size_t *got)
+{
+	*got = 0;
+	if (ret < 0)
+		return mpirma_err_errno(ret, "receive from %s",
+					src == MPIRMA_ANY_SOURCE ? "any source" :
+					"a rank");
+	*got = m->msg_len < cap ? m->msg_len : cap;
+	if (m->msg_len > cap)
+		return mpirma_err(MPI_ERR_TRUNCATE, "message of %llu bytes, "
+				  "receive buffer of %zu",
+				  (unsigned long long)m->msg_len, cap);
+	return MPI_SUCCESS;
+}
+
+/*
  * Takes a message matching (@src, @tag) into @r; @flags 0 (wait) or
  * MPIRMA_MSG_NOWAIT.  Returns -EAGAIN when there is none; otherwise @r is
  * complete (possibly with an error) and 0 is returned.
@@ -147,25 +167,18 @@ static int recv_into(struct p2p_recv *r, unsigned int flags, uint32_t src,
 {
 	struct mpirma_msg m;
 	size_t got;
-	int ret, err = MPI_SUCCESS;
+	int ret, err;
 
 	ret = mpirma_msg_recv(flags, src, tag, r->ctx, r->land, r->cap, &m);
 	if (ret == -EAGAIN)
 		return ret;
+	err = recv_outcome(ret, src, &m, r->cap, &got);
 	if (ret < 0) {
-		err = mpirma_err_errno(ret, "receive from %s",
-				       src == MPIRMA_ANY_SOURCE ? "any source" :
-				       "a rank");
 		recv_finish(r, -1, MPI_ANY_TAG, err, 0);
 		return 0;
 	}
-	got = m.msg_len < r->cap ? m.msg_len : r->cap;
 	if (r->tmp)
 		mpirma_dtype_unpack(r->dt, r->tmp, got, r->buf, r->count);
-	if (m.msg_len > r->cap)
-		err = mpirma_err(MPI_ERR_TRUNCATE, "message of %llu bytes, "
-				 "receive buffer of %zu",
-				 (unsigned long long)m.msg_len, r->cap);
 	recv_finish(r, m.source, m.msg_tag, err, got);
 	return 0;
 }
@@ -441,9 +454,8 @@ static int recv_setup(struct p2p_recv *r, void *buf, int count,
 	r->buf = buf;
 	r->count = count;
 	r->cap = (size_t)count * t->size;
-	r->src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
-		 (uint32_t)mpirma_comm_job_rank(c, source);
-	r->tag = tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag;
+	r->src = mpirma_p2p_src(c, source);
+	r->tag = mpirma_p2p_tag(tag);
 	r->ctx = mpirma_ctx_p2p(c);
 	if (mpirma_dtype_contig(t, count, buf, &data)) {
 		r->land = (void *)data;
@@ -472,26 +484,20 @@ void mpirma_p2p_null_status(MPI_Status *status)
 static int recv_direct(struct mpirma_comm *c, void *data, size_t cap,
 		       int source, int tag, MPI_Status *status)
 {
-	uint32_t src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
-		       (uint32_t)mpirma_comm_job_rank(c, source);
+	uint32_t src = mpirma_p2p_src(c, source);
 	struct mpirma_msg m;
-	int ret;
+	size_t got;
+	int ret, err;
 
-	ret = mpirma_msg_recv(0, src, tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag,
-			      mpirma_ctx_p2p(c), data, cap, &m);
-	if (ret < 0) {
+	ret = mpirma_msg_recv(0, src, mpirma_p2p_tag(tag), mpirma_ctx_p2p(c), data,
+			      cap, &m);
+	err = recv_outcome(ret, src, &m, cap, &got);
+	if (ret < 0)
 		mpirma_status_user(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-		return mpirma_err_errno(ret, "receive from %s",
-					src == MPIRMA_ANY_SOURCE ? "any source" :
-					"a rank");
-	}
-	mpirma_status_user(status, mpirma_comm_rank_of_job(c, m.source),
-			   m.msg_tag, m.msg_len < cap ? m.msg_len : cap);
-	if (m.msg_len > cap)
-		return mpirma_err(MPI_ERR_TRUNCATE, "message of %llu bytes, "
-				  "receive buffer of %zu",
-				  (unsigned long long)m.msg_len, cap);
-	return MPI_SUCCESS;
+	else
+		mpirma_status_user(status, mpirma_comm_rank_of_job(c, m.source),
+				   m.msg_tag, got);
+	return err;
 }
 
 /* A blocking receive; the class of the receive (status filled). */

@@ -48,6 +48,18 @@ void mpirma_p2p_progress(void);
 
 /* For the probes (p2p_probe.c). */
 struct mpirma_comm;
+/* The transport's source and tag of a receive's (@source, @tag) on @c. */
+static inline uint32_t mpirma_p2p_src(const struct mpirma_comm *c, int source)
+{
+	return source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
+	       (uint32_t)mpirma_comm_job_rank(c, source);
+}
+
+static inline int32_t mpirma_p2p_tag(int tag)
+{
+	return tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag;
+}
+
 /* A receive's source and tag; MPI class (recorded). */
 int mpirma_p2p_source_check(const struct mpirma_comm *c, int source,
 			    int tag);

@@ -62,9 +62,8 @@ static int probe(int source, int tag, MPI_Comm comm, unsigned int flags,
 		mpirma_p2p_null_status(status);
 		return MPI_SUCCESS;
 	}
-	src = source == MPI_ANY_SOURCE ? MPIRMA_ANY_SOURCE :
-	      (uint32_t)mpirma_comm_job_rank(*c, source);
-	ktag = tag == MPI_ANY_TAG ? MPIRMA_ANY_TAG : tag;
+	src = mpirma_p2p_src(*c, source);
+	ktag = mpirma_p2p_tag(tag);
 	for (;;) {
 		mpirma_p2p_progress();
 		ret = mpirma_msg_recv(flags | MPIRMA_MSG_PEEK, src, ktag,
