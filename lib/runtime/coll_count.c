@@ -85,7 +85,7 @@ static int op_fits(MPI_Op op, MPI_Count count)
 int PMPI_##F##_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, \
 		 MPI_Comm comm TD_##T)					\
 {									\
-	struct mpirma_count b;						\
+	struct mpirma_count_arg b;						\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
@@ -107,18 +107,14 @@ int PMPI_##F##_c(const void *sendbuf, MPI_Count sendcount,		\
 		 MPI_Count recvcount, MPI_Datatype recvtype ROOT_D,	\
 		 MPI_Comm comm TD_##T)					\
 {									\
-	struct mpirma_count s, r;					\
+	struct mpirma_count_arg s, r;					\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
-	ret = mpirma_count_fit(sendcount, sendtype, &s);		\
+	ret = mpirma_count_fit2(sendcount, sendtype, recvcount, recvtype, \
+				&s, &r);				\
 	if (ret)							\
 		return RAISE(comm, ret);				\
-	ret = mpirma_count_fit(recvcount, recvtype, &r);		\
-	if (ret) {							\
-		mpirma_count_done(&s);					\
-		return RAISE(comm, ret);				\
-	}								\
 	ret = PMPI_##F(sendbuf, s.n, s.dt, recvbuf, r.n, r.dt ROOT_A,	\
 		       comm TA_##T);					\
 	mpirma_count_done(&s);						\
@@ -144,7 +140,7 @@ THREE(ALL_C, Neighbor_alltoall, Ineighbor_alltoall)
 int PMPI_##F##_c(const void *sendbuf, void *recvbuf, MPI_Count count,	\
 		 MPI_Datatype dt, MPI_Op op ROOT_D, MPI_Comm comm TD_##T)	\
 {									\
-	struct mpirma_count b;						\
+	struct mpirma_count_arg b;						\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
@@ -368,7 +364,7 @@ THREE(REDUCE_SCATTER_C, Reduce_scatter, Ireduce_scatter)
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
 			MPI_Datatype dt, MPI_Op op)
 {
-	struct mpirma_count b;
+	struct mpirma_count_arg b;
 	int ret;
 
 	MPIRMA_CHECK_INIT();

@@ -16,13 +16,13 @@
 #include "internal.h"
 
 /*
- * struct mpirma_count - a (count, datatype) pair as an int form takes it
+ * struct mpirma_count_arg - a (count, datatype) pair as an int form takes it
  * @n: the count
  * @dt: the datatype: the caller's, or @temp
  * @temp: a contiguous type made for a count above INT_MAX, freed by
  *	mpirma_count_done() (a pending receive keeps its own reference)
  */
-struct mpirma_count {
+struct mpirma_count_arg {
 	int n;
 	MPI_Datatype dt;
 	bool temp;
@@ -34,8 +34,13 @@ struct mpirma_count {
  * MPI_ERR_NO_MEM (recorded) if the contiguous type cannot be made.
  */
 int mpirma_count_fit(MPI_Count count, MPI_Datatype dt,
-		     struct mpirma_count *out);
-void mpirma_count_done(struct mpirma_count *c);
+		     struct mpirma_count_arg *out);
+void mpirma_count_done(struct mpirma_count_arg *c);
+
+/* The send and the receive side of a call; none made on failure. */
+int mpirma_count_fit2(MPI_Count scount, MPI_Datatype stype,
+		      MPI_Count rcount, MPI_Datatype rtype,
+		      struct mpirma_count_arg *s, struct mpirma_count_arg *r);
 
 /* @count as an int, or MPI_ERR_COUNT (recorded) above INT_MAX. */
 int mpirma_count_int(MPI_Count count, int *out);

@@ -13,7 +13,7 @@
 
 /* count.h */
 int mpirma_count_fit(MPI_Count count, MPI_Datatype dt,
-		     struct mpirma_count *out)
+		     struct mpirma_count_arg *out)
 {
 	out->dt = dt;
 	out->temp = false;
@@ -37,11 +37,26 @@ int mpirma_count_fit(MPI_Count count, MPI_Datatype dt,
 }
 
 /* count.h */
-void mpirma_count_done(struct mpirma_count *c)
+void mpirma_count_done(struct mpirma_count_arg *c)
 {
 	if (c->temp)
 		PMPI_Type_free(&c->dt);
 	c->temp = false;
+}
+
+/* count.h */
+int mpirma_count_fit2(MPI_Count scount, MPI_Datatype stype,
+		      MPI_Count rcount, MPI_Datatype rtype,
+		      struct mpirma_count_arg *s, struct mpirma_count_arg *r)
+{
+	int ret = mpirma_count_fit(scount, stype, s);
+
+	if (!ret) {
+		ret = mpirma_count_fit(rcount, rtype, r);
+		if (ret)
+			mpirma_count_done(s);
+	}
+	return ret;
 }
 
 /* count.h */
@@ -113,7 +128,7 @@ no_mem:
 int PMPI_##name##_c(const void *buf, MPI_Count count, MPI_Datatype dt,	\
 		    int dest, int tag, MPI_Comm comm TD)		\
 {									\
-	struct mpirma_count b;						\
+	struct mpirma_count_arg b;						\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
@@ -146,7 +161,7 @@ SEND_C(Rsend_init, REQ_D, REQ_A)
 int PMPI_##name##_c(void *buf, MPI_Count count, MPI_Datatype dt,	\
 		    int source, int tag, MPI_Comm comm, last_t last)	\
 {									\
-	struct mpirma_count b;						\
+	struct mpirma_count_arg b;						\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
@@ -168,16 +183,14 @@ int PMPI_##name##_c(const void *sendbuf, MPI_Count sendcount,		\
 		    MPI_Datatype recvtype, int source, int recvtag,	\
 		    MPI_Comm comm, last_t last)				\
 {									\
-	struct mpirma_count s, r;					\
+	struct mpirma_count_arg s, r;					\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
-	FIT(comm, s, sendcount, sendtype);				\
-	ret = mpirma_count_fit(recvcount, recvtype, &r);		\
-	if (ret) {							\
-		mpirma_count_done(&s);					\
+	ret = mpirma_count_fit2(sendcount, sendtype, recvcount, recvtype, \
+				&s, &r);				\
+	if (ret)							\
 		return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);	\
-	}								\
 	ret = PMPI_##name(sendbuf, s.n, s.dt, dest, sendtag, recvbuf,	\
 			  r.n, r.dt, source, recvtag, comm, last);	\
 	mpirma_count_done(&s);						\
@@ -194,7 +207,7 @@ int PMPI_##name##_c(void *buf, MPI_Count count, MPI_Datatype dt,	\
 		    int dest, int sendtag, int source, int recvtag,	\
 		    MPI_Comm comm, last_t last)				\
 {									\
-	struct mpirma_count b;						\
+	struct mpirma_count_arg b;						\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
@@ -214,7 +227,7 @@ SENDRECV_REPLACE_C(Isendrecv_replace, MPI_Request *, request)
 int PMPI_##name##_c(void *buf, MPI_Count count, MPI_Datatype dt,	\
 		    MPI_Message *message, last_t last)			\
 {									\
-	struct mpirma_count b;						\
+	struct mpirma_count_arg b;						\
 	int ret;							\
 									\
 	MPIRMA_CHECK_INIT();						\
