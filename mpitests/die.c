@@ -12,7 +12,8 @@
  *   pscw      the victim has started an access epoch to rank 0 and dies
  *             before completing it; rank 0 waits for it
  *   barrier   MPI_Barrier
- *   recv      MPI_Recv from the victim
+ *   recv      MPI_Ssend to the victim (which never receives it), then
+ *             MPI_Recv from it
  *   midmsg    rank 0 receives a 128 MiB message the victim dies sending
  *             (its first units have come, the rest never will)
  *   fatal     as fence, with the default MPI_ERRORS_ARE_FATAL handler
@@ -166,6 +167,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "recv")) {
 		if (rank == victim)
 			victim_dies();
+		rc = MPI_Ssend(&v, 1, MPI_LONG, victim, 1, MPI_COMM_WORLD);
+		if (rc == MPI_SUCCESS)
+			survived("MPI_Ssend", rc);
 		rc = MPI_Recv(&v, 1, MPI_LONG, victim, 0, MPI_COMM_WORLD,
 			      MPI_STATUS_IGNORE);
 		survived("MPI_Recv", rc);

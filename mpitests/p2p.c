@@ -8,7 +8,8 @@
  * Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Request_free,
  * MPI_STATUS(ES)_IGNORE, Probe/Iprobe and MPI_Get_count, Sendrecv,
  * Sendrecv_replace, Ssend, zero-length and 1 MiB messages, MPI_PROC_NULL
- * as a peer.
+ * as a peer, synchronous sends that wait for their receive, buffered ones
+ * that count against the attached buffer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,9 +265,138 @@ static void test_misc(void)
 	CHECK_EQ(st.MPI_TAG, MPI_ANY_TAG, "status tag");
 	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
 	CHECK_EQ(count, 0, "status count");
+#ifdef MPIRMA
+	{	/* no data: MPI_DATATYPE_NULL is taken, as MPICH takes it */
+		MPI_Request nr;
+
+		CHECK_MPI(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL,
+				    4, MPI_COMM_WORLD, &nr));
+		CHECK_MPI(MPI_Wait(&nr, &st));
+		CHECK_EQ(st.MPI_SOURCE, MPI_PROC_NULL,
+			 "MPI_DATATYPE_NULL receive");
+		CHECK_MPI(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, right, 4,
+				   MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, left, 4,
+				   MPI_COMM_WORLD, &st));
+		CHECK_EQ(st.MPI_SOURCE, left, "MPI_DATATYPE_NULL message");
+	}
+#endif
 	free(big);
 	free(bigin);
 }
+
+/*
+ * Synchronous sends complete only once their receive has started: not
+ * before it (without the shared-memory queues mpirma buffers them, and
+ * says so), in a ring whose receives are posted first, and in the sparse
+ * exchange that relies on it (a barrier entered once every MPI_Issend
+ * completed ends the probing: a message not yet received then is lost).
+ */
+static void test_sync(void)
+{
+	const char *shmq = getenv("MPIRMA_SHMQ");
+	int v = mtest_rank, got = -1, flag = 0, i, k, recvd = 0, done = 0;
+	int vals[2], nsend = mtest_size < 3 ? 1 : 2;
+	MPI_Request r = MPI_REQUEST_NULL, sreq[2], breq = MPI_REQUEST_NULL;
+	MPI_Status st;
+
+	mtest_section("synchronous");
+	if (mtest_size < 2)
+		return;
+	if (mtest_rank == 0) {
+		CHECK_MPI(MPI_Issend(&v, 1, MPI_INT, 1, 40, MPI_COMM_WORLD, &r));
+		for (i = 0; i < 200 && !flag; i++)
+			CHECK_MPI(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+		if (!shmq || strcmp(shmq, "0"))
+			CHECK(!flag, "MPI_Issend complete before its receive");
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (mtest_rank == 1) {
+		CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, 0, 40, MPI_COMM_WORLD,
+				   MPI_STATUS_IGNORE));
+		CHECK_EQ(got, 0, "synchronous message");
+	}
+	CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+
+	CHECK_MPI(MPI_Irecv(&got, 1, MPI_INT, left, 41, MPI_COMM_WORLD, &r));
+	CHECK_MPI(MPI_Ssend(&v, 1, MPI_INT, right, 41, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+	CHECK_EQ(got, left, "ring of synchronous sends");
+
+	for (k = 0; k < nsend; k++) {
+		vals[k] = mtest_rank * 10 + k;
+		CHECK_MPI(MPI_Issend(&vals[k], 1, MPI_INT,
+				     (mtest_rank + 1 + k) % mtest_size, 42,
+				     MPI_COMM_WORLD, &sreq[k]));
+	}
+	while (!done) {
+		CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 42, MPI_COMM_WORLD, &flag,
+				     &st));
+		if (flag) {
+			CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, st.MPI_SOURCE, 42,
+					   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			CHECK_EQ(got / 10, st.MPI_SOURCE, "exchanged value");
+			recvd++;
+		}
+		if (breq == MPI_REQUEST_NULL) {
+			CHECK_MPI(MPI_Testall(nsend, sreq, &flag,
+					      MPI_STATUSES_IGNORE));
+			if (flag)
+				CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &breq));
+		} else {
+			CHECK_MPI(MPI_Test(&breq, &done, MPI_STATUS_IGNORE));
+		}
+	}
+	if (!shmq || strcmp(shmq, "0"))
+		CHECK_EQ(recvd, nsend, "messages of the sparse exchange");
+	while (recvd < nsend) {		/* buffered: they are still there */
+		CHECK_MPI(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 42,
+				   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		recvd++;
+	}
+}
+
+#ifdef MPIRMA
+/*
+ * Buffered sends count against the attached buffer until received: a
+ * message that does not fit fails with MPI_ERR_BUFFER and sends nothing.
+ */
+static void test_bsend(void)
+{
+	const char *shmq = getenv("MPIRMA_SHMQ");
+	int v[4] = { 1, 2, 3, 4 }, got[4], size, i;
+	char bbuf[2 * sizeof(int) + MPI_BSEND_OVERHEAD], *detached;
+	MPI_Request r;
+
+	mtest_section("buffered");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_CLASS(MPI_Bsend(v, 1, MPI_INT, right, 43, MPI_COMM_WORLD),
+		    MPI_ERR_BUFFER);
+	CHECK_MPI(MPI_Buffer_attach(bbuf, sizeof(bbuf)));
+	CHECK_CLASS(MPI_Bsend(v, 4, MPI_INT, right, 43, MPI_COMM_WORLD),
+		    MPI_ERR_BUFFER);
+	CHECK_MPI(MPI_Bsend(&v[0], 1, MPI_INT, mtest_rank, 43, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Ibsend(&v[1], 1, MPI_INT, mtest_rank, 43, MPI_COMM_WORLD,
+			     &r));
+	CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+	if (!shmq || strcmp(shmq, "0"))
+		CHECK_CLASS(MPI_Bsend(&v[2], 1, MPI_INT, mtest_rank, 44,
+				      MPI_COMM_WORLD), MPI_ERR_BUFFER);
+	for (i = 0; i < 2; i++)
+		CHECK_MPI(MPI_Recv(&got[i], 1, MPI_INT, mtest_rank, 43,
+				   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CHECK(got[0] == 1 && got[1] == 2, "buffered messages");
+	CHECK_MPI(MPI_Buffer_iflush(&r));
+	CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Bsend(&v[2], 2, MPI_INT, right, 45, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Recv(got, 2, MPI_INT, left, 45, MPI_COMM_WORLD,
+			   MPI_STATUS_IGNORE));
+	CHECK(got[0] == 3 && got[1] == 4, "buffered message to a neighbour");
+	CHECK_MPI(MPI_Buffer_detach(&detached, &size));
+	CHECK(detached == bbuf && size == (int)sizeof(bbuf), "detached");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -279,6 +409,10 @@ int main(int argc, char **argv)
 	test_requests();
 	test_probe();
 	test_misc();
+	test_sync();
+#ifdef MPIRMA
+	test_bsend();
+#endif
 	MPI_Barrier(MPI_COMM_WORLD);
 	return mtest_finish();
 }

@@ -68,10 +68,12 @@ static void test_modes(void)
 		      MPI_Request *) = {
 		MPI_Send_init, MPI_Bsend_init, MPI_Ssend_init, MPI_Rsend_init,
 	};
-	int k, v, got;
+	int k, v, got, size;
+	char bbuf[64], *detached;
 	MPI_Request s, r;
 
 	mtest_section("send modes");
+	CHECK_MPI(MPI_Buffer_attach(bbuf, sizeof(bbuf)));
 	for (k = 0; k < 4; k++) {
 		v = k * 10 + mtest_rank;
 		got = -1;
@@ -88,6 +90,9 @@ static void test_modes(void)
 		CHECK_MPI(MPI_Request_free(&s));
 		CHECK_MPI(MPI_Request_free(&r));
 	}
+	CHECK_MPI(MPI_Buffer_detach(&detached, &size));
+	CHECK(detached == bbuf && size == (int)sizeof(bbuf),
+	      "the buffer detached");
 }
 
 /* Inactive requests count as MPI_REQUEST_NULL; their handles stay. */

@@ -350,7 +350,12 @@ int mpirma_dtype_check(MPI_Datatype dt, bool need_commit,
 
 int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out)
 {
-	int ret = mpirma_dtype_check(dt, true, out);
+	int ret;
+
+	/* No data: MPICH takes MPI_DATATYPE_NULL there, and programs use it. */
+	if (dt == MPI_DATATYPE_NULL && count == 0)
+		dt = MPI_BYTE;
+	ret = mpirma_dtype_check(dt, true, out);
 
 	if (!ret && count < 0)
 		ret = mpirma_err(MPI_ERR_COUNT, "negative count %d", count);

@@ -216,6 +216,7 @@ int mpirma_dtype_check(MPI_Datatype dt, bool need_commit,
  * Checks a (count, datatype) buffer argument of a communication call:
  * mpirma_dtype_check() with @need_commit, then MPI_ERR_COUNT for a
  * negative count ("negative count N"), recorded.  @out may be NULL.
+ * MPI_DATATYPE_NULL with a count of 0 is taken for MPI_BYTE.
  */
 int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out);
 

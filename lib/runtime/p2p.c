@@ -4,10 +4,10 @@
  * memory queues, or the kernel mailboxes), docs/lib.md "Point-to-point
  * messages".
  *
- * Sends: the transport copies the message and never waits, so every send mode
- * (standard, synchronous, ready, buffered) is a buffered send that is
- * complete when the call returns.  A non-contiguous datatype is packed
- * first.
+ * Sends: the transport copies the message and never waits, so a standard,
+ * ready or buffered send is complete when the call returns; a synchronous
+ * one then waits for its receive (p2p_sync.c).  A non-contiguous datatype
+ * is packed first.
  *
  * Receives: posted receives wait in one queue in posting order.  The
  * standard says a message goes to the earliest posted receive that matches
@@ -27,7 +27,6 @@
  * or with PEEK followed by a progress pass.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +157,25 @@ static int recv_outcome(int ret, uint32_t src, const struct mpirma_msg *m,
 }
 
 /*
+ * Receives in the transport, which advances the posted receives while it
+ * waits (mpirma_p2p_progress_due()) unless it waits for one of them: a
+ * pass then would change the queue under the receive that waits.
+ */
+static int p2p_busy;
+
+static int p2p_msg_recv(unsigned int flags, uint32_t src, int32_t tag,
+			uint64_t ctx, void *buf, size_t len,
+			struct mpirma_msg *m)
+{
+	int ret;
+
+	p2p_busy++;
+	ret = mpirma_msg_recv(flags, src, tag, ctx, buf, len, m);
+	p2p_busy--;
+	return ret;
+}
+
+/*
  * Takes a message matching (@src, @tag) into @r; @flags 0 (wait) or
  * MPIRMA_MSG_NOWAIT.  Returns -EAGAIN when there is none; otherwise @r is
  * complete (possibly with an error) and 0 is returned.
@@ -169,7 +187,7 @@ static int recv_into(struct p2p_recv *r, unsigned int flags, uint32_t src,
 	size_t got;
 	int ret, err;
 
-	ret = mpirma_msg_recv(flags, src, tag, r->ctx, r->land, r->cap, &m);
+	ret = p2p_msg_recv(flags, src, tag, r->ctx, r->land, r->cap, &m);
 	if (ret == -EAGAIN)
 		return ret;
 	err = recv_outcome(ret, src, &m, r->cap, &got);
@@ -213,8 +231,8 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 			recv_into(r, flags, r->src, r->tag);
 			return;
 		}
-		ret = mpirma_msg_recv(flags | MPIRMA_MSG_PEEK, r->src, r->tag,
-				      r->ctx, NULL, 0, &m);
+		ret = p2p_msg_recv(flags | MPIRMA_MSG_PEEK, r->src, r->tag,
+				   r->ctx, NULL, 0, &m);
 		if (ret == -EAGAIN)
 			return;
 		if (ret < 0) {
@@ -227,6 +245,12 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 		if (flags == 0 && e != r)
 			return;
 	}
+}
+
+/* p2p.h */
+bool mpirma_p2p_progress_due(void)
+{
+	return q_head && !p2p_busy;
 }
 
 void mpirma_p2p_progress(void)
@@ -321,7 +345,7 @@ bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
 			tag = MPIRMA_ANY_TAG;
 	}
 	/* Errors show up again when the receives themselves try. */
-	ret = mpirma_msg_recv(MPIRMA_MSG_PEEK, src, tag, first->ctx, NULL, 0, &m);
+	ret = p2p_msg_recv(MPIRMA_MSG_PEEK, src, tag, first->ctx, NULL, 0, &m);
 	(void)ret;
 	return true;
 }
@@ -393,11 +417,16 @@ int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
 
 /* ------------------------------------------------------------ internals */
 
-/* Sends @count elements (checked) to comm rank @dest (checked, not PROC_NULL). */
+/*
+ * Sends @count elements (checked) to comm rank @dest (checked, not
+ * PROC_NULL); @token: a synchronous send, whose token this receives.
+ */
 static int send_data(struct mpirma_comm *c, const void *buf, int count,
-		     struct mpirma_dtype *t, int dest, int tag)
+		     struct mpirma_dtype *t, int dest, int tag,
+		     uint64_t *token)
 {
 	size_t len = (size_t)count * t->size;
+	int job = mpirma_comm_job_rank(c, dest);
 	const void *data;
 	void *tmp = NULL;
 	int ret;
@@ -409,8 +438,11 @@ static int send_data(struct mpirma_comm *c, const void *buf, int count,
 		mpirma_dtype_pack(t, buf, count, tmp);
 		data = tmp;
 	}
-	ret = mpirma_msg_send(mpirma_comm_job_rank(c, dest), tag,
-			      mpirma_ctx_p2p(c), data, len);
+	if (token)
+		ret = mpirma_msg_send_sync(job, tag, mpirma_ctx_p2p(c), data,
+					   len, token);
+	else
+		ret = mpirma_msg_send(job, tag, mpirma_ctx_p2p(c), data, len);
 	free(tmp);
 	if (ret < 0)
 		return mpirma_err_errno(ret, "send to rank %d", dest);
@@ -423,7 +455,18 @@ int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 {
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
-	return send_data(c, buf, count, t, dest, tag);
+	return send_data(c, buf, count, t, dest, tag, NULL);
+}
+
+/* p2p.h */
+int mpirma_p2p_send_sync(struct mpirma_comm *c, const void *buf, int count,
+			 struct mpirma_dtype *t, int dest, int tag,
+			 uint64_t *token)
+{
+	*token = 0;
+	if (dest == MPI_PROC_NULL)
+		return MPI_SUCCESS;
+	return send_data(c, buf, count, t, dest, tag, token);
 }
 
 static int do_send(const void *buf, int count, MPI_Datatype dt, int dest,
@@ -489,8 +532,8 @@ static int recv_direct(struct mpirma_comm *c, void *data, size_t cap,
 	size_t got;
 	int ret, err;
 
-	ret = mpirma_msg_recv(0, src, mpirma_p2p_tag(tag), mpirma_ctx_p2p(c), data,
-			      cap, &m);
+	ret = p2p_msg_recv(0, src, mpirma_p2p_tag(tag), mpirma_ctx_p2p(c), data,
+			   cap, &m);
 	err = recv_outcome(ret, src, &m, cap, &got);
 	if (ret < 0)
 		mpirma_status_user(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -535,8 +578,10 @@ int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 /* ------------------------------------------------------------ sends */
 
 /*
- * The four send modes are one: the transport buffers every message, so a
- * synchronous, ready or buffered send completes as a standard one does.
+ * The transport buffers every message, so a ready send completes as a
+ * standard one does; the synchronous mode waits for its receive
+ * (p2p_sync.c), and the buffered one counts against the attached buffer
+ * (p2p_bsend.c).
  */
 #define SEND_DEFINE(name)						\
 int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
@@ -549,95 +594,7 @@ int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
 MPIRMA_ALIAS(name)
 
 SEND_DEFINE(Send)
-SEND_DEFINE(Ssend)
 SEND_DEFINE(Rsend)
-SEND_DEFINE(Bsend)
-
-/* The attached buffer is only handed back: the transport buffers sends. */
-static void *bsend_buf;
-static MPI_Count bsend_size;
-
-static int buffer_attach(void *buffer, MPI_Count size)
-{
-	if (size < 0)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "negative size");
-	if (bsend_buf)
-		return mpirma_raise(MPI_ERR_BUFFER, MPIRMA_FUNC,
-				    "a buffer is already attached");
-	bsend_buf = buffer;
-	bsend_size = size;
-	return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-	MPIRMA_CHECK_INIT();
-	return buffer_attach(buffer, size);
-}
-MPIRMA_ALIAS(Buffer_attach)
-
-int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-	MPIRMA_CHECK_INIT();
-	return buffer_attach(buffer, size);
-}
-MPIRMA_ALIAS(Buffer_attach_c)
-
-/* Detaches into *@buffer_addr and *@size (MPI_Count) or *@isize (int). */
-static int buffer_detach(void *buffer_addr, MPI_Count *size, int *isize)
-{
-	if (!buffer_addr || (!size && !isize))
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "NULL argument");
-	if (isize && bsend_size > INT_MAX)
-		return mpirma_raise(MPI_ERR_VALUE_TOO_LARGE, MPIRMA_FUNC,
-				    "the buffer's %lld bytes do not fit an int: "
-				    "MPI_Buffer_detach_c", (long long)bsend_size);
-	*(void **)buffer_addr = bsend_buf;
-	if (size)
-		*size = bsend_size;
-	else
-		*isize = (int)bsend_size;
-	bsend_buf = NULL;
-	bsend_size = 0;
-	return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-	MPIRMA_CHECK_INIT();
-	return buffer_detach(buffer_addr, NULL, size);
-}
-MPIRMA_ALIAS(Buffer_detach)
-
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-	MPIRMA_CHECK_INIT();
-	return buffer_detach(buffer_addr, size, NULL);
-}
-MPIRMA_ALIAS(Buffer_detach_c)
-
-/*
- * MPI 4.1's flush of the buffered sends: every send has left the attached
- * buffer when it returned (the transport buffers it), so there is nothing
- * to wait for.
- */
-int PMPI_Buffer_flush(void)
-{
-	MPIRMA_CHECK_INIT();
-	return MPI_SUCCESS;
-}
-MPIRMA_ALIAS(Buffer_flush)
-
-int PMPI_Buffer_iflush(MPI_Request *request)
-{
-	MPIRMA_CHECK_INIT();
-	if (!request)
-		return mpirma_raise(MPI_ERR_ARG, MPIRMA_FUNC, "request is NULL");
-	return mpirma_raise(mpirma_request_new_done(MPI_COMM_WORLD, MPI_WIN_NULL,
-						    MPI_SUCCESS, request),
-			    MPIRMA_FUNC, NULL);
-}
-MPIRMA_ALIAS(Buffer_iflush)
 
 /* A non-blocking send is complete once the kernel has the message. */
 static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -666,9 +623,7 @@ int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
 MPIRMA_ALIAS(name)
 
 ISEND_DEFINE(Isend)
-ISEND_DEFINE(Issend)
 ISEND_DEFINE(Irsend)
-ISEND_DEFINE(Ibsend)
 
 /* ------------------------------------------------------------ receives */
 

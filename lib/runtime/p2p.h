@@ -25,6 +25,21 @@ int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 		    size_t len);
 
 /*
+ * A synchronous send (shmq_sync.c): sent as mpirma_msg_send() sends, with
+ * a token in *@token for mpirma_msg_sync_wait(); 0 when nothing will
+ * answer (the kernel mailbox: complete as a standard send).
+ */
+int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
+			 const void *buf, size_t len, uint64_t *token);
+/*
+ * Has a receive at job rank @job_rank taken the message of @token?  1
+ * yes, 0 not yet (only when not @block), or -errno (-EOWNERDEAD: the rank
+ * is gone).  Waiting, it progresses everything else (request.h): a
+ * receive of this rank may be what the peer waits for.
+ */
+int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block);
+
+/*
  * Receives the oldest message matching @peer (a job rank or
  * MPIRMA_ANY_SOURCE), @tag (or MPIRMA_ANY_TAG) and @ctx; @flags
  * MPIRMA_MSG_*.  *@m receives msg_len, source and msg_tag.  0 or -errno
@@ -45,6 +60,13 @@ bool mpirma_shmq_on(void);
 
 /* One non-blocking pass over the posted receives, in posting order. */
 void mpirma_p2p_progress(void);
+/*
+ * Should a wait in the transport advance the posted receives (with
+ * mpirma_p2p_progress())?  A synchronous sender may wait for one of them
+ * while this rank waits for something else; not while p2p.c itself waits
+ * for one.
+ */
+bool mpirma_p2p_progress_due(void);
 
 /* For the probes (p2p_probe.c). */
 struct mpirma_comm;
@@ -81,6 +103,23 @@ int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
 		     struct mpirma_dtype **t);
 int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 		    struct mpirma_dtype *t, int dest, int tag);
+/* The same, synchronous: the token for mpirma_msg_sync_wait() in *@token. */
+int mpirma_p2p_send_sync(struct mpirma_comm *c, const void *buf, int count,
+			 struct mpirma_dtype *t, int dest, int tag,
+			 uint64_t *token);
+/*
+ * A buffered send of checked arguments, counted against the attached
+ * buffer until its receive takes it (p2p_bsend.c).  MPI class.
+ */
+int mpirma_p2p_bsend(struct mpirma_comm *c, const void *buf, int count,
+		     struct mpirma_dtype *t, int dest, int tag);
+/*
+ * A synchronous send of checked arguments as a request in *@out, complete
+ * once its receive has taken it (p2p_sync.c).  MPI class.
+ */
+int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
+			  struct mpirma_dtype *t, int dest, int tag,
+			  struct mpirma_request **out);
 int mpirma_p2p_post(struct mpirma_comm *c, void *buf, int count,
 		    struct mpirma_dtype *t, int source, int tag,
 		    struct mpirma_request **out);

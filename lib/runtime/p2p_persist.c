@@ -8,11 +8,13 @@
  * A persistent request keeps the call's arguments, with references on its
  * communicator and datatype (the program may free its handles meanwhile),
  * and starts one operation per MPI_Start: a send is made at once, as every
- * send is (buffered: the four modes are one here, as for the nonblocking
- * calls); a receive is posted as MPI_Irecv posts it, an inner request
- * that the waits progress through this one.  Completion makes the request
- * inactive, not freed (request.c, finish()); an inactive one counts as
- * MPI_REQUEST_NULL in the waits and tests, as the standard has it.
+ * send is (buffered: complete at once but for the synchronous mode,
+ * p2p_sync.c; the buffered one counts against its buffer, p2p_bsend.c); a
+ * synchronous send and a receive (posted as MPI_Irecv posts it) are an
+ * inner request that the waits progress through this one.  Completion
+ * makes the request inactive, not freed (request.c, finish()); an
+ * inactive one counts as MPI_REQUEST_NULL in the waits and tests, as the
+ * standard has it.
  */
 #include <stdlib.h>
 
@@ -25,12 +27,14 @@
  * struct p2p_persist - a persistent request
  * @req: the common head (persistent set)
  * @recv: a receive, else a send
+ * @mode: a send's mode: 'b'uffered, 's'ynchronous, else standard
  * @a: the call's arguments (the buffer is const for sends), the started
  *	receive
  */
 struct p2p_persist {
 	struct mpirma_request req;
 	bool recv;
+	char mode;
 	struct mpirma_p2p_args a;
 };
 
@@ -116,6 +120,13 @@ static int persist_start(struct mpirma_request *r)
 	if (p->recv)
 		ret = mpirma_p2p_post(p->a.c, p->a.buf, p->a.count, p->a.t,
 				      p->a.peer, p->a.tag, &p->a.inner);
+	else if (p->mode == 's')
+		ret = mpirma_p2p_ssend_post(p->a.c, p->a.buf, p->a.count,
+					    p->a.t, p->a.peer, p->a.tag,
+					    &p->a.inner);
+	else if (p->mode == 'b')
+		ret = mpirma_p2p_bsend(p->a.c, p->a.buf, p->a.count, p->a.t,
+				       p->a.peer, p->a.tag);
 	else
 		ret = mpirma_p2p_send(p->a.c, p->a.buf, p->a.count, p->a.t,
 				      p->a.peer, p->a.tag);
@@ -131,8 +142,11 @@ static const struct mpirma_request_ops persist_ops = {
 	.start = persist_start,
 };
 
-/* The init calls: checks, then an inactive request.  MPI class (recorded). */
-static int persist_init(bool recv, const void *buf, int count,
+/*
+ * The init calls (@mode: a send's, as in struct p2p_persist): checks,
+ * then an inactive request.  MPI class (recorded).
+ */
+static int persist_init(bool recv, char mode, const void *buf, int count,
 			MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
 			MPI_Request *request)
 {
@@ -151,35 +165,36 @@ static int persist_init(bool recv, const void *buf, int count,
 		return ret;
 	p = (struct p2p_persist *)r;
 	p->recv = recv;
+	p->mode = mode;
 	mpirma_p2p_args_set(r, comm, &p->a, buf, count, t, peer, tag, c);
 	*request = r->handle;
 	return MPI_SUCCESS;
 }
 
-#define SEND_INIT_DEFINE(name)						\
+#define SEND_INIT_DEFINE(name, mode)					\
 int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
 		int dest, int tag, MPI_Comm comm, MPI_Request *request)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_raise_comm(comm, persist_init(false, buf, count,	\
+	return mpirma_raise_comm(comm, persist_init(false, mode, buf, count, \
 						    datatype, dest, tag, \
 						    comm, request),	\
 				 MPIRMA_FUNC, NULL);			\
 }									\
 MPIRMA_ALIAS(name)
 
-SEND_INIT_DEFINE(Send_init)
-SEND_INIT_DEFINE(Bsend_init)
-SEND_INIT_DEFINE(Ssend_init)
-SEND_INIT_DEFINE(Rsend_init)
+SEND_INIT_DEFINE(Send_init, 0)
+SEND_INIT_DEFINE(Bsend_init, 'b')
+SEND_INIT_DEFINE(Ssend_init, 's')
+SEND_INIT_DEFINE(Rsend_init, 0)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
 		   int tag, MPI_Comm comm, MPI_Request *request)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_comm(comm, persist_init(true, buf, count, datatype,
-						    source, tag, comm,
-						    request),
+	return mpirma_raise_comm(comm, persist_init(true, 0, buf, count,
+						    datatype, source, tag,
+						    comm, request),
 				 MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Recv_init)

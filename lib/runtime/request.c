@@ -6,8 +6,8 @@
  *
  * Requests of every kind share struct mpirma_request (internal.h); the kind
  * says how to progress it.  Sends complete when they are posted (the
- * transport buffers them), so only posted receives and RMA requests ever
- * wait.
+ * transport buffers them) but for synchronous ones, which wait for their
+ * receive (p2p_sync.c) as posted receives and RMA requests wait.
  *
  * Blocking: one request is waited for by its own progress(block) callback,
  * which waits in the transport (p2p.h).  Several requests of which any may
@@ -363,7 +363,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 	/*
 	 * Every one must complete, so waiting for each in turn is as good as
 	 * waiting for any: nothing another rank waits for depends on the
-	 * order in which our receives complete (sends never wait).
+	 * order in which our receives complete, and a synchronous send's
+	 * wait advances the posted receives its peer may wait for.
 	 */
 	for (i = 0; i < count; i++) {
 		struct mpirma_request *r = live_get(array_of_requests[i]);

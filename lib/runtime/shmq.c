@@ -69,13 +69,14 @@ int shmq_kmsg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 
 /* ------------------------------------------------------------ entry */
 
-int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
-		    size_t len)
+/* A send, synchronous when @sync (a token; shmq_sync.c). */
+static int msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
+		    size_t len, uint64_t sync)
 {
 	int ret;
 
 	if (shmq.on)
-		ret = shmq_send((uint32_t)job_rank, tag, ctx, buf, len);
+		ret = shmq_send((uint32_t)job_rank, tag, ctx, buf, len, sync);
 	else
 		ret = shmq_kmsg_send((uint32_t)job_rank, tag, ctx, buf, len);
 	if (!ret) {
@@ -83,6 +84,19 @@ int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 		mpirma_counters.bytes_sent += len;
 	}
 	return ret;
+}
+
+int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
+		    size_t len)
+{
+	return msg_send(job_rank, tag, ctx, buf, len, 0);
+}
+
+int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
+			 const void *buf, size_t len, uint64_t *token)
+{
+	*token = shmq.on ? ++shmq.sync_next : 0;
+	return msg_send(job_rank, tag, ctx, buf, len, *token);
 }
 
 /* A message received (not only looked at): counted. */

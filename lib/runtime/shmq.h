@@ -35,6 +35,7 @@
 #define SHMQ_LINE	64		/* units and ring headers: cache lines */
 #define SHMQ_BELL_CTX	UINT64_MAX	/* kernel contexts: bells, ... */
 #define SHMQ_SPILL_CTX	(UINT64_MAX - 1)	/* ... and spilled units */
+#define SHMQ_ACK_CTX	(UINT64_MAX - 2)	/* synchronous sends' acks */
 
 /*
  * A ring's header, in the receiver's part of the window: one line written
@@ -62,6 +63,7 @@ struct shmq_rec {
 	uint64_t chunk;		/* data bytes in this unit */
 	uint64_t seq;
 	uint64_t offer;		/* REC_OFFER: the kernel's id of the offer */
+	uint64_t sync;		/* a synchronous send's token, else 0 */
 };
 
 /* A message out of the rings, received before anyone asked for it. */
@@ -98,6 +100,7 @@ struct shmq_state {
 	int bells_due;		/* bells rung for this rank, not yet taken */
 	uint64_t *next;		/* per sender: the number of the unit due */
 	uint64_t *seq;		/* per receiver: the number of the last unit sent */
+	uint64_t sync_next;	/* the last synchronous send's token */
 	struct shmq_build *build;	/* per sender */
 	struct shmq_msg *uhead, *utail;	/* unexpected, in arrival order */
 };
@@ -151,13 +154,19 @@ int shmq_kmsg_send(uint32_t peer, int tag, uint64_t ctx, const void *buf,
 int shmq_kmsg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		   void *buf, size_t len, struct mpirma_msg *m);
 
-/* shmq_ring.c: the transport's send and receive (p2p.h's semantics). */
+/*
+ * shmq_ring.c: the transport's send and receive (p2p.h's semantics).
+ * @sync: a synchronous send's token (shmq_sync.c), else 0.
+ */
 int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
-	      size_t len);
+	      size_t len, uint64_t sync);
 int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 	      void *buf, size_t len, struct mpirma_msg *m);
 /* Has @src sent a unit not yet taken? */
 bool shmq_unit_ready(uint32_t src);
+
+/* shmq_sync.c: a receive took message @h of @src: acks a synchronous send. */
+void shmq_sync_taken(uint32_t src, const struct shmq_rec *h);
 
 /* shmq_wait.c */
 struct shmq_waiter {

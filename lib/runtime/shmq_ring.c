@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "nbc.h"
+#include "p2p.h"
 #include "shmq.h"
 #include "tool.h"
 
@@ -247,9 +248,10 @@ static int offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
 }
 
 int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
-	      size_t len)
+	      size_t len, uint64_t sync)
 {
-	struct shmq_rec h = { .tag = tag, .ctx = ctx, .len = len };
+	struct shmq_rec h = { .tag = tag, .ctx = ctx, .len = len,
+			      .sync = sync };
 	uint64_t off = 0;
 	/* Units may wait for room while the receiver takes them. */
 	bool wait = len > shmq.frag && dst != shmq.me, more = false;
@@ -536,6 +538,7 @@ static int try_unexpected(unsigned int flags, const struct pattern *p,
 			shmq.uhead = e->next;
 		if (shmq.utail == e)
 			shmq.utail = prev;
+		shmq_sync_taken(e->src, &e->rec);
 		/* An offer none of whose data has come: straight into @buf. */
 		if (e->rec.kind == REC_OFFER && !e->complete &&
 		    shmq.build[e->src].dst == e->data &&
@@ -577,6 +580,7 @@ static int try_src(uint32_t src, unsigned int flags, const struct pattern *p,
 			continue;
 		}
 		describe(m, src, &u.rec);
+		shmq_sync_taken(src, &u.rec);
 		if (u.rec.kind == REC_DATA) {
 			if (len && u.rec.chunk)
 				shmq_copy(buf, u.data, min_u64(len, u.rec.chunk));
@@ -644,6 +648,11 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		 */
 		if (mpirma_nbc_pending()) {
 			mpirma_nbc_progress();
+			wait_peer = MPIRMA_ANY_SOURCE;
+		}
+		/* a synchronous sender may wait for a receive posted here */
+		if (!(w.rounds & 15) && mpirma_p2p_progress_due()) {
+			mpirma_p2p_progress();
 			wait_peer = MPIRMA_ANY_SOURCE;
 		}
 		gone = shmq_wait_round(&w, wait_peer);

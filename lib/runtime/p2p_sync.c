@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * p2p_sync.c - the synchronous send mode: MPI_Ssend, MPI_Issend and the
+ * start of an MPI_Ssend_init (p2p_persist.c) complete only once a receive
+ * has taken their message (the transport's part: shmq_sync.c).  Programs
+ * count on it: a completed MPI_Issend tells that the message was
+ * received, which is what sparse data exchanges (a barrier entered once
+ * every synchronous send completed) rely on to end.
+ */
+#include <stdlib.h>
+
+#include "runtime.h"
+#include "p2p.h"
+#include "request.h"
+
+/**
+ * struct p2p_sync - a synchronous send in flight
+ * @req: the request head (first)
+ * @job: the destination's job rank
+ * @token: the transport's token of the message
+ */
+struct p2p_sync {
+	struct mpirma_request req;
+	int job;
+	uint64_t token;
+};
+
+static int sync_progress(struct mpirma_request *req, int block)
+{
+	struct p2p_sync *s = (struct p2p_sync *)req;
+	int ret = mpirma_msg_sync_wait(s->job, s->token, block);
+
+	if (ret < 0)
+		return mpirma_err_errno(ret, "synchronous send to job rank %d",
+					s->job);
+	if (ret) {
+		mpirma_status_empty(&req->status);
+		req->done = 1;
+	}
+	return MPI_SUCCESS;
+}
+
+static const struct mpirma_request_ops sync_ops = {
+	.progress = sync_progress,
+};
+
+/* p2p.h */
+int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
+			  struct mpirma_dtype *t, int dest, int tag,
+			  struct mpirma_request **out)
+{
+	struct mpirma_request *req;
+	struct p2p_sync *s;
+	int ret;
+
+	ret = mpirma_request_alloc(sizeof(*s), &sync_ops, &req);
+	if (ret)
+		return ret;
+	s = (struct p2p_sync *)req;
+	req->comm = c->handle;
+	ret = mpirma_p2p_send_sync(c, buf, count, t, dest, tag, &s->token);
+	if (ret) {
+		mpirma_request_destroy(req);
+		return ret;
+	}
+	if (dest != MPI_PROC_NULL)
+		s->job = mpirma_comm_job_rank(c, dest);
+	/* Took at once (a receive of this rank's): complete already. */
+	mpirma_request_progress(req, 0);
+	*out = req;
+	return MPI_SUCCESS;
+}
+
+/* A synchronous send: a request in *@request, else complete (blocking). */
+static int ssend(const void *buf, int count, MPI_Datatype dt, int dest,
+		 int tag, MPI_Comm comm, MPI_Request *request)
+{
+	struct mpirma_request *req;
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	int ret;
+
+	ret = mpirma_p2p_check(true, comm, count, dt, dest, tag, &c, &t);
+	if (ret)
+		return ret;
+	ret = mpirma_p2p_ssend_post(c, buf, count, t, dest, tag, &req);
+	if (ret)
+		return ret;
+	if (request) {
+		*request = req->handle;
+		return MPI_SUCCESS;
+	}
+	mpirma_request_progress(req, 1);
+	ret = req->status.MPI_ERROR;
+	mpirma_request_destroy(req);
+	return ret;
+}
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
+	       int tag, MPI_Comm comm)
+{
+	MPIRMA_CHECK_INIT();
+	return mpirma_raise_comm(comm, ssend(buf, count, datatype, dest, tag,
+					     comm, NULL), MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Ssend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
+		int tag, MPI_Comm comm, MPI_Request *request)
+{
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	ret = request ? ssend(buf, count, datatype, dest, tag, comm, request) :
+	      mpirma_err(MPI_ERR_ARG, "request is NULL");
+	return mpirma_raise_comm(comm, ret, MPIRMA_FUNC, NULL);
+}
+MPIRMA_ALIAS(Issend)

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * shmq_sync.c - synchronous sends over the shared-memory queues: the
+ * transport's part of MPI_Ssend, MPI_Issend and MPI_Ssend_init, which
+ * complete only once a receive has taken their message (p2p_sync.c).
+ *
+ * The message carries a token, this process's count of its synchronous
+ * sends (struct shmq_rec.sync).  Whatever takes it out of the queues for
+ * a receive (a look with MPIRMA_MSG_PEEK does not) answers with an empty
+ * message on SHMQ_ACK_CTX whose tag is the token; the sender waits for
+ * that message from that rank.  A receive that takes the message, not
+ * one that finishes receiving it, answers: the standard asks only that
+ * the receive has started.  Without the queues (the kernel mailbox) there
+ * is no token, and a synchronous send completes as a standard one does.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nbc.h"
+#include "p2p.h"
+#include "request.h"
+#include "shmq.h"
+
+static int ack_tag(uint64_t token)
+{
+	return (int)(token & INT32_MAX);
+}
+
+/* shmq.h */
+void shmq_sync_taken(uint32_t src, const struct shmq_rec *h)
+{
+	/* An error means the sender is gone: nobody waits for the answer. */
+	if (h->sync)
+		(void)shmq_send(src, ack_tag(h->sync), SHMQ_ACK_CTX, NULL, 0,
+				0);
+}
+
+/* p2p.h */
+int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block)
+{
+	uint32_t peer = (uint32_t)job_rank;
+	struct shmq_waiter w = { 0 };
+	struct mpirma_msg m;
+	int ret, gone = 0;
+
+	if (!token)
+		return 1;
+	for (;;) {
+		memset(&m, 0, sizeof(m));
+		m.size = sizeof(m);
+		ret = shmq_recv(MPIRMA_MSG_NOWAIT, peer, ack_tag(token),
+				SHMQ_ACK_CTX, NULL, 0, &m);
+		if (ret != -EAGAIN)
+			return ret ? ret : 1;
+		if (!block)
+			return 0;
+		if (gone)
+			return gone;
+		/*
+		 * The peer may wait for a receive of ours first (each sends
+		 * synchronously to the other, both receives posted): they
+		 * advance here, and any rank's message may be theirs.
+		 */
+		mpirma_progress();
+		gone = shmq_wait_round(&w, mpirma_p2p_progress_due() ||
+				       mpirma_nbc_pending() ?
+				       MPIRMA_ANY_SOURCE : peer);
+		if (gone && gone != -EOWNERDEAD)
+			return gone;
+	}
+}
