@@ -242,6 +242,46 @@ static void test_shared(int noncontig)
 	MPI_Comm_free(&node);
 }
 
+/*
+ * One array attached as two regions, one after the other: an access may
+ * run from the first into the second (MPICH and Open MPI take it).
+ */
+static void test_dynamic_span(MPI_Win win)
+{
+	long *c = calloc(16, sizeof(long)), v[8], r[8], got[8];
+	MPI_Aint addr, *all = malloc(mtest_size * sizeof(MPI_Aint));
+	int i, bad = 0;
+
+	CHECK_MPI(MPI_Win_attach(win, c, 8 * sizeof(long)));
+	CHECK_MPI(MPI_Win_attach(win, c + 8, 8 * sizeof(long)));
+	MPI_Get_address(c + 4, &addr);
+	MPI_Allgather(&addr, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
+	for (i = 0; i < 8; i++)
+		v[i] = 10 * mtest_rank + i;
+	CHECK_MPI(MPI_Win_lock_all(0, win));
+	CHECK_MPI(MPI_Put(v, 8, MPI_LONG, right, all[right], 8, MPI_LONG, win));
+	CHECK_MPI(MPI_Win_flush(right, win));
+	CHECK_MPI(MPI_Accumulate(v, 8, MPI_LONG, right, all[right], 8, MPI_LONG,
+				 MPI_SUM, win));
+	CHECK_MPI(MPI_Get_accumulate(v, 8, MPI_LONG, r, 8, MPI_LONG, right,
+				     all[right], 8, MPI_LONG, MPI_SUM, win));
+	CHECK_MPI(MPI_Win_flush(right, win));
+	CHECK_MPI(MPI_Get(got, 8, MPI_LONG, right, all[right], 8, MPI_LONG,
+			  win));
+	CHECK_MPI(MPI_Win_unlock_all(win));
+	for (i = 0; i < 8; i++)
+		bad += r[i] != 2 * v[i] || got[i] != 3 * v[i];
+	CHECK_EQ(bad, 0, "accesses across two attached regions");
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (i = 0, bad = 0; i < 16; i++)
+		bad += c[i] != (i >= 4 && i < 12 ? 3 * (10 * left + i - 4) : 0);
+	CHECK_EQ(bad, 0, "target of accesses across two regions");
+	CHECK_MPI(MPI_Win_detach(win, c + 8));
+	CHECK_MPI(MPI_Win_detach(win, c));
+	free(c);
+	free(all);
+}
+
 static void test_dynamic(void)
 {
 	long *a = calloc(8, sizeof(long)), *b = calloc(4, sizeof(long));
@@ -271,6 +311,7 @@ static void test_dynamic(void)
 			  4, MPI_LONG, win));
 	CHECK_MPI(MPI_Win_fence(0, win));
 	CHECK_EQ(got[0], 100 + mtest_rank, "get from a dynamic window");
+	test_dynamic_span(win);
 	CHECK_MPI(MPI_Win_detach(win, b));
 	CHECK_MPI(MPI_Win_detach(win, a));
 	CHECK_MPI(MPI_Win_free(&win));

@@ -651,6 +651,55 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 }
 
 /* win.h */
+/*
+ * To the kernel a dynamic window's regions are separate, but an access may
+ * run from one attached region on into another attached right after it
+ * (MPICH's rma/win_dynamic_rma_flush_get): a call of one predefined type
+ * on every side, contiguous, goes as one call per region (the standard's
+ * atomicity is per element).  -1 when @a needs no split or cannot have
+ * one (another datatype, a boundary inside an element, no region maps
+ * with MPI_THREAD_MULTIPLE: the kernel reports the range error); else
+ * the class of the calls.
+ */
+static int rma_dyn_split(MPI_Win win, struct mpirma_window *w,
+			 const struct mpirma_rma_args *a, bool now)
+{
+	bool has_result = kind_has_result(a->kind);
+	bool has_origin = a->kind != MPIRMA_KIND_GET &&
+			  !(a->kind == MPIRMA_KIND_GET_ACC && a->op == MPI_NO_OP);
+	struct mpirma_rma_args first, rest;
+	uint64_t room, esize;
+	int kt, ret;
+
+	if (!w->dyn || a->kind == MPIRMA_KIND_CAS ||
+	    (unsigned int)a->trank >= (unsigned int)w->size || a->tdisp < 0)
+		return -1;
+	kt = basic_type(a, has_origin, has_result);
+	if (kt < 0)
+		return -1;
+	esize = mpirma_type_info[kt].size;
+	room = mpirma_win_dyn_room(w, (uint32_t)a->trank, (uint64_t)a->tdisp);
+	if (!room || room % esize || room >= (uint64_t)a->tcount * esize)
+		return -1;
+	first = *a;
+	first.tcount = (int64_t)(room / esize);
+	rest = *a;
+	rest.tcount -= first.tcount;
+	rest.tdisp += (long)room;
+	if (has_origin) {
+		first.ocount = first.tcount;
+		rest.ocount = rest.tcount;
+		rest.oaddr = (const char *)a->oaddr + room;
+	}
+	if (has_result) {
+		first.rcount = first.tcount;
+		rest.rcount = rest.tcount;
+		rest.raddr = (char *)a->raddr + room;
+	}
+	ret = mpirma_rma_call(win, &first, now);
+	return ret ? ret : mpirma_rma_call(win, &rest, now);
+}
+
 int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
@@ -665,6 +714,11 @@ int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 	if (mpirma_win_direct_any(w) && !w->queue.nops && rma_fast(w, a)) {
 		mpirma_count(&mpirma_counters.rma_direct, 1);
 		return MPI_SUCCESS;
+	}
+	if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+		ret = rma_dyn_split(win, w, a, now);
+		if (ret >= 0)
+			return ret;
 	}
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip)

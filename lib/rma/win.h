@@ -359,6 +359,9 @@ struct mpirma_dyn_rank;
 void mpirma_win_dyn_init(struct mpirma_window *w);
 char *mpirma_win_dyn_addr(struct mpirma_window *w, uint32_t rank,
 			  uint64_t addr, uint64_t bytes);
+/* Bytes from @addr to the end of its region at @rank; 0 if none (or no map). */
+uint64_t mpirma_win_dyn_room(struct mpirma_window *w, uint32_t rank,
+			     uint64_t addr);
 void mpirma_win_dyn_free(struct mpirma_window *w);
 
 /*

@@ -99,8 +99,9 @@ static struct mpirma_dyn_map *map_region(struct mpirma_window *w,
 	return m;
 }
 
-char *mpirma_win_dyn_addr(struct mpirma_window *w, uint32_t rank,
-			  uint64_t addr, uint64_t bytes)
+/* The map of @rank's region that holds @addr, mapped now if need be. */
+static struct mpirma_dyn_map *dyn_find(struct mpirma_window *w, uint32_t rank,
+				       uint64_t addr)
 {
 	const uint32_t *detached = (const uint32_t *)
 		((char *)w->ulock.map + MPIRMA_ULOCK_DETACHED((uint32_t)w->size));
@@ -118,11 +119,25 @@ char *mpirma_win_dyn_addr(struct mpirma_window *w, uint32_t rank,
 			m = &d->maps[i];
 			break;
 		}
-	if (!m)
-		m = map_region(w, d, rank, addr);
+	return m ? m : map_region(w, d, rank, addr);
+}
+
+char *mpirma_win_dyn_addr(struct mpirma_window *w, uint32_t rank,
+			  uint64_t addr, uint64_t bytes)
+{
+	struct mpirma_dyn_map *m = dyn_find(w, rank, addr);
+
 	if (!m || bytes > m->len - (addr - m->base))
 		return NULL;	/* the kernel reports the range error */
 	return m->at + (addr - m->base);
+}
+
+uint64_t mpirma_win_dyn_room(struct mpirma_window *w, uint32_t rank,
+			     uint64_t addr)
+{
+	struct mpirma_dyn_map *m = w->dyn ? dyn_find(w, rank, addr) : NULL;
+
+	return m ? m->len - (addr - m->base) : 0;
 }
 
 /* ------------------------------------------------------------ attach, detach */
