@@ -1174,9 +1174,9 @@ $(FOBJ)/fwrap.o: $(FOBJ)/fwrap.c fortran/fsupport.h $(HEADERS)
 	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -Ifortran -fPIC -c -o $@ $<
 
 # The wrappers' support code: callback trampolines, the w collectives.
-$(FOBJ)/fsupport.o: fortran/fsupport.c fortran/fsupport.h lib/base/keyval_hook.h $(HEADERS)
+$(FOBJ)/fsupport.o: fortran/fsupport.c fortran/fsupport.h lib/fortran_hooks.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -Ilib/base -fPIC -c -o $@ $<
+	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -Ilib -fPIC -c -o $@ $<
 
 # gfortran writes mpi.mod beside the object (-J), and leaves it alone when
 # its contents stay the same: touched, so that make sees it as new.

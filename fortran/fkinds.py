@@ -189,12 +189,11 @@ def _wtypes(g, p, h):
     buf = [q for q in ps[:ps.index(p)] if q.base == "buf"][-1].name
     g.decl.append("MPI_%s *c_%s = NULL;" % (h, n))
     g.decl.append("int c_n_%s;" % n)
-    g.pre.append("c_ierr = mpirma_f_wlen(MPI_Comm_f2c(*%s), %s, f_buf(%s), &c_n_%s);\n"
-                 "\tif (c_ierr != MPI_SUCCESS)\n\t\tgoto out;\n"
+    g.pre.append("c_n_%s = mpirma_f_wlen(MPI_Comm_f2c(*%s), %s, f_buf(%s));\n"
                  "\tc_%s = malloc(c_n_%s > 0 ? (size_t)c_n_%s * sizeof(MPI_%s) : 1);\n"
                  "\tif (!c_%s)\n\t\tgoto nomem;\n"
                  "\tfor (i_ = 0; i_ < c_n_%s; i_++)\n\t\tc_%s[i_] = MPI_%s_f2c(%s[i_]);"
-                 % (comm, WLEN[p.size], buf, n, n, n, n, h, n, n, n, cv, n))
+                 % (n, comm, WLEN[p.size], buf, n, n, n, h, n, n, n, cv, n))
     g.need_i = True
     g.args.append("c_%s" % n)
     g.cleanup.append("free(c_%s);" % n)

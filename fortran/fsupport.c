@@ -4,7 +4,7 @@
  * (fsupport.h): the trampolines through which the C library calls the
  * Fortran callbacks of keyvals and generalized requests, the predefined
  * Fortran attribute callbacks, and the lengths of the w collectives'
- * datatype arrays.
+ * datatype arrays (libmpirma's hooks, lib/fortran_hooks.h, tell them).
  *
  * A Fortran callback takes every argument by reference and returns its
  * error in a last IERROR; the C library calls its callbacks with values.
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include "fsupport.h"
-#include "keyval_hook.h"
+#include "fortran_hooks.h"
 
 #define F_TRUE	1		/* gfortran's .TRUE. */
 
@@ -229,42 +229,13 @@ int mpirma_f_grequest_cancel_function(void *extra, int complete)
 
 /* ------------------------------------------------ the w collectives */
 
-/* A neighborhood collective's in- or out-degree on @comm. */
-static int degree(MPI_Comm comm, enum mpirma_f_wlen which, int *n)
+int mpirma_f_wlen(MPI_Comm comm, enum mpirma_f_wlen which, const void *buf)
 {
-	int kind, rank, in, out, weighted, ret;
+	int peers, in, out;
 
-	ret = PMPI_Topo_test(comm, &kind);
-	if (ret != MPI_SUCCESS)
-		return ret;
-	if (kind == MPI_CART) {
-		ret = PMPI_Cartdim_get(comm, n);
-		*n *= 2;		/* a -1 and a +1 neighbour per dimension */
-	} else if (kind == MPI_GRAPH) {
-		ret = PMPI_Comm_rank(comm, &rank);
-		if (ret == MPI_SUCCESS)
-			ret = PMPI_Graph_neighbors_count(comm, rank, n);
-	} else if (kind == MPI_DIST_GRAPH) {
-		ret = PMPI_Dist_graph_neighbors_count(comm, &in, &out,
-						      &weighted);
-		*n = which == MPIRMA_F_INDEG ? in : out;
-	}
-	return ret;
-}
-
-int mpirma_f_wlen(MPI_Comm comm, enum mpirma_f_wlen which, const void *buf,
-		  int *n)
-{
-	int inter = 0, ret;
-
-	*n = 0;
 	if (buf == MPI_IN_PLACE)
-		return MPI_SUCCESS;
-	if (which != MPIRMA_F_PEERS)
-		return degree(comm, which, n);
-	ret = PMPI_Comm_test_inter(comm, &inter);
-	if (ret != MPI_SUCCESS)
-		return ret;
-	return inter ? PMPI_Comm_remote_size(comm, n) :
-	       PMPI_Comm_size(comm, n);
+		return 0;
+	mpirma_comm_w_lengths(comm, &peers, &in, &out);
+	return which == MPIRMA_F_PEERS ? peers :
+	       which == MPIRMA_F_INDEG ? in : out;
 }

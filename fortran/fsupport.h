@@ -68,14 +68,12 @@ enum mpirma_f_wlen {
 };
 
 /*
- * *@n: how many datatypes the C call reads from the array @which of a w
- * collective on @comm whose buffer on that side is @buf (none for
- * MPI_IN_PLACE; none for a communicator without a topology, which the
- * call itself reports).  MPI_SUCCESS, or the error of the query, raised
- * already by the query's own call.
+ * How many datatypes the C call reads from the array @which of a w
+ * collective on @comm whose buffer on that side is @buf: none for
+ * MPI_IN_PLACE, none where the call fails (an invalid communicator, no
+ * topology), which it then reports as from C.
  */
-int mpirma_f_wlen(MPI_Comm comm, enum mpirma_f_wlen which, const void *buf,
-		  int *n);
+int mpirma_f_wlen(MPI_Comm comm, enum mpirma_f_wlen which, const void *buf);
 
 /*
  * An MPI 4.0 string length in C's terms (with the NUL): 0 (asks the

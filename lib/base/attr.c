@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "keyval_hook.h"
+#include "../fortran_hooks.h"
 
 struct mpirma_keyval {
 	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM, _WIN or _DATATYPE */
