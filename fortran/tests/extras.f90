@@ -16,7 +16,7 @@
 MODULE extras_cb
   USE MPI, ONLY: MPI_ADDRESS_KIND
   IMPLICIT NONE
-  INTEGER :: ndeleted = 0, ncancelled = 0, nfreed = 0
+  INTEGER :: ndeleted = 0, ncancelled = 0, nfreed = 0, session_err = 0
   INTEGER(KIND=MPI_ADDRESS_KIND) :: deleted_val = -1
 END MODULE extras_cb
 
@@ -175,9 +175,11 @@ END SUBROUTINE ex_mprobe
 ! mpi://WORLD's group, its info and error handler, finalized to NULL.
 SUBROUTINE ex_session(np, nbad)
   USE MPI
+  USE extras_cb
   IMPLICIT NONE
   INTEGER, INTENT(IN) :: np
   INTEGER, INTENT(INOUT) :: nbad
+  EXTERNAL :: ses_handler
   INTEGER :: ses, n, i, plen, grp, comm, sz, info, eh, ierr
   CHARACTER(LEN=32) :: pname, val
   LOGICAL :: world, flag
@@ -221,10 +223,22 @@ SUBROUTINE ex_session(np, nbad)
   CALL ft_expect(sz == np, nbad, 'allreduce on the session communicator')
   CALL MPI_COMM_FREE(comm, ierr)
   CALL MPI_GROUP_FREE(grp, ierr)
+  CALL MPI_SESSION_CREATE_ERRHANDLER(ses_handler, eh, ierr)
+  CALL MPI_SESSION_SET_ERRHANDLER(ses, eh, ierr)
+  CALL MPI_ERRHANDLER_FREE(eh, ierr)
   CALL MPI_SESSION_CALL_ERRHANDLER(ses, MPI_ERR_OTHER, ierr)
+  CALL ft_expect(session_err == MPI_ERR_OTHER, nbad, 'a Fortran session error handler')
   CALL MPI_SESSION_FINALIZE(ses, ierr)
   CALL ft_expect(ierr == MPI_SUCCESS .AND. ses == MPI_SESSION_NULL, nbad, 'MPI_SESSION_FINALIZE')
 END SUBROUTINE ex_session
+
+SUBROUTINE ses_handler(session, code)
+  USE extras_cb
+  IMPLICIT NONE
+  INTEGER :: session, code
+
+  session_err = code
+END SUBROUTINE ses_handler
 
 ! MPI_INFO_GET_STRING: the length alone, a value cut short, a missing key;
 ! MPI_INFO_CREATE_ENV without argc and argv.
@@ -257,14 +271,15 @@ SUBROUTINE ex_info(nbad)
 END SUBROUTINE ex_info
 
 ! MPI_ALLTOALLW: one INTEGER to a peer of even rank sum, MPI_2INTEGER to
-! one of odd sum, at byte displacements.
+! one of odd sum, at byte displacements; then MPI_ALLTOALLW_INIT, started
+! twice after the call returned (its datatypes were converted for the call).
 SUBROUTINE ex_alltoallw(rank, np, nbad)
   USE MPI
   IMPLICIT NONE
   INTEGER, INTENT(IN) :: rank, np
   INTEGER, INTENT(INOUT) :: nbad
-  INTEGER :: sbuf(2 * np), rbuf(2 * np), cnt(np), displ(np), types(np), j, ierr
-  LOGICAL :: ok
+  INTEGER, ASYNCHRONOUS :: sbuf(2 * np), rbuf(2 * np)
+  INTEGER :: cnt(np), displ(np), types(np), j, ierr, req, k
 
   DO j = 0, np - 1
     sbuf(2 * j + 1) = 100 * rank + j
@@ -276,16 +291,33 @@ SUBROUTINE ex_alltoallw(rank, np, nbad)
   rbuf = -1
   CALL MPI_ALLTOALLW(sbuf, cnt, displ, types, rbuf, cnt, displ, types, MPI_COMM_WORLD, ierr)
   CALL ft_ok(ierr, nbad, 'MPI_ALLTOALLW')
-  ok = .TRUE.
-  DO j = 0, np - 1
-    ok = ok .AND. rbuf(2 * j + 1) == 100 * j + rank
-    IF (MOD(rank + j, 2) == 0) THEN
-      ok = ok .AND. rbuf(2 * j + 2) == -1
-    ELSE
-      ok = ok .AND. rbuf(2 * j + 2) == -(100 * j + rank)
-    END IF
+  CALL ft_expect(ok_w(), nbad, 'MPI_ALLTOALLW results')
+  CALL MPI_ALLTOALLW_INIT(sbuf, cnt, displ, types, rbuf, cnt, displ, types, MPI_COMM_WORLD, &
+       MPI_INFO_NULL, req, ierr)
+  CALL ft_ok(ierr, nbad, 'MPI_ALLTOALLW_INIT')
+  types = MPI_DATATYPE_NULL
+  DO k = 1, 2
+    rbuf = -1
+    CALL MPI_START(req, ierr)
+    CALL MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+    CALL MPI_F_SYNC_REG(rbuf)
+    CALL ft_expect(ok_w(), nbad, 'MPI_ALLTOALLW_INIT results')
   END DO
-  CALL ft_expect(ok, nbad, 'MPI_ALLTOALLW results')
+  CALL MPI_REQUEST_FREE(req, ierr)
+
+CONTAINS
+
+  LOGICAL FUNCTION ok_w()
+    ok_w = .TRUE.
+    DO j = 0, np - 1
+      ok_w = ok_w .AND. rbuf(2 * j + 1) == 100 * j + rank
+      IF (MOD(rank + j, 2) == 0) THEN
+        ok_w = ok_w .AND. rbuf(2 * j + 2) == -1
+      ELSE
+        ok_w = ok_w .AND. rbuf(2 * j + 2) == -(100 * j + rank)
+      END IF
+    END DO
+  END FUNCTION ok_w
 END SUBROUTINE ex_alltoallw
 
 ! Fortran keyval callbacks: the copy callback's value on MPI_COMM_DUP, the

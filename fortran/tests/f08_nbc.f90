@@ -2,9 +2,10 @@
 ! and requests, ASYNCHRONOUS buffers, ierror left out; MPI_Iallreduce and
 ! MPI_Ibcast outstanding together, completed by MPI_Waitall.  Then the
 ! calls with new handle kinds or callbacks (f08_*() below):
-! MPI_Ialltoallw, MPI_Neighbor_alltoallw on a ring, TYPE(MPI_Message) with
-! MPI_Improbe/MPI_Imrecv, TYPE(MPI_Session), keyval callbacks of the
-! standard's abstract interfaces and MPI_COMM_DUP_FN.
+! MPI_Ialltoallw, MPI_Alltoallw's large-count overload, MPI_Neighbor_alltoallw
+! on a ring, TYPE(MPI_Message) with MPI_Improbe/MPI_Imrecv,
+! TYPE(MPI_Session), keyval callbacks of the standard's abstract interfaces
+! and MPI_COMM_DUP_FN, MPI_Op_create_c.
 MODULE f08_nbc_cb
   USE mpi_f08
   IMPLICIT NONE
@@ -21,6 +22,19 @@ CONTAINS
     IF (attribute_val == extra_state) ndeleted = ndeleted + 1
     ierror = MPI_SUCCESS
   END SUBROUTINE count_delete
+
+  ! An MPI_User_function_c: b = a + b + 1 (so that MPI_SUM cannot pass)
+  SUBROUTINE plus_one_c(invec, inoutvec, len, datatype)
+    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_F_POINTER
+    TYPE(C_PTR), VALUE :: invec, inoutvec
+    INTEGER(KIND=MPI_COUNT_KIND) :: len
+    TYPE(MPI_Datatype) :: datatype
+    INTEGER, POINTER :: a(:), b(:)
+
+    CALL C_F_POINTER(invec, a, (/ len /))
+    CALL C_F_POINTER(inoutvec, b, (/ len /))
+    b = a + b + 1
+  END SUBROUTINE plus_one_c
 END MODULE f08_nbc_cb
 
 PROGRAM f08_nbc
@@ -48,6 +62,7 @@ PROGRAM f08_nbc
   CALL f08_message(rank, np, nbad)
   CALL f08_session(np, nbad)
   CALL f08_keyval(nbad)
+  CALL f08_op_c(rank, np, nbad)
   CALL ft_finish(nbad, 'nonblocking collectives through mpi_f08')
 END PROGRAM f08_nbc
 
@@ -76,6 +91,11 @@ SUBROUTINE f08_w(rank, np, nbad)
   CALL MPI_Ialltoallw(sbuf, cnt, displ, types, rbuf, cnt, displ, types, MPI_COMM_WORLD, req)
   CALL MPI_Wait(req, MPI_STATUS_IGNORE)
   CALL ft_expect(ALL(rbuf == (/ (100 * j + rank, j = 0, np - 1) /)), nbad, 'MPI_Ialltoallw')
+  rbuf = -1
+  CALL MPI_Alltoallw(sbuf, INT(cnt, MPI_COUNT_KIND), INT(displ, MPI_ADDRESS_KIND), types, &
+                     rbuf, INT(cnt, MPI_COUNT_KIND), INT(displ, MPI_ADDRESS_KIND), types, &
+                     MPI_COMM_WORLD)
+  CALL ft_expect(ALL(rbuf == (/ (100 * j + rank, j = 0, np - 1) /)), nbad, 'MPI_Alltoallw_c')
 
   CALL MPI_Cart_create(MPI_COMM_WORLD, 1, (/ np /), (/ .TRUE. /), .FALSE., ring)
   CALL MPI_Cart_shift(ring, 0, 1, nb(1), nb(2))
@@ -156,5 +176,24 @@ SUBROUTINE f08_keyval(nbad)
   CALL MPI_Comm_free_keyval(key)
   CALL ft_expect(ndeleted == 2, nbad, 'a module procedure as delete callback')
 END SUBROUTINE f08_keyval
+
+! MPI_Op_create_c, a name of its own: the op's function takes a
+! MPI_COUNT_KIND length.
+SUBROUTINE f08_op_c(rank, np, nbad)
+  USE mpi_f08
+  USE f08_nbc_cb
+  IMPLICIT NONE
+  INTEGER, INTENT(IN) :: rank, np
+  INTEGER, INTENT(INOUT) :: nbad
+  INTEGER :: v(2), r(2)
+  TYPE(MPI_Op) :: op
+
+  CALL MPI_Op_create_c(plus_one_c, .TRUE., op)
+  v = (/ rank, 2 * rank /)
+  CALL MPI_Allreduce(v, r, 2, MPI_INTEGER, op, MPI_COMM_WORLD)
+  CALL ft_expect(r(1) == np * (np - 1) / 2 + np - 1 .AND. r(2) == np * (np - 1) + np - 1, &
+                 nbad, 'MPI_Op_create_c')
+  CALL MPI_Op_free(op)
+END SUBROUTINE f08_op_c
 
 INCLUDE 'ftlib.f90'
