@@ -30,16 +30,18 @@ the predefined ones (MPI_COMM_DUP_FN ...).
 _ADDR = "INTEGER(KIND=MPI_ADDRESS_KIND)"
 
 
-def _copy(handle, val):
-    return ("oldobj, keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror",
-            ["TYPE(MPI_%s) :: oldobj" % handle, "INTEGER :: keyval, ierror",
+def _copy(handle, obj, key, val):
+    """A copy callback's interface: the standard's dummy names @obj, @key."""
+    return ("%s, %s, extra_state, attribute_val_in, attribute_val_out, flag, ierror"
+            % (obj, key),
+            ["TYPE(MPI_%s) :: %s" % (handle, obj), "INTEGER :: %s, ierror" % key,
              "%s :: extra_state, attribute_val_in, attribute_val_out" % val,
              "LOGICAL :: flag"])
 
 
-def _delete(handle, val):
-    return ("obj, keyval, attribute_val, extra_state, ierror",
-            ["TYPE(MPI_%s) :: obj" % handle, "INTEGER :: keyval, ierror",
+def _delete(handle, obj, key, val):
+    return ("%s, %s, attribute_val, extra_state, ierror" % (obj, key),
+            ["TYPE(MPI_%s) :: %s" % (handle, obj), "INTEGER :: %s, ierror" % key,
              "%s :: attribute_val, extra_state" % val])
 
 
@@ -61,15 +63,15 @@ F08_CALLBACKS = {
     # MPI-1's name of the communicator one (MPI_Errhandler_create)
     "MPI_Handler_function": ("comm, error_code",
                              ["TYPE(MPI_Comm) :: comm", "INTEGER :: error_code"]),
-    "MPI_Comm_copy_attr_function": _copy("Comm", _ADDR),
-    "MPI_Comm_delete_attr_function": _delete("Comm", _ADDR),
-    "MPI_Win_copy_attr_function": _copy("Win", _ADDR),
-    "MPI_Win_delete_attr_function": _delete("Win", _ADDR),
-    "MPI_Type_copy_attr_function": _copy("Datatype", _ADDR),
-    "MPI_Type_delete_attr_function": _delete("Datatype", _ADDR),
+    "MPI_Comm_copy_attr_function": _copy("Comm", "oldcomm", "comm_keyval", _ADDR),
+    "MPI_Comm_delete_attr_function": _delete("Comm", "comm", "comm_keyval", _ADDR),
+    "MPI_Win_copy_attr_function": _copy("Win", "oldwin", "win_keyval", _ADDR),
+    "MPI_Win_delete_attr_function": _delete("Win", "win", "win_keyval", _ADDR),
+    "MPI_Type_copy_attr_function": _copy("Datatype", "oldtype", "type_keyval", _ADDR),
+    "MPI_Type_delete_attr_function": _delete("Datatype", "datatype", "type_keyval", _ADDR),
     # MPI_KEYVAL_CREATE's: default INTEGER values
-    "MPI_Copy_function": _copy("Comm", "INTEGER"),
-    "MPI_Delete_function": _delete("Comm", "INTEGER"),
+    "MPI_Copy_function": _copy("Comm", "oldcomm", "keyval", "INTEGER"),
+    "MPI_Delete_function": _delete("Comm", "comm", "keyval", "INTEGER"),
     "MPI_Grequest_query_function": ("extra_state, status, ierror",
                                     ["%s :: extra_state" % _ADDR,
                                      "TYPE(MPI_Status) :: status", "INTEGER :: ierror"]),
