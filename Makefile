@@ -1121,7 +1121,7 @@ check-debug:
 # under another name.  Tests: fortran/tests/*.f90, staged beside the C MPI
 # tests as f_NAME and run by mpitests/run from mpitests/list.
 FC := $(shell command -v gfortran 2>/dev/null)
-FGEN := fortran/gen
+FGEN := fortran/gen fortran/fkinds.py
 FOBJ := $(OBJ)/fortran
 FORTRAN_HDRS := $(B)/include/mpif.h $(B)/include/mpi.mod $(B)/include/mpi_f08.mod
 FLIB_A := $(B)/lib/libmpirmaf.a
@@ -1152,26 +1152,31 @@ fortran: $(FORTRAN_HDRS) $(FLIB_TARGETS) $(MPIFORT_LINKS) $(FT_BINS)
 # The table and mpi.h must agree before anything is generated.
 $(FOBJ)/check.stamp: $(FGEN) fortran/bindings.tab include/mpi.h
 	@mkdir -p $(@D)
-	python3 $(FGEN) --check --mpi-h include/mpi.h
+	python3 fortran/gen --check --mpi-h include/mpi.h
 	@touch $@
 
 fortran-check: $(FOBJ)/check.stamp
 
 $(FOBJ)/fwrap.c: $(FOBJ)/check.stamp
-	python3 $(FGEN) --c-wrappers >$@.tmp && mv $@.tmp $@
+	python3 fortran/gen --c-wrappers >$@.tmp && mv $@.tmp $@
 
 $(FOBJ)/mpi.f90: $(FOBJ)/check.stamp
-	python3 $(FGEN) --module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
+	python3 fortran/gen --module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
 
 $(FOBJ)/mpi_f08.f90: $(FOBJ)/check.stamp
-	python3 $(FGEN) --f08-module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
+	python3 fortran/gen --f08-module --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
 
 $(B)/include/mpif.h: $(FOBJ)/check.stamp
 	@mkdir -p $(@D)
-	python3 $(FGEN) --mpif-h --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
+	python3 fortran/gen --mpif-h --mpi-h include/mpi.h >$@.tmp && mv $@.tmp $@
 
-$(FOBJ)/fwrap.o: $(FOBJ)/fwrap.c $(HEADERS)
-	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -fPIC -c -o $@ $<
+$(FOBJ)/fwrap.o: $(FOBJ)/fwrap.c fortran/fsupport.h $(HEADERS)
+	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -Ifortran -fPIC -c -o $@ $<
+
+# The wrappers' support code: callback trampolines, the w collectives.
+$(FOBJ)/fsupport.o: fortran/fsupport.c fortran/fsupport.h lib/fortran_hooks.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARNFLAGS) -std=gnu11 -I$(B)/include -Ilib -fPIC -c -o $@ $<
 
 # gfortran writes mpi.mod beside the object (-J), and leaves it alone when
 # its contents stay the same: touched, so that make sees it as new.
@@ -1198,13 +1203,14 @@ $(B)/include/mpi_f08.mod: $(FOBJ)/mpi_f08.mod
 	@mkdir -p $(@D)
 	install -m 644 $< $@
 
-$(FLIB_A): $(FOBJ)/fwrap.o $(FOBJ)/mpi_f08.o
+FLIB_OBJS := $(FOBJ)/fwrap.o $(FOBJ)/fsupport.o $(FOBJ)/mpi_f08.o
+$(FLIB_A): $(FLIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(FLIB_SO): $(FOBJ)/fwrap.o $(FOBJ)/mpi_f08.o $(LIB_TARGETS)
+$(FLIB_SO): $(FLIB_OBJS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -shared -o $@.tmp $(FOBJ)/fwrap.o $(FOBJ)/mpi_f08.o \
+	$(CC) $(CFLAGS) -shared -o $@.tmp $(FLIB_OBJS) \
 		-Wl,-soname,libmpirmaf.so.$(SOVERSION) -Wl,-z,defs $(ALL_LDFLAGS) \
 		-L$(B)/lib -lmpirma '-Wl,-rpath,$$ORIGIN'
 	mv -f $@.tmp $@
@@ -1257,7 +1263,7 @@ FORTRAN_HOST_CCS := $(foreach c,mpicc.openmpi mpicc.mpich,$(if $(shell command -
 .PHONY: fortran-host-check
 unit: fortran-host-check check-layers
 fortran-host-check: $(FOBJ)/check.stamp
-	python3 $(FGEN) --c-wrappers --style host --only-list fortran/rma.list >$(FOBJ)/host-rma.c
+	python3 fortran/gen --c-wrappers --style host --only-list fortran/rma.list >$(FOBJ)/host-rma.c
 	$(if $(FORTRAN_HOST_CCS),,@echo "fortran-host-check: no mpicc.openmpi or mpicc.mpich, skipped")
 	$(foreach c,$(FORTRAN_HOST_CCS),$(c) $(WARNFLAGS) -std=gnu11 -c -o $(FOBJ)/host-rma-$(c).o \
 		$(FOBJ)/host-rma.c && echo "fortran-host-check: $(c): the RMA subset compiles" &&) true

@@ -5,12 +5,13 @@
 ! MPI_STATUS_IGNORE/MPI_STATUSES_IGNORE, 1-based MPI_WAITANY and
 ! MPI_WAITSOME indexes, CHARACTER arguments both ways, LOGICAL results,
 ! handles freed to the null handle, the functions MPI_WTIME and
-! MPI_AINT_ADD, MPI_F_SYNC_REG and the LOGICAL constants.
+! MPI_AINT_ADD, MPI_F_SYNC_REG and the LOGICAL constants; the predefined
+! attribute callbacks and the MPI_Message constants.
       PROGRAM CONV
       IMPLICIT NONE
       INCLUDE 'mpif.h'
       INTEGER IERR, RANK, NP, RIGHT, LEFT, WIN, NBAD, I, N
-      INTEGER TYP, IDX, NOUT, INFO, VLEN
+      INTEGER TYP, IDX, NOUT, INFO, VLEN, KEY, MSG
       INTEGER ST(MPI_STATUS_SIZE), STS(MPI_STATUS_SIZE, 2)
       INTEGER REQS(2), IDXS(2), BUF(4), SRC, DST, SUM
       INTEGER(KIND=MPI_ADDRESS_KIND) SZ, ADDR, DISP0
@@ -132,6 +133,19 @@
      &     'MPI_INFO_FREE leaves MPI_INFO_NULL')
       CALL MPI_INITIALIZED(FLAG, IERR)
       CALL FTEXPECT(FLAG, NBAD, 'MPI_INITIALIZED')
+
+! the callbacks and MPI_Message constants mpif.h declares
+      CALL MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN,
+     &     MPI_COMM_NULL_DELETE_FN, KEY, DISP0, IERR)
+      CALL MPI_COMM_FREE_KEYVAL(KEY, IERR)
+      CALL FTEXPECT(IERR .EQ. MPI_SUCCESS .AND.
+     &     KEY .EQ. MPI_KEYVAL_INVALID, NBAD, 'a keyval from mpif.h')
+      CALL MPI_MPROBE(MPI_PROC_NULL, 0, MPI_COMM_WORLD, MSG, ST, IERR)
+      CALL FTEXPECT(MSG .EQ. MPI_MESSAGE_NO_PROC, NBAD,
+     &     'MPI_MESSAGE_NO_PROC')
+      CALL MPI_MRECV(N, 1, MPI_INTEGER, MSG, ST, IERR)
+      CALL FTEXPECT(MSG .EQ. MPI_MESSAGE_NULL, NBAD,
+     &     'MPI_MRECV leaves MPI_MESSAGE_NULL')
 
 ! the functions
       ADDR = MPI_AINT_ADD(ADDR, 8_MPI_ADDRESS_KIND)

@@ -3,7 +3,9 @@
 ! MPI_DIST_GRAPH_CREATE_ADJACENT with weights and with MPI_UNWEIGHTED; as
 ! MPI_DIST_GRAPH_CREATE with every edge given by rank 0 and MPI_WEIGHTS_EMPTY
 ! elsewhere; the LOGICAL weighted flag, MPI_UNWEIGHTED as an output array
-! (not written), and a negative degree's MPI_ERR_ARG.
+! (not written), and a negative degree's MPI_ERR_ARG; MPI_NEIGHBOR_ALLTOALLW
+! on the graph and MPI_INEIGHBOR_ALLTOALLW on the distributed graph (their
+! datatype arrays as long as the degrees).
 PROGRAM topo_graph
   USE MPI
   IMPLICIT NONE
@@ -11,6 +13,8 @@ PROGRAM topo_graph
   INTEGER :: indeg, outdeg, newrank
   INTEGER :: idx(4), edges(8), nb(4), src(4), srcw(4), dst(4), dstw(4)
   INTEGER :: sources(4), degrees(4), dests(4), w(4)
+  INTEGER :: sbuf(2), rbuf(2), cnts(2), types(2), req
+  INTEGER(KIND=MPI_ADDRESS_KIND) :: displs(2)
   LOGICAL :: weighted
 
   CALL MPI_INIT(ierr)
@@ -40,6 +44,21 @@ PROGRAM topo_graph
   CALL MPI_GRAPH_NEIGHBORS(g, rank, 4, nb, ierr)
   CALL ft_expect(nb(1) == left .AND. nb(2) == right .AND. nb(3) == -7, nbad, &
                  'MPI_GRAPH_NEIGHBORS')
+  ! block 1 to the left, 2 to the right; under 3 ranks both neighbours are
+  ! one rank, whose two messages arrive in edge order
+  sbuf = (/ 10 * rank + 1, 10 * rank + 2 /)
+  rbuf = -1
+  cnts = 1
+  displs = (/ 0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND /)
+  types = MPI_INTEGER
+  CALL MPI_NEIGHBOR_ALLTOALLW(sbuf, cnts, displs, types, rbuf, cnts, displs, types, g, ierr)
+  IF (np >= 3) THEN
+    CALL ft_expect(rbuf(1) == 10 * left + 2 .AND. rbuf(2) == 10 * right + 1, nbad, &
+                   'MPI_NEIGHBOR_ALLTOALLW on a graph')
+  ELSE
+    CALL ft_expect(rbuf(1) == 10 * left + 1 .AND. rbuf(2) == 10 * right + 2, nbad, &
+                   'MPI_NEIGHBOR_ALLTOALLW on a graph')
+  END IF
   CALL MPI_COMM_FREE(g, ierr)
 
   ! the ring as a distributed graph, weighted
@@ -107,6 +126,12 @@ PROGRAM topo_graph
   CALL ft_expect(src(1) == left .AND. srcw(1) == 100 * left + rank .AND. &
                  dst(1) == right .AND. dstw(1) == 100 * rank + right, nbad, &
                  'MPI_DIST_GRAPH_CREATE: neighbours')
+  rbuf = -1
+  CALL MPI_INEIGHBOR_ALLTOALLW(sbuf, cnts, displs, types, rbuf, cnts, displs, types, g, &
+                               req, ierr)
+  CALL MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  CALL ft_expect(rbuf(1) == 10 * left + 1 .AND. rbuf(2) == -1, nbad, &
+                 'MPI_INEIGHBOR_ALLTOALLW on a distributed graph')
   CALL MPI_COMM_FREE(g, ierr)
 
   ! a negative degree, under MPI_ERRORS_RETURN

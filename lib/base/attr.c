@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../fortran_hooks.h"
 
 struct mpirma_keyval {
 	enum mpirma_hkind kind;		/* MPIRMA_HK_COMM, _WIN or _DATATYPE */
@@ -33,6 +34,7 @@ struct mpirma_keyval {
 	MPI_Comm_copy_attr_function *copy;
 	MPI_Comm_delete_attr_function *del;
 	void *extra;
+	void (*release)(void *extra);	/* mpirma_keyval_on_free() */
 	int refs;
 	int handle;
 	bool freed;			/* by MPI_X_free_keyval */
@@ -121,8 +123,20 @@ static void keyval_unref(struct mpirma_keyval *kv)
 {
 	if (--kv->refs > 0)
 		return;
+	if (kv->release)
+		kv->release(kv->extra);
 	mpirma_handle_free(MPIRMA_HK_KEYVAL, kv->handle);
 	free(kv);
+}
+
+int mpirma_keyval_on_free(int keyval, void (*release)(void *extra_state))
+{
+	struct mpirma_keyval *kv = mpirma_handle_get(MPIRMA_HK_KEYVAL, keyval);
+
+	if (!kv)
+		return MPI_ERR_KEYVAL;
+	kv->release = release;
+	return MPI_SUCCESS;
 }
 
 void mpirma_objhdr_init(struct mpirma_objhdr *h, const char *name)

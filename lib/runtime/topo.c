@@ -16,6 +16,7 @@
 
 #include "runtime.h"
 #include "topo.h"
+#include "../fortran_hooks.h"
 
 static int *topo_dims(struct mpirma_topo *t)
 {
@@ -495,6 +496,25 @@ static void cart_neighbors(struct mpirma_topo *t, int rank, int *out)
 		}
 }
 
+/* @c's in- and out-degree in its topology @t. */
+static void topo_degrees(const struct mpirma_comm *c,
+			 const struct mpirma_topo *t, int *nin, int *nout)
+{
+	switch (t->kind) {
+	case MPI_CART:
+		*nin = *nout = 2 * t->cart.ndims;
+		break;
+	case MPI_GRAPH:	/* edges[index[r - 1] .. index[r]) both ways */
+		*nin = *nout = t->data[c->rank] -
+			       (c->rank ? t->data[c->rank - 1] : 0);
+		break;
+	default:
+		*nin = t->dist.indegree;
+		*nout = t->dist.outdegree;
+		break;
+	}
+}
+
 int mpirma_topo_neighbors(const struct mpirma_comm *c, int *nin, int *nout,
 			  int **ranks)
 {
@@ -507,24 +527,12 @@ int mpirma_topo_neighbors(const struct mpirma_comm *c, int *nin, int *nout,
 		return mpirma_err(MPI_ERR_TOPOLOGY, "the communicator has no "
 				  "topology: a neighborhood collective needs "
 				  "one");
-	switch (t->kind) {
-	case MPI_CART:
-		*nin = *nout = 2 * t->cart.ndims;
-		n = 4 * (size_t)t->cart.ndims;
-		break;
-	case MPI_GRAPH:	/* edges[index[r - 1] .. index[r]) both ways */
+	topo_degrees(c, t, nin, nout);
+	n = (size_t)*nin + *nout;
+	if (t->kind == MPI_GRAPH) {
 		from = t->data + t->graph.nnodes;
 		if (c->rank)
 			from += t->data[c->rank - 1];
-		*nin = *nout = t->data[c->rank] -
-			       (c->rank ? t->data[c->rank - 1] : 0);
-		n = 2 * (size_t)*nin;
-		break;
-	default:
-		*nin = t->dist.indegree;
-		*nout = t->dist.outdegree;
-		n = (size_t)*nin + *nout;
-		break;
 	}
 	*ranks = malloc(n ? n * sizeof(int) : 1);
 	if (!*ranks)
@@ -543,3 +551,19 @@ int mpirma_topo_neighbors(const struct mpirma_comm *c, int *nin, int *nout,
 }
 
 MPIRMA_COMM_QUERY(Topo_test, int, o->topo ? o->topo->kind : MPI_UNDEFINED)
+
+void mpirma_comm_w_lengths(MPI_Comm comm, int *peers, int *indeg,
+			   int *outdeg)
+{
+	MPIRMA_LOCK_GUARD();
+	struct mpirma_comm *c = NULL;
+
+	*peers = *indeg = *outdeg = 0;
+	if (mpirma_proc.state == MPIRMA_STATE_RUNNING)
+		c = mpirma_comm_get(comm);
+	if (!c)
+		return;
+	*peers = mpirma_comm_peer_size(c);
+	if (c->topo)
+		topo_degrees(c, c->topo, indeg, outdeg);
+}
