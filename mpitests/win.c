@@ -251,13 +251,7 @@ static void test_dynamic_span(MPI_Win win)
 	long *c, v[8], r[8], got[8];
 	MPI_Aint addr, *all;
 	int i, bad = 0;
-#ifndef MPIRMA
-	const char *nodes = getenv("MPIRMA_LOGICAL_NODES");
 
-	/* the layer splits them for node-local targets only (docs/hybrid.md) */
-	if (nodes && atoi(nodes) > 1)
-		return;
-#endif
 	c = calloc(16, sizeof(long));
 	all = malloc(mtest_size * sizeof(MPI_Aint));
 	CHECK_MPI(MPI_Win_attach(win, c, 8 * sizeof(long)));

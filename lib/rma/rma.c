@@ -661,6 +661,28 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
  * with MPI_THREAD_MULTIPLE: the kernel reports the range error); else
  * the class of the calls.
  */
+/*
+ * Do attached regions of @rank cover @len bytes from @addr, each boundary
+ * between elements of @esize bytes?  A call not wholly covered is refused
+ * whole, by the kernel: no part of it is done.
+ */
+static bool dyn_covered(struct mpirma_window *w, int rank, uint64_t addr,
+			uint64_t len, uint64_t esize)
+{
+	uint64_t room;
+
+	while (len) {
+		room = mpirma_win_dyn_room(w, (uint32_t)rank, addr);
+		if (!room || (room < len && room % esize))
+			return false;
+		if (room >= len)
+			return true;
+		addr += room;
+		len -= room;
+	}
+	return true;
+}
+
 static int rma_dyn_split(MPI_Win win, struct mpirma_window *w,
 			 const struct mpirma_rma_args *a, bool now)
 {
@@ -679,7 +701,9 @@ static int rma_dyn_split(MPI_Win win, struct mpirma_window *w,
 		return -1;
 	esize = mpirma_type_info[kt].size;
 	room = mpirma_win_dyn_room(w, (uint32_t)a->trank, (uint64_t)a->tdisp);
-	if (!room || room % esize || room >= (uint64_t)a->tcount * esize)
+	if (!room || room % esize || room >= (uint64_t)a->tcount * esize ||
+	    !dyn_covered(w, a->trank, (uint64_t)a->tdisp + room,
+			 (uint64_t)a->tcount * esize - room, esize))
 		return -1;
 	first = *a;
 	first.tcount = (int64_t)(room / esize);

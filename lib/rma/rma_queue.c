@@ -37,7 +37,9 @@
 #define MPIRMA_QUEUE_DATA	65536	/* bytes of copied origin data */
 #define MPIRMA_QUEUE_INLINE	512	/* largest origin data queued */
 
-int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
+#define SPLIT_PARTS	8	/* regions one operation may run across */
+
+static int rma_ioctl(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
 		     uint32_t *nfailed)
 {
 	struct mpirma_rma r;
@@ -51,6 +53,78 @@ int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
 	r.op_size = sizeof(*ops);
 	ret = mpirma_ioctl(MPIRMA_IOC_RMA, &r);
 	*nfailed = r.nfailed;
+	return ret;
+}
+
+/*
+ * An operation the kernel found out of range on a dynamic window may run
+ * from one attached region on into others attached right after it: valid
+ * MPI, but the kernel sees separate regions.  One contiguous on every
+ * side (the queue's, the layer's shipped ones) is applied again as one
+ * operation per region, from where the kernel says each region ends;
+ * after the batch's later operations, which only matters where they
+ * overlap it.  Its new status (still -ERANGE when it is not that case).
+ */
+static int region_split(uint32_t win_id, const struct mpirma_op *op)
+{
+	uint64_t esize = mpirma_type_info[op->type].size;
+	uint64_t addr = op->target_disp, left = op->target.count * esize;
+	struct mpirma_op part[SPLIT_PARTS];
+	struct mpirma_win_region q;
+	uint32_t n = 0, nfailed, i;
+	uint64_t len;
+
+	if (op->kind == MPIRMA_KIND_CAS || op->target.nblocks ||
+	    op->origin.nblocks || op->result.nblocks || !esize)
+		return op->status;
+	while (left) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.win_id = win_id;
+		q.rank = op->target_rank;
+		q.addr = addr;
+		if (n == SPLIT_PARTS || mpirma_ioctl(MPIRMA_IOC_WIN_REGION, &q) ||
+		    addr - q.base >= q.length)
+			return op->status;
+		len = q.base + q.length - addr;
+		len = len < left ? len - len % esize : left;
+		if (!len)
+			return op->status;	/* a boundary inside an element */
+		part[n] = *op;
+		part[n].status = 0;
+		part[n].target_disp = addr;
+		part[n].target.count = len / esize;
+		if (op->origin.addr) {
+			part[n].origin.addr += op->target.count * esize - left;
+			part[n].origin.count = len / esize;
+		}
+		if (op->result.addr) {
+			part[n].result.addr += op->target.count * esize - left;
+			part[n].result.count = len / esize;
+		}
+		n++;
+		addr += len;
+		left -= len;
+	}
+	if (n < 2 || rma_ioctl(win_id, part, n, &nfailed))
+		return op->status;
+	for (i = 0; i < n; i++)
+		if (part[i].status)
+			return part[i].status;
+	return 0;
+}
+
+int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
+		     uint32_t *nfailed)
+{
+	int ret = rma_ioctl(win_id, ops, nops, nfailed);
+
+	for (uint32_t i = 0; !ret && *nfailed && i < nops; i++)
+		if (ops[i].status == -ERANGE) {
+			ops[i].status = region_split(win_id, &ops[i]);
+			if (!ops[i].status)
+				--*nfailed;
+		}
 	return ret;
 }
 
