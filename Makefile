@@ -1121,7 +1121,8 @@ check-debug:
 # under another name.  Tests: fortran/tests/*.f90, staged beside the C MPI
 # tests as f_NAME and run by mpitests/run from mpitests/list.
 FC := $(shell command -v gfortran 2>/dev/null)
-FGEN := fortran/gen fortran/fkinds.py
+# The generator: the script and the modules beside it that it imports.
+FGEN := fortran/gen $(wildcard fortran/*.py)
 FOBJ := $(OBJ)/fortran
 FORTRAN_HDRS := $(B)/include/mpif.h $(B)/include/mpi.mod $(B)/include/mpi_f08.mod
 FLIB_A := $(B)/lib/libmpirmaf.a
@@ -1190,7 +1191,7 @@ $(B)/include/mpi.mod: $(FOBJ)/mpi.mod
 
 # mpi_f08 has code (the handles' == and /=): its object joins libmpirmaf.
 # -Wno-c-binding-type: the handle types hold a default INTEGER, as the
-# standard writes them (fortran/gen, f08_module()).
+# standard writes them (fortran/ff08.py, f08_module()).
 $(FOBJ)/mpi_f08.mod: $(FOBJ)/mpi_f08.f90
 	$(FC) $(FFLAGS) -Wall -Werror -Wno-c-binding-type -fPIC -J$(FOBJ) -c \
 		-o $(FOBJ)/mpi_f08.o $<

@@ -134,7 +134,7 @@ def _host(g, p):
 
 def param(g, p, handles):
     """Adds the code of parameter @p to the wrapper being built (CGen @g;
-    @handles: gen's HANDLES); False when @p is not of a kind of this
+    @handles: ftable.HANDLES); False when @p is not of a kind of this
     module."""
     n, b = p.name, p.base
     if b == "zero":

@@ -131,7 +131,7 @@ F_ALIASES(mpi_finalize, MPI_FINALIZE)
  * own (which may set up its f08 sentinels) and then the node jobs, as
  * above.  ierror may be absent (NULL); an error without it is fatal, as
  * under MPI_ERRORS_ARE_FATAL.  The other f08 entry points are generated
- * with the rest (fortran/gen, mpich_f08()).
+ * with the rest (fortran/fwrap_mpich.py, mpich_f08()).
  */
 void mpi_init_f08_(MPI_Fint *ierror);
 void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided,

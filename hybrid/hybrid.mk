@@ -35,7 +35,8 @@ $(HY_MPII): include/mpi.h include/mpirma.h hybrid/mpii.sed
 	  sed -E -f hybrid/mpii.sed include/mpi.h include/mpirma.h; } >$@.tmp
 	mv -f $@.tmp $@
 
-$(HY_DIR)/fortran.c: fortran/gen fortran/fkinds.py fortran/bindings.tab hybrid/fortran.list
+# fortran/gen and its modules (the Makefile's FGEN, not yet set here)
+$(HY_DIR)/fortran.c: fortran/gen $(wildcard fortran/*.py) fortran/bindings.tab hybrid/fortran.list
 	@mkdir -p $(@D)
 	fortran/gen --c-wrappers --style host --only-list hybrid/fortran.list >$@.tmp
 	mv -f $@.tmp $@

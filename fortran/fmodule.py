@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fmodule - fortran/gen --module and --mpif-h: the `mpi` module (interfaces
+for every bound routine) and mpif.h (constants and sentinels only), and the
+Fortran helpers mpi_f08 (ff08.py) shares: interface bodies, line wrapping,
+the constants mpi.h does not define, the sentinels' common blocks.
+"""
+
+import fkinds
+from ftable import HIDDEN, alt_symbol
+
+# Fortran kind parameters and the status layout (mpirma: MPI_Status as ints).
+F_CONSTS = [
+    ("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8),
+    ("MPI_INTEGER_KIND", 4),
+    ("MPI_STATUS_SIZE", 6), ("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3),
+]
+
+# The standard's LOGICAL constants of `use mpi` and mpif.h: no TS 29113
+# subarrays (choice buffers are addresses), and ASYNCHRONOUS does not
+# protect buffers of nonblocking calls (use it, or MPI_F_SYNC_REG).
+F_LOGICALS = [
+    ("MPI_SUBARRAYS_SUPPORTED", False), ("MPI_ASYNC_PROTECTS_NONBLOCKING", False),
+]
+
+
+def f_decl(p, alt=False):
+    """The Fortran declaration lines of a dummy argument."""
+    n = p.name
+    b = p.alt if alt else p.base
+    if fkinds.f_decl(p):
+        return fkinds.f_decl(p)
+    intent = ""
+    if not p.dir and not p.array and b not in ("buf", "fn", "str", "key", "localptr"):
+        intent = ", INTENT(IN)"
+    if b in ("buf", "localptr"):
+        return ["!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % n,
+                "TYPE(*), DIMENSION(*) :: %s" % n]
+    if b in ("aint", "baseptr", "attr", "cattr", "wattr"):
+        return ["INTEGER(KIND=MPI_ADDRESS_KIND)%s :: %s%s" % (intent, n, "(*)" if p.array else "")]
+    if b == "count":
+        return ["INTEGER(KIND=MPI_COUNT_KIND) :: %s" % n]
+    if b == "lgc":
+        return ["LOGICAL%s :: %s%s" % (intent, n, "(*)" if p.array else "")]
+    if b in ("str", "key"):
+        return ["CHARACTER(LEN=*)%s :: %s" % ("" if p.dir else ", INTENT(IN)", n)]
+    if b == "status":
+        return ["INTEGER :: %s(MPI_STATUS_SIZE%s)" % (n, ", *" if p.array else "")]
+    if b == "int3":
+        return ["INTEGER :: %s(3, *)" % n]
+    if b == "fn":
+        return ["EXTERNAL :: %s" % n]
+    return ["INTEGER%s :: %s%s" % (intent, n, "(*)" if p.array else "")]
+
+
+def f_interface(f, name, alt=None, indent="    ", decl=None,
+                ierror="INTEGER :: ierror"):
+    """The interface body of @f named @name; @decl(p) declares a dummy
+    (f_decl by default; `mpi_f08` passes f08_decl), @ierror declares it."""
+    ps = [p for p in f.params if p.base not in HIDDEN]
+    names = [p.name for p in ps]
+    if f.ret == "int":
+        names.append("ierror")
+    lines = []
+    if f.ret == "int":
+        lines.append("SUBROUTINE %s(%s)" % (name, ", ".join(names)))
+    else:
+        lines.append("FUNCTION %s(%s)" % (name, ", ".join(names)))
+    lines.append("  IMPORT")
+    lines.append("  IMPLICIT NONE")
+    for p in ps:
+        lines += ["  " + d for d in (decl(p) if decl else f_decl(p, alt is p))]
+    if f.ret == "int":
+        lines.append("  " + ierror)
+        lines.append("END SUBROUTINE %s" % name)
+    else:
+        t = "DOUBLE PRECISION" if f.ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+        lines.insert(3, "  %s :: %s" % (t, name))
+        lines.append("END FUNCTION %s" % name)
+    return [indent + l for l in lines]
+
+
+def f_wrap(line, width=100):
+    """Free-form continuation for long lines."""
+    if len(line) <= width:
+        return [line]
+    out = []
+    ind = len(line) - len(line.lstrip()) + 4
+    while len(line) > width:
+        cut = line.rfind(", ", 0, width - 2)
+        if cut < 0:
+            break
+        out.append(line[:cut + 1] + " &")
+        line = " " * ind + line[cut + 2:]
+    out.append(line)
+    return out
+
+
+def f_constants(consts, fixed):
+    """PARAMETER declarations; @fixed: fixed-form compatible (mpif.h)."""
+    out = []
+    for name, val in F_CONSTS + consts:
+        if fixed:
+            out.append("      INTEGER %s" % name)
+            out.append("      PARAMETER (%s=%d)" % (name, val))
+        else:
+            out.append("  INTEGER, PARAMETER :: %s = %d" % (name, val))
+    for name, val in F_LOGICALS:
+        v = ".TRUE." if val else ".FALSE."
+        if fixed:
+            out.append("      LOGICAL %s" % name)
+            out.append("      PARAMETER (%s=%s)" % (name, v))
+        else:
+            out.append("  LOGICAL, PARAMETER :: %s = %s" % (name, v))
+    return out
+
+
+SENTINELS = [
+    ("MPI_BOTTOM", "", "MPIRMA_BOTTOM"),
+    ("MPI_IN_PLACE", "", "MPIRMA_IN_PLACE"),
+    ("MPI_STATUS_IGNORE", "(MPI_STATUS_SIZE)", "MPIRMA_STATUS_IGNORE"),
+    ("MPI_STATUSES_IGNORE", "(MPI_STATUS_SIZE, 1)", "MPIRMA_STATUSES_IGNORE"),
+    # arrays: they are passed where a weights array is expected
+    ("MPI_UNWEIGHTED", "(1)", "MPIRMA_UNWEIGHTED"),
+    ("MPI_WEIGHTS_EMPTY", "(1)", "MPIRMA_WEIGHTS_EMPTY"),
+]
+
+
+def mpif_h(funcs, consts):
+    out = ["! mpif.h - mpirma's Fortran include file.  Generated by fortran/gen",
+           "! from fortran/bindings.tab and include/mpi.h: do not edit.",
+           "! Fixed and free form.  No interfaces: `use mpi` checks arguments,",
+           "! and accepts either integer kind where the standard's examples",
+           "! mix them (MPI_WIN_CREATE's disp_unit, MPI_GET/MPI_ACCUMULATE's",
+           "! target_disp); with mpif.h these must have the kinds the standard",
+           "! says."]
+    out += f_constants(consts, True)
+    for name, dim, common in SENTINELS:
+        out.append("      INTEGER %s%s" % (name, dim.replace(" ", "")))
+        out.append("      COMMON /%s/ %s" % (common, name))
+        out.append("      SAVE /%s/" % common)
+    for f in funcs:
+        if f.f08only:
+            continue
+        if f.ret == "double":
+            out.append("      DOUBLE PRECISION %s" % f.fname())
+            out.append("      EXTERNAL %s" % f.fname())
+        elif f.ret != "int":
+            out.append("      INTEGER(KIND=MPI_ADDRESS_KIND) %s" % f.fname())
+            out.append("      EXTERNAL %s" % f.fname())
+    out += fkinds.predefined_mpif_h()
+    return "\n".join(out) + "\n"
+
+
+def module(funcs, consts):
+    out = ["! mpi.f90 - the `mpi` module of mpirma.  Generated by fortran/gen from",
+           "! fortran/bindings.tab and include/mpi.h: do not edit.",
+           "!",
+           "! Explicit interfaces for every bound routine: full type checking,",
+           "! except choice buffers (any type, any rank), and except the two",
+           "! arguments the standard's own examples pass with the other integer",
+           "! kind: MPI_WIN_CREATE's disp_unit and MPI_GET/MPI_ACCUMULATE's",
+           "! target_disp are generic over INTEGER and",
+           "! INTEGER(KIND=MPI_ADDRESS_KIND), and the value is converted.",
+           "MODULE MPI",
+           "  IMPLICIT NONE",
+           "  PUBLIC"]
+    out += f_constants(consts, False)
+    for name, dim, common in SENTINELS:
+        out.append("  INTEGER :: %s%s" % (name, dim))
+        out.append("  COMMON /%s/ %s" % (common, name))
+        out.append("  SAVE /%s/" % common)
+    out += fkinds.predefined_module()
+    out.append("")
+    for f in funcs:
+        if f.f08only:
+            continue
+        if f.has_alt():
+            alt = [p for p in f.params if p.alt][0]
+            out.append("  INTERFACE %s" % f.fname())
+            body = f_interface(f, f.fname())
+            body += f_interface(f, alt_symbol(f).upper(), alt)
+        else:
+            out.append("  INTERFACE")
+            body = f_interface(f, f.fname())
+        for l in body:
+            out += f_wrap(l)
+        out.append("  END INTERFACE")
+        out.append("")
+    out += ["  ! Fortran only: the compiler must assume @buf read and changed here.",
+            "  INTERFACE"]
+    for name in ("MPI_F_SYNC_REG", "PMPI_F_SYNC_REG"):
+        out += ["    SUBROUTINE %s(buf)" % name,
+                "      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf",
+                "      TYPE(*), DIMENSION(*) :: buf",
+                "    END SUBROUTINE %s" % name]
+    out += ["  END INTERFACE", ""]
+    out.append("END MODULE MPI")
+    return "\n".join(out) + "\n"
