@@ -40,135 +40,11 @@
 #include "op.h"
 #include "reduce.h"
 #include "rma_args.h"
+#include "rma_sides.h"
 #include "tool.h"
 #include "win.h"
 
-/* ------------------------------------------------------------ datatypes */
-
-/*
- * One side of an operation: its datatype, its kernel layout (element view
- * when all basic components are one type, else bytes), the kernel type the
- * layout is in, and the number of data bytes it covers.
- */
-struct rma_side {
-	MPI_Datatype dt;
-	MPI_Count count;
-	const void *addr;
-	struct mpirma_layout l;
-	unsigned int ktype;
-	uint64_t bytes;
-};
-
-/* Bytes a layout of kernel type @ktype covers. */
-static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype)
-{
-	uint64_t per = 0;
-	uint32_t i;
-
-	if (!l->nblocks)
-		return l->count * mpirma_type_info[ktype].size;
-	for (i = 0; i < l->nblocks; i++)
-		per += ((const struct mpirma_block *)(uintptr_t)l->blocks)[i].len;
-	return per * l->count;
-}
-
-/*
- * Describes @count elements of @dt at @addr (NULL on the target side) in
- * the element view.  MPI class (recorded); @what names the side.
- */
-static int side_init(struct rma_side *s, MPI_Datatype dt, MPI_Count count,
-		     const void *addr, const char *what)
-{
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->dt = dt;
-	s->count = count;
-	s->addr = addr;
-	if (count < 0)
-		return mpirma_err(MPI_ERR_COUNT, "negative %s count %lld",
-				  what, (long long)count);
-	ret = mpirma_dtype_layout(dt, count, addr, &s->l, &s->ktype);
-	if (ret)
-		return ret;
-	s->bytes = layout_bytes(&s->l, s->ktype);
-	return MPI_SUCCESS;
-}
-
-/* Re-describes a side in the byte view (put and get of differing types). */
-static int side_to_bytes(struct rma_side *s)
-{
-	int ret;
-
-	ret = mpirma_dtype_layout_bytes(s->dt, s->count, s->addr, &s->l);
-	if (ret)
-		return ret;
-	s->ktype = MPIRMA_TYPE_BYTE;
-	s->bytes = layout_bytes(&s->l, s->ktype);
-	return MPI_SUCCESS;
-}
-
-/*
- * Keeps only the first @n bytes of a side (@n is less than s->bytes and a
- * multiple of its element size).  A cut inside a repetition needs an
- * explicit block list: it is allocated in *@scratch, which the caller frees
- * after the operation.  MPI class (recorded).
- */
-static int side_truncate(struct rma_side *s, uint64_t n,
-			 struct mpirma_block **scratch)
-{
-	const struct mpirma_block *b =
-		(const struct mpirma_block *)(uintptr_t)s->l.blocks;
-	uint64_t per, full, rem, nb, i, j, k = 0;
-	struct mpirma_block *out;
-
-	s->bytes = n;
-	if (!s->l.nblocks) {
-		s->l.count = n / mpirma_type_info[s->ktype].size;
-		return MPI_SUCCESS;
-	}
-	per = layout_bytes(&s->l, s->ktype) / s->l.count;
-	full = n / per;
-	rem = n % per;
-	if (!rem) {
-		s->l.count = full;
-		return MPI_SUCCESS;
-	}
-	nb = full * s->l.nblocks + s->l.nblocks;
-	if (nb > MPIRMA_MAX_BLOCKS)
-		return mpirma_err(MPI_ERR_TYPE, "the datatype would need %llu "
-				  "blocks to describe the part of it the data "
-				  "fills", (unsigned long long)nb);
-	out = malloc(nb * sizeof(*out));
-	if (!out)
-		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	for (i = 0; i <= full; i++) {
-		for (j = 0; j < s->l.nblocks && (i < full || rem); j++) {
-			out[k].disp = b[j].disp + (int64_t)i * s->l.extent;
-			out[k].len = b[j].len;
-			if (i == full) {
-				if (out[k].len > rem)
-					out[k].len = rem;
-				rem -= out[k].len;
-			}
-			k++;
-		}
-	}
-	s->l.blocks = (uint64_t)(uintptr_t)out;
-	s->l.nblocks = (uint32_t)k;
-	s->l.count = 1;
-	s->l.extent = 0;
-	*scratch = out;
-	return MPI_SUCCESS;
-}
-
-/* Is @dt one of the predefined datatypes? */
-static bool is_predefined(MPI_Datatype dt)
-{
-	struct mpirma_dtype *t = mpirma_dtype_get(dt);
-
-	return t && t->predefined;
-}
+/* ------------------------------------------------------------ ranges */
 
 const char *mpirma_kind_name(unsigned int kind)
 {
@@ -181,47 +57,6 @@ const char *mpirma_kind_name(unsigned int kind)
 
 	return kind < MPIRMA_ARRAY_SIZE(names) && names[kind] ? names[kind] :
 	       "operation";
-}
-
-static const char *type_class_name(unsigned int c)
-{
-	static const char *const names[] = {
-		[MPIRMA_CLASS_OPAQUE] = "character",
-		[MPIRMA_CLASS_BYTE] = "byte",
-		[MPIRMA_CLASS_BOOL] = "logical",
-		[MPIRMA_CLASS_INT] = "integer",
-		[MPIRMA_CLASS_REAL] = "floating-point",
-		[MPIRMA_CLASS_COMPLEX] = "complex",
-		[MPIRMA_CLASS_PAIR] = "value-index pair",
-	};
-
-	return c < MPIRMA_ARRAY_SIZE(names) && names[c] ? names[c] : "other";
-}
-
-/*
- * Put and get: the two sides' basic types must agree (MPI 3.1, 11.3).  Bytes
- * (and the opaque characters) and mixed types, which travel in the byte
- * view, match anything; otherwise the kind of number and its size must be
- * the same (MPI_INT and MPI_UNSIGNED are let through, as messages let them).
- * MPI class (recorded).
- */
-static int signature_check(unsigned int mine, unsigned int target)
-{
-	const struct mpirma_type_info *a = &mpirma_type_info[mine];
-	const struct mpirma_type_info *b = &mpirma_type_info[target];
-
-	if (a->type_class == MPIRMA_CLASS_BYTE ||
-	    a->type_class == MPIRMA_CLASS_OPAQUE ||
-	    b->type_class == MPIRMA_CLASS_BYTE ||
-	    b->type_class == MPIRMA_CLASS_OPAQUE)
-		return MPI_SUCCESS;
-	if (a->type_class == b->type_class && a->size == b->size)
-		return MPI_SUCCESS;
-	return mpirma_err(MPI_ERR_TYPE, "the type signatures do not match: "
-			  "the origin's basic elements are %u-byte %s, the "
-			  "target's %u-byte %s", a->size,
-			  type_class_name(a->type_class), b->size,
-			  type_class_name(b->type_class));
 }
 
 /*
@@ -467,7 +302,7 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 		     struct mpirma_op *op, bool *skip,
 		     struct mpirma_block **scratch)
 {
-	struct rma_side o, t, r;
+	struct mpirma_rma_side o, t, r;
 	bool has_origin, has_result;
 	int ret, kop = 0;
 
@@ -489,14 +324,14 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 	    rma_build_basic(a, op, has_origin, has_result, kop))
 		return MPI_SUCCESS;
 
-	ret = side_init(&t, a->ttype, a->tcount, NULL, "target");
+	ret = mpirma_rma_side_init(&t, a->ttype, a->tcount, NULL, "target");
 	if (!ret && has_origin)
-		ret = side_init(&o, a->otype, a->ocount, a->oaddr, "origin");
+		ret = mpirma_rma_side_init(&o, a->otype, a->ocount, a->oaddr, "origin");
 	if (!ret && has_result)
-		ret = side_init(&r, a->rtype, a->rcount, a->raddr, "result");
+		ret = mpirma_rma_side_init(&r, a->rtype, a->rcount, a->raddr, "result");
 	if (ret)
 		return ret;
-	if (a->single && !is_predefined(a->ttype))
+	if (a->single && !mpirma_rma_predefined(a->ttype))
 		return mpirma_err(MPI_ERR_TYPE, "the datatype must be a "
 				  "predefined one");
 
@@ -529,17 +364,17 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 	case MPIRMA_KIND_PUT:
 	case MPIRMA_KIND_GET: {
 		/* The origin buffer of a get is the kernel's result side. */
-		struct rma_side *mine = a->kind == MPIRMA_KIND_PUT ? &o : &r;
-		struct rma_side *src = a->kind == MPIRMA_KIND_PUT ? mine : &t;
-		struct rma_side *dst = a->kind == MPIRMA_KIND_PUT ? &t : mine;
+		struct mpirma_rma_side *mine = a->kind == MPIRMA_KIND_PUT ? &o : &r;
+		struct mpirma_rma_side *src = a->kind == MPIRMA_KIND_PUT ? mine : &t;
+		struct mpirma_rma_side *dst = a->kind == MPIRMA_KIND_PUT ? &t : mine;
 
-		ret = signature_check(mine->ktype, t.ktype);
+		ret = mpirma_rma_signature_check(mine->ktype, t.ktype);
 		if (ret)
 			return ret;
 		if (mine->ktype != t.ktype) {
-			ret = side_to_bytes(mine);
+			ret = mpirma_rma_side_to_bytes(mine);
 			if (!ret)
-				ret = side_to_bytes(&t);
+				ret = mpirma_rma_side_to_bytes(&t);
 			if (ret)
 				return ret;
 		}
@@ -558,7 +393,7 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 					  "target" : "origin buffer",
 					  (unsigned long long)dst->bytes);
 		if (src->bytes < dst->bytes) {
-			ret = side_truncate(dst, src->bytes, scratch);
+			ret = mpirma_rma_side_truncate(dst, src->bytes, scratch);
 			if (ret)
 				return ret;
 		}

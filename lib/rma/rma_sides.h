@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rma_sides.h - the sides of an RMA call (origin, target, result) as
+ * kernel layouts, and the type agreement between them (lib/rma/
+ * rma_sides.c); private to lib/rma/rma.c, which builds the operations.
+ */
+#ifndef MPIRMA_LIB_RMA_SIDES_H
+#define MPIRMA_LIB_RMA_SIDES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/*
+ * One side of an operation: its datatype, its kernel layout (element view
+ * when all basic components are one type, else bytes), the kernel type the
+ * layout is in, and the number of data bytes it covers.
+ */
+struct mpirma_rma_side {
+	MPI_Datatype dt;
+	MPI_Count count;
+	const void *addr;
+	struct mpirma_layout l;
+	unsigned int ktype;
+	uint64_t bytes;
+};
+
+/*
+ * Describes @count elements of @dt at @addr (NULL on the target side) in
+ * the element view.  MPI class (recorded); @what names the side.
+ */
+int mpirma_rma_side_init(struct mpirma_rma_side *s, MPI_Datatype dt,
+			  MPI_Count count, const void *addr, const char *what);
+/* Re-describes a side in the byte view (put and get of differing types). */
+int mpirma_rma_side_to_bytes(struct mpirma_rma_side *s);
+/*
+ * Keeps only the first @n bytes of a side (less than s->bytes, a multiple
+ * of its element size); a block list it needs goes to *@scratch, which
+ * the caller frees after the operation.  MPI class (recorded).
+ */
+int mpirma_rma_side_truncate(struct mpirma_rma_side *s, uint64_t n,
+			      struct mpirma_block **scratch);
+/* Is @dt one of the predefined datatypes? */
+bool mpirma_rma_predefined(MPI_Datatype dt);
+/*
+ * Put and get: do the sides' basic kernel types @mine and @target agree?
+ * MPI class (recorded).
+ */
+int mpirma_rma_signature_check(unsigned int mine, unsigned int target);
+
+#endif /* MPIRMA_LIB_RMA_SIDES_H */
