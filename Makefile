@@ -298,7 +298,7 @@ BUILD_JOBS ?= $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || ec
 check: deps
 	$(MAKE) $(BUILD_JOBS) all
 	$(MAKE) $(BUILD_JOBS) lint
-	$(MAKE) unit
+	$(MAKE) $(BUILD_JOBS) unit
 	$(MAKE) $(BUILD_JOBS) fault-module module-all
 	$(MAKE) vmtest
 
