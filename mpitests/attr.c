@@ -155,6 +155,27 @@ static int greedy_cb(MPI_Comm comm, int key, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
+/*
+ * At MPI_Finalize MPI_COMM_SELF's attributes are deleted first, while MPI
+ * still runs: a callback that finds MPI_Finalized true fails the job.
+ */
+static int at_finalize_cb(MPI_Comm comm, int keyval, void *val, void *extra)
+{
+	int flag = 1;
+
+	(void)comm;
+	(void)keyval;
+	(void)val;
+	(void)extra;
+	MPI_Finalized(&flag);
+	if (flag) {
+		fprintf(stderr, "attr: MPI_Finalized is true in a delete "
+			"callback of MPI_COMM_SELF at MPI_Finalize\n");
+		exit(1);
+	}
+	return MPI_SUCCESS;
+}
+
 static void test_delete_order(void)
 {
 	static int v[4] = { 0, 1, 2, 3 };
@@ -163,6 +184,9 @@ static void test_delete_order(void)
 	MPI_Comm dup;
 
 	mtest_section("deletion order and reentrant callbacks");
+	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize_cb,
+					 &saved, NULL));
+	CHECK_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, saved, NULL));
 	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
 	for (i = 0; i < 3; i++) {
 		CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, order_cb,

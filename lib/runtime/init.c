@@ -416,12 +416,13 @@ int PMPI_Finalize(void)
 		return mpirma_raise(MPI_ERR_OTHER, MPIRMA_FUNC, "MPI_Init was "
 				    "not called (only sessions hold MPI: end "
 				    "them with MPI_Session_finalize)");
-	world_state = MPIRMA_STATE_FINALIZED;
 	/*
 	 * MPI-2.2: MPI_COMM_SELF's attributes are deleted first, at
-	 * MPI_Finalize even while a session keeps the library.
+	 * MPI_Finalize even while a session keeps the library, and their
+	 * callbacks still see MPI running (MPI_Finalized says false).
 	 */
 	mpirma_comm_finalize_self();
+	world_state = MPIRMA_STATE_FINALIZED;
 	return mpirma_raise(mpirma_release(), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Finalize)
