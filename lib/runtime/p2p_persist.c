@@ -26,15 +26,17 @@
 /**
  * struct p2p_persist - a persistent request
  * @req: the common head (persistent set)
- * @recv: a receive, else a send
- * @mode: a send's mode: 'b'uffered, 's'ynchronous, else standard
+ * @kind: a receive, or a send of one mode
  * @a: the call's arguments (the buffer is const for sends), the started
  *	receive
  */
+enum persist_kind {
+	PERSIST_SEND, PERSIST_BSEND, PERSIST_SSEND, PERSIST_RECV
+};
+
 struct p2p_persist {
 	struct mpirma_request req;
-	bool recv;
-	char mode;
+	enum persist_kind kind;
 	struct mpirma_p2p_args a;
 };
 
@@ -117,14 +119,14 @@ static int persist_start(struct mpirma_request *r)
 	struct p2p_persist *p = (struct p2p_persist *)r;
 	int ret;
 
-	if (p->recv)
+	if (p->kind == PERSIST_RECV)
 		ret = mpirma_p2p_post(p->a.c, p->a.buf, p->a.count, p->a.t,
 				      p->a.peer, p->a.tag, &p->a.inner);
-	else if (p->mode == 's')
+	else if (p->kind == PERSIST_SSEND)
 		ret = mpirma_p2p_ssend_post(p->a.c, p->a.buf, p->a.count,
 					    p->a.t, p->a.peer, p->a.tag,
 					    &p->a.inner);
-	else if (p->mode == 'b')
+	else if (p->kind == PERSIST_BSEND)
 		ret = mpirma_p2p_bsend(p->a.c, p->a.buf, p->a.count, p->a.t,
 				       p->a.peer, p->a.tag);
 	else
@@ -142,11 +144,8 @@ static const struct mpirma_request_ops persist_ops = {
 	.start = persist_start,
 };
 
-/*
- * The init calls (@mode: a send's, as in struct p2p_persist): checks,
- * then an inactive request.  MPI class (recorded).
- */
-static int persist_init(bool recv, char mode, const void *buf, int count,
+/* The init calls: checks, then an inactive request.  MPI class (recorded). */
+static int persist_init(enum persist_kind kind, const void *buf, int count,
 			MPI_Datatype datatype, int peer, int tag, MPI_Comm comm,
 			MPI_Request *request)
 {
@@ -156,7 +155,8 @@ static int persist_init(bool recv, char mode, const void *buf, int count,
 	struct mpirma_dtype *t;
 	int ret;
 
-	ret = mpirma_p2p_check(!recv, comm, count, datatype, peer, tag, &c, &t);
+	ret = mpirma_p2p_check(kind != PERSIST_RECV, comm, count, datatype,
+			       peer, tag, &c, &t);
 	if (!ret && !request)
 		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
 	if (!ret)
@@ -164,37 +164,36 @@ static int persist_init(bool recv, char mode, const void *buf, int count,
 	if (ret)
 		return ret;
 	p = (struct p2p_persist *)r;
-	p->recv = recv;
-	p->mode = mode;
+	p->kind = kind;
 	mpirma_p2p_args_set(r, comm, &p->a, buf, count, t, peer, tag, c);
 	*request = r->handle;
 	return MPI_SUCCESS;
 }
 
-#define SEND_INIT_DEFINE(name, mode)					\
+#define SEND_INIT_DEFINE(name, kind)					\
 int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
 		int dest, int tag, MPI_Comm comm, MPI_Request *request)	\
 {									\
 	MPIRMA_CHECK_INIT();						\
-	return mpirma_raise_comm(comm, persist_init(false, mode, buf, count, \
+	return mpirma_raise_comm(comm, persist_init(kind, buf, count,	\
 						    datatype, dest, tag, \
 						    comm, request),	\
 				 MPIRMA_FUNC, NULL);			\
 }									\
 MPIRMA_ALIAS(name)
 
-SEND_INIT_DEFINE(Send_init, 0)
-SEND_INIT_DEFINE(Bsend_init, 'b')
-SEND_INIT_DEFINE(Ssend_init, 's')
-SEND_INIT_DEFINE(Rsend_init, 0)
+SEND_INIT_DEFINE(Send_init, PERSIST_SEND)
+SEND_INIT_DEFINE(Bsend_init, PERSIST_BSEND)
+SEND_INIT_DEFINE(Ssend_init, PERSIST_SSEND)
+SEND_INIT_DEFINE(Rsend_init, PERSIST_SEND)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
 		   int tag, MPI_Comm comm, MPI_Request *request)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_comm(comm, persist_init(true, 0, buf, count,
-						    datatype, source, tag,
-						    comm, request),
+	return mpirma_raise_comm(comm, persist_init(PERSIST_RECV, buf,
+						    count, datatype, source,
+						    tag, comm, request),
 				 MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Recv_init)

@@ -25,14 +25,22 @@ struct p2p_sync {
 	uint64_t token;
 };
 
+/* The class of mpirma_msg_sync_wait()'s @ret for job rank @job. */
+static int sync_class(int ret, int job)
+{
+	if (ret < 0)
+		return mpirma_err_errno(ret, "synchronous send to job rank %d",
+					job);
+	return MPI_SUCCESS;
+}
+
 static int sync_progress(struct mpirma_request *req, int block)
 {
 	struct p2p_sync *s = (struct p2p_sync *)req;
 	int ret = mpirma_msg_sync_wait(s->job, s->token, block);
 
 	if (ret < 0)
-		return mpirma_err_errno(ret, "synchronous send to job rank %d",
-					s->job);
+		return sync_class(ret, s->job);
 	if (ret) {
 		mpirma_status_empty(&req->status);
 		req->done = 1;
@@ -71,29 +79,33 @@ int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
 	return MPI_SUCCESS;
 }
 
-/* A synchronous send: a request in *@request, else complete (blocking). */
+/*
+ * A synchronous send: a request in *@request, else complete (blocking,
+ * with no request: it waits for the answer itself).
+ */
 static int ssend(const void *buf, int count, MPI_Datatype dt, int dest,
 		 int tag, MPI_Comm comm, MPI_Request *request)
 {
 	struct mpirma_request *req;
 	struct mpirma_comm *c;
 	struct mpirma_dtype *t;
-	int ret;
+	uint64_t token;
+	int ret, job;
 
 	ret = mpirma_p2p_check(true, comm, count, dt, dest, tag, &c, &t);
 	if (ret)
 		return ret;
-	ret = mpirma_p2p_ssend_post(c, buf, count, t, dest, tag, &req);
-	if (ret)
-		return ret;
 	if (request) {
-		*request = req->handle;
-		return MPI_SUCCESS;
+		ret = mpirma_p2p_ssend_post(c, buf, count, t, dest, tag, &req);
+		if (!ret)
+			*request = req->handle;
+		return ret;
 	}
-	mpirma_request_progress(req, 1);
-	ret = req->status.MPI_ERROR;
-	mpirma_request_destroy(req);
-	return ret;
+	ret = mpirma_p2p_send_sync(c, buf, count, t, dest, tag, &token);
+	if (ret || !token)
+		return ret;
+	job = mpirma_comm_job_rank(c, dest);
+	return sync_class(mpirma_msg_sync_wait(job, token, true), job);
 }
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
