@@ -234,7 +234,7 @@ static void shm_unmap(void)
 		munmap(shmq.map, shmq.map_len);
 	free(shmq.part);
 	free(shmq.next);
-	free(shmq.seq);
+	free(shmq.out);
 	free(shmq.build);
 	shmq = (struct shmq_state){ 0 };
 }
@@ -362,9 +362,9 @@ int mpirma_shmq_setup(void)
 	ret = shm_map(seg);
 	if (!ret) {
 		shmq.next = calloc(shmq.n, sizeof(*shmq.next));
-		shmq.seq = calloc(shmq.n, sizeof(*shmq.seq));
+		shmq.out = calloc(shmq.n, sizeof(*shmq.out));
 		shmq.build = calloc(shmq.n, sizeof(*shmq.build));
-		if (!shmq.next || !shmq.seq || !shmq.build)
+		if (!shmq.next || !shmq.out || !shmq.build)
 			ret = -ENOMEM;
 	}
 	ret = shm_agree(!ret, &all) ?: !all;

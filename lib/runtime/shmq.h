@@ -39,7 +39,10 @@
 
 /*
  * A ring's header, in the receiver's part of the window: one line written
- * by the sender, one by the receiver.
+ * by the sender, one by the receiver, and the sleep flag on a line of its
+ * own, which the sender reads after every unit: it stays in both caches
+ * until the receiver sleeps, where on @head's line it would travel to the
+ * sender and back with each message.
  */
 struct shmq_ring {
 	uint64_t tail;		/* bytes written */
@@ -48,8 +51,15 @@ struct shmq_ring {
 	uint64_t head;		/* bytes consumed */
 	uint64_t taking;	/* number of the REC_OFFER unit being taken */
 	uint64_t taken;		/* number of the last REC_OFFER unit taken */
+	char pad1[SHMQ_LINE - 24];
 	uint32_t rx_sleeps;	/* the receiver sleeps: ring its bell */
-	char pad1[SHMQ_LINE - 28];
+	char pad2[SHMQ_LINE - 4];
+};
+
+/* What a sender knows of its ring to one receiver. */
+struct shmq_out {
+	uint64_t seq;		/* number of the last unit sent */
+	uint64_t head;		/* the ring's head when last read */
 };
 
 enum { REC_DATA = 1, REC_FIRST, REC_MORE, REC_PAD, REC_OFFER };
@@ -99,7 +109,7 @@ struct shmq_state {
 	uint32_t scan;		/* where an any-source look starts */
 	int bells_due;		/* bells rung for this rank, not yet taken */
 	uint64_t *next;		/* per sender: the number of the unit due */
-	uint64_t *seq;		/* per receiver: the number of the last unit sent */
+	struct shmq_out *out;	/* per receiver */
 	uint64_t sync_next;	/* the last synchronous send's token */
 	struct shmq_build *build;	/* per sender */
 	struct shmq_msg *uhead, *utail;	/* unexpected, in arrival order */

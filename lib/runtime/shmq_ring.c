@@ -50,17 +50,24 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 
 /* ------------------------------------------------------------ sending */
 
-/* Has rank @dst's ring from this rank room for a unit of @chunk bytes? */
+/*
+ * Has rank @dst's ring from this rank room for a unit of @chunk bytes?
+ * The head last read says so mostly; only when it does not is the
+ * receiver's line read again (and so left in its cache while it has room).
+ */
 static bool ring_room(uint32_t dst, uint64_t chunk)
 {
 	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
+	struct shmq_out *o = &shmq.out[dst];
 	uint64_t tail = rg->tail, pos = tail & (shmq.ring - 1);
 	uint64_t need = rec_bytes(chunk);
 
 	if (pos + need > shmq.ring)
 		need += shmq.ring - pos;	/* a REC_PAD to the end first */
-	return shmq.ring - (tail - __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE))
-	       >= need;
+	if (shmq.ring - (tail - o->head) >= need)
+		return true;
+	o->head = __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE);
+	return shmq.ring - (tail - o->head) >= need;
 }
 
 /* Writes unit @h and its data into @dst's ring, which has room. */
@@ -146,7 +153,7 @@ static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 {
 	int ret;
 
-	h->seq = shmq.seq[dst] + 1;
+	h->seq = shmq.out[dst].seq + 1;
 	if (ring_room(dst, h->chunk) ||
 	    (*wait && (*wait = room_wait(dst, h->chunk)))) {
 		ring_write(dst, h, data);
@@ -158,7 +165,7 @@ static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 			return ret;
 		mpirma_counters.spills++;
 	}
-	shmq.seq[dst] = h->seq;
+	shmq.out[dst].seq = h->seq;
 	__atomic_store_n(&shmq_ring_of(dst, shmq.me)->sent, h->seq,
 			 __ATOMIC_RELEASE);
 	shmq_bell_ring(dst);

@@ -115,13 +115,14 @@ int shmq_wait_round(struct shmq_waiter *w, uint32_t peer)
 	 * ping-pong 10-20% slower in the VM, and a peer that answers at
 	 * once answers within them.
 	 */
-	if (w->rounds++ & 63) {
+	if (++w->rounds & 63) {
 		if (w->rounds > RELAX_AFTER)
 			mpirma_cpu_relax();
 		return 0;
 	}
+	/* the clock from the 64th round on: most waits end before it */
 	now = PMPI_Wtime();
-	if (w->rounds == 1) {
+	if (w->rounds == 64) {
 		w->end = now + mpirma_proc.spin;
 		w->yield_at = now + SPIN_YIELD_EVERY;
 	}
