@@ -42,13 +42,17 @@ $(HY_DIR)/fortran.c: fortran/gen $(wildcard fortran/*.py) fortran/bindings.tab h
 	mv -f $@.tmp $@
 
 # The engine: every library object in one relocatable object, its public
-# symbols renamed (relocations follow the symbols).
+# symbols renamed (relocations follow the symbols).  The objects are fat
+# LTO objects (the Makefile's LIB_LTO_CFLAGS): their ordinary code is
+# linked (-fno-lto) and their intermediate code dropped, which the renaming
+# would not reach and a later link would otherwise prefer.
 $(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
 	@mkdir -p $(@D)
-	$(LD) -r -o $@.r $(LIB_OBJS)
+	$(CC) -r -nostdlib -fno-lto -o $@.r $(LIB_OBJS)
 	nm -g --defined-only $@.r | awk '$$3 ~ /^P?MPIX?_/ { print $$3 }' | \
 		sed -E 's/^(P?)MPI(X?)_(.*)$$/& \1MPII\2_\3/' >$(HY_DIR)/rename.txt
-	objcopy --redefine-syms=$(HY_DIR)/rename.txt $@.r $@.tmp
+	objcopy -R '.gnu.lto_*' -R '.gnu.debuglto_*' \
+		--redefine-syms=$(HY_DIR)/rename.txt $@.r $@.tmp
 	rm -f $@.r && mv -f $@.tmp $@
 
 # -iquote: "mpii.h", "mpirma_uapi.h" and the engine's "rma_args.h" (which uses
