@@ -43,12 +43,14 @@ $(HY_DIR)/fortran.c: fortran/gen $(wildcard fortran/*.py) fortran/bindings.tab h
 
 # The engine: every library object in one relocatable object, its public
 # symbols renamed (relocations follow the symbols).  The objects are fat
-# LTO objects (the Makefile's LIB_LTO_CFLAGS): their ordinary code is
-# linked (-fno-lto) and their intermediate code dropped, which the renaming
-# would not reach and a later link would otherwise prefer.
+# LTO objects (the Makefile's LIB_LTO_CFLAGS): optimized across files here
+# into machine code (-flinker-output=nolto-rel), as the library is, and any
+# intermediate code left dropped, which the renaming would not reach and a
+# later link would otherwise prefer.
 $(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
 	@mkdir -p $(@D)
-	$(CC) -r -nostdlib -fno-lto -o $@.r $(LIB_OBJS)
+	$(CC) $(CFLAGS) $(LIB_LTO_CFLAGS) -flinker-output=nolto-rel -r \
+		-nostdlib -o $@.r $(LIB_OBJS)
 	nm -g --defined-only $@.r | awk '$$3 ~ /^P?MPIX?_/ { print $$3 }' | \
 		sed -E 's/^(P?)MPI(X?)_(.*)$$/& \1MPII\2_\3/' >$(HY_DIR)/rename.txt
 	objcopy -R '.gnu.lto_*' -R '.gnu.debuglto_*' \
