@@ -214,10 +214,16 @@ static int basic_type(const struct mpirma_rma_args *a, bool has_origin,
 		      bool has_result)
 {
 	int kt = mpirma_dtype_elem_ktype(a->ttype);
+	uint64_t bytes;
 
-	/* a count whose bytes overflow is the general path's MPI_ERR_COUNT */
+	/*
+	 * A count whose bytes overflow is the general path's MPI_ERR_COUNT
+	 * (checked by multiplying: a division is a helper call under TCG).
+	 */
 	if (kt < 0 || a->tcount <= 0 ||
-	    a->tcount > MPIRMA_MAX_SPAN / mpirma_type_info[kt].size ||
+	    __builtin_mul_overflow((uint64_t)a->tcount,
+				   (uint64_t)mpirma_type_info[kt].size, &bytes) ||
+	    bytes > (uint64_t)MPIRMA_MAX_SPAN ||
 	    (has_origin && (a->otype != a->ttype || a->ocount != a->tcount)) ||
 	    (has_result && (a->rtype != a->ttype || a->rcount != a->tcount)))
 		return -1;

@@ -122,7 +122,7 @@ static bool atomic_element(const struct mpirma_window *w, const char *t,
 		return true;
 	return w->direct_atomics &&
 	       (size == 1 || size == 2 || size == 4 || size == 8) &&
-	       !((uintptr_t)t % size);
+	       !((uintptr_t)t & (size - 1));
 }
 
 /*

@@ -137,10 +137,10 @@ int mpirma_coll_barrier(struct mpirma_comm *c)
 	}
 	/* Round k: tell rank + k, hear from rank - k. */
 	for (k = 1; k < c->size; k <<= 1) {
-		ret = csend_bytes(c, (c->rank + k) % c->size, TAG_BARRIER,
+		ret = csend_bytes(c, wrap_rank(c->rank + k, c->size), TAG_BARRIER,
 				  NULL, 0);
 		if (!ret)
-			ret = crecv_bytes(c, (c->rank - k + c->size) % c->size,
+			ret = crecv_bytes(c, wrap_rank(c->rank - k + c->size, c->size),
 					  TAG_BARRIER, NULL, 0, NULL);
 		if (ret)
 			return ret;
@@ -152,12 +152,12 @@ int mpirma_coll_barrier(struct mpirma_comm *c)
 static int bcast_bytes(struct mpirma_comm *c, void *data, size_t len,
 		       int root)
 {
-	int size = c->size, rel = (c->rank - root + size) % size;
+	int size = c->size, rel = wrap_rank(c->rank - root + size, size);
 	int mask, ret = MPI_SUCCESS;
 
 	for (mask = 1; mask < size; mask <<= 1)
 		if (rel & mask) {
-			ret = crecv_bytes(c, (rel - mask + root) % size,
+			ret = crecv_bytes(c, wrap_rank(rel - mask + root, size),
 					  TAG_BCAST, data, len, NULL);
 			if (ret)
 				return ret;
@@ -165,7 +165,7 @@ static int bcast_bytes(struct mpirma_comm *c, void *data, size_t len,
 		}
 	for (mask >>= 1; mask > 0; mask >>= 1)
 		if (rel + mask < size) {
-			ret = csend_bytes(c, (rel + mask + root) % size,
+			ret = csend_bytes(c, wrap_rank(rel + mask + root, size),
 					  TAG_BCAST, data, len);
 			if (ret)
 				return ret;

@@ -31,6 +31,16 @@ enum {
 	TAG_ALLREDUCE,
 };
 
+/*
+ * @r modulo @size for @r in [0, 2 * @size): the peers of the ring and tree
+ * algorithms.  A division is a helper call under QEMU's TCG, tens of
+ * cycles on hardware; a barrier made two.
+ */
+static inline int wrap_rank(int r, int size)
+{
+	return r >= size ? r - size : r;
+}
+
 /* @p + @off bytes, as integers (offsets may be negative). */
 static inline char *at(const void *p, int64_t off)
 {

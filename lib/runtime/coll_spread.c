@@ -63,10 +63,10 @@ int mpirma_coll_run_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 					COUNT(c->rank), rt);
 	}
 	for (i = 1; !ret && i < c->size; i++)
-		ret = mpirma_coll_send(c, (c->rank + i) % c->size, TAG_ALLGATHER, sendbuf,
+		ret = mpirma_coll_send(c, wrap_rank(c->rank + i, c->size), TAG_ALLGATHER, sendbuf,
 			    scount, st);
 	for (i = 1; !ret && i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
+		int from = wrap_rank(c->rank - i + c->size, c->size);
 
 		ret = mpirma_coll_recv(c, from, TAG_ALLGATHER, SLOT(from), COUNT(from), rt);
 	}
@@ -162,7 +162,7 @@ static int a2a_intra(struct mpirma_comm *c, const struct mpirma_a2a_side *s,
 	int i, sn, rn, ret = MPI_SUCCESS;
 
 	for (i = 1; !ret && i < c->size; i++) {
-		int to = (c->rank + i) % c->size;
+		int to = wrap_rank(c->rank + i, c->size);
 
 		mpirma_a2a_block(s, to, &sp, &sn, &st);
 		ret = mpirma_coll_send(c, to, TAG_ALLTOALL, sp, sn, st);
@@ -173,7 +173,7 @@ static int a2a_intra(struct mpirma_comm *c, const struct mpirma_a2a_side *s,
 		ret = mpirma_dtype_copy(sp, sn, st, rp, rn, rt);
 	}
 	for (i = 1; !ret && i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
+		int from = wrap_rank(c->rank - i + c->size, c->size);
 
 		mpirma_a2a_block(r, from, &rp, &rn, &rt);
 		ret = mpirma_coll_recv(c, from, TAG_ALLTOALL, rp, rn, rt);

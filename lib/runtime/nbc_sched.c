@@ -58,8 +58,8 @@ int mpirma_nbc_barrier(struct mpirma_comm *c, MPI_Request *out)
 		return ret;
 	/* Round k: tell rank + k, hear from rank - k. */
 	for (k = 1; k < c->size; k <<= 1) {
-		mpirma_nbc_send(s, (c->rank + k) % c->size, NULL, 0, byte);
-		mpirma_nbc_recv(s, (c->rank - k + c->size) % c->size, NULL, 0,
+		mpirma_nbc_send(s, wrap_rank(c->rank + k, c->size), NULL, 0, byte);
+		mpirma_nbc_recv(s, wrap_rank(c->rank - k + c->size, c->size), NULL, 0,
 				byte);
 		mpirma_nbc_round(s);
 	}
@@ -70,20 +70,20 @@ int mpirma_nbc_barrier(struct mpirma_comm *c, MPI_Request *out)
 static void bcast_steps(struct mpirma_nbc *s, struct mpirma_comm *c,
 			void *buf, int count, struct mpirma_dtype *t, int root)
 {
-	int size = c->size, rel = (c->rank - root + size) % size, mask;
+	int size = c->size, rel = wrap_rank(c->rank - root + size, size), mask;
 
 	if (size == 1 || !count || !t->size)
 		return;
 	for (mask = 1; mask < size; mask <<= 1)
 		if (rel & mask) {
-			mpirma_nbc_recv(s, (rel - mask + root) % size, buf,
+			mpirma_nbc_recv(s, wrap_rank(rel - mask + root, size), buf,
 					count, t);
 			mpirma_nbc_round(s);
 			break;
 		}
 	for (mask >>= 1; mask > 0; mask >>= 1)
 		if (rel + mask < size)
-			mpirma_nbc_send(s, (rel + mask + root) % size, buf,
+			mpirma_nbc_send(s, wrap_rank(rel + mask + root, size), buf,
 					count, t);
 	mpirma_nbc_round(s);
 }
@@ -253,10 +253,10 @@ int mpirma_nbc_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 				COUNT(c->rank), rt);
 	}
 	for (i = 1; i < c->size; i++)
-		mpirma_nbc_send(s, (c->rank + i) % c->size, sendbuf, scount,
+		mpirma_nbc_send(s, wrap_rank(c->rank + i, c->size), sendbuf, scount,
 				st);
 	for (i = 1; i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
+		int from = wrap_rank(c->rank - i + c->size, c->size);
 
 		mpirma_nbc_recv(s, from, SLOT(from), COUNT(from), rt);
 	}
@@ -281,7 +281,7 @@ static int a2a(struct mpirma_comm *c, const struct mpirma_a2a_side *sd,
 	if (!s)
 		return ret;
 	for (i = 1; i < c->size; i++) {
-		int to = (c->rank + i) % c->size;
+		int to = wrap_rank(c->rank + i, c->size);
 
 		mpirma_a2a_block(sd, to, &sp, &sn, &st);
 		mpirma_nbc_send(s, to, sp, sn, st);
@@ -292,7 +292,7 @@ static int a2a(struct mpirma_comm *c, const struct mpirma_a2a_side *sd,
 		mpirma_nbc_copy(s, sp, sn, st, rp, rn, rt);
 	}
 	for (i = 1; i < c->size; i++) {
-		int from = (c->rank - i + c->size) % c->size;
+		int from = wrap_rank(c->rank - i + c->size, c->size);
 
 		mpirma_a2a_block(rd, from, &rp, &rn, &rt);
 		mpirma_nbc_recv(s, from, rp, rn, rt);
