@@ -115,14 +115,17 @@ int shmq_wait_round(struct shmq_waiter *w, uint32_t peer)
 	 * ping-pong 10-20% slower in the VM, and a peer that answers at
 	 * once answers within them.
 	 */
-	if (++w->rounds & 63) {
+	if (w->rounds++ & 63) {
 		if (w->rounds > RELAX_AFTER)
 			mpirma_cpu_relax();
 		return 0;
 	}
-	/* the clock from the 64th round on: most waits end before it */
+	/*
+	 * The clock at once: where ranks outnumber CPUs (no flat-out polls)
+	 * the first round already yields.
+	 */
 	now = PMPI_Wtime();
-	if (w->rounds == 64) {
+	if (w->rounds == 1) {
 		w->end = now + mpirma_proc.spin;
 		w->yield_at = now + SPIN_YIELD_EVERY;
 	}
