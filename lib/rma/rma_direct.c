@@ -40,6 +40,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "copy.h"
 #include "runtime.h"
 #include "native_elem.h"
 #include "reduce.h"
@@ -92,7 +93,7 @@ static void put_copy(char *t, const char *s, uint64_t n)
 		return;
 	}
 #endif
-	memmove(t, s, n);
+	mpirma_move(t, s, n);
 }
 
 /*
@@ -439,7 +440,7 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 		put_copy(t, a->oaddr, bytes);
 		break;
 	case MPIRMA_KIND_GET:
-		memmove(a->raddr, t, bytes);
+		mpirma_move(a->raddr, t, bytes);
 		break;
 	default:
 		if (!atomic_element(w, t, size))
@@ -503,7 +504,7 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 		put_copy(t, src, bytes);
 		return;
 	case MPIRMA_KIND_GET:
-		memmove(res, t, bytes);
+		mpirma_move(res, t, bytes);
 		return;
 	default:
 		direct_run(w, op->target_rank, op->kind, op->type, op->op, t,

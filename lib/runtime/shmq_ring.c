@@ -87,7 +87,7 @@ static void ring_write(uint32_t dst, const struct shmq_rec *h,
 	}
 	memcpy(base + pos, h, sizeof(*h));
 	if (h->chunk)
-		shmq_copy(base + pos + sizeof(*h), data, h->chunk);
+		mpirma_copy(base + pos + sizeof(*h), data, h->chunk);
 	__atomic_store_n(&rg->tail, tail + rec_bytes(h->chunk),
 			 __ATOMIC_RELEASE);
 }
@@ -136,7 +136,7 @@ static int unit_spill(uint32_t dst, const struct shmq_rec *h,
 		return -ENOMEM;
 	memcpy(msg, h, sizeof(*h));
 	if (h->chunk)
-		shmq_copy(msg + sizeof(*h), data, h->chunk);
+		mpirma_copy(msg + sizeof(*h), data, h->chunk);
 	ret = shmq_kmsg_send(dst, (int)(h->seq & INT32_MAX), SHMQ_SPILL_CTX,
 			     msg, sizeof(*h) + h->chunk);
 	free(msg);
@@ -377,7 +377,7 @@ static void build_start(uint32_t src, const struct unit *u, char *dst,
 	uint64_t n = min_u64(u->rec.chunk, cap);
 
 	if (n)
-		shmq_copy(dst, u->data, n);
+		mpirma_copy(dst, u->data, n);
 	shmq.build[src] = (struct shmq_build){
 		.active = true, .dst = dst, .cap = cap, .got = u->rec.chunk,
 		.len = u->rec.len, .done = done };
@@ -392,7 +392,7 @@ static void build_feed(uint32_t src, const struct unit *u)
 	if (!b->active)
 		return;		/* its receive failed: dropped */
 	if (b->got < b->cap)
-		shmq_copy(b->dst + b->got, u->data,
+		mpirma_copy(b->dst + b->got, u->data,
 		       min_u64(u->rec.chunk, b->cap - b->got));
 	b->got += u->rec.chunk;
 	if (b->got >= b->len) {
@@ -490,7 +490,7 @@ static int to_unexpected(uint32_t src, struct unit *u)
 		build_start(src, u, m->data, u->rec.len, &m->complete);
 	} else {
 		if (u->rec.chunk)
-			shmq_copy(m->data, u->data, u->rec.chunk);
+			mpirma_copy(m->data, u->data, u->rec.chunk);
 		m->complete = true;
 	}
 	if (shmq.utail)
@@ -557,7 +557,7 @@ static int try_unexpected(unsigned int flags, const struct pattern *p,
 		}
 		ret = e->complete ? 0 : build_wait(e->src, &e->complete);
 		if (!ret && len && e->rec.len)
-			shmq_copy(buf, e->data, min_u64(len, e->rec.len));
+			mpirma_copy(buf, e->data, min_u64(len, e->rec.len));
 		free(e);
 		return ret ? ret : 1;
 	}
@@ -590,7 +590,7 @@ static int try_src(uint32_t src, unsigned int flags, const struct pattern *p,
 		shmq_sync_taken(src, &u.rec);
 		if (u.rec.kind == REC_DATA) {
 			if (len && u.rec.chunk)
-				shmq_copy(buf, u.data, min_u64(len, u.rec.chunk));
+				mpirma_copy(buf, u.data, min_u64(len, u.rec.chunk));
 			unit_put(src, &u);
 			return 1;
 		}
