@@ -163,4 +163,3 @@ int mpirma_rma_signature_check(unsigned int mine, unsigned int target)
 			  type_class_name(a->type_class), b->size,
 			  type_class_name(b->type_class));
 }
-

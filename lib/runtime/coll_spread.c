@@ -63,8 +63,8 @@ int mpirma_coll_run_allgatherv(struct mpirma_comm *c, const void *sendbuf,
 					COUNT(c->rank), rt);
 	}
 	for (i = 1; !ret && i < c->size; i++)
-		ret = mpirma_coll_send(c, wrap_rank(c->rank + i, c->size), TAG_ALLGATHER, sendbuf,
-			    scount, st);
+		ret = mpirma_coll_send(c, wrap_rank(c->rank + i, c->size),
+				       TAG_ALLGATHER, sendbuf, scount, st);
 	for (i = 1; !ret && i < c->size; i++) {
 		int from = wrap_rank(c->rank - i + c->size, c->size);
 

@@ -393,7 +393,7 @@ static void build_feed(uint32_t src, const struct unit *u)
 		return;		/* its receive failed: dropped */
 	if (b->got < b->cap)
 		mpirma_copy(b->dst + b->got, u->data,
-		       min_u64(u->rec.chunk, b->cap - b->got));
+			    min_u64(u->rec.chunk, b->cap - b->got));
 	b->got += u->rec.chunk;
 	if (b->got >= b->len) {
 		b->active = false;
