@@ -10,8 +10,9 @@
  * nodes.  An epoch message (wire.h) takes its lock in agent_slots.c
  * first, and waits there when it must.
  *
- * The agent polls and sleeps (its pace, below); a program thread waiting
- * in the layer serves in its stead (hy_agent_assist, from waits.c).
+ * The agent polls and sleeps (its pace, below), and rests while its process
+ * has no window that spans nodes; a program thread waiting in the layer
+ * serves in its stead (hy_agent_assist, from waits.c).
  * Lock requests go to agent_slots.c.  Started and stopped by node.c.
  */
 #define _GNU_SOURCE		/* pthread_setname_np */
@@ -52,6 +53,18 @@ static struct {
 
 /* Program threads in an assisted wait (atomic): they serve, the agent rests. */
 static int waiters;
+
+/*
+ * The agent's rest while this process has no window that spans nodes (no
+ * slot in use, so no origin ships to it): it waits on park_cond and makes
+ * no polls, which took the host's progress lock and a time slice from the
+ * program's threads.  park_lock protects park_stop and the wait, so that
+ * a wake between the agent's look at the slot count and its wait is not
+ * lost.
+ */
+static struct hy_mutex park_lock = HY_MUTEX_INIT(HY_LOCK_PARK);
+static pthread_cond_t park_cond = PTHREAD_COND_INITIALIZER;
+static bool park_stop;		/* hy_agent_stop: rest no more */
 
 /* What the agent did, for hy_agent_stop's report. */
 static struct {
@@ -214,6 +227,27 @@ static int serve_arrived(const MPI_Status *st)
 	return 1;
 }
 
+/* Rests while no slot is in use; true when it rested. */
+static bool agent_park(void)
+{
+	bool rested = false;
+
+	hy_mutex_lock(&park_lock);
+	while (!park_stop && !hy_slots_live()) {
+		pthread_cond_wait(&park_cond, &park_lock.m);
+		rested = true;
+	}
+	hy_mutex_unlock(&park_lock);
+	return rested;
+}
+
+void hy_agent_wake(void)
+{
+	hy_mutex_lock(&park_lock);
+	pthread_cond_broadcast(&park_cond);
+	hy_mutex_unlock(&park_lock);
+}
+
 static void agent_sleep(long long ns)
 {
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
@@ -260,6 +294,11 @@ static void *agent(void *unused)
 	 */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	for (;;) {
+		if (agent_park()) {
+			/* the rest was no round */
+			sleep_ns = 0;
+			last_cpu = -1;
+		}
 		if (__atomic_load_n(&waiters, __ATOMIC_RELAXED)) {
 			/*
 			 * A waiting program thread serves: the agent keeps
@@ -451,6 +490,10 @@ void hy_agent_stop(bool report)
 	if (!hy.agent)
 		return;
 	PMPI_Comm_rank(hy.ship_comm, &me);
+	hy_mutex_lock(&park_lock);
+	park_stop = true;
+	pthread_cond_broadcast(&park_cond);
+	hy_mutex_unlock(&park_lock);
 	PMPI_Send(&quit, sizeof(quit), MPI_BYTE, me, HY_TAG_OP, hy.ship_comm);
 	pthread_join(agent_thread, NULL);
 	if (report && agent_stats.wall_ns > 0)
@@ -468,5 +511,6 @@ void hy_agent_stop(bool report)
 	free(serving.inbox_buf);
 	serving.inbox_buf = NULL;
 	serving.quit = false;
+	park_stop = false;
 	hy_slots_free();
 }

@@ -84,4 +84,12 @@ void hy_slot_close(struct hy_win *w);
 /* Frees every slot (the agent has stopped). */
 void hy_slots_free(void);
 
+/*
+ * The slots in use: this process's windows that span nodes.  Without one
+ * no origin ships to this process, its agent rests (hy_agent_wake() ends
+ * that when a slot opens) and its receives need not serve.
+ */
+int hy_slots_live(void);
+void hy_agent_wake(void);
+
 #endif /* MPIRMA_HYBRID_AGENT_H */

@@ -57,6 +57,9 @@ static struct hy_mutex slots_lock = HY_MUTEX_INIT(HY_LOCK_SLOTS);
 static struct agent_slot *slots;
 static int nslots;
 
+/* Slots in use (atomic; changed under slots_lock): the agent rests at 0. */
+static int live;
+
 /* Queued epochs granted since, in grant order, for hy_slot_ready(). */
 static struct lock_wait *ready;
 static int nready, capready;
@@ -295,8 +298,11 @@ int hy_slot_open(struct hy_win *w)
 		.target.erank = (uint32_t)sp->erank[sp->me],
 	};
 	sp->myslot = k;
+	__atomic_add_fetch(&live, 1, __ATOMIC_RELEASE);
 unlock:
 	hy_mutex_unlock(&slots_lock);
+	if (ret == MPI_SUCCESS)
+		hy_agent_wake();
 	return ret;
 }
 
@@ -308,6 +314,7 @@ void hy_slot_close(struct hy_win *w)
 		return;
 	hy_mutex_lock(&slots_lock);
 	slots[sp->myslot].used = false;
+	__atomic_sub_fetch(&live, 1, __ATOMIC_RELEASE);
 	hy_mutex_unlock(&slots_lock);
 	sp->myslot = -1;
 }
@@ -328,5 +335,11 @@ void hy_slots_free(void)
 	free(slots);
 	slots = NULL;
 	nslots = 0;
+	__atomic_store_n(&live, 0, __ATOMIC_RELEASE);
 	hy_mutex_unlock(&slots_lock);
+}
+
+int hy_slots_live(void)
+{
+	return __atomic_load_n(&live, __ATOMIC_ACQUIRE);
 }

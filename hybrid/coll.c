@@ -46,6 +46,53 @@ static int dup_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 	return PMPI_Comm_free(&dup);
 }
 
+/* *@kv made on first use; threads: the first keyval made stays. */
+static int keyval_once(int *kv, MPI_Comm_copy_attr_function *copy,
+		       MPI_Comm_delete_attr_function *del)
+{
+	int mine, none = MPI_KEYVAL_INVALID, ret;
+
+	if (__atomic_load_n(kv, __ATOMIC_ACQUIRE) != MPI_KEYVAL_INVALID)
+		return MPI_SUCCESS;
+	ret = PMPI_Comm_create_keyval(copy, del, &mine, NULL);
+	if (ret != MPI_SUCCESS)
+		return ret;
+	if (!__atomic_compare_exchange_n(kv, &none, mine, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		PMPI_Comm_free_keyval(&mine);
+	return MPI_SUCCESS;
+}
+
+/*
+ * The communicators whose collectives serve: those a window that spans
+ * nodes was created over, marked by every member at the same point of the
+ * creation (hy_coll_serve), and their duplicates (the mark is copied).
+ * The program's collectives on any other are the host's blocking calls,
+ * at the host's cost; its agent serves a process inside one.  A mark
+ * stays for the communicator's life, so every member decides alike
+ * whatever windows each has freed since.
+ */
+static int serve_keyval = MPI_KEYVAL_INVALID;
+
+void hy_coll_serve(MPI_Comm comm)
+{
+	if (keyval_once(&serve_keyval, MPI_COMM_DUP_FN,
+			MPI_COMM_NULL_DELETE_FN) == MPI_SUCCESS)
+		PMPI_Comm_set_attr(comm, serve_keyval, (void *)1);
+}
+
+bool hy_coll_serves(MPI_Comm comm)
+{
+	int kv = __atomic_load_n(&serve_keyval, __ATOMIC_ACQUIRE);
+	void *attr;
+	int flag = 0;
+
+	if (kv == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL)
+		return false;
+	return PMPI_Comm_get_attr(comm, kv, &attr, &flag) == MPI_SUCCESS &&
+	       flag;
+}
+
 /*
  * @comm's private duplicate into *@priv, made on first use; MPI_COMM_NULL
  * when these collectives do not serve @comm (an inter-communicator, or
@@ -63,19 +110,9 @@ static int coll_comm(MPI_Comm comm, MPI_Comm *priv)
 	ret = PMPI_Comm_test_inter(comm, &inter);
 	if (ret != MPI_SUCCESS || inter)
 		return ret;
-	if (__atomic_load_n(&dup_keyval, __ATOMIC_ACQUIRE) == MPI_KEYVAL_INVALID) {
-		int mine, none = MPI_KEYVAL_INVALID;
-
-		ret = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, dup_delete,
-					      &mine, NULL);
-		if (ret != MPI_SUCCESS)
-			return ret;
-		/* threads: the first keyval made stays */
-		if (!__atomic_compare_exchange_n(&dup_keyval, &none, mine, false,
-						 __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE))
-			PMPI_Comm_free_keyval(&mine);
-	}
+	ret = keyval_once(&dup_keyval, MPI_COMM_NULL_COPY_FN, dup_delete);
+	if (ret != MPI_SUCCESS)
+		return ret;
 	ret = PMPI_Comm_get_attr(comm, dup_keyval, &attr, &flag);
 	if (ret != MPI_SUCCESS)
 		return ret;

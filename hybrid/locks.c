@@ -22,6 +22,7 @@ static const char *const lock_names[] = {
 	[HY_LOCK_SLOTS] = "slots lock (the agent's slots and locks)",
 	[HY_LOCK_ORDER] = "order lock (a reply's receive with its send)",
 	[HY_LOCK_KEYVALS] = "keyvals lock (the window keyvals' list)",
+	[HY_LOCK_PARK] = "park lock (the agent's rest)",
 };
 
 /* Initial-exec: a shared library's default model calls __tls_get_addr. */

@@ -18,6 +18,7 @@
  *   5 HY_LOCK_ORDER  a reply's receive posted with its operation's send
  *                    (batch.c), so replies match operations in order
  *   6 HY_LOCK_KEYVALS the window keyvals' list (keyval.c)
+ *   7 HY_LOCK_PARK   the agent's rest while no slot is in use (agent.c)
  *
  * The host MPI's own locks come after all of them: the layer calls the host
  * with any of its locks held.  The engine (lib/) takes its own only inside
@@ -43,6 +44,7 @@ enum hy_lock_rank {
 	HY_LOCK_SLOTS,
 	HY_LOCK_ORDER,
 	HY_LOCK_KEYVALS,
+	HY_LOCK_PARK,
 };
 
 struct hy_mutex {

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "coll.h"
 #include "convert.h"
 #include "errors.h"
 #include "handle.h"
@@ -192,6 +193,8 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		return hy_fail(MPI_ERR_NO_MEM, "out of memory (window that "
 			       "spans nodes)");
 	sp = w->span;
+	if (hy.agent)
+		hy_coll_serve(a->comm);
 	/* Published: nobody ships to a slot before it exists. */
 	hy_wait_allgather(&sp->myslot, 1, MPI_INT, sp->slot, a->comm);
 	/* Each target's memory, so that a range error fails at the call. */

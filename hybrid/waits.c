@@ -5,14 +5,17 @@
  * While agents run (windows span nodes), operations from other nodes come
  * to this process's agent, which polls the host between sleeps of up to
  * 2 ms.  A thread of the program that waits in the layer (for a reply, a
- * lock grant, a barrier, the layer's own collectives in window creation,
- * or the program's MPI_Barrier and MPI_Recv, and while agents run its
- * MPI_Reduce, MPI_Allreduce and MPI_Bcast) polls the host anyway, so it
- * serves what has come itself (hy_agent_assist) and the agent rests: a
- * remote origin is answered at once instead of at the agent's next poll,
- * and a process that creates a window while a peer still works on an
- * older one through its agent keeps serving it.  With hy.yield, waits also
- * yield the CPU between polls.  Without agents and yield, each wait is the
+ * lock grant, a barrier, the layer's own collectives in window creation)
+ * polls the host anyway, so it serves what has come itself
+ * (hy_agent_assist) and the agent rests: a remote origin is answered at
+ * once instead of at the agent's next poll, and a process that creates a
+ * window while a peer still works on an older one through its agent keeps
+ * serving it.  The program's MPI_Recv serves so while the process has a
+ * window that spans nodes, and its MPI_Barrier, MPI_Reduce, MPI_Allreduce
+ * and MPI_Bcast on a communicator such a window was created over
+ * (hy_coll_serves); elsewhere they are the host's calls, at the host's
+ * cost.  With hy.yield, waits also yield the CPU between polls, and every
+ * program wait above polls.  Without agents and yield, each wait is the
  * host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
@@ -67,18 +70,32 @@ static int wait_started(int ret, MPI_Request *req)
 	return ret != MPI_SUCCESS ? ret : hy_wait(1, req);
 }
 
-int hy_wait_barrier(MPI_Comm comm)
+/*
+ * Do the program's collectives on @comm serve?  The same answer on every
+ * member: agents run in every process or in none, and a communicator's
+ * mark is set by all its members at once (coll.c).
+ */
+static bool coll_serves(MPI_Comm comm)
+{
+	return hy.agent && hy_coll_serves(comm);
+}
+
+/* The barrier whose wait serves. */
+static int serving_barrier(MPI_Comm comm)
 {
 	MPI_Request req;
 	bool done;
 	int ret;
 
-	if (!waits_poll())
-		return PMPI_Barrier(comm);
 	ret = hy_coll_barrier(comm, &done);
 	if (done)
 		return ret;
 	return wait_started(PMPI_Ibarrier(comm, &req), &req);
+}
+
+int hy_wait_barrier(MPI_Comm comm)
+{
+	return waits_poll() ? serving_barrier(comm) : PMPI_Barrier(comm);
 }
 
 /* The nonblocking allreduce and a wait that serves. */
@@ -148,12 +165,15 @@ static bool probe_args_ok(int source, int tag, MPI_Comm comm)
 int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
+	bool serve = hy.agent && hy_slots_live();
 	int flag = 0, ret = MPI_SUCCESS;
 	MPI_Request req;
 	MPI_Status st;
 
-	/* Agents: the receive and the inbox in one wait of the host's. */
-	if (hy.agent && probe_args_ok(source, tag, comm)) {
+	if (!(serve || hy.yield) || !probe_args_ok(source, tag, comm))
+		return PMPI_Recv(buf, count, type, source, tag, comm, status);
+	/* Serving: the receive and the inbox in one wait of the host's. */
+	if (serve) {
 		ret = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
 		if (ret == MPI_SUCCESS)
 			ret = wait_status(1, &req, &st);
@@ -161,29 +181,27 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 			*status = st;
 		return ret;
 	}
-	if (waits_poll() && probe_args_ok(source, tag, comm)) {
-		hy_agent_waiting(1);
-		for (;;) {
-			ret = PMPI_Iprobe(source, tag, comm, &flag,
-					  MPI_STATUS_IGNORE);
-			if (ret != MPI_SUCCESS || flag)
-				break;
-			ret = hy_agent_assist(0, NULL, NULL, false);
-			if (ret != MPI_SUCCESS)
-				break;
-			if (hy.yield)
-				sched_yield();
-		}
-		hy_agent_waiting(-1);
+	hy_agent_waiting(1);
+	for (;;) {
+		ret = PMPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
+		if (ret != MPI_SUCCESS || flag)
+			break;
+		ret = hy_agent_assist(0, NULL, NULL, false);
 		if (ret != MPI_SUCCESS)
-			return ret;
+			break;
+		sched_yield();
 	}
+	hy_agent_waiting(-1);
+	if (ret != MPI_SUCCESS)
+		return ret;
 	return PMPI_Recv(buf, count, type, source, tag, comm, status);
 }
 
 int MPI_Barrier(MPI_Comm comm)
 {
-	return hy_wait_barrier(comm);
+	if (hy.yield || coll_serves(comm))	/* hy.yield: the job's too */
+		return serving_barrier(comm);
+	return PMPI_Barrier(comm);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
@@ -193,20 +211,19 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 }
 
 /*
- * The program's reductions and broadcast, while agents run: a process
- * inside one serves its agent's messages as MPI_Barrier's wait does
- * (OpenCoarrays' image 0 waits in MPI_Reduce while image 1 reads its
- * coarrays, each read left to the agent's next poll otherwise).  Only
- * with agents, which run in every process of the job or in none: every
- * member makes the same call (a blocking collective does not match a
- * nonblocking one).  Without them, the host's call, unwrapped.
+ * The program's reductions and broadcast on a communicator whose
+ * collectives serve (OpenCoarrays' image 0 waits in MPI_Reduce while image
+ * 1 reads its coarrays, each read left to the agent's next poll
+ * otherwise).  Every member decides alike (coll_serves): a blocking
+ * collective does not match a nonblocking one.  Elsewhere, the host's
+ * call, unwrapped.
  */
 int MPI_Reduce(const void *in, void *out, int count, MPI_Datatype type,
 	       MPI_Op op, int root, MPI_Comm comm)
 {
 	MPI_Request req;
 
-	if (!hy.agent)
+	if (!coll_serves(comm))
 		return PMPI_Reduce(in, out, count, type, op, root, comm);
 	return wait_started(PMPI_Ireduce(in, out, count, type, op, root, comm,
 					 &req), &req);
@@ -215,7 +232,7 @@ int MPI_Reduce(const void *in, void *out, int count, MPI_Datatype type,
 int MPI_Allreduce(const void *in, void *out, int count, MPI_Datatype type,
 		  MPI_Op op, MPI_Comm comm)
 {
-	if (!hy.agent)
+	if (!coll_serves(comm))
 		return PMPI_Allreduce(in, out, count, type, op, comm);
 	return wait_iallreduce(in, out, count, type, op, comm);
 }
@@ -227,7 +244,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root,
 	bool done;
 	int ret;
 
-	if (!hy.agent)
+	if (!coll_serves(comm))
 		return PMPI_Bcast(buf, count, type, root, comm);
 	ret = hy_coll_bcast(buf, count, type, root, comm, &done);
 	if (done)

@@ -8,7 +8,7 @@
  * the standard allows it; a user-defined
  * non-commutative op (2x2 matrix product), which must be applied in rank
  * order; MPI_Reduce_local; and many collectives back to back on the same
- * and on different communicators.
+ * and on different communicators; the same again with a window open.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,11 +482,31 @@ static void test_alltoallw(void)
 	free(rt);
 }
 
+/*
+ * Again with a window on MPI_COMM_WORLD: under the layer at two logical
+ * nodes it spans nodes, and the collectives on MPI_COMM_WORLD and its
+ * duplicates are then the layer's, whose waits serve the agent
+ * (hybrid/coll.c); without one they are the host's own calls.
+ */
+static void test_with_window(void)
+{
+	MPI_Win win;
+	int *base;
+
+	CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL,
+				   MPI_COMM_WORLD, &base, &win));
+	test_rooted();
+	test_all();
+	test_user_op();
+	test_back_to_back();
+	CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_rooted, test_all, test_alltoallw, test_user_op,
-		test_back_to_back, NULL,
+		test_back_to_back, test_with_window, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "coll", tests);
