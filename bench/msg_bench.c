@@ -20,6 +20,7 @@
  */
 #include <getopt.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +49,16 @@ static void usage(void)
 {
 	if (rank == 0)
 		printf("Usage: %s [--impl NAME] [--csv FILE] [--time S] [--rounds R]\n"
-		       "          [--pingpong-max BYTES] [--coll-max BYTES]\n"
+		       "          [--pingpong-max BYTES] [--coll-max BYTES] [--thread-multiple]\n"
 		       "Messages, barriers and small collectives (see the source's head).\n"
 		       "  --impl NAME          the implementation column of the rows\n"
 		       "  --csv FILE           append rows to FILE (rank 0) instead of stdout\n"
 		       "  --time S             seconds per round and size (default 0.2)\n"
 		       "  --rounds R           rounds per row, 1 to %d (default 3)\n"
 		       "  --pingpong-max BYTES largest ping-pong (default 4194304)\n"
-		       "  --coll-max BYTES     largest allreduce and bcast (default 65536)\n",
+		       "  --coll-max BYTES     largest allreduce and bcast (default 65536)\n"
+		       "  --thread-multiple    MPI_Init_thread(MPI_THREAD_MULTIPLE), the level\n"
+		       "                       the hybrid layer asks of its host for its agents\n",
 		       PROG, MAX_ROUNDS);
 }
 
@@ -182,6 +185,15 @@ static void measure_warmup(void *buf)
 	}
 }
 
+/* --thread-multiple, read before MPI_Init, which chooses the level. */
+static bool want_multiple(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--thread-multiple"))
+			return true;
+	return false;
+}
+
 /* The size after @n: @factor times it, the last one @max, then 0. */
 static size_t next_size(size_t n, size_t factor, size_t max)
 {
@@ -199,6 +211,7 @@ static void parse(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "pingpong-max", required_argument, NULL, 'p' },
 		{ "coll-max", required_argument, NULL, 'm' },
+		{ "thread-multiple", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -218,6 +231,7 @@ static void parse(int argc, char **argv)
 		case 'm':
 			opt.coll_max = cli_ulong("--coll-max", optarg, 8, 1 << 26);
 			break;
+		case 'T': break;	/* read before MPI_Init (main) */
 		case 'h':
 			usage();
 			MPI_Finalize();
@@ -237,7 +251,13 @@ int main(int argc, char **argv)
 	char *buf;
 	void *wbase;
 
-	MPI_Init(&argc, &argv);
+	if (want_multiple(argc, argv)) {
+		int provided;
+
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	} else {
+		MPI_Init(&argc, &argv);
+	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	parse(argc, argv);
