@@ -221,7 +221,7 @@ static void test_interleave(void)
 }
 
 #define THREADS		3
-#define THREAD_ROUNDS	12
+#define THREAD_ROUNDS	24
 
 /* Thread @arg of this rank: its own exchange with the partner rank. */
 static void *thread_exchange(void *arg)

@@ -84,6 +84,14 @@ int mpirma_unlock_all(void);
 void mpirma_relock(int depth);
 
 /*
+ * How many times a thread has let go of the library lock inside a call
+ * (read and changed under the lock): a walk of shared lists that calls
+ * something which may wait compares it before and after, as every node it
+ * held may have gone meanwhile.
+ */
+extern unsigned long mpirma_lock_drops;
+
+/*
  * One pause of a polling wait, without the library lock: yields the CPU
  * the first 64 times (*@spins counts), then sleeps 1 us growing to 1 ms.
  */

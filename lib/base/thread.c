@@ -39,11 +39,14 @@ void mpirma_guard_leave(const int *entered)
 		pthread_mutex_unlock(&library_lock);
 }
 
+unsigned long mpirma_lock_drops;
+
 int mpirma_unlock_all(void)
 {
 	int d = depth;
 
 	if (d) {
+		mpirma_lock_drops++;
 		depth = 0;
 		pthread_mutex_unlock(&library_lock);
 	}

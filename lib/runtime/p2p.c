@@ -43,6 +43,9 @@
  * @req: the request head (first)
  * @prev, @next: the posted queue, in posting order
  * @queued: in the queue
+ * @taking: a thread is taking a message into it (with threads, the
+ *	transport lets go of the library lock until a message of several
+ *	units is complete): no other may take one meanwhile
  * @comm: the communicator (referenced)
  * @dt: the datatype (referenced)
  * @buf, @count: the user's buffer
@@ -57,6 +60,7 @@ struct p2p_recv {
 	struct mpirma_request req;
 	struct p2p_recv *prev, *next;
 	bool queued;
+	bool taking;
 	struct mpirma_comm *comm;
 	struct mpirma_dtype *dt;
 	void *buf;
@@ -187,7 +191,9 @@ static int recv_into(struct p2p_recv *r, unsigned int flags, uint32_t src,
 	size_t got;
 	int ret, err;
 
+	r->taking = true;
 	ret = p2p_msg_recv(flags, src, tag, r->ctx, r->land, r->cap, &m);
+	r->taking = false;
 	if (ret == -EAGAIN)
 		return ret;
 	err = recv_outcome(ret, src, &m, r->cap, &got);
@@ -208,7 +214,7 @@ static struct p2p_recv *first_taker(struct p2p_recv *r, uint32_t src,
 	struct p2p_recv *e;
 
 	for (e = q_head; e != r; e = e->next)
-		if (e->ctx == r->ctx && matches(e, src, tag))
+		if (!e->taking && e->ctx == r->ctx && matches(e, src, tag))
 			return e;
 	return r;
 }
@@ -218,13 +224,17 @@ static struct p2p_recv *first_taker(struct p2p_recv *r, uint32_t src,
  * a message seen goes to its earliest taker, and the attempt repeats while
  * that was another receive.  Returns after @r completed or nothing (more)
  * was there; a waiting attempt returns after one message was handed out.
+ * With threads, it also returns when the transport let go of the library
+ * lock while it handed a message to another receive: @r, another thread's,
+ * may have been completed and gone meanwhile.
  */
 static void try_recv(struct p2p_recv *r, unsigned int flags)
 {
 	struct mpirma_msg m;
 	int ret;
 
-	while (!r->req.done) {
+	while (!r->req.done && !r->taking) {
+		unsigned long drops = mpirma_lock_drops;
 		struct p2p_recv *e;
 
 		if (!shadowed(r)) {
@@ -242,7 +252,7 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 		}
 		e = first_taker(r, m.source, m.msg_tag);
 		recv_into(e, MPIRMA_MSG_NOWAIT, m.source, m.msg_tag);
-		if (flags == 0 && e != r)
+		if ((flags == 0 && e != r) || mpirma_lock_drops != drops)
 			return;
 	}
 }
@@ -253,14 +263,30 @@ bool mpirma_p2p_progress_due(void)
 	return q_head && !p2p_busy;
 }
 
+/*
+ * With threads, a receive of a message in several units lets go of the
+ * library lock until the last has come; the queue may then have lost any
+ * of its receives (their threads completed them and returned), so the
+ * walk starts again at the head, a few times at most.
+ */
+#define P2P_RESTARTS	4
+
 void mpirma_p2p_progress(void)
 {
 	struct p2p_recv *r, *next;
+	int restarts = 0;
 
 	for (r = q_head; r; r = next) {
+		unsigned long drops = mpirma_lock_drops;
+
 		next = r->next;
 		/* Only @r and receives before it can complete here. */
 		try_recv(r, MPIRMA_MSG_NOWAIT);
+		if (mpirma_lock_drops != drops) {
+			if (++restarts > P2P_RESTARTS)
+				return;
+			next = q_head;
+		}
 	}
 }
 
@@ -293,7 +319,8 @@ static int recv_cancel(struct mpirma_request *req)
 {
 	struct p2p_recv *r = (struct p2p_recv *)req;
 
-	if (r->req.done)
+	/* one being taken completes with its message, as the standard allows */
+	if (r->req.done || r->taking)
 		return MPI_SUCCESS;
 	dequeue(r);
 	mpirma_status_empty(&r->req.status);
