@@ -173,7 +173,7 @@ MT_LIB_SRCS := $(filter-out mpitests/lib/suite.c,$(wildcard mpitests/lib/*.c))
 ifneq ($(LIB_TARGETS),)
 ifneq ($(wildcard include/mpi.h),)
 EX_BINS := $(EX_SRCS:examples/%.c=$(EXDIR)/%)
-MT_BINS := $(MT_SRCS:mpitests/%.c=$(MTDIR)/%)
+MT_BINS := $(MT_SRCS:mpitests/%.c=$(MTDIR)/%) $(MTDIR)/suite
 # threads under ThreadSanitizer, with its own build of the library
 LIB_TSAN_OBJS := $(LIB_SRCS:%.c=$(OBJ)/tsan/%.o) $(KUSER_SRCS:%.c=$(OBJ)/tsan/%.o) \
 		 $(call REDUCE_VEC_OBJS,$(OBJ)/tsan)
@@ -635,6 +635,29 @@ $(MTDIR)/%: mpitests/%.c $(MT_ARCHIVE) $(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARG
 	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
 		$(if $(wildcard mpitests/$*/*.c),-Impitests/$* $(wildcard mpitests/$*/*.c)) \
 		-o $@.tmp $< $(MT_ARCHIVE) '-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm
+	mv -f $@.tmp $@
+
+# The same tests in one program, for list entries NAME+NAME+... (every
+# launch of a job costs 0.3-0.5 s in the VM): mpitests/lib/suite.c calls
+# each member's main, renamed mtest_main_NAME.  Members are tests of one
+# source file that take no arguments.
+MT_SUITE := comm topo_graph persist grequest mprobe isendrecv intercomm \
+	attr datatype p2p msgq coll win sync errors ops concurrency span \
+	wincomm largecount threads
+MT_SUITE_OBJ := $(OBJ)/mpitests-suite
+
+$(MT_SUITE_OBJ)/%.o: mpitests/%.c $(MT_HDRS) $(MPICC) $(HEADERS)
+	@mkdir -p $(@D)
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
+		-Dmain=mtest_main_$* -c -o $@ $<
+
+$(MTDIR)/suite: mpitests/lib/suite.c $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_ARCHIVE) \
+		$(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS) Makefile
+	@mkdir -p $(@D)
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
+		'-DMTEST_SUITE_TESTS=$(foreach t,$(MT_SUITE),X($(t)))' -o $@.tmp \
+		$< $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_ARCHIVE) \
+		'-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 $(MTDIR)/run: mpitests/run

@@ -43,6 +43,22 @@ static size_t find(const char *name)
 	return k;
 }
 
+/*
+ * The level the members ask for: MPI_THREAD_MULTIPLE when one of them
+ * wants it, else what MPI_Init gives, so that the others run at the level
+ * they run at alone.
+ */
+static int level(int argc, char **argv)
+{
+	static const char *const multiple[] = { "threads", "grequest" };
+
+	for (int i = 1; i < argc; i++)
+		for (size_t k = 0; k < sizeof(multiple) / sizeof(*multiple); k++)
+			if (!strcmp(argv[i], multiple[k]))
+				return MPI_THREAD_MULTIPLE;
+	return MPI_THREAD_SINGLE;
+}
+
 int main(int argc, char **argv)
 {
 	int provided, status = 0, i;
@@ -56,8 +72,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* The most any member asks for (threads wants MPI_THREAD_MULTIPLE). */
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	MPI_Init_thread(&argc, &argv, level(argc, argv), &provided);
 	mtest_in_suite = true;
 	for (i = 1; i < argc; i++) {
 		char *targv[] = { argv[i], NULL };
