@@ -630,11 +630,14 @@ $(MT_ARCHIVE): $(MT_LIB_OBJS)
 $(MTDIR)/nbc: $(wildcard mpitests/nbc/*.[ch])
 $(MTDIR)/env: $(wildcard mpitests/env/*.[ch])
 
+# An MPI test's compile, and what its link ends with.
+MT_CC = MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib
+MT_LIBS = $(MT_ARCHIVE) '-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm
+
 $(MTDIR)/%: mpitests/%.c $(MT_ARCHIVE) $(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
-		$(if $(wildcard mpitests/$*/*.c),-Impitests/$* $(wildcard mpitests/$*/*.c)) \
-		-o $@.tmp $< $(MT_ARCHIVE) '-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm
+	$(MT_CC) $(if $(wildcard mpitests/$*/*.c),-Impitests/$* $(wildcard mpitests/$*/*.c)) \
+		-o $@.tmp $< $(MT_LIBS)
 	mv -f $@.tmp $@
 
 # The same tests in one program, for list entries NAME+NAME+... (every
@@ -648,16 +651,13 @@ MT_SUITE_OBJ := $(OBJ)/mpitests-suite
 
 $(MT_SUITE_OBJ)/%.o: mpitests/%.c $(MT_HDRS) $(MPICC) $(HEADERS)
 	@mkdir -p $(@D)
-	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
-		-Dmain=mtest_main_$* -c -o $@ $<
+	$(MT_CC) -Dmain=mtest_main_$* -c -o $@ $<
 
 $(MTDIR)/suite: mpitests/lib/suite.c $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_ARCHIVE) \
 		$(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS) Makefile
 	@mkdir -p $(@D)
-	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib \
-		'-DMTEST_SUITE_TESTS=$(foreach t,$(MT_SUITE),X($(t)))' -o $@.tmp \
-		$< $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_ARCHIVE) \
-		'-Wl,-rpath,$$ORIGIN/../../../lib' $(ALL_LDFLAGS) -lm -lpthread
+	$(MT_CC) '-DMTEST_SUITE_TESTS=$(foreach t,$(MT_SUITE),X($(t)))' -o $@.tmp \
+		$< $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_LIBS) -lpthread
 	mv -f $@.tmp $@
 
 $(MTDIR)/run: mpitests/run

@@ -232,6 +232,8 @@ static bool agent_park(void)
 {
 	bool rested = false;
 
+	if (hy_slots_live())	/* the agent's every round: no lock then */
+		return false;
 	hy_mutex_lock(&park_lock);
 	while (!park_stop && !hy_slots_live()) {
 		pthread_cond_wait(&park_cond, &park_lock.m);
@@ -241,11 +243,19 @@ static bool agent_park(void)
 	return rested;
 }
 
-void hy_agent_wake(void)
+/* Ends the agent's rest; with @stop, for good. */
+static void park_wake(bool stop)
 {
 	hy_mutex_lock(&park_lock);
+	if (stop)
+		park_stop = true;
 	pthread_cond_broadcast(&park_cond);
 	hy_mutex_unlock(&park_lock);
+}
+
+void hy_agent_wake(void)
+{
+	park_wake(false);
 }
 
 static void agent_sleep(long long ns)
@@ -490,10 +500,7 @@ void hy_agent_stop(bool report)
 	if (!hy.agent)
 		return;
 	PMPI_Comm_rank(hy.ship_comm, &me);
-	hy_mutex_lock(&park_lock);
-	park_stop = true;
-	pthread_cond_broadcast(&park_cond);
-	hy_mutex_unlock(&park_lock);
+	park_wake(true);
 	PMPI_Send(&quit, sizeof(quit), MPI_BYTE, me, HY_TAG_OP, hy.ship_comm);
 	pthread_join(agent_thread, NULL);
 	if (report && agent_stats.wall_ns > 0)
