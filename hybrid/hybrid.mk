@@ -90,8 +90,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
 # with each host's compiler wrapper, staged with the runner, the launcher
 # shim and the list in libexec/mpirma/hybrid/.
 HY_STAGE := $(B)/libexec/mpirma/hybrid
-HY_TESTS := win sync ops datatype errors concurrency nodes span threads killpoint \
-	wincomm rmaerr largecount
+HY_TESTS := killpoint
 HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
 HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \
@@ -116,11 +115,13 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 
 # The same tests in one program, for lists that run several per launch
 # (NAME+NAME in hybrid/list: each launch costs seconds in the VM):
-# mpitests/lib/suite.c calls each test's main, renamed mtest_main_NAME.
-# The members take no arguments.  The suites depend on this file, which
-# lists them: a member added to a built tree is linked in.
+# mpitests/lib/suite.c calls each test's main, renamed mtest_main_NAME,
+# with the arguments the list gives it (NAME@A,B).  A member has no
+# program of its own (mpitests/run runs NAME alone in the suite).  The
+# suites depend on this file, which lists them: a member added to a built
+# tree is linked in.
 HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount \
-	p2p epochs coll
+	p2p epochs coll nodes span
 HY_SUITE_OBJ := $(B)/obj/hybrid-suite
 
 define hybrid_suite

@@ -9,8 +9,10 @@
  * error handler of MPI_COMM_WORLD is put back and every rank meets in a
  * barrier, so one test's leftovers do not reach the next.
  *
- * Usage: mpiexec -n N suite NAME...   Exit status: 1 when a test failed,
- * 2 for an unknown NAME.
+ * Usage: mpiexec -n N suite NAME[@ARG,ARG...]...   A member's arguments
+ * follow its name (commas between them), as the list's args= gives a
+ * program its own.  Exit status: 1 when a test failed, 2 for an unknown
+ * NAME.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,15 +34,30 @@ static const struct {
 };
 
 #define NTESTS	(sizeof(tests) / sizeof(tests[0]))
+#define MAX_ARGS	16
 
-/* The index of test @name, or NTESTS. */
-static size_t find(const char *name)
+/* The index of the test a member word NAME[@ARGS] names, or NTESTS. */
+static size_t find(const char *word)
 {
-	size_t k;
+	size_t n = strcspn(word, "@"), k;
 
-	for (k = 0; k < NTESTS && strcmp(name, tests[k].name); k++)
+	for (k = 0; k < NTESTS && (strncmp(word, tests[k].name, n) ||
+				   tests[k].name[n]); k++)
 		;
 	return k;
+}
+
+/* Runs member word NAME[@A,B...] as NAME A B ...; its exit status. */
+static int run(size_t k, char *word)
+{
+	char *targv[MAX_ARGS + 2] = { (char *)tests[k].name };
+	char *rest = strchr(word, '@');
+	int targc = 1;
+
+	for (char *a = rest ? strtok(rest + 1, ",") : NULL;
+	     a && targc <= MAX_ARGS; a = strtok(NULL, ","))
+		targv[targc++] = a;
+	return tests[k].main(targc, targv);
 }
 
 /*
@@ -54,7 +71,7 @@ static int level(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		for (size_t k = 0; k < sizeof(multiple) / sizeof(*multiple); k++)
-			if (!strcmp(argv[i], multiple[k]))
+			if (find(argv[i]) == find(multiple[k]))
 				return MPI_THREAD_MULTIPLE;
 	return MPI_THREAD_SINGLE;
 }
@@ -75,12 +92,10 @@ int main(int argc, char **argv)
 	MPI_Init_thread(&argc, &argv, level(argc, argv), &provided);
 	mtest_in_suite = true;
 	for (i = 1; i < argc; i++) {
-		char *targv[] = { argv[i], NULL };
-
 		k = find(argv[i]);
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 		MPI_Barrier(MPI_COMM_WORLD);
-		if (tests[k].main(1, targv))
+		if (run(k, argv[i]))
 			status = 1;
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
