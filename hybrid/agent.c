@@ -55,6 +55,15 @@ static struct {
 static int waiters;
 
 /*
+ * A nudge is on its way to this process's inbox (atomic): epochs became
+ * ready while another thread held serve_lock, maybe blocked in the host's
+ * wait for its own requests and the inbox (hy_agent_assist), which only a
+ * message ends.  Its origins wait for their replies, and the blocked
+ * thread may wait for them in turn.
+ */
+static int nudged;
+
+/*
  * The agent's rest while this process has no window that spans nodes (no
  * slot in use, so no origin ships to it): it waits on park_cond and makes
  * no polls, which took the host's progress lock and a time slice from the
@@ -185,6 +194,12 @@ static int serve_arrived(const MPI_Status *st)
 	if (n == (int)sizeof(*h) && h->slot == HY_QUIT) {
 		serving.quit = true;
 		return -1;
+	}
+	if (n == (int)sizeof(*h) && h->kind == HY_KIND_NUDGE) {
+		/* cleared first: a later release nudges again */
+		__atomic_store_n(&nudged, 0, __ATOMIC_SEQ_CST);
+		serve_ready();
+		return 1;
 	}
 	if (n == (int)sizeof(*h) && h->kind == HY_KIND_LONG) {
 		if (h->nelem > INT_MAX)
@@ -409,10 +424,29 @@ int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat, bool block)
 	return ret;
 }
 
+/* Ends the wait of a thread that holds serve_lock (see nudged). */
+static void nudge(void)
+{
+	static const struct ship_hdr hdr = { .kind = HY_KIND_NUDGE };
+	MPI_Request req;
+	int me;
+
+	if (__atomic_exchange_n(&nudged, 1, __ATOMIC_SEQ_CST))
+		return;
+	PMPI_Comm_rank(hy.ship_comm, &me);
+	if (PMPI_Isend(&hdr, sizeof(hdr), MPI_BYTE, me, HY_TAG_OP,
+		       hy.ship_comm, &req) == MPI_SUCCESS)
+		PMPI_Request_free(&req);
+}
+
 void hy_agent_serve_ready(void)
 {
-	if (!hy.agent || hy_mutex_trylock(&serve_lock))
+	if (!hy.agent)
 		return;
+	if (hy_mutex_trylock(&serve_lock)) {
+		nudge();
+		return;
+	}
 	serve_ready();
 	hy_mutex_unlock(&serve_lock);
 }

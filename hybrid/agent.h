@@ -63,7 +63,8 @@ bool hy_slot_ready(struct ship_hdr **epoch, size_t *len, int *origin);
 
 /*
  * Applies the epochs granted while they waited, unless another thread is
- * serving (which applies them): after this process gave back its own lock.
+ * serving (which applies them: a message to the inbox ends its wait in
+ * the host): after this process gave back its own lock.
  */
 void hy_agent_serve_ready(void);
 

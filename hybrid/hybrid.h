@@ -57,10 +57,12 @@
  * ranks than CPUs?  MPICH's do (a barrier of 4 ranks on 2 CPUs in the VM:
  * 16 ms); Open MPI's yield once its launcher knows the node is
  * oversubscribed (240 us), and the layer's own polls and yields on top
- * made them 2-4x slower (barrier 550 us against 131).  Only where the
- * host spins, or agents run (their waits serve them: without the yields a
- * test of threads at two logical nodes under Open MPI once hung), do the
- * layer's waits yield by default (hy.yield).
+ * made them 2-4x slower (barrier 550 us against 131; 4 ranks at two
+ * logical nodes, a fence 650-870 us against 260-280).  Only where the
+ * host spins do the layer's waits yield by default (hy.yield); where
+ * agents run, a wait that serves blocks in the host's wait for its
+ * requests and the agent's inbox together, which a message ends (a nudge
+ * from the process itself when epochs it queued become ready, agent.c).
  */
 #ifdef OPEN_MPI
 #define HY_HOST_SPINS false

@@ -495,10 +495,7 @@ int hy_start(void)
 	PMPI_Comm_size(node, &nsize);
 	PMPI_Comm_rank(node, &nrank);
 	cpus = node_cpus(node);
-	/* With agents (logical nodes, or more than one real node), as before. */
-	hy.yield = env_int("MPIRMA_YIELD", nsize > cpus &&
-			   (HY_HOST_SPINS || k > 1 || nsize < hy.world_size),
-			   0, 1);
+	hy.yield = env_int("MPIRMA_YIELD", HY_HOST_SPINS && nsize > cpus, 0, 1);
 	leader = wrank;
 	PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
 	if (k > nsize)

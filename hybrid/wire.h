@@ -45,6 +45,8 @@ enum {
 #define HY_KIND_LONG	0x102	/* ... the next HY_TAG_LONG one is the
 				   message, of nelem bytes */
 #define HY_KIND_EPOCH	0x103	/* ... lock, a batch, maybe unlock */
+#define HY_KIND_NUDGE	0x104	/* ... from the process itself: epochs are
+				   ready (agent.c) */
 #define HY_EPOCH_RELEASE 1	/* ship_hdr.flags of HY_KIND_EPOCH: unlock */
 #define HY_LOCK_SHARED	1
 #define HY_LOCK_EXCL	2
