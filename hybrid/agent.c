@@ -179,7 +179,8 @@ static void serve_ready(void)
 
 /*
  * Applies the message the inbox received (@st its status), and replies.
- * Returns 1, or -1 at HY_QUIT or when the host failed.  serve_lock held;
+ * Returns 1, 0 for this process's own nudge (no origin's message), or -1
+ * at HY_QUIT or when the host failed.  serve_lock held;
  * the inbox is not posted again yet.  Out of memory it ends the job: an
  * origin would otherwise wait for its reply forever.
  */
@@ -199,7 +200,7 @@ static int serve_arrived(const MPI_Status *st)
 		/* cleared first: a later release nudges again */
 		__atomic_store_n(&nudged, 0, __ATOMIC_SEQ_CST);
 		serve_ready();
-		return 1;
+		return 0;	/* no origin's message */
 	}
 	if (n == (int)sizeof(*h) && h->kind == HY_KIND_LONG) {
 		if (h->nelem > INT_MAX)
@@ -414,8 +415,8 @@ int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat, bool block)
 	serving.inbox = all[n];
 	for (int k = 0; ret == MPI_SUCCESS && k < out; k++) {
 		if (idx[k] == n) {
-			serve_arrived(&st[k]);
-			agent_stats.assisted++;
+			if (serve_arrived(&st[k]) > 0)
+				agent_stats.assisted++;
 		} else if (stat) {
 			stat[idx[k]] = st[k];
 		}
@@ -437,6 +438,8 @@ static void nudge(void)
 	if (PMPI_Isend(&hdr, sizeof(hdr), MPI_BYTE, me, HY_TAG_OP,
 		       hy.ship_comm, &req) == MPI_SUCCESS)
 		PMPI_Request_free(&req);
+	else	/* none on its way: the next release tries again */
+		__atomic_store_n(&nudged, 0, __ATOMIC_SEQ_CST);
 }
 
 void hy_agent_serve_ready(void)

@@ -10,9 +10,9 @@
  * barrier, so one test's leftovers do not reach the next.
  *
  * Usage: mpiexec -n N suite NAME[@ARG,ARG...]...   A member's arguments
- * follow its name (commas between them), as the list's args= gives a
- * program its own.  Exit status: 1 when a test failed, 2 for an unknown
- * NAME.
+ * (MAX_ARGS at most) follow its name, commas between them, as the list's
+ * args= gives a program its own.  Exit status: 1 when a test failed, 2
+ * for an unknown NAME or too many arguments.
  */
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +47,17 @@ static size_t find(const char *word)
 	return k;
 }
 
+/* The number of arguments of member word NAME[@A,B...]. */
+static int nargs(const char *word)
+{
+	const char *rest = strchr(word, '@');
+	int n = 0;
+
+	for (const char *c = rest; c && *c; c++)
+		n += *c == '@' || *c == ',';
+	return n;
+}
+
 /* Runs member word NAME[@A,B...] as NAME A B ...; its exit status. */
 static int run(size_t k, char *word)
 {
@@ -54,8 +65,8 @@ static int run(size_t k, char *word)
 	char *rest = strchr(word, '@');
 	int targc = 1;
 
-	for (char *a = rest ? strtok(rest + 1, ",") : NULL;
-	     a && targc <= MAX_ARGS; a = strtok(NULL, ","))
+	for (char *a = rest ? strtok(rest + 1, ",") : NULL; a;
+	     a = strtok(NULL, ","))
 		targv[targc++] = a;
 	return tests[k].main(targc, targv);
 }
@@ -86,6 +97,11 @@ int main(int argc, char **argv)
 		if (find(argv[i]) == NTESTS) {
 			fprintf(stderr, "suite: no test '%s' in this suite\n",
 				argv[i]);
+			return 2;
+		}
+		if (nargs(argv[i]) > MAX_ARGS) {
+			fprintf(stderr, "suite: '%s': more than %d arguments\n",
+				argv[i], MAX_ARGS);
 			return 2;
 		}
 	}
