@@ -162,7 +162,6 @@ struct mpirma_dtype {
 	int ktype;
 	bool padded;
 	bool flat;
-	uint32_t rma_ops;	/* predefined: per MPI_Op, 2 bits (lib/rma/rma.c) */
 	struct mpirma_block *blocks;
 	size_t nblocks;
 	struct mpirma_block *eblocks;

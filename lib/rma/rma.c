@@ -174,31 +174,34 @@ static int check_op(const struct mpirma_rma_args *a, int *kop)
 }
 
 /*
- * mpirma_op_check(@op, @t, RMA) for a predefined @t, remembered in @t per
- * op (bit 2 * op: known, the next bit: allowed): the op/type table never
- * changes, and checking it cost more than the rest of a one-element call's
- * arguments together.  Any thread may fill it in; both fill in the same.
+ * mpirma_op_check(@op, @dt, RMA) for a predefined @dt, remembered per
+ * datatype and op (bit 2 * op: known, the next bit: allowed): the op/type
+ * table never changes, and checking it cost more than the rest of a
+ * one-element call's arguments together.  Any thread may fill it in; both
+ * fill in the same.
  */
-static bool rma_op_ok(struct mpirma_dtype *t, MPI_Op op)
+static uint32_t rma_op_memo[MPIRMA_DTYPE_NR_PREDEF];
+
+static __always_inline bool rma_op_ok(MPI_Datatype dt, MPI_Op op)
 {
 	uint32_t known, ok, m;
 
 	if (op < 0 || op >= 16)
-		return !mpirma_op_check(op, t->handle, MPIRMA_OP_USE_RMA);
+		return !mpirma_op_check(op, dt, MPIRMA_OP_USE_RMA);
 	known = 1U << (2 * op);
 	ok = known << 1;
-	m = __atomic_load_n(&t->rma_ops, __ATOMIC_RELAXED);
-	if (!(m & known)) {
+	m = __atomic_load_n(&rma_op_memo[dt], __ATOMIC_RELAXED);
+	if (mpirma_unlikely(!(m & known))) {
 		m = known;
-		if (!mpirma_op_check(op, t->handle, MPIRMA_OP_USE_RMA))
+		if (!mpirma_op_check(op, dt, MPIRMA_OP_USE_RMA))
 			m |= ok;
-		__atomic_fetch_or(&t->rma_ops, m, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&rma_op_memo[dt], m, __ATOMIC_RELAXED);
 	}
 	return m & ok;
 }
 
 /* Has a call of MPIRMA_KIND_* @kind a result side? */
-static bool kind_has_result(int kind)
+static __always_inline bool kind_has_result(int kind)
 {
 	return kind == MPIRMA_KIND_GET || kind == MPIRMA_KIND_GET_ACC ||
 	       kind == MPIRMA_KIND_CAS;
@@ -210,8 +213,8 @@ static bool kind_has_result(int kind)
  * (mpirma_dtype_elem_ktype()) and the op or compare_and_swap may apply to
  * it: -1 otherwise, and the general path decides.
  */
-static int basic_type(const struct mpirma_rma_args *a, bool has_origin,
-		      bool has_result)
+static __always_inline int basic_type(const struct mpirma_rma_args *a,
+				      bool has_origin, bool has_result)
 {
 	int kt = mpirma_dtype_elem_ktype(a->ttype);
 	uint64_t bytes;
@@ -234,7 +237,8 @@ static int basic_type(const struct mpirma_rma_args *a, bool has_origin,
 	case MPIRMA_KIND_CAS:
 		return mpirma_cas_allowed((unsigned int)kt) ? kt : -1;
 	default:
-		return rma_op_ok(mpirma_dtype_get(a->ttype), a->op) ? kt : -1;
+		/* kt >= 0: a predefined handle, rma_op_memo's index */
+		return rma_op_ok(a->ttype, a->op) ? kt : -1;
 	}
 }
 
@@ -278,7 +282,8 @@ static bool rma_build_basic(const struct mpirma_rma_args *a,
  * (mpirma_win_direct_fast()).  False when the general path must decide; every
  * error is the general path's to report.
  */
-static bool rma_fast(struct mpirma_window *w, const struct mpirma_rma_args *a)
+static __always_inline bool rma_fast(struct mpirma_window *w,
+				     const struct mpirma_rma_args *a)
 {
 	bool acc = a->kind == MPIRMA_KIND_ACC || a->kind == MPIRMA_KIND_GET_ACC;
 	bool has_origin = a->kind != MPIRMA_KIND_GET;
@@ -565,7 +570,10 @@ static int rma_dyn_split(MPI_Win win, struct mpirma_window *w,
 	return ret ? ret : mpirma_rma_call(win, &rest, now);
 }
 
-int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
+/* Every call the fast lane does not take; out of line, to keep it light. */
+static int __attribute__((noinline)) rma_call_general(MPI_Win win,
+						      const struct mpirma_rma_args *a,
+						      bool now)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *scratch = NULL;
@@ -576,10 +584,6 @@ int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 	if (!w)
 		return MPI_ERR_WIN;
 	mpirma_count(&mpirma_counters.rma_ops, 1);
-	if (mpirma_win_direct_any(w) && !w->queue.nops && rma_fast(w, a)) {
-		mpirma_count(&mpirma_counters.rma_direct, 1);
-		return MPI_SUCCESS;
-	}
 	if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
 		ret = rma_dyn_split(win, w, a, now);
 		if (ret >= 0)
@@ -592,6 +596,19 @@ int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 		ret = rma_dispatch(w, &op, now || scratch != NULL);
 	free(scratch);
 	return ret;
+}
+
+int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
+{
+	struct mpirma_window *w = mpirma_window_get(win);
+
+	if (mpirma_likely(w && mpirma_win_direct_any(w) && !w->queue.nops) &&
+	    rma_fast(w, a)) {
+		mpirma_count(&mpirma_counters.rma_ops, 1);
+		mpirma_count(&mpirma_counters.rma_direct, 1);
+		return MPI_SUCCESS;
+	}
+	return rma_call_general(win, a, now);
 }
 
 /* ------------------------------------------------------------ shipping */

@@ -100,8 +100,9 @@ static void put_copy(char *t, const char *s, uint64_t n)
  * Where @bytes at displacement @disp of @rank's window memory start in this
  * process, or NULL when not all inside.
  */
-static char *target_addr(struct mpirma_window *w, uint32_t rank,
-			 uint64_t disp, uint64_t bytes)
+static __always_inline char *target_addr(struct mpirma_window *w,
+					 uint32_t rank, uint64_t disp,
+					 uint64_t bytes)
 {
 	const struct mpirma_win_seg *s;
 	uint64_t off;
@@ -160,8 +161,8 @@ static void bulk_lock(uint32_t *word, uint32_t me)
  * run's dispatch then.  The same arithmetic as the reduction engine's
  * (target + origin).  False: the generic run.
  */
-static bool bulk_one(unsigned int type, unsigned int op, char *t,
-		     const char *src, char *res)
+static __always_inline bool bulk_one(unsigned int type, unsigned int op,
+				     char *t, const char *src, char *res)
 {
 	const struct mpirma_type_info *ti = &mpirma_type_info[type];
 	unsigned int size = ti->size;
@@ -193,15 +194,23 @@ static bool bulk_one(unsigned int type, unsigned int op, char *t,
  * The update of @n elements at @t of window rank @rank under that rank's
  * update lock (MPIRMA_ATOM_BULK); arguments as for direct_run().
  */
-static void bulk_run(const struct mpirma_window *w, uint32_t rank,
-		     unsigned int kind, unsigned int type, unsigned int op,
-		     char *t, const char *src, const void *cmp, char *res,
-		     uint64_t n, unsigned int size)
+static __always_inline void bulk_run(const struct mpirma_window *w,
+				     uint32_t rank, unsigned int kind,
+				     unsigned int type, unsigned int op,
+				     char *t, const char *src, const void *cmp,
+				     char *res, uint64_t n, unsigned int size)
 {
 	uint32_t *word = (uint32_t *)(w->bulk_locks + (size_t)rank *
 				      MPIRMA_ULOCK_UPDATE_STRIDE);
 	uint32_t me = (uint32_t)w->rank + 1;
-	uint64_t per = BULK_PIECE / size ? BULK_PIECE / size : 1, k;
+	uint64_t per = n, k;
+
+	/*
+	 * @n * @size is the callers' checked byte count; the division (a
+	 * helper call under emulation) only for runs of several pieces.
+	 */
+	if (n * size > BULK_PIECE)
+		per = BULK_PIECE / size ? BULK_PIECE / size : 1;
 
 	for (; n; n -= k) {
 		k = n < per ? n : per;
@@ -217,6 +226,79 @@ static void bulk_run(const struct mpirma_window *w, uint32_t rank,
 		if (res)
 			res += k * size;
 	}
+}
+
+/*
+ * A 4- or 8-byte element of the commonest calls (bulk_one()'s updates and
+ * compare_and_swap) under the update lock, with no generic dispatch: a
+ * fetch_and_op, a compare_and_swap or a one-element accumulate.  False,
+ * having done nothing, for any other.
+ */
+#define ELEM_UPDATE(uint_t, t, src, cmp, res, kind, op, fsum)		\
+	do {								\
+		uint_t cur_, v_, c_ = 0;				\
+									\
+		memcpy(&v_, (src), sizeof(v_));				\
+		if ((kind) == MPIRMA_KIND_CAS)				\
+			memcpy(&c_, (cmp), sizeof(c_));			\
+		bulk_lock(word, me);					\
+		memcpy(&cur_, (t), sizeof(cur_));			\
+		if ((kind) == MPIRMA_KIND_CAS)				\
+			v_ = cur_ == c_ ? v_ : cur_;			\
+		else if ((op) == MPIRMA_OP_SUM)				\
+			v_ = fsum(cur_, v_);				\
+		memcpy((t), &v_, sizeof(v_));				\
+		__atomic_store_n(word, 0, __ATOMIC_RELEASE);		\
+		if (res)						\
+			memcpy((res), &cur_, sizeof(cur_));		\
+	} while (0)
+
+static inline uint32_t sum_u32(uint32_t a, uint32_t b)
+{
+	return a + b;
+}
+
+static inline uint64_t sum_u64(uint64_t a, uint64_t b)
+{
+	return a + b;
+}
+
+/* The reduction engine's double sum (target + origin), on the bits. */
+static inline uint64_t sum_f64(uint64_t a, uint64_t b)
+{
+	double x, y;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	x = x + y;
+	memcpy(&a, &x, sizeof(a));
+	return a;
+}
+
+static __always_inline bool bulk_elem(const struct mpirma_window *w,
+				      uint32_t rank, unsigned int kind,
+				      unsigned int type, unsigned int op,
+				      char *t, const char *src,
+				      const void *cmp, char *res,
+				      unsigned int size)
+{
+	uint32_t *word = (uint32_t *)(w->bulk_locks + (size_t)rank *
+				      MPIRMA_ULOCK_UPDATE_STRIDE);
+	uint32_t me = (uint32_t)w->rank + 1;
+	bool isint = mpirma_type_info[type].type_class == MPIRMA_CLASS_INT;
+
+	if (!src || (size != 4 && size != 8))
+		return false;
+	if (kind != MPIRMA_KIND_CAS && op != MPIRMA_OP_REPLACE &&
+	    (op != MPIRMA_OP_SUM || (!isint && type != MPIRMA_TYPE_DOUBLE)))
+		return false;
+	if (size == 4)
+		ELEM_UPDATE(uint32_t, t, src, cmp, res, kind, op, sum_u32);
+	else if (isint || kind == MPIRMA_KIND_CAS)
+		ELEM_UPDATE(uint64_t, t, src, cmp, res, kind, op, sum_u64);
+	else
+		ELEM_UPDATE(uint64_t, t, src, cmp, res, kind, op, sum_f64);
+	return true;
 }
 
 static bool contiguous(const struct mpirma_layout *l)
@@ -308,7 +390,7 @@ static inline unsigned int tally_slot(void)
 	return i < MPIRMA_TALLIES - 1 ? i : MPIRMA_TALLIES - 1;
 }
 
-void mpirma_win_direct_report_due(struct mpirma_window *w)
+void mpirma_win_direct_report_tally(struct mpirma_window *w)
 {
 	const struct mpirma_direct_tally *t = &w->direct_count;
 	const struct mpirma_direct_tally *taken = &w->direct_taken;
@@ -395,10 +477,12 @@ static inline uint64_t sum_double(char *t, uint64_t src)
  * (NULL: not fetched).  Each element atomic as the kernel's strategy makes
  * it.
  */
-static void direct_run(const struct mpirma_window *w, uint32_t rank,
-		       unsigned int kind, unsigned int type, unsigned int op,
-		       char *t, const char *src, const void *cmp, char *res,
-		       uint64_t n, unsigned int size)
+static __always_inline void direct_run(const struct mpirma_window *w,
+				       uint32_t rank, unsigned int kind,
+				       unsigned int type, unsigned int op,
+				       char *t, const char *src,
+				       const void *cmp, char *res, uint64_t n,
+				       unsigned int size)
 {
 	uint64_t i;
 
@@ -445,6 +529,11 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 	default:
 		if (!atomic_element(w, t, size))
 			return false;
+		if (w->bulk_locks && a->tcount == 1 &&
+		    bulk_elem(w, (uint32_t)a->trank, (unsigned int)a->kind,
+			      ktype, kop, t, has_origin ? a->oaddr : NULL,
+			      a->caddr, a->raddr, size))
+			break;
 		if (a->tcount != 1 || size != 8 || !has_origin ||
 		    w->bulk_locks) {
 			direct_run(w, (uint32_t)a->trank,

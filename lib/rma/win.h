@@ -400,7 +400,15 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 void mpirma_win_direct_report(struct mpirma_window *w);
 #define MPIRMA_DIRECT_REPORT_OPS	4096
 /* ... when at least MPIRMA_DIRECT_REPORT_OPS are waiting (drains). */
-void mpirma_win_direct_report_due(struct mpirma_window *w);
+void mpirma_win_direct_report_tally(struct mpirma_window *w);
+static inline void mpirma_win_direct_report_due(struct mpirma_window *w)
+{
+	/* Without threads this process is the counters' only writer. */
+	if (mpirma_likely(!w->tallies) &&
+	    w->direct_count.n - w->direct_taken.n < MPIRMA_DIRECT_REPORT_OPS)
+		return;
+	mpirma_win_direct_report_tally(w);
+}
 
 /* ------------------------------------------------------------ settings */
 
