@@ -113,10 +113,12 @@ static const struct mop mops[] = {
 #define NOPS	(int)(sizeof(mops) / sizeof(mops[0]))
 
 enum verdict { FORBIDDEN, ALLOWED, EITHER };
-enum kind { K_ACC, K_GET_ACC, K_FOP, NKINDS };
+/* K_FEW: a get_accumulate of a few elements (the direct path's short runs) */
+enum kind { K_ACC, K_GET_ACC, K_FOP, K_FEW, NKINDS };
 static const char *const kind_name[] = { "MPI_Accumulate",
 					 "MPI_Get_accumulate",
-					 "MPI_Fetch_and_op" };
+					 "MPI_Fetch_and_op",
+					 "MPI_Get_accumulate (5 elements)" };
 
 /* The standard's table for accumulate-like calls. */
 static enum verdict allowed(const struct mop *o, const struct mtype *t,
@@ -171,7 +173,7 @@ static size_t pairs_n(const struct mtype *t)
 
 static size_t case_n(const struct mtype *t, enum kind kind)
 {
-	return kind == K_FOP ? 1 : pairs_n(t);
+	return kind == K_FOP ? 1 : kind == K_FEW ? 5 : pairs_n(t);
 }
 
 /*
@@ -228,6 +230,7 @@ static void acc_case(MPI_Win win, uint8_t *mem, int ti, int oi, enum kind kind)
 		rc = MPI_Accumulate(src, n, t->t, right, 0, n, t->t, o->op, win);
 		break;
 	case K_GET_ACC:
+	case K_FEW:
 		rc = MPI_Get_accumulate(src, n, t->t, res, n, t->t, right, 0, n,
 					t->t, o->op, win);
 		break;
@@ -308,7 +311,8 @@ static void test_accumulate(void)
 	for (ti = 0; ti < NTYPES; ti++)
 		for (oi = 0; oi < NOPS; oi++)
 			for (kind = 0; kind < NKINDS; kind++) {
-				if (ti % 2)
+				/* few elements: the other flavor too */
+				if ((ti + (kind == K_FEW)) % 2)
 					acc_case(win_create, mem_create, ti, oi,
 						 kind);
 				else

@@ -251,7 +251,11 @@ extern const int mpirma_hbase[MPIRMA_NR_HKINDS];
 /* Where slot @i (< cap) of @t is. */
 static inline void **mpirma_handle_slot(const struct mpirma_htable *t, int i)
 {
-	int c = 31 - __builtin_clz((unsigned int)i / MPIRMA_HCHUNK0 + 1);
+	int c;
+
+	if (mpirma_likely((unsigned int)i < MPIRMA_HCHUNK0))
+		return &t->chunk[0][i];		/* most programs' handles */
+	c = 31 - __builtin_clz((unsigned int)i / MPIRMA_HCHUNK0 + 1);
 
 	return &t->chunk[c][i - MPIRMA_HCHUNK0 * ((1 << c) - 1)];
 }

@@ -23,6 +23,8 @@
  * compiler vectorizes.  One lock costs what one atomic element update
  * does; each further element costs its arithmetic alone, where an atomic
  * instruction per element costs tens of cycles (and far more emulated).
+ * Short runs of the commonest updates (sums, replace, compare_and_swap)
+ * skip the engine's dispatch, which costs more than their arithmetic.
  *
  * MPIRMA_ATOM_NATIVE, on kernels without it: for an element of 1, 2, 4 or 8 bytes at its natural
  * alignment it runs a compare-and-exchange loop around the reduction engine
@@ -155,42 +157,6 @@ static void bulk_lock(uint32_t *word, uint32_t me)
 }
 
 /*
- * One element of the commonest updates (a sum of an integer or a double,
- * a replace, of 4 or 8 bytes) inline under the update lock: a
- * fetch_and_op or a one-element accumulate costs less than the generic
- * run's dispatch then.  The same arithmetic as the reduction engine's
- * (target + origin).  False: the generic run.
- */
-static __always_inline bool bulk_one(unsigned int type, unsigned int op,
-				     char *t, const char *src, char *res)
-{
-	const struct mpirma_type_info *ti = &mpirma_type_info[type];
-	unsigned int size = ti->size;
-	uint64_t cur = 0, v = 0;
-	double x, y;
-
-	if (!src || (size != 4 && size != 8) ||
-	    (op != MPIRMA_OP_REPLACE &&
-	     (op != MPIRMA_OP_SUM || (ti->type_class != MPIRMA_CLASS_INT &&
-				      type != MPIRMA_TYPE_DOUBLE))))
-		return false;
-	memcpy(&cur, t, size);
-	memcpy(&v, src, size);
-	if (res)
-		memcpy(res, &cur, size);
-	if (op == MPIRMA_OP_SUM && type == MPIRMA_TYPE_DOUBLE) {
-		memcpy(&x, &cur, sizeof(x));
-		memcpy(&y, &v, sizeof(y));
-		x = x + y;
-		memcpy(&v, &x, sizeof(v));
-	} else if (op == MPIRMA_OP_SUM) {
-		v += cur;	/* little-endian: a 4-byte sum is the low half */
-	}
-	memcpy(t, &v, size);
-	return true;
-}
-
-/*
  * The update of @n elements at @t of window rank @rank under that rank's
  * update lock (MPIRMA_ATOM_BULK); arguments as for direct_run().
  */
@@ -217,7 +183,7 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 		bulk_lock(word, me);
 		if (kind == MPIRMA_KIND_CAS)
 			mpirma_cas(type, t, src, cmp, res);
-		else if (k != 1 || !bulk_one(type, op, t, src, res))
+		else
 			mpirma_reduce_run(type, op, t, src, res, k);
 		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 		t += k * size;
@@ -229,76 +195,106 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 }
 
 /*
- * A 4- or 8-byte element of the commonest calls (bulk_one()'s updates and
- * compare_and_swap) under the update lock, with no generic dispatch: a
- * fetch_and_op, a compare_and_swap or a one-element accumulate.  False,
- * having done nothing, for any other.
+ * Runs shorter than this many elements of the commonest updates skip the
+ * reduction engine's dispatch (its checks and two switches cost more than
+ * a few elements' arithmetic): the engine's scalar build runs them anyway
+ * (lib/base/reduce_pick.c, PICK_MIN_ELEMS).
  */
-#define ELEM_UPDATE(uint_t, t, src, cmp, res, kind, op, fsum)		\
+#define BULK_SMALL	64
+
+/*
+ * @n elements of 1, 2, 4 or 8 bytes under the update lock: a sum of an
+ * integer, a float or a double, a replace, or compare_and_swap (one
+ * element), with the reduction engine's arithmetic (target + origin,
+ * common/reduce.c, reduce_fp.c).
+ */
+#define SMALL_UPDATE(uint_t, fsum)					\
 	do {								\
 		uint_t cur_, v_, c_ = 0;				\
+		uint64_t i_;						\
 									\
-		memcpy(&v_, (src), sizeof(v_));				\
-		if ((kind) == MPIRMA_KIND_CAS)				\
-			memcpy(&c_, (cmp), sizeof(c_));			\
+		if (kind == MPIRMA_KIND_CAS)				\
+			memcpy(&c_, cmp, sizeof(c_));			\
 		bulk_lock(word, me);					\
-		memcpy(&cur_, (t), sizeof(cur_));			\
-		if ((kind) == MPIRMA_KIND_CAS)				\
-			v_ = cur_ == c_ ? v_ : cur_;			\
-		else if ((op) == MPIRMA_OP_SUM)				\
-			v_ = fsum(cur_, v_);				\
-		memcpy((t), &v_, sizeof(v_));				\
+		for (i_ = 0; i_ < n; i_++) {				\
+			memcpy(&cur_, t + i_ * sizeof(uint_t), sizeof(cur_)); \
+			memcpy(&v_, src + i_ * sizeof(uint_t), sizeof(v_)); \
+			if (res)					\
+				memcpy(res + i_ * sizeof(uint_t), &cur_, \
+				       sizeof(cur_));			\
+			if (kind == MPIRMA_KIND_CAS)			\
+				v_ = cur_ == c_ ? v_ : cur_;		\
+			else if (op == MPIRMA_OP_SUM)			\
+				v_ = fsum(cur_, v_);			\
+			memcpy(t + i_ * sizeof(uint_t), &v_, sizeof(v_)); \
+		}							\
 		__atomic_store_n(word, 0, __ATOMIC_RELEASE);		\
-		if (res)						\
-			memcpy((res), &cur_, sizeof(cur_));		\
 	} while (0)
 
-static inline uint32_t sum_u32(uint32_t a, uint32_t b)
-{
-	return a + b;
+#define INT_SUM(bits)							\
+static inline uint##bits##_t sum_u##bits(uint##bits##_t a, uint##bits##_t b) \
+{									\
+	return (uint##bits##_t)(a + b);					\
 }
+INT_SUM(8)
+INT_SUM(16)
+INT_SUM(32)
+INT_SUM(64)
 
-static inline uint64_t sum_u64(uint64_t a, uint64_t b)
-{
-	return a + b;
+#define FP_SUM(name, fp_t, uint_t)					\
+static inline uint_t name(uint_t a, uint_t b)				\
+{									\
+	fp_t x, y;							\
+									\
+	memcpy(&x, &a, sizeof(x));					\
+	memcpy(&y, &b, sizeof(y));					\
+	x = x + y;							\
+	memcpy(&a, &x, sizeof(a));					\
+	return a;							\
 }
+FP_SUM(sum_f32, float, uint32_t)
+FP_SUM(sum_f64, double, uint64_t)
 
-/* The reduction engine's double sum (target + origin), on the bits. */
-static inline uint64_t sum_f64(uint64_t a, uint64_t b)
-{
-	double x, y;
-
-	memcpy(&x, &a, sizeof(x));
-	memcpy(&y, &b, sizeof(y));
-	x = x + y;
-	memcpy(&a, &x, sizeof(a));
-	return a;
-}
-
-static __always_inline bool bulk_elem(const struct mpirma_window *w,
-				      uint32_t rank, unsigned int kind,
-				      unsigned int type, unsigned int op,
-				      char *t, const char *src,
-				      const void *cmp, char *res,
-				      unsigned int size)
+/* False, having done nothing, when @n elements of @type and @op are not. */
+static __always_inline bool bulk_small(const struct mpirma_window *w,
+				       uint32_t rank, unsigned int kind,
+				       unsigned int type, unsigned int op,
+				       char *t, const char *src,
+				       const void *cmp, char *res, uint64_t n,
+				       unsigned int size)
 {
 	uint32_t *word = (uint32_t *)(w->bulk_locks + (size_t)rank *
 				      MPIRMA_ULOCK_UPDATE_STRIDE);
 	uint32_t me = (uint32_t)w->rank + 1;
 	bool isint = mpirma_type_info[type].type_class == MPIRMA_CLASS_INT;
+	bool sum = kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_SUM;
 
-	if (!src || (size != 4 && size != 8))
+	if (!src || n >= BULK_SMALL || (kind == MPIRMA_KIND_CAS && n != 1) ||
+	    (kind != MPIRMA_KIND_CAS && op != MPIRMA_OP_REPLACE && !sum) ||
+	    (sum && !isint && type != MPIRMA_TYPE_FLOAT &&
+	     type != MPIRMA_TYPE_DOUBLE))
 		return false;
-	if (kind != MPIRMA_KIND_CAS && op != MPIRMA_OP_REPLACE &&
-	    (op != MPIRMA_OP_SUM || (!isint && type != MPIRMA_TYPE_DOUBLE)))
-		return false;
-	if (size == 4)
-		ELEM_UPDATE(uint32_t, t, src, cmp, res, kind, op, sum_u32);
-	else if (isint || kind == MPIRMA_KIND_CAS)
-		ELEM_UPDATE(uint64_t, t, src, cmp, res, kind, op, sum_u64);
-	else
-		ELEM_UPDATE(uint64_t, t, src, cmp, res, kind, op, sum_f64);
-	return true;
+	switch (size) {
+	case 1:
+		SMALL_UPDATE(uint8_t, sum_u8);
+		return true;
+	case 2:
+		SMALL_UPDATE(uint16_t, sum_u16);
+		return true;
+	case 4:
+		if (sum && !isint)
+			SMALL_UPDATE(uint32_t, sum_f32);
+		else
+			SMALL_UPDATE(uint32_t, sum_u32);
+		return true;
+	case 8:
+		if (sum && !isint)
+			SMALL_UPDATE(uint64_t, sum_f64);
+		else
+			SMALL_UPDATE(uint64_t, sum_u64);
+		return true;
+	}
+	return false;
 }
 
 static bool contiguous(const struct mpirma_layout *l)
@@ -487,7 +483,10 @@ static __always_inline void direct_run(const struct mpirma_window *w,
 	uint64_t i;
 
 	if (w->bulk_locks) {
-		bulk_run(w, rank, kind, type, op, t, src, cmp, res, n, size);
+		if (!bulk_small(w, rank, kind, type, op, t, src, cmp, res, n,
+				size))
+			bulk_run(w, rank, kind, type, op, t, src, cmp, res, n,
+				 size);
 		return;
 	}
 	/* a run read or written whole (Global Arrays' gets and puts) */
@@ -529,11 +528,6 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 	default:
 		if (!atomic_element(w, t, size))
 			return false;
-		if (w->bulk_locks && a->tcount == 1 &&
-		    bulk_elem(w, (uint32_t)a->trank, (unsigned int)a->kind,
-			      ktype, kop, t, has_origin ? a->oaddr : NULL,
-			      a->caddr, a->raddr, size))
-			break;
 		if (a->tcount != 1 || size != 8 || !has_origin ||
 		    w->bulk_locks) {
 			direct_run(w, (uint32_t)a->trank,
