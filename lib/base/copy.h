@@ -18,12 +18,47 @@
 
 #define MPIRMA_COPY_PIECE	8192
 
+/*
+ * Up to 16 bytes inline, all loads before the stores (so overlap is
+ * fine): the commonest messages and window accesses are a few bytes, and
+ * a call of memcpy() through the PLT cost more than the copy.
+ */
+static inline void mpirma_copy_small(char *d, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t x, y;
+	char p, q, r;
+
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n) {
+		p = s[0];
+		q = s[n / 2];
+		r = s[n - 1];
+		d[0] = p;
+		d[n / 2] = q;
+		d[n - 1] = r;
+	}
+}
+
 /* memcpy(): @dst and @src do not overlap. */
 static inline void mpirma_copy(void *dst, const void *src, size_t n)
 {
 	char *d = dst;
 	const char *s = src;
 
+	if (n <= 16) {
+		mpirma_copy_small(d, s, n);
+		return;
+	}
 	for (; n > MPIRMA_COPY_PIECE; n -= MPIRMA_COPY_PIECE) {
 		memcpy(d, s, MPIRMA_COPY_PIECE);
 		d += MPIRMA_COPY_PIECE;
@@ -38,7 +73,9 @@ static inline void mpirma_move(void *dst, const void *src, size_t n)
 {
 	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
 
-	if (n > MPIRMA_COPY_PIECE && (d + n <= s || s + n <= d))
+	if (n <= 16)
+		mpirma_copy_small(dst, src, n);
+	else if (n > MPIRMA_COPY_PIECE && (d + n <= s || s + n <= d))
 		mpirma_copy(dst, src, n);
 	else
 		memmove(dst, src, n);
