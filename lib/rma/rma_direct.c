@@ -222,9 +222,9 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 			if (res)					\
 				memcpy(res + i_ * sizeof(uint_t), &cur_, \
 				       sizeof(cur_));			\
-			if (kind == MPIRMA_KIND_CAS)			\
-				v_ = cur_ == c_ ? v_ : cur_;		\
-			else if (op == MPIRMA_OP_SUM)			\
+			if (kind == MPIRMA_KIND_CAS && cur_ != c_)	\
+				continue;	/* as mpirma_cas(): no store */ \
+			if (kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_SUM) \
 				v_ = fsum(cur_, v_);			\
 			memcpy(t + i_ * sizeof(uint_t), &v_, sizeof(v_)); \
 		}							\
