@@ -8,6 +8,7 @@
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,27 +28,24 @@ static void fill(unsigned char *p, size_t n, unsigned int seed)
 		p[i] = (unsigned char)(i * 131 + seed * 7 + (i >> 8));
 }
 
-/* One copy of @n bytes from offset @so to @do, separate buffers. */
-static void one_copy(size_t n, size_t so, size_t dof)
+/*
+ * @n bytes from offset @so to @dof: a copy between separate buffers, or
+ * (@move) a move within one, against the C library's.
+ */
+static void one(size_t n, size_t so, size_t dof, bool move)
 {
 	fill(got, AREA, 1);
 	fill(want, AREA, 1);
 	fill(src, AREA, 2);
-	mpirma_copy(got + dof, src + so, n);
-	memcpy(want + dof, src + so, n);
-	checkf(!memcmp(got, want, AREA), "copy of %zu bytes, %zu -> %zu",
-	       n, so, dof);
-}
-
-/* One move of @n bytes within one buffer, from @so to @dof. */
-static void one_move(size_t n, size_t so, size_t dof)
-{
-	fill(got, AREA, 3);
-	fill(want, AREA, 3);
-	mpirma_move(got + dof, got + so, n);
-	memmove(want + dof, want + so, n);
-	checkf(!memcmp(got, want, AREA), "move of %zu bytes, %zu -> %zu",
-	       n, so, dof);
+	if (move) {
+		mpirma_move(got + dof, got + so, n);
+		memmove(want + dof, want + so, n);
+	} else {
+		mpirma_copy(got + dof, src + so, n);
+		memcpy(want + dof, src + so, n);
+	}
+	checkf(!memcmp(got, want, AREA), "%s of %zu bytes, %zu -> %zu",
+	       move ? "move" : "copy", n, so, dof);
 }
 
 int main(void)
@@ -61,16 +59,16 @@ int main(void)
 	for (n = 0; n <= 40; n++)
 		for (a = 0; a < 8; a++)
 			for (b = 0; b < 8; b++) {
-				one_copy(n, a, 64 + b);
+				one(n, a, 64 + b, false);
 				/* overlapping moves, both directions */
-				one_move(n, 100 + a, 100 + a + b % 4);
-				one_move(n, 100 + a + b % 4, 100 + a);
+				one(n, 100 + a, 100 + a + b % 4, true);
+				one(n, 100 + a + b % 4, 100 + a, true);
 			}
 	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
-		one_copy(big[i], 3, 5);
-		one_move(big[i], 0, MPIRMA_COPY_PIECE / 2);
-		one_move(big[i], MPIRMA_COPY_PIECE / 2, 0);
-		one_move(big[i], 1, big[i] + 4);	/* apart: in pieces */
+		one(big[i], 3, 5, false);
+		one(big[i], 0, MPIRMA_COPY_PIECE / 2, true);
+		one(big[i], MPIRMA_COPY_PIECE / 2, 0, true);
+		one(big[i], 1, big[i] + 4, true);	/* apart: in pieces */
 	}
 	return unit_summary();
 }
