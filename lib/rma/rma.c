@@ -571,18 +571,19 @@ static int rma_dyn_split(MPI_Win win, struct mpirma_window *w,
 }
 
 /* Every call the fast lane does not take; out of line, to keep it light. */
-static int __attribute__((noinline)) rma_call_general(MPI_Win win,
-						      const struct mpirma_rma_args *a,
-						      bool now)
+static int __attribute__((noinline))
+rma_call_general(MPI_Win win, struct mpirma_window *w,
+		 const struct mpirma_rma_args *a, bool now)
 {
-	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *scratch = NULL;
 	struct mpirma_op op;
 	bool skip;
 	int ret;
 
-	if (!w)
+	if (!w) {
+		mpirma_window_invalid(win);	/* records MPI_ERR_WIN */
 		return MPI_ERR_WIN;
+	}
 	mpirma_count(&mpirma_counters.rma_ops, 1);
 	if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
 		ret = rma_dyn_split(win, w, a, now);
@@ -608,7 +609,7 @@ int mpirma_rma_call(MPI_Win win, const struct mpirma_rma_args *a, bool now)
 		mpirma_count(&mpirma_counters.rma_direct, 1);
 		return MPI_SUCCESS;
 	}
-	return rma_call_general(win, a, now);
+	return rma_call_general(win, w, a, now);
 }
 
 /* ------------------------------------------------------------ shipping */

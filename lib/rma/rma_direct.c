@@ -136,6 +136,14 @@ static bool atomic_element(const struct mpirma_window *w, const char *t,
  */
 #define BULK_PIECE	(64 * 1024)
 
+/* Window rank @rank's update lock, a word of @w's lock table. */
+static inline uint32_t *bulk_word(const struct mpirma_window *w,
+				  uint32_t rank)
+{
+	return (uint32_t *)(w->bulk_locks +
+			    (size_t)rank * MPIRMA_ULOCK_UPDATE_STRIDE);
+}
+
 /* Take the update lock @word as window rank @me - 1 (kmod/strategy_bulk.c). */
 static void bulk_lock(uint32_t *word, uint32_t me)
 {
@@ -166,8 +174,7 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 				     char *t, const char *src, const void *cmp,
 				     char *res, uint64_t n, unsigned int size)
 {
-	uint32_t *word = (uint32_t *)(w->bulk_locks + (size_t)rank *
-				      MPIRMA_ULOCK_UPDATE_STRIDE);
+	uint32_t *word = bulk_word(w, rank);
 	uint32_t me = (uint32_t)w->rank + 1;
 	uint64_t per = n, k;
 
@@ -263,8 +270,7 @@ static __always_inline bool bulk_small(const struct mpirma_window *w,
 				       const void *cmp, char *res, uint64_t n,
 				       unsigned int size)
 {
-	uint32_t *word = (uint32_t *)(w->bulk_locks + (size_t)rank *
-				      MPIRMA_ULOCK_UPDATE_STRIDE);
+	uint32_t *word = bulk_word(w, rank);
 	uint32_t me = (uint32_t)w->rank + 1;
 	bool isint = mpirma_type_info[type].type_class == MPIRMA_CLASS_INT;
 	bool sum = kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_SUM;

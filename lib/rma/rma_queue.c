@@ -257,7 +257,7 @@ int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
 	return MPI_SUCCESS;
 }
 
-int mpirma_win_drain(struct mpirma_window *w)
+int mpirma_win_drain_queue(struct mpirma_window *w)
 {
 	struct mpirma_rma_queue *q = &w->queue;
 	uint32_t n = q->nops;

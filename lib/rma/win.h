@@ -321,9 +321,11 @@ int mpirma_win_enqueue(struct mpirma_window *w, const struct mpirma_op *op,
 /*
  * Completes every operation queued on @w so far (lib/rma/rma_queue.c).  Every
  * synchronization call runs it first.  MPI class (recorded): the first
- * error among them and the deferred ones.
+ * error among them and the deferred ones.  Inline below for the common
+ * case, nothing queued or deferred; mpirma_win_drain_queue() otherwise.
  */
-int mpirma_win_drain(struct mpirma_window *w);
+static inline int mpirma_win_drain(struct mpirma_window *w);
+int mpirma_win_drain_queue(struct mpirma_window *w);
 
 /*
  * The drain an RMA call needs before its own operation: an error of the
@@ -408,6 +410,17 @@ static inline void mpirma_win_direct_report_due(struct mpirma_window *w)
 	    w->direct_count.n - w->direct_taken.n < MPIRMA_DIRECT_REPORT_OPS)
 		return;
 	mpirma_win_direct_report_tally(w);
+}
+
+static inline int mpirma_win_drain(struct mpirma_window *w)
+{
+	if (mpirma_likely(!w->queue.nops && !w->queue.deferred)) {
+		/* Direct operations were plain stores: order them first. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		mpirma_win_direct_report_due(w);
+		return MPI_SUCCESS;
+	}
+	return mpirma_win_drain_queue(w);
 }
 
 /* ------------------------------------------------------------ settings */

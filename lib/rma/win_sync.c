@@ -388,12 +388,6 @@ int mpirma_win_flush(int rank, bool all, MPI_Win win)
 			return mpirma_err(MPI_ERR_RMA_SYNC, "this process "
 					  "holds no lock on rank %d", rank);
 	}
-	/* The common case, nothing queued: mpirma_win_drain()'s first steps. */
-	if (mpirma_likely(!w->queue.nops && !w->queue.deferred)) {
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		mpirma_win_direct_report_due(w);
-		return MPI_SUCCESS;
-	}
 	return mpirma_win_drain(w);
 }
 
