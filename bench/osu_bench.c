@@ -577,6 +577,27 @@ static long osu_loop(struct row *r, long iters, double budget, double t0)
 }
 
 /*
+ * The other passive rows at rank 0: each iteration's epoch (-s), the
+ * operation or batch, its end; until @budget seconds from @t0 or @iters.
+ * Returns the iterations run.
+ */
+static long step_loop(struct row *r, int lock_type, long iters, double budget,
+		      double t0)
+{
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		step_open(r, lock_type);
+		batch(r, 1);
+		step_close(r);
+		/* OSU reads no clock in its loop: we, every 16th */
+		if (!(i & 15) && now() - t0 >= budget)
+			return i + 1;
+	}
+	return i;
+}
+
+/*
  * Up to @iters iterations of the row on both ranks; the passive ones stop
  * when rank 0's clock has run @budget seconds (the active ones cannot: the
  * peer must make the same calls).  Returns rank 0's seconds and stores
@@ -588,7 +609,6 @@ static double run_iters(struct row *r, long iters, double budget, long *done)
 	const MPI_Win w = r->wn->w;
 	const int lt = r->op == OP_GACC ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED;
 	double t = 0, t0 = 0, mine[3], all[3];
-	bool tight;
 	long i = 0;
 
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -599,16 +619,8 @@ static double run_iters(struct row *r, long iters, double budget, long *done)
 				CK(r, MPI_Win_lock(lt, 1, 0, w));
 			t0 = now();
 			i = osu_loop(r, iters, budget, t0);
-			for (tight = i > 0; !tight && i < iters; i++) {
-				step_open(r, lt);
-				batch(r, 1);
-				step_close(r);
-				/* OSU reads no clock in its loop: we, every 16th */
-				if (!(i & 15) && now() - t0 >= budget) {
-					i++;
-					break;
-				}
-			}
+			if (!i)
+				i = step_loop(r, lt, iters, budget, t0);
 			t = now() - t0;
 			if (r->sync == S_FLUSH)
 				CK(r, MPI_Win_unlock(1, w));
