@@ -123,7 +123,7 @@ KSOURCES := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h common/*.c common/
 	    include/mpirma_uapi.h
 SCRIPTS := tools/mpirma-vm tools/mpirma-kernels tools/mpirma-deps tools/check-tally tools/vm/run-job tools/mpirma-debug-kernel \
 	   $(wildcard tools/mpicc tools/vm-check tools/vm-faults mpitests/run) \
-	   $(wildcard .ci/run selftests/run) lib/check-layers
+	   $(wildcard .ci/run selftests/run) lib/check-layers lib/check-api
 
 # Library: built only once lib/ has sources.
 # The library carries the kernel's reduction engine, built for user space, so
@@ -1329,12 +1329,20 @@ uninstall-fortran:
 # each peer MPI whose mpicc is installed (tools/mpirma-deps --bench).
 FORTRAN_HOST_CCS := $(foreach c,mpicc.openmpi mpicc.mpich,$(if $(shell command -v $(c) 2>/dev/null),$(c)))
 .PHONY: fortran-host-check
-unit: fortran-host-check check-layers
+unit: fortran-host-check check-layers check-api
 fortran-host-check: $(FOBJ)/check.stamp
 	python3 fortran/gen --c-wrappers --style host --only-list fortran/rma.list >$(FOBJ)/host-rma.c
 	$(if $(FORTRAN_HOST_CCS),,@echo "fortran-host-check: no mpicc.openmpi or mpicc.mpich, skipped")
 	$(foreach c,$(FORTRAN_HOST_CCS),$(c) $(WARNFLAGS) -std=gnu11 -c -o $(FOBJ)/host-rma-$(c).o \
 		$(FOBJ)/host-rma.c && echo "fortran-host-check: $(c): the RMA subset compiles" &&) true
+
+# Every C function the peers' headers declare, but I/O and process
+# creation, is in libmpirma.so (issue 42's measure of a complete MPI).
+API_HEADERS := /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h \
+	       /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h
+.PHONY: check-api
+check-api: $(B)/lib/libmpirma.so
+	lib/check-api $(B)/lib/libmpirma.so include/mpi.h $(API_HEADERS)
 
 # libmpirma's folders point one way: base <- runtime <- rma.
 .PHONY: check-layers
