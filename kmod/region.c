@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The attached regions of DYNAMIC windows, as the processes of the job see
+ * The attached regions of DYNAMIC windows: MPIRMA_IOC_WIN_ATTACH pins a
+ * caller's memory and adds it to the caller's rank of the window,
+ * MPIRMA_IOC_WIN_DETACH takes it out.  As the processes of the job see
  * them: MPIRMA_IOC_WIN_REGION finds the region that holds an address, and
  * mmap() maps its pinned pages into the caller, so that the library's
  * direct path (lib/rma/rma_direct.c) serves a dynamic window's targets as
@@ -17,6 +19,7 @@
  * still valid memory, no longer the window's.  Whoever maps regions learns
  * of detaches from the lock table's detached[] counters (ulock.c).
  */
+#include <linux/err.h>
 #include <linux/xarray.h>
 
 #include "mpirma.h"
@@ -115,4 +118,105 @@ struct mpirma_mem *mpirma_region_get(struct mpirma_win *win, u32 id)
 		kref_get(&mem->ref);
 	xa_unlock(&win->region_ids);
 	return mem;
+}
+
+/**
+ * mpirma_win_get_dynamic - mpirma_win_get() for a DYNAMIC window
+ * @m: the calling member
+ * @id: the window's id
+ * @wr: out, the caller's window rank
+ *
+ * Return: the window with a reference held, ERR_PTR(-ENOENT), or
+ * ERR_PTR(-EINVAL) for another flavor.
+ */
+struct mpirma_win *mpirma_win_get_dynamic(struct mpirma_member *m, u32 id, u32 *wr)
+{
+	struct mpirma_win *win = mpirma_win_get(m, id, wr);
+
+	if (win && win->flavor != MPIRMA_FLAVOR_DYNAMIC) {
+		mpirma_win_put(win);
+		return ERR_PTR(-EINVAL);
+	}
+	return win ? win : ERR_PTR(-ENOENT);
+}
+
+/**
+ * mpirma_win_attach - MPIRMA_IOC_WIN_ATTACH: expose caller memory in a
+ * DYNAMIC window
+ * @m: the calling member
+ * @arg: its arguments
+ *
+ * Return: 0, -EINVAL (not DYNAMIC, bad arguments, overlap with an attached
+ * region), -ENOENT, -EFAULT, -ENOMEM.
+ */
+int mpirma_win_attach(struct mpirma_member *m, struct mpirma_win_attach *arg)
+{
+	struct mpirma_mem *mem, *other;
+	struct mpirma_win_rank *r;
+	struct mpirma_win *win;
+	u32 wr;
+	int ret = 0;
+
+	if (arg->flags || arg->reserved || !arg->length || !arg->base)
+		return -EINVAL;
+	win = mpirma_win_get_dynamic(m, arg->win_id, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
+	mem = mpirma_mem_pin(arg->base, arg->length);
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
+		goto out_put_win;
+	}
+	r = &win->ranks[wr];
+	down_write(&win->regions_rwsem);
+	list_for_each_entry(other, &r->regions, list) {
+		if (mem->user_base < other->user_base + other->length &&
+		    other->user_base < mem->user_base + mem->length) {
+			ret = -EINVAL;
+			break;
+		}
+	}
+	if (!ret)
+		ret = mpirma_region_add(win, mem);
+	if (!ret)
+		list_add_tail(&mem->list, &r->regions);
+	up_write(&win->regions_rwsem);
+	if (ret)
+		mpirma_mem_put(mem);
+out_put_win:
+	mpirma_win_put(win);
+	return ret;
+}
+
+/**
+ * mpirma_win_detach - MPIRMA_IOC_WIN_DETACH
+ * @m: the calling member
+ * @arg: base of an attached region, length 0
+ *
+ * Return: 0, -EINVAL (no region attached at base), -ENOENT.
+ */
+int mpirma_win_detach(struct mpirma_member *m, struct mpirma_win_attach *arg)
+{
+	struct mpirma_mem *mem, *found = NULL;
+	struct mpirma_win *win;
+	u32 wr;
+
+	if (arg->flags || arg->reserved || arg->length)
+		return -EINVAL;
+	win = mpirma_win_get_dynamic(m, arg->win_id, &wr);
+	if (IS_ERR(win))
+		return PTR_ERR(win);
+	down_write(&win->regions_rwsem);
+	list_for_each_entry(mem, &win->ranks[wr].regions, list) {
+		if (mem->user_base == arg->base) {
+			list_del(&mem->list);
+			mpirma_region_remove(win, wr, mem);
+			found = mem;
+			break;
+		}
+	}
+	up_write(&win->regions_rwsem);
+	mpirma_mem_put(found);
+	mpirma_win_put(win);
+	return found ? 0 : -EINVAL;
 }
