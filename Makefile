@@ -550,8 +550,11 @@ tools: $(TOOL_BINS)
 # in a VM over this tree never executes a half-written file.
 $(B)/bin/%: $(OBJ)/tools/%.o $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@.tmp $< $(ALL_LDFLAGS) $(LINK_LIB_BIN) -lpthread -lnuma
+	$(CC) $(CFLAGS) -o $@.tmp $(filter %.o,$^) $(ALL_LDFLAGS) $(LINK_LIB_BIN) -lpthread -lnuma
 	mv -f $@.tmp $@
+
+# A tool too large for one file keeps its other parts in tools/NAME/.
+$(B)/bin/mpirma-bench: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-bench/*.c))
 
 # Selftests: one binary per selftests/*.c, each with selftests/lib/*.c
 selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
