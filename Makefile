@@ -520,7 +520,7 @@ $(OBJ)/tools/%.o: tools/%.c
 
 # mpiexec --version
 $(OBJ)/tools/mpiexec.o: EXTRA_CFLAGS += -DMPIRMA_VERSION='"$(VERSION)"'
-$(OBJ)/tools/mpirma-stat.o: EXTRA_CFLAGS += -DMPIRMA_VERSION='"$(VERSION)"'
+$(OBJ)/tools/mpirma-stat.o $(OBJ)/tools/mpirma-stat/print.o: EXTRA_CFLAGS += -DMPIRMA_VERSION='"$(VERSION)"'
 $(OBJ)/tools/mpiexec.o: VERSION
 
 # Library
@@ -555,6 +555,7 @@ $(B)/bin/%: $(OBJ)/tools/%.o $(LIB_TARGETS)
 
 # A tool too large for one file keeps its other parts in tools/NAME/.
 $(B)/bin/mpirma-bench: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-bench/*.c))
+$(B)/bin/mpirma-stat: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-stat/*.c))
 
 # Selftests: one binary per selftests/*.c, each with selftests/lib/*.c
 selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
