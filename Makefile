@@ -922,21 +922,25 @@ userspace: $(RMA_BENCH)
 # rma_bench and msg_bench (bench/%_bench.c): each with mpirma's mpicc and
 # with the peers' own wrappers, with the same flags and the same compiler.
 BENCH_SRC_DEPS := tools/cli.h bench/bench_mpi.h
+# A benchmark too large for one file keeps its other parts in bench/NAME/.
+BENCH_PARTS = $(wildcard bench/$*_bench/*.c)
+$(foreach i,mpirma openmpi mpich,$(BENCH_DIR)/osu_bench-$(i)): \
+	$(wildcard bench/osu_bench/*.c bench/osu_bench/*.h)
 
 $(BENCH_DIR)/%_bench-mpirma: bench/%_bench.c $(BENCH_SRC_DEPS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< \
+	MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -o $@.tmp $< $(BENCH_PARTS) \
 		'-Wl,-rpath,$$ORIGIN/../lib' $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 $(BENCH_DIR)/%_bench-openmpi: bench/%_bench.c $(BENCH_SRC_DEPS)
 	@mkdir -p $(@D)
-	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
+	OMPI_CC="$(CC)" mpicc.openmpi $(MPICC_FLAGS) -o $@.tmp $< $(BENCH_PARTS) $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 $(BENCH_DIR)/%_bench-mpich: bench/%_bench.c $(BENCH_SRC_DEPS)
 	@mkdir -p $(@D)
-	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(ALL_LDFLAGS) -lm -lpthread
+	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(BENCH_PARTS) $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
 # Messages, barriers and small collectives (bench/msg_bench.c), the same
