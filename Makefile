@@ -926,6 +926,8 @@ BENCH_SRC_DEPS := tools/cli.h bench/bench_mpi.h
 BENCH_PARTS = $(wildcard bench/$*_bench/*.c)
 $(foreach i,mpirma openmpi mpich,$(BENCH_DIR)/osu_bench-$(i)): \
 	$(wildcard bench/osu_bench/*.c bench/osu_bench/*.h)
+$(foreach i,mpirma openmpi mpich,$(BENCH_DIR)/rma_bench-$(i)): \
+	$(wildcard bench/rma_bench/*.c bench/rma_bench/*.h)
 
 $(BENCH_DIR)/%_bench-mpirma: bench/%_bench.c $(BENCH_SRC_DEPS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
