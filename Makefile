@@ -556,6 +556,7 @@ $(B)/bin/%: $(OBJ)/tools/%.o $(LIB_TARGETS)
 # A tool too large for one file keeps its other parts in tools/NAME/.
 $(B)/bin/mpirma-bench: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-bench/*.c))
 $(B)/bin/mpirma-stat: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-stat/*.c))
+$(B)/bin/mpiexec: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpiexec/*.c))
 
 # Selftests: one binary per selftests/*.c, each with selftests/lib/*.c
 selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
