@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * convert.h - host values to the engine's and back (convert.c).
+ * convert.h - host values to the engine's and back (convert.c; derived
+ * datatypes: convert_type.c).
  */
 #ifndef MPIRMA_HYBRID_CONVERT_H
 #define MPIRMA_HYBRID_CONVERT_H
