@@ -563,8 +563,12 @@ selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
 
 $(STDIR)/%: $(OBJ)/selftests/%.o $(ST_LIB_OBJS) $(LIB_TARGETS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@.tmp $< $(ST_LIB_OBJS) $(ALL_LDFLAGS) $(LINK_LIB_ST) $(ST_LDLIBS)
+	$(CC) $(CFLAGS) -o $@.tmp $(filter %.o,$^) $(ALL_LDFLAGS) $(LINK_LIB_ST) $(ST_LDLIBS)
 	mv -f $@.tmp $@
+
+# A test program too large for one file keeps its other parts in
+# selftests/NAME/.
+$(STDIR)/fuzz: $(patsubst selftests/%.c,$(OBJ)/selftests/%.o,$(wildcard selftests/fuzz/*.c))
 
 $(STDIR)/run: selftests/run
 	@mkdir -p $(@D)
