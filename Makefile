@@ -234,7 +234,7 @@ VM_CHECK_ARGS ?= --cpus 2 --numa 2 --timeout 3600
 # Then the selftests that depend on the topology again at 4 nodes, two of
 # them without CPUs (their memory is served by another node's workers).
 VM_NUMA4_ARGS ?= --cpus 2 --numa 4 --timeout 600
-VM_NUMA4_TESTS ?= workers window death contention
+VM_NUMA4_TESTS ?= workers window window_map window_numa window_group death contention
 # The library's kernel path for MPI_Win_create windows (the module's
 # map_user=0): the MPI tests of RMA, in one more short boot of
 # make check-KERNEL.
