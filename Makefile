@@ -553,10 +553,11 @@ $(B)/bin/%: $(OBJ)/tools/%.o $(LIB_TARGETS)
 	$(CC) $(CFLAGS) -o $@.tmp $(filter %.o,$^) $(ALL_LDFLAGS) $(LINK_LIB_BIN) -lpthread -lnuma
 	mv -f $@.tmp $@
 
-# A tool too large for one file keeps its other parts in tools/NAME/.
-$(B)/bin/mpirma-bench: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-bench/*.c))
-$(B)/bin/mpirma-stat: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpirma-stat/*.c))
-$(B)/bin/mpiexec: $(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/mpiexec/*.c))
+# A tool too large for one file keeps its other parts in tools/NAME/,
+# which its link takes.
+TOOL_PART_DIRS := $(patsubst tools/%/,%,$(sort $(dir $(wildcard tools/*/*.c))))
+$(foreach t,$(TOOL_PART_DIRS),$(eval $(B)/bin/$(t): \
+	$(patsubst tools/%.c,$(OBJ)/tools/%.o,$(wildcard tools/$(t)/*.c))))
 
 # Selftests: one binary per selftests/*.c, each with selftests/lib/*.c
 selftests: $(ST_BINS) $(if $(wildcard selftests/run),$(STDIR)/run)
@@ -567,8 +568,10 @@ $(STDIR)/%: $(OBJ)/selftests/%.o $(ST_LIB_OBJS) $(LIB_TARGETS)
 	mv -f $@.tmp $@
 
 # A test program too large for one file keeps its other parts in
-# selftests/NAME/.
-$(STDIR)/fuzz: $(patsubst selftests/%.c,$(OBJ)/selftests/%.o,$(wildcard selftests/fuzz/*.c))
+# selftests/NAME/ (selftests/lib/ is every program's), which its link takes.
+ST_PART_DIRS := $(filter-out lib,$(patsubst selftests/%/,%,$(sort $(dir $(wildcard selftests/*/*.c)))))
+$(foreach t,$(ST_PART_DIRS),$(eval $(STDIR)/$(t): \
+	$(patsubst selftests/%.c,$(OBJ)/selftests/%.o,$(wildcard selftests/$(t)/*.c))))
 
 $(STDIR)/run: selftests/run
 	@mkdir -p $(@D)
@@ -927,12 +930,12 @@ userspace: $(RMA_BENCH)
 # rma_bench and msg_bench (bench/%_bench.c): each with mpirma's mpicc and
 # with the peers' own wrappers, with the same flags and the same compiler.
 BENCH_SRC_DEPS := tools/cli.h bench/bench_mpi.h
-# A benchmark too large for one file keeps its other parts in bench/NAME/.
+# A benchmark too large for one file keeps its other parts in
+# bench/NAME_bench/, which every build of it takes.
 BENCH_PARTS = $(wildcard bench/$*_bench/*.c)
-$(foreach i,mpirma openmpi mpich,$(BENCH_DIR)/osu_bench-$(i)): \
-	$(wildcard bench/osu_bench/*.c bench/osu_bench/*.h)
-$(foreach i,mpirma openmpi mpich,$(BENCH_DIR)/rma_bench-$(i)): \
-	$(wildcard bench/rma_bench/*.c bench/rma_bench/*.h)
+BENCH_PART_DIRS := $(patsubst bench/%_bench/,%,$(sort $(dir $(wildcard bench/*_bench/*.c))))
+$(foreach b,$(BENCH_PART_DIRS),$(foreach i,mpirma openmpi mpich,$(eval \
+	$(BENCH_DIR)/$(b)_bench-$(i): $(wildcard bench/$(b)_bench/*.[ch]))))
 
 $(BENCH_DIR)/%_bench-mpirma: bench/%_bench.c $(BENCH_SRC_DEPS) $(MPICC) $(HEADERS) $(LIB_TARGETS)
 	@mkdir -p $(@D)

@@ -7,26 +7,7 @@
  * subsets of the job: window_group.c.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "kselftest_harness.h"
-#include "mt_harness.h"
-#include "reference.h"
-
-/* Data the ranks of one test share (MAP_SHARED, set up before fork). */
-struct shared {
-	int win_id[8][8];	/* [rank][window] */
-	int flag[8];
-	uint64_t addr[8];
-	int32_t status[8];
-};
+#include "window.h"
 
 static int raw_create(int mfd, struct mpirma_win_create *wc)
 {

@@ -5,18 +5,7 @@
  * which are where their owner's pages are.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "kselftest_harness.h"
-#include "mt_harness.h"
-#include "reference.h"
+#include "window.h"
 
 /* ---- NUMA ---- */
 
