@@ -225,6 +225,33 @@ static int rma_op(struct hy_win *w, const struct hy_rma *c,
 }
 
 /*
+ * The engine's lean lane (lib/rma/rma_lean.c) for @c, engine values @v, on
+ * @w: true when it has done the call.
+ */
+static inline __attribute__((always_inline)) bool
+rma_lean(const struct hy_win *w, const struct hy_rma *c,
+	 const struct rma_inner *v)
+{
+	switch (c->kind) {
+	case MPIRMA_KIND_PUT:
+		return mpirma_lean_move(w->inner, true, (void *)c->oaddr,
+					c->ocount, v->otype, c->target,
+					c->tdisp, c->tcount, v->ttype);
+	case MPIRMA_KIND_GET:
+		return mpirma_lean_move(w->inner, false, c->raddr, c->rcount,
+					v->rtype, c->target, c->tdisp,
+					c->tcount, v->ttype);
+	case MPIRMA_KIND_CAS:
+		return mpirma_lean_cas(w->inner, c->oaddr, c->caddr, c->raddr,
+				       v->ttype, c->target, c->tdisp);
+	default:
+		return c->single &&
+		       mpirma_lean_fop(w->inner, c->oaddr, c->raddr, v->ttype,
+				       c->target, c->tdisp, v->op);
+	}
+}
+
+/*
  * The fast lane of the plain calls: on a window of this node's engine that
  * spans no nodes, to a target rank, with predefined datatypes and op, the
  * call goes straight to the engine's body, mpirma_rma_call(), without
@@ -259,6 +286,10 @@ rma_fast(MPI_Win win, const struct hy_rma *c, const char *fn, int *ret)
 	w = hy_win_peek(win);
 	if (!w || w->span)
 		return false;
+	if (rma_lean(w, c, &v)) {
+		*ret = MPI_SUCCESS;
+		return true;
+	}
 	a = rma_args(c, &v);
 	*ret = hy_raise(w->host, hy_inner(mpirma_rma_call(w->inner, &a, false)),
 			fn);

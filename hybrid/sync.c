@@ -467,6 +467,8 @@ flush_entry(MPI_Win win, int rank, bool all, bool local, const char *fn)
 
 	if (!w || w->span || (!all && rank < 0))
 		return flush(win, rank, all, local, fn);
+	if (!all && mpirma_lean_flush(w->inner, rank))
+		return MPI_SUCCESS;
 	return hy_raise(w->host, hy_inner(mpirma_win_flush(rank, all,
 							   w->inner)), fn);
 }

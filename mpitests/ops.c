@@ -113,12 +113,16 @@ static const struct mop mops[] = {
 #define NOPS	(int)(sizeof(mops) / sizeof(mops[0]))
 
 enum verdict { FORBIDDEN, ALLOWED, EITHER };
-/* K_FEW: a get_accumulate of a few elements (the direct path's short runs) */
-enum kind { K_ACC, K_GET_ACC, K_FOP, K_FEW, NKINDS };
+/*
+ * K_FEW, K_FEW_ACC: a get_accumulate, an accumulate of a few elements (the
+ * direct path's short runs, lib/rma/rma_lean.c)
+ */
+enum kind { K_ACC, K_GET_ACC, K_FOP, K_FEW, K_FEW_ACC, NKINDS };
 static const char *const kind_name[] = { "MPI_Accumulate",
 					 "MPI_Get_accumulate",
 					 "MPI_Fetch_and_op",
-					 "MPI_Get_accumulate (5 elements)" };
+					 "MPI_Get_accumulate (5 elements)",
+					 "MPI_Accumulate (5 elements)" };
 
 /* The standard's table for accumulate-like calls. */
 static enum verdict allowed(const struct mop *o, const struct mtype *t,
@@ -130,7 +134,8 @@ static enum verdict allowed(const struct mop *o, const struct mtype *t,
 	case MPIRMA_OP_REPLACE:
 		return ALLOWED;
 	case MPIRMA_OP_NO_OP:
-		return kind == K_ACC ? FORBIDDEN : ALLOWED;
+		return kind == K_ACC || kind == K_FEW_ACC ? FORBIDDEN :
+							    ALLOWED;
 	case MPIRMA_OP_MAX:
 	case MPIRMA_OP_MIN:
 		return c == C_INT || c == C_FINT || c == C_FP || c == C_MULTI;
@@ -173,7 +178,8 @@ static size_t pairs_n(const struct mtype *t)
 
 static size_t case_n(const struct mtype *t, enum kind kind)
 {
-	return kind == K_FOP ? 1 : kind == K_FEW ? 5 : pairs_n(t);
+	return kind == K_FOP ? 1 :
+	       kind == K_FEW || kind == K_FEW_ACC ? 5 : pairs_n(t);
 }
 
 /*
@@ -227,6 +233,7 @@ static void acc_case(MPI_Win win, uint8_t *mem, int ti, int oi, enum kind kind)
 	memset(res, 0x5a, n * size);
 	switch (kind) {
 	case K_ACC:
+	case K_FEW_ACC:
 		rc = MPI_Accumulate(src, n, t->t, right, 0, n, t->t, o->op, win);
 		break;
 	case K_GET_ACC:
@@ -250,7 +257,7 @@ static void acc_case(MPI_Win win, uint8_t *mem, int ti, int oi, enum kind kind)
 	      t->name, o->name, mtest_class_name(mtest_class(rc)));
 
 	/* the origin: get_accumulate returned the old values */
-	if (kind != K_ACC && v == ALLOWED) {
+	if (kind != K_ACC && kind != K_FEW_ACC && v == ALLOWED) {
 		for (k = 0; k < n && !failed_here; k++) {
 			const uint8_t *g = res + k * size, *w = tgt + k * size;
 
@@ -312,7 +319,8 @@ static void test_accumulate(void)
 		for (oi = 0; oi < NOPS; oi++)
 			for (kind = 0; kind < NKINDS; kind++) {
 				/* few elements: the other flavor too */
-				if ((ti + (kind == K_FEW)) % 2)
+				if ((ti + (kind == K_FEW ||
+					   kind == K_FEW_ACC)) % 2)
 					acc_case(win_create, mem_create, ti, oi,
 						 kind);
 				else

@@ -18,21 +18,6 @@
 
 struct mpirma_htable mpirma_htables[MPIRMA_NR_HKINDS];
 
-const int mpirma_hbase[MPIRMA_NR_HKINDS] = {
-	[MPIRMA_HK_COMM] = 16,
-	[MPIRMA_HK_GROUP] = 16,
-	[MPIRMA_HK_DATATYPE] = 256,
-	[MPIRMA_HK_OP] = 32,
-	[MPIRMA_HK_WIN] = 1,
-	[MPIRMA_HK_REQUEST] = 1,
-	[MPIRMA_HK_ERRHANDLER] = 16,
-	[MPIRMA_HK_INFO] = 16,
-	[MPIRMA_HK_KEYVAL] = 32,
-	[MPIRMA_HK_MESSAGE] = 1,
-	[MPIRMA_HK_SESSION] = 1,
-	[MPIRMA_HK_TOOL] = 1,
-};
-
 /* The chunk a table grows by next: as large as the table so far, plus 64. */
 static bool grow(struct mpirma_htable *t)
 {

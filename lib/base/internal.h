@@ -246,7 +246,21 @@ struct mpirma_htable {
 };
 
 extern struct mpirma_htable mpirma_htables[MPIRMA_NR_HKINDS];
-extern const int mpirma_hbase[MPIRMA_NR_HKINDS];
+/* Here, not in handle.c: a lookup of a known kind folds its base. */
+static const int mpirma_hbase[MPIRMA_NR_HKINDS] __attribute__((unused)) = {
+	[MPIRMA_HK_COMM] = 16,
+	[MPIRMA_HK_GROUP] = 16,
+	[MPIRMA_HK_DATATYPE] = 256,
+	[MPIRMA_HK_OP] = 32,
+	[MPIRMA_HK_WIN] = 1,
+	[MPIRMA_HK_REQUEST] = 1,
+	[MPIRMA_HK_ERRHANDLER] = 16,
+	[MPIRMA_HK_INFO] = 16,
+	[MPIRMA_HK_KEYVAL] = 32,
+	[MPIRMA_HK_MESSAGE] = 1,
+	[MPIRMA_HK_SESSION] = 1,
+	[MPIRMA_HK_TOOL] = 1,
+};
 
 /* Where slot @i (< cap) of @t is. */
 static inline void **mpirma_handle_slot(const struct mpirma_htable *t, int i)

@@ -44,6 +44,26 @@ struct mpirma_rma_args {
 };
 
 /*
+ * The lean lane (lib/rma/rma_lean.c): one call of the common case on a
+ * window this process maps (MPI_Fetch_and_op, MPI_Compare_and_swap of one
+ * predefined element; MPI_Put with @put, else MPI_Get, of one predefined
+ * datatype on both sides; accumulates of a few; MPI_Win_flush and
+ * MPI_Win_flush_local of a target), done: true.  False, having done nothing: the general lane
+ * decides and reports any error.  Engine handles; thread-safe.
+ */
+bool mpirma_lean_fop(int win, const void *oaddr, void *raddr, int type,
+		     int trank, long tdisp, int op);
+bool mpirma_lean_cas(int win, const void *oaddr, const void *caddr,
+		     void *raddr, int type, int trank, long tdisp);
+bool mpirma_lean_move(int win, bool put, void *buf, int64_t count, int type,
+		      int trank, long tdisp, int64_t tcount, int ttype);
+/* MPI_Accumulate (@raddr NULL) or MPI_Get_accumulate of a short run. */
+bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount, int otype,
+		     void *raddr, int64_t rcount, int rtype, int trank,
+		     long tdisp, int64_t tcount, int ttype, int op);
+bool mpirma_lean_flush(int win, int rank);
+
+/*
  * The kernel operation the RMA call @a on engine window @win would issue,
  * with every check of the call (counts, datatypes, op/type table,
  * signatures, rank, epoch) except the target range, which the target's

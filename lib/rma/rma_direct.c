@@ -48,6 +48,7 @@
 #include "reduce.h"
 #include "rma_args.h"
 #include "win.h"
+#include "direct.h"
 
 /*
  * Puts of at least this many bytes write the target with non-temporal
@@ -85,7 +86,7 @@ static void copy_nt(char *t, const char *s, uint64_t n)
 #endif
 
 /* A put's copy; origin and target may overlap (a rank's own window). */
-static void put_copy(char *t, const char *s, uint64_t n)
+void mpirma_put_copy(char *t, const char *s, uint64_t n)
 {
 #ifdef __SSE2__
 	uintptr_t ti = (uintptr_t)t, si = (uintptr_t)s;
@@ -98,54 +99,7 @@ static void put_copy(char *t, const char *s, uint64_t n)
 	mpirma_move(t, s, n);
 }
 
-/*
- * Where @bytes at displacement @disp of @rank's window memory start in this
- * process, or NULL when not all inside.
- */
-static __always_inline char *target_addr(struct mpirma_window *w,
-					 uint32_t rank, uint64_t disp,
-					 uint64_t bytes)
-{
-	const struct mpirma_win_seg *s;
-	uint64_t off;
-
-	if (!w->segs)	/* a dynamic window: displacements are addresses */
-		return mpirma_win_dyn_addr(w, rank, disp, bytes);
-	s = &w->segs[rank];
-	if (__builtin_mul_overflow(disp, (uint64_t)s->disp_unit, &off) ||
-	    off > s->len || bytes > s->len - off)
-		return NULL;
-	return s->base + off;
-}
-
-/* May user space update the @size-byte elements at @t atomically? */
-static bool atomic_element(const struct mpirma_window *w, const char *t,
-			   unsigned int size)
-{
-	if (w->bulk_locks)
-		return true;
-	return w->direct_atomics &&
-	       (size == 1 || size == 2 || size == 4 || size == 8) &&
-	       !((uintptr_t)t & (size - 1));
-}
-
-/*
- * Bytes of target memory a bulk update covers per hold of the lock: the
- * target's other origins wait for one piece, not a whole large accumulate
- * (atomicity is per element).
- */
-#define BULK_PIECE	(64 * 1024)
-
-/* Window rank @rank's update lock, a word of @w's lock table. */
-static inline uint32_t *bulk_word(const struct mpirma_window *w,
-				  uint32_t rank)
-{
-	return (uint32_t *)(w->bulk_locks +
-			    (size_t)rank * MPIRMA_ULOCK_UPDATE_STRIDE);
-}
-
-/* Take the update lock @word as window rank @me - 1 (kmod/strategy_bulk.c). */
-static void bulk_lock(uint32_t *word, uint32_t me)
+void mpirma_bulk_lock_wait(uint32_t *word, uint32_t me)
 {
 	unsigned int round = 0;
 	uint32_t free;
@@ -165,6 +119,13 @@ static void bulk_lock(uint32_t *word, uint32_t me)
 }
 
 /*
+ * Bytes of target memory a bulk update covers per hold of the lock: the
+ * target's other origins wait for one piece, not a whole large accumulate
+ * (atomicity is per element).
+ */
+#define BULK_PIECE	(64 * 1024)
+
+/*
  * The update of @n elements at @t of window rank @rank under that rank's
  * update lock (MPIRMA_ATOM_BULK); arguments as for direct_run().
  */
@@ -174,7 +135,7 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 				     char *t, const char *src, const void *cmp,
 				     char *res, uint64_t n, unsigned int size)
 {
-	uint32_t *word = bulk_word(w, rank);
+	uint32_t *word = mpirma_bulk_word(w, rank);
 	uint32_t me = (uint32_t)w->rank + 1;
 	uint64_t per = n, k;
 
@@ -187,12 +148,12 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 
 	for (; n; n -= k) {
 		k = n < per ? n : per;
-		bulk_lock(word, me);
+		mpirma_bulk_lock(word, me);
 		if (kind == MPIRMA_KIND_CAS)
 			mpirma_cas(type, t, src, cmp, res);
 		else
 			mpirma_reduce_run(type, op, t, src, res, k);
-		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+		mpirma_bulk_unlock(word);
 		t += k * size;
 		if (src)
 			src += k * size;
@@ -222,7 +183,7 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 									\
 		if (kind == MPIRMA_KIND_CAS)				\
 			memcpy(&c_, cmp, sizeof(c_));			\
-		bulk_lock(word, me);					\
+		mpirma_bulk_lock(word, me);					\
 		for (i_ = 0; i_ < n; i_++) {				\
 			memcpy(&cur_, t + i_ * sizeof(uint_t), sizeof(cur_)); \
 			memcpy(&v_, src + i_ * sizeof(uint_t), sizeof(v_)); \
@@ -235,7 +196,7 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 				v_ = fsum(cur_, v_);			\
 			memcpy(t + i_ * sizeof(uint_t), &v_, sizeof(v_)); \
 		}							\
-		__atomic_store_n(word, 0, __ATOMIC_RELEASE);		\
+		mpirma_bulk_unlock(word);				\
 	} while (0)
 
 #define INT_SUM(bits)							\
@@ -270,7 +231,7 @@ static __always_inline bool bulk_small(const struct mpirma_window *w,
 				       const void *cmp, char *res, uint64_t n,
 				       unsigned int size)
 {
-	uint32_t *word = bulk_word(w, rank);
+	uint32_t *word = mpirma_bulk_word(w, rank);
 	uint32_t me = (uint32_t)w->rank + 1;
 	bool isint = mpirma_type_info[type].type_class == MPIRMA_CLASS_INT;
 	bool sum = kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_SUM;
@@ -320,11 +281,11 @@ char *mpirma_win_direct_target(struct mpirma_window *w,
 	    !contiguous(&op->result) ||
 	    __builtin_mul_overflow(op->target.count, (uint64_t)size, &bytes))
 		return NULL;
-	t = target_addr(w, op->target_rank, op->target_disp, bytes);
+	t = mpirma_direct_addr(w, op->target_rank, op->target_disp, bytes);
 	if (!t)
 		return NULL;	/* the kernel reports the range error */
 	if (op->kind == MPIRMA_KIND_PUT || op->kind == MPIRMA_KIND_GET ||
-	    atomic_element(w, t, size))
+	    mpirma_direct_atomic(w, t, size))
 		return t;
 	return NULL;
 }
@@ -384,13 +345,6 @@ void mpirma_win_direct_report(struct mpirma_window *w)
 	(void)mpirma_ioctl(MPIRMA_IOC_WIN_STATS_ADD, &a);
 }
 
-/* This thread's counting tally (threads only); the last one is shared. */
-static inline unsigned int tally_slot(void)
-{
-	unsigned int i = (unsigned int)mpirma_thread_index();
-
-	return i < MPIRMA_TALLIES - 1 ? i : MPIRMA_TALLIES - 1;
-}
 
 void mpirma_win_direct_report_tally(struct mpirma_window *w)
 {
@@ -400,7 +354,7 @@ void mpirma_win_direct_report_tally(struct mpirma_window *w)
 
 	/* Threads: this thread's own tally only, not the lines others write. */
 	if (w->tallies) {
-		k = tally_slot();
+		k = mpirma_tally_slot();
 		t = &w->tallies[k];
 		taken = &w->tallies[MPIRMA_TALLIES + k];
 	}
@@ -410,41 +364,6 @@ void mpirma_win_direct_report_tally(struct mpirma_window *w)
 		mpirma_win_direct_report(w);
 }
 
-/* *@c += @v by its only writer: no locked instruction, no torn read. */
-static inline void count_add(uint64_t *c, uint64_t v)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v,
-			 __ATOMIC_RELAXED);
-}
-
-/*
- * Private counters: plain increments, reported later; with threads, in this
- * thread's own tally (atomic only in the last one, which threads share).
- */
-static inline void direct_count(struct mpirma_window *w, unsigned int kind,
-				uint64_t bytes)
-{
-	struct mpirma_direct_tally *t;
-	unsigned int k;
-
-	if (mpirma_likely(!w->tallies)) {
-		w->direct_count.ops[kind]++;
-		w->direct_count.bytes += bytes;
-		w->direct_count.n++;
-		return;
-	}
-	k = tally_slot();
-	t = &w->tallies[k];
-	if (mpirma_likely(k < MPIRMA_TALLIES - 1)) {
-		count_add(&t->ops[kind], 1);
-		count_add(&t->bytes, bytes);
-		count_add(&t->n, 1);
-		return;
-	}
-	__atomic_add_fetch(&t->ops[kind], 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->n, 1, __ATOMIC_RELAXED);
-}
 
 /*
  * MPI_SUM of the double @src (its bits) into the double at @t: the commonest
@@ -520,19 +439,19 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 {
 	unsigned int size = mpirma_type_info[ktype].size;
 	uint64_t bytes = (uint64_t)a->tcount * size, old, v;
-	char *t = target_addr(w, (uint32_t)a->trank, (uint64_t)a->tdisp, bytes);
+	char *t = mpirma_direct_addr(w, (uint32_t)a->trank, (uint64_t)a->tdisp, bytes);
 
 	if (!t)
 		return false;	/* the kernel reports the range error */
 	switch (a->kind) {
 	case MPIRMA_KIND_PUT:
-		put_copy(t, a->oaddr, bytes);
+		mpirma_put_copy(t, a->oaddr, bytes);
 		break;
 	case MPIRMA_KIND_GET:
 		mpirma_move(a->raddr, t, bytes);
 		break;
 	default:
-		if (!atomic_element(w, t, size))
+		if (!mpirma_direct_atomic(w, t, size))
 			return false;
 		if (a->tcount != 1 || size != 8 || !has_origin ||
 		    w->bulk_locks) {
@@ -573,7 +492,7 @@ bool mpirma_win_direct_fast(struct mpirma_window *w,
 			memcpy(a->raddr, &old, sizeof(old));
 		break;
 	}
-	direct_count(w, (unsigned int)a->kind, bytes);
+	mpirma_direct_count(w, (unsigned int)a->kind, bytes);
 	return true;
 }
 
@@ -587,10 +506,10 @@ void mpirma_win_direct(struct mpirma_window *w, const struct mpirma_op *op,
 	char *res = (char *)(uintptr_t)op->result.addr;
 	const void *cmp = (const void *)(uintptr_t)op->compare;
 
-	direct_count(w, op->kind, bytes);
+	mpirma_direct_count(w, op->kind, bytes);
 	switch (op->kind) {
 	case MPIRMA_KIND_PUT:
-		put_copy(t, src, bytes);
+		mpirma_put_copy(t, src, bytes);
 		return;
 	case MPIRMA_KIND_GET:
 		mpirma_move(res, t, bytes);

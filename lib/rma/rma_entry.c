@@ -105,31 +105,77 @@ static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
 	  .raddr = result_addr, .rcount = result_count,			\
 	  .rtype = result_datatype, RMA_ARGS_TARGET, .op = op }
 
-/*
- * The trailing parameter of a request-based form (@r 1) or none (@r 0),
- * and the request the body passes on.
- */
-#define RMA_REQ_PARAM_0
-#define RMA_REQ_PARAM_1		, MPI_Request *request
-#define RMA_REQ_ARG_0		NULL
-#define RMA_REQ_ARG_1		request
-
-/* PMPI_@name and MPI_@name: call @k with counts of @count_t, form @r. */
-#define RMA_DEFINE(name, k, count_t, r)					\
-int PMPI_##name(RMA_PARAMS_##k(count_t) RMA_REQ_PARAM_##r)		\
+/* PMPI_@name and MPI_@name: request-based call @k, counts of @count_t. */
+#define RMA_DEFINE_REQ(name, k, count_t)				\
+int PMPI_##name(RMA_PARAMS_##k(count_t), MPI_Request *request)		\
 {									\
 	struct mpirma_rma_args a = RMA_ARGS_##k;			\
 									\
-	return rma_entry(win, &a, RMA_REQ_ARG_##r, MPIRMA_FUNC);	\
+	return rma_entry(win, &a, request, MPIRMA_FUNC);		\
+}									\
+MPIRMA_ALIAS(name)
+
+/*
+ * The parameters' names of call @k (RMA_NAMES_<k>) and its lean lane
+ * (RMA_LEAN_<k>, lib/rma/rma_lean.c), true when that has done the call.
+ */
+#define RMA_NAMES_PUT							\
+	origin_addr, origin_count, origin_datatype, target_rank,	\
+	target_disp, target_count, target_datatype, win
+#define RMA_NAMES_GET	RMA_NAMES_PUT
+#define RMA_NAMES_ACC							\
+	origin_addr, origin_count, origin_datatype, target_rank,	\
+	target_disp, target_count, target_datatype, op, win
+#define RMA_NAMES_GET_ACC						\
+	origin_addr, origin_count, origin_datatype, result_addr,	\
+	result_count, result_datatype, target_rank, target_disp,	\
+	target_count, target_datatype, op, win
+
+#define RMA_LEAN_PUT							\
+	mpirma_lean_move(win, true, (void *)origin_addr, origin_count,	\
+			 origin_datatype, target_rank, target_disp,	\
+			 target_count, target_datatype)
+#define RMA_LEAN_GET							\
+	mpirma_lean_move(win, false, origin_addr, origin_count,	\
+			 origin_datatype, target_rank, target_disp,	\
+			 target_count, target_datatype)
+#define RMA_LEAN_ACC							\
+	mpirma_lean_acc(win, origin_addr, origin_count, origin_datatype, \
+			NULL, 0, 0, target_rank, target_disp, target_count, \
+			target_datatype, op)
+#define RMA_LEAN_GET_ACC						\
+	mpirma_lean_acc(win, origin_addr, origin_count, origin_datatype, \
+			result_addr, result_count, result_datatype,	\
+			target_rank, target_disp, target_count,		\
+			target_datatype, op)
+
+/*
+ * A plain call: the lean lane, else the general one, in a function of its
+ * own so that the lean one keeps no registers for it.
+ */
+#define RMA_DEFINE_LEAN(name, k, count_t)				\
+static __attribute__((noinline)) int					\
+rma_general_##name(RMA_PARAMS_##k(count_t), const char *fn)		\
+{									\
+	struct mpirma_rma_args a = RMA_ARGS_##k;			\
+									\
+	return rma_entry(win, &a, NULL, fn);				\
+}									\
+									\
+int PMPI_##name(RMA_PARAMS_##k(count_t))				\
+{									\
+	if (RMA_LEAN_##k)						\
+		return MPI_SUCCESS;					\
+	return rma_general_##name(RMA_NAMES_##k, MPIRMA_FUNC);		\
 }									\
 MPIRMA_ALIAS(name)
 
 /* The four forms of call @k: @name, @rname (request-based) and their _c. */
 #define RMA_FORMS(k, name, rname)					\
-	RMA_DEFINE(name, k, int, 0)					\
-	RMA_DEFINE(name##_c, k, MPI_Count, 0)				\
-	RMA_DEFINE(rname, k, int, 1)					\
-	RMA_DEFINE(rname##_c, k, MPI_Count, 1)
+	RMA_DEFINE_LEAN(name, k, int)					\
+	RMA_DEFINE_LEAN(name##_c, k, MPI_Count)				\
+	RMA_DEFINE_REQ(rname, k, int)					\
+	RMA_DEFINE_REQ(rname##_c, k, MPI_Count)
 
 RMA_FORMS(PUT, Put, Rput)
 RMA_FORMS(GET, Get, Rget)
@@ -137,12 +183,17 @@ RMA_FORMS(ACC, Accumulate, Raccumulate)
 RMA_FORMS(GET_ACC, Get_accumulate, Rget_accumulate)
 
 /*
- * The one-element calls have one form each, and take the library lock as
- * other API calls do.
+ * The one-element calls have one form each: the lean lane, else the
+ * general one in a function of its own (so that the lean one keeps no
+ * registers for it), which takes the library lock as other API calls do.
  */
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
-		      MPI_Datatype datatype, int target_rank,
-		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+static __attribute__((noinline)) int fop_general(const void *origin_addr,
+						 void *result_addr,
+						 MPI_Datatype datatype,
+						 int target_rank,
+						 MPI_Aint target_disp,
+						 MPI_Op op, MPI_Win win,
+						 const char *fn)
 {
 	struct mpirma_rma_args a = {
 		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
@@ -151,16 +202,33 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
 		.op = op, .single = true,
 	};
+	MPIRMA_LOCK_GUARD();
 
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false),
-				MPIRMA_FUNC, NULL);
+	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
+		return mpirma_not_running(fn);
+	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false), fn,
+				NULL);
+}
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
+		      MPI_Datatype datatype, int target_rank,
+		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+	if (mpirma_lean_fop(win, origin_addr, result_addr, datatype,
+			    target_rank, target_disp, op))
+		return MPI_SUCCESS;
+	return fop_general(origin_addr, result_addr, datatype, target_rank,
+			   target_disp, op, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Fetch_and_op)
 
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
-			  void *result_addr, MPI_Datatype datatype,
-			  int target_rank, MPI_Aint target_disp, MPI_Win win)
+static __attribute__((noinline)) int cas_general(const void *origin_addr,
+						 const void *compare_addr,
+						 void *result_addr,
+						 MPI_Datatype datatype,
+						 int target_rank,
+						 MPI_Aint target_disp,
+						 MPI_Win win, const char *fn)
 {
 	struct mpirma_rma_args a = {
 		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
@@ -169,9 +237,22 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
 		.ttype = datatype, .single = true,
 	};
+	MPIRMA_LOCK_GUARD();
 
-	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false),
-				MPIRMA_FUNC, NULL);
+	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
+		return mpirma_not_running(fn);
+	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false), fn,
+				NULL);
+}
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+			  void *result_addr, MPI_Datatype datatype,
+			  int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+	if (mpirma_lean_cas(win, origin_addr, compare_addr, result_addr,
+			    datatype, target_rank, target_disp))
+		return MPI_SUCCESS;
+	return cas_general(origin_addr, compare_addr, result_addr, datatype,
+			   target_rank, target_disp, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Compare_and_swap)

@@ -407,6 +407,8 @@ static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+	if (mpirma_lean_flush(win, rank))
+		return MPI_SUCCESS;
 	return flush_entry(rank, false, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_flush)
@@ -419,6 +421,8 @@ MPIRMA_ALIAS(Win_flush_all)
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+	if (mpirma_lean_flush(win, rank))
+		return MPI_SUCCESS;
 	return flush_entry(rank, false, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Win_flush_local)
