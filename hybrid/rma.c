@@ -244,10 +244,19 @@ rma_lean(const struct hy_win *w, const struct hy_rma *c,
 	case MPIRMA_KIND_CAS:
 		return mpirma_lean_cas(w->inner, c->oaddr, c->caddr, c->raddr,
 				       v->ttype, c->target, c->tdisp);
+	case MPIRMA_KIND_ACC:
+		return mpirma_lean_acc(w->inner, c->oaddr, c->ocount, v->otype,
+				       NULL, 0, 0, c->target, c->tdisp,
+				       c->tcount, v->ttype, v->op);
 	default:
-		return c->single &&
-		       mpirma_lean_fop(w->inner, c->oaddr, c->raddr, v->ttype,
-				       c->target, c->tdisp, v->op);
+		if (c->single)
+			return mpirma_lean_fop(w->inner, c->oaddr, c->raddr,
+					       v->ttype, c->target, c->tdisp,
+					       v->op);
+		return mpirma_lean_acc(w->inner, c->oaddr, c->ocount, v->otype,
+				       c->raddr, c->rcount, v->rtype,
+				       c->target, c->tdisp, c->tcount,
+				       v->ttype, v->op);
 	}
 }
 
