@@ -184,30 +184,17 @@ RMA_FORMS(GET_ACC, Get_accumulate, Rget_accumulate)
 
 /*
  * The one-element calls have one form each: the lean lane, else the
- * general one in a function of its own (so that the lean one keeps no
+ * general one, @a, in a function of its own (so that the lean one keeps no
  * registers for it), which takes the library lock as other API calls do.
  */
-static __attribute__((noinline)) int fop_general(const void *origin_addr,
-						 void *result_addr,
-						 MPI_Datatype datatype,
-						 int target_rank,
-						 MPI_Aint target_disp,
-						 MPI_Op op, MPI_Win win,
-						 const char *fn)
+static __attribute__((noinline)) int
+one_general(const struct mpirma_rma_args *a, MPI_Win win, const char *fn)
 {
-	struct mpirma_rma_args a = {
-		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
-		.ocount = 1, .otype = datatype, .raddr = result_addr,
-		.rcount = 1, .rtype = datatype, .trank = target_rank,
-		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
-		.op = op, .single = true,
-	};
 	MPIRMA_LOCK_GUARD();
 
 	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
 		return mpirma_not_running(fn);
-	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false), fn,
-				NULL);
+	return mpirma_raise_win(win, mpirma_rma_call(win, a, false), fn, NULL);
 }
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
@@ -217,33 +204,15 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 	if (mpirma_lean_fop(win, origin_addr, result_addr, datatype,
 			    target_rank, target_disp, op))
 		return MPI_SUCCESS;
-	return fop_general(origin_addr, result_addr, datatype, target_rank,
-			   target_disp, op, win, MPIRMA_FUNC);
+	return one_general(&(struct mpirma_rma_args){
+		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
+		.ocount = 1, .otype = datatype, .raddr = result_addr,
+		.rcount = 1, .rtype = datatype, .trank = target_rank,
+		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
+		.op = op, .single = true,
+	}, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Fetch_and_op)
-
-static __attribute__((noinline)) int cas_general(const void *origin_addr,
-						 const void *compare_addr,
-						 void *result_addr,
-						 MPI_Datatype datatype,
-						 int target_rank,
-						 MPI_Aint target_disp,
-						 MPI_Win win, const char *fn)
-{
-	struct mpirma_rma_args a = {
-		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
-		.otype = datatype, .raddr = result_addr, .rcount = 1,
-		.rtype = datatype, .caddr = compare_addr,
-		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
-		.ttype = datatype, .single = true,
-	};
-	MPIRMA_LOCK_GUARD();
-
-	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
-		return mpirma_not_running(fn);
-	return mpirma_raise_win(win, mpirma_rma_call(win, &a, false), fn,
-				NULL);
-}
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 			  void *result_addr, MPI_Datatype datatype,
@@ -252,7 +221,12 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 	if (mpirma_lean_cas(win, origin_addr, compare_addr, result_addr,
 			    datatype, target_rank, target_disp))
 		return MPI_SUCCESS;
-	return cas_general(origin_addr, compare_addr, result_addr, datatype,
-			   target_rank, target_disp, win, MPIRMA_FUNC);
+	return one_general(&(struct mpirma_rma_args){
+		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
+		.otype = datatype, .raddr = result_addr, .rcount = 1,
+		.rtype = datatype, .caddr = compare_addr,
+		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
+		.ttype = datatype, .single = true,
+	}, win, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Compare_and_swap)

@@ -138,6 +138,12 @@ static __always_inline char *lean_target(MPI_Win win, int trank, long disp,
 	return s->base + off;
 }
 
+/*
+ * The entry points of several calls (the plain and large-count forms)
+ * each get their own copy of these, so that no argument is passed twice.
+ */
+#define LEAN_INLINE	inline __attribute__((always_inline))
+
 /* Counted as the general lane counts a direct operation. */
 static __always_inline void lean_count(struct mpirma_window *w,
 				       unsigned int kind, uint64_t bytes)
@@ -387,9 +393,10 @@ bool mpirma_lean_cas(int win, const void *oaddr, const void *caddr,
 	return true;
 }
 
-bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount, int otype,
-		     void *raddr, int64_t rcount, int rtype, int trank,
-		     long tdisp, int64_t tcount, int ttype, int op)
+LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
+				 int otype, void *raddr, int64_t rcount,
+				 int rtype, int trank, long tdisp,
+				 int64_t tcount, int ttype, int op)
 {
 	struct mpirma_window *w;
 	uint8_t code = lean_code(ttype, op);
@@ -411,8 +418,9 @@ bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount, int otype,
 	return true;
 }
 
-bool mpirma_lean_move(int win, bool put, void *buf, int64_t count, int type,
-		      int trank, long tdisp, int64_t tcount, int ttype)
+LEAN_INLINE bool mpirma_lean_move(int win, bool put, void *buf,
+				  int64_t count, int type, int trank,
+				  long tdisp, int64_t tcount, int ttype)
 {
 	struct mpirma_window *w;
 	int kt = mpirma_dtype_elem_ktype(type);
@@ -438,7 +446,7 @@ bool mpirma_lean_move(int win, bool put, void *buf, int64_t count, int type,
 	return true;
 }
 
-bool mpirma_lean_flush(int win, int rank)
+LEAN_INLINE bool mpirma_lean_flush(int win, int rank)
 {
 	struct mpirma_window *w = mpirma_window_get(win);
 
