@@ -49,6 +49,7 @@
 #include "rma_args.h"
 #include "win.h"
 #include "direct.h"
+#include "update.h"
 
 /*
  * Puts of at least this many bytes write the target with non-temporal
@@ -160,108 +161,6 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 		if (res)
 			res += k * size;
 	}
-}
-
-/*
- * Runs shorter than this many elements of the commonest updates skip the
- * reduction engine's dispatch (its checks and two switches cost more than
- * a few elements' arithmetic): the engine's scalar build runs them anyway
- * (lib/base/reduce_pick.c, PICK_MIN_ELEMS).
- */
-#define BULK_SMALL	64
-
-/*
- * @n elements of 1, 2, 4 or 8 bytes under the update lock: a sum of an
- * integer, a float or a double, a replace, or compare_and_swap (one
- * element), with the reduction engine's arithmetic (target + origin,
- * common/reduce.c, reduce_fp.c).
- */
-#define SMALL_UPDATE(uint_t, fsum)					\
-	do {								\
-		uint_t cur_, v_, c_ = 0;				\
-		uint64_t i_;						\
-									\
-		if (kind == MPIRMA_KIND_CAS)				\
-			memcpy(&c_, cmp, sizeof(c_));			\
-		mpirma_bulk_lock(word, me);					\
-		for (i_ = 0; i_ < n; i_++) {				\
-			memcpy(&cur_, t + i_ * sizeof(uint_t), sizeof(cur_)); \
-			memcpy(&v_, src + i_ * sizeof(uint_t), sizeof(v_)); \
-			if (res)					\
-				memcpy(res + i_ * sizeof(uint_t), &cur_, \
-				       sizeof(cur_));			\
-			if (kind == MPIRMA_KIND_CAS && cur_ != c_)	\
-				continue;	/* as mpirma_cas(): no store */ \
-			if (kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_SUM) \
-				v_ = fsum(cur_, v_);			\
-			memcpy(t + i_ * sizeof(uint_t), &v_, sizeof(v_)); \
-		}							\
-		mpirma_bulk_unlock(word);				\
-	} while (0)
-
-#define INT_SUM(bits)							\
-static inline uint##bits##_t sum_u##bits(uint##bits##_t a, uint##bits##_t b) \
-{									\
-	return (uint##bits##_t)(a + b);					\
-}
-INT_SUM(8)
-INT_SUM(16)
-INT_SUM(32)
-INT_SUM(64)
-
-#define FP_SUM(name, fp_t, uint_t)					\
-static inline uint_t name(uint_t a, uint_t b)				\
-{									\
-	fp_t x, y;							\
-									\
-	memcpy(&x, &a, sizeof(x));					\
-	memcpy(&y, &b, sizeof(y));					\
-	x = x + y;							\
-	memcpy(&a, &x, sizeof(a));					\
-	return a;							\
-}
-FP_SUM(sum_f32, float, uint32_t)
-FP_SUM(sum_f64, double, uint64_t)
-
-/* False, having done nothing, when @n elements of @type and @op are not. */
-static __always_inline bool bulk_small(const struct mpirma_window *w,
-				       uint32_t rank, unsigned int kind,
-				       unsigned int type, unsigned int op,
-				       char *t, const char *src,
-				       const void *cmp, char *res, uint64_t n,
-				       unsigned int size)
-{
-	uint32_t *word = mpirma_bulk_word(w, rank);
-	uint32_t me = (uint32_t)w->rank + 1;
-	bool isint = mpirma_type_info[type].type_class == MPIRMA_CLASS_INT;
-	bool sum = kind != MPIRMA_KIND_CAS && op == MPIRMA_OP_SUM;
-
-	if (!src || n >= BULK_SMALL || (kind == MPIRMA_KIND_CAS && n != 1) ||
-	    (kind != MPIRMA_KIND_CAS && op != MPIRMA_OP_REPLACE && !sum) ||
-	    (sum && !isint && type != MPIRMA_TYPE_FLOAT &&
-	     type != MPIRMA_TYPE_DOUBLE))
-		return false;
-	switch (size) {
-	case 1:
-		SMALL_UPDATE(uint8_t, sum_u8);
-		return true;
-	case 2:
-		SMALL_UPDATE(uint16_t, sum_u16);
-		return true;
-	case 4:
-		if (sum && !isint)
-			SMALL_UPDATE(uint32_t, sum_f32);
-		else
-			SMALL_UPDATE(uint32_t, sum_u32);
-		return true;
-	case 8:
-		if (sum && !isint)
-			SMALL_UPDATE(uint64_t, sum_f64);
-		else
-			SMALL_UPDATE(uint64_t, sum_u64);
-		return true;
-	}
-	return false;
 }
 
 static bool contiguous(const struct mpirma_layout *l)
@@ -408,8 +307,10 @@ static __always_inline void direct_run(const struct mpirma_window *w,
 	uint64_t i;
 
 	if (w->bulk_locks) {
-		if (!bulk_small(w, rank, kind, type, op, t, src, cmp, res, n,
-				size))
+		/* short runs of the commonest updates: no engine dispatch */
+		if (n >= MPIRMA_UPD_RUN_MAX ||
+		    !mpirma_upd_run(w, rank, mpirma_upd_code(kind, type, op), t,
+				    src, cmp, res, n))
 			bulk_run(w, rank, kind, type, op, t, src, cmp, res, n,
 				 size);
 		return;
