@@ -78,6 +78,17 @@ static inline void mpirma_bulk_unlock(uint32_t *word)
 	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * The accumulate-like update (not compare-and-swap) of @n elements of kernel
+ * type @type with kernel op @op at @t of window rank @rank, under that
+ * rank's update locks (w->bulk_locks set), by the reduction engine's
+ * fastest build: @src the origin's (NULL for no-op), @res the old values
+ * (NULL: not fetched).
+ */
+void mpirma_bulk_update(const struct mpirma_window *w, uint32_t rank,
+			unsigned int kind, unsigned int type, unsigned int op,
+			char *t, const char *src, char *res, uint64_t n);
+
 /* This thread's counting tally (threads only); the last one is shared. */
 static inline unsigned int mpirma_tally_slot(void)
 {

@@ -163,6 +163,14 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 	}
 }
 
+void mpirma_bulk_update(const struct mpirma_window *w, uint32_t rank,
+			unsigned int kind, unsigned int type, unsigned int op,
+			char *t, const char *src, char *res, uint64_t n)
+{
+	bulk_run(w, rank, kind, type, op, t, src, NULL, res, n,
+		 mpirma_type_info[type].size);
+}
+
 static bool contiguous(const struct mpirma_layout *l)
 {
 	return !l->nblocks;

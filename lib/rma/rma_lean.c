@@ -63,6 +63,10 @@ static __attribute__((noinline, cold)) uint8_t lean_learn(MPI_Datatype dt,
 		 !mpirma_op_check(col, dt, MPIRMA_OP_USE_RMA))
 		code = mpirma_upd_code(MPIRMA_KIND_GET_ACC, (unsigned int)kt,
 				       (unsigned int)mpirma_op_kernel(col));
+	/* any other op the table allows: the engine's loop */
+	if (code == MPIRMA_UPD_SLOW << 4 && kt >= 0 && col != LEAN_CAS_COL &&
+	    col != MPI_NO_OP && !mpirma_op_check(col, dt, MPIRMA_OP_USE_RMA))
+		code = MPIRMA_UPD_ENGINE << 4;
 	__atomic_store_n(&lean_memo[dt][col], code, __ATOMIC_RELAXED);
 	return code;
 }
@@ -120,7 +124,8 @@ bool mpirma_lean_fop(int win, const void *oaddr, void *raddr, int type,
 	uint8_t code = lean_code(type, op);
 	char *t;
 
-	if ((code >> 4) == MPIRMA_UPD_SLOW || !raddr ||
+	if ((code >> 4) == MPIRMA_UPD_SLOW ||
+	    (code >> 4) == MPIRMA_UPD_ENGINE || !raddr ||
 	    (!oaddr && (code >> 4) != MPIRMA_UPD_NO_OP))
 		return false;
 	t = lean_target(win, trank, tdisp, code & 15, &w);
@@ -148,6 +153,38 @@ bool mpirma_lean_cas(int win, const void *oaddr, const void *caddr,
 	return true;
 }
 
+/*
+ * mpirma_lean_acc() of a long run, or of an op without straight code: the
+ * reduction engine's loop under the target's update lock, for @n elements
+ * of @type at @tdisp (as mpirma_lean_acc() checked them), @res NULL for an
+ * accumulate.  Out of line: the short runs keep no registers for it.
+ */
+static __attribute__((noinline)) bool lean_acc_long(int win, const void *o,
+						      void *res, int trank,
+						      long tdisp, int64_t n,
+						      int type, int op)
+{
+	int kt = mpirma_dtype_elem_ktype(type), kop = mpirma_op_kernel(op);
+	unsigned int size = mpirma_type_info[kt].size;
+	struct mpirma_window *w;
+	uint64_t bytes;
+	char *t;
+
+	if (kt < 0 || kop < 0 ||
+	    __builtin_mul_overflow((uint64_t)n, (uint64_t)size, &bytes) ||
+	    bytes > (uint64_t)MPIRMA_MAX_SPAN)
+		return false;
+	t = lean_target(win, trank, tdisp, bytes, &w);
+	if (!t || !w->bulk_locks)
+		return false;
+	mpirma_bulk_update(w, (uint32_t)trank,
+			   res ? MPIRMA_KIND_GET_ACC : MPIRMA_KIND_ACC,
+			   (unsigned int)kt, (unsigned int)kop, t,
+			   kop == MPIRMA_OP_NO_OP ? NULL : o, res, (uint64_t)n);
+	lean_count(w, res ? MPIRMA_KIND_GET_ACC : MPIRMA_KIND_ACC, bytes);
+	return true;
+}
+
 LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
 				 int otype, void *raddr, int64_t rcount,
 				 int rtype, int trank, long tdisp,
@@ -158,12 +195,15 @@ LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
 	unsigned int how = code >> 4, size = code & 15;
 	char *t;
 
-	if (how == MPIRMA_UPD_SLOW || tcount <= 0 || tcount >= MPIRMA_UPD_RUN_MAX ||
+	if (how == MPIRMA_UPD_SLOW || how == MPIRMA_UPD_CAS || tcount <= 0 ||
 	    (raddr && (rtype != ttype || rcount != tcount)))
 		return false;
 	if (how == MPIRMA_UPD_NO_OP ? !raddr :
 	    !oaddr || otype != ttype || ocount != tcount)
 		return false;
+	if (tcount >= MPIRMA_UPD_RUN_MAX || how == MPIRMA_UPD_ENGINE)
+		return lean_acc_long(win, oaddr, raddr, trank, tdisp, tcount,
+				     ttype, op);
 	t = lean_target(win, trank, tdisp, (uint64_t)tcount * size, &w);
 	if (!t || !mpirma_upd_run(w, (uint32_t)trank, code, t, oaddr, NULL, raddr,
 			       (uint64_t)tcount))

@@ -31,6 +31,7 @@ enum mpirma_upd_how {
 	MPIRMA_UPD_REPLACE,
 	MPIRMA_UPD_NO_OP,
 	MPIRMA_UPD_CAS,
+	MPIRMA_UPD_ENGINE,		/* the reduction engine's, any length */
 };
 
 /*
