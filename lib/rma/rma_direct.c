@@ -315,10 +315,11 @@ static __always_inline void direct_run(const struct mpirma_window *w,
 	uint64_t i;
 
 	if (w->bulk_locks) {
+		uint8_t code = mpirma_upd_code(kind, type, op);
+
 		/* short runs of the commonest updates: no engine dispatch */
-		if (n >= MPIRMA_UPD_RUN_MAX ||
-		    !mpirma_upd_run(w, rank, mpirma_upd_code(kind, type, op), t,
-				    src, cmp, res, n))
+		if (mpirma_upd_long(code, n) ||
+		    !mpirma_upd_run(w, rank, code, t, src, cmp, res, n))
 			bulk_run(w, rank, kind, type, op, t, src, cmp, res, n,
 				 size);
 		return;

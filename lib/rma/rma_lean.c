@@ -201,7 +201,7 @@ LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
 	if (how == MPIRMA_UPD_NO_OP ? !raddr :
 	    !oaddr || otype != ttype || ocount != tcount)
 		return false;
-	if (tcount >= MPIRMA_UPD_RUN_MAX || how == MPIRMA_UPD_ENGINE)
+	if (how == MPIRMA_UPD_ENGINE || mpirma_upd_long(code, (uint64_t)tcount))
 		return lean_acc_long(win, oaddr, raddr, trank, tdisp, tcount,
 				     ttype, op);
 	t = lean_target(win, trank, tdisp, (uint64_t)tcount * size, &w);
