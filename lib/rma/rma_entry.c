@@ -211,15 +211,8 @@ RMA_DEFINE_AT(Get_accumulate, GET_ACC)
  * lock as other API calls do.
  */
 static inline int one_general(const struct mpirma_rma_args *a, MPI_Win win,
-			      const char *fn, bool layer)
+			      const char *fn)
 {
-	/*
-	 * The layer's calls take no library lock, as its other communication
-	 * calls (docs/hybrid.md, "Threads"): its synchronization calls hold
-	 * the lock into the engine.
-	 */
-	if (layer)
-		return rma_entry(win, a, NULL, fn);
 	MPIRMA_LOCK_GUARD();
 
 	if (mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING))
@@ -229,8 +222,7 @@ static inline int one_general(const struct mpirma_rma_args *a, MPI_Win win,
 
 static __attribute__((noinline)) int
 fop_general(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
-	    int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win,
-	    bool layer)
+	    int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	return one_general(&(struct mpirma_rma_args){
 		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
@@ -238,21 +230,7 @@ fop_general(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
 		.rcount = 1, .rtype = datatype, .trank = target_rank,
 		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
 		.op = op, .single = true,
-	}, win, "MPI_Fetch_and_op", layer);
-}
-
-/* The lean lane, else the general one, on window @lw of handle @win. */
-static __always_inline int fop_call(struct mpirma_window *lw,
-				    const void *origin_addr, void *result_addr,
-				    MPI_Datatype datatype, int target_rank,
-				    MPI_Aint target_disp, MPI_Op op,
-				    MPI_Win win, bool layer)
-{
-	if (mpirma_lean_fop(lw, origin_addr, result_addr, datatype,
-			    target_rank, target_disp, op))
-		return MPI_SUCCESS;
-	return fop_general(origin_addr, result_addr, datatype, target_rank,
-			   target_disp, op, win, layer);
+	}, win, "MPI_Fetch_and_op");
 }
 
 int mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
@@ -260,23 +238,27 @@ int mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
 			   int target_rank, MPI_Aint target_disp, MPI_Op op,
 			   MPI_Win win)
 {
-	return fop_call(lw, origin_addr, result_addr, datatype, target_rank,
-			target_disp, op, win, true);
+	if (mpirma_lean_fop(lw, origin_addr, result_addr, datatype,
+			    target_rank, target_disp, op))
+		return MPI_SUCCESS;
+	return fop_general(origin_addr, result_addr, datatype, target_rank,
+			   target_disp, op, win);
 }
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 		      MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-	return fop_call(mpirma_window_get(win), origin_addr, result_addr,
-			datatype, target_rank, target_disp, op, win, false);
+	return mpirma_at_Fetch_and_op(mpirma_window_get(win), origin_addr,
+				      result_addr, datatype, target_rank,
+				      target_disp, op, win);
 }
 MPIRMA_ALIAS(Fetch_and_op)
 
 static __attribute__((noinline)) int
 cas_general(const void *origin_addr, const void *compare_addr,
 	    void *result_addr, MPI_Datatype datatype, int target_rank,
-	    MPI_Aint target_disp, MPI_Win win, bool layer)
+	    MPI_Aint target_disp, MPI_Win win)
 {
 	return one_general(&(struct mpirma_rma_args){
 		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
@@ -284,21 +266,7 @@ cas_general(const void *origin_addr, const void *compare_addr,
 		.rtype = datatype, .caddr = compare_addr,
 		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
 		.ttype = datatype, .single = true,
-	}, win, "MPI_Compare_and_swap", layer);
-}
-
-static __always_inline int cas_call(struct mpirma_window *lw,
-				    const void *origin_addr,
-				    const void *compare_addr,
-				    void *result_addr, MPI_Datatype datatype,
-				    int target_rank, MPI_Aint target_disp,
-				    MPI_Win win, bool layer)
-{
-	if (mpirma_lean_cas(lw, origin_addr, compare_addr, result_addr,
-			    datatype, target_rank, target_disp))
-		return MPI_SUCCESS;
-	return cas_general(origin_addr, compare_addr, result_addr, datatype,
-			   target_rank, target_disp, win, layer);
+	}, win, "MPI_Compare_and_swap");
 }
 
 int mpirma_at_Compare_and_swap(struct mpirma_window *lw,
@@ -307,16 +275,19 @@ int mpirma_at_Compare_and_swap(struct mpirma_window *lw,
 			       MPI_Datatype datatype, int target_rank,
 			       MPI_Aint target_disp, MPI_Win win)
 {
-	return cas_call(lw, origin_addr, compare_addr, result_addr, datatype,
-			target_rank, target_disp, win, true);
+	if (mpirma_lean_cas(lw, origin_addr, compare_addr, result_addr,
+			    datatype, target_rank, target_disp))
+		return MPI_SUCCESS;
+	return cas_general(origin_addr, compare_addr, result_addr, datatype,
+			   target_rank, target_disp, win);
 }
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 			  void *result_addr, MPI_Datatype datatype,
 			  int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-	return cas_call(mpirma_window_get(win), origin_addr, compare_addr,
-			result_addr, datatype, target_rank, target_disp, win,
-			false);
+	return mpirma_at_Compare_and_swap(mpirma_window_get(win), origin_addr,
+					  compare_addr, result_addr, datatype,
+					  target_rank, target_disp, win);
 }
 MPIRMA_ALIAS(Compare_and_swap)
