@@ -56,17 +56,19 @@ static __attribute__((noinline, cold)) uint8_t lean_learn(MPI_Datatype dt,
 	if (!mpirma_dtype_get(dt))
 		return code;
 	kt = mpirma_dtype_elem_ktype(dt);
-	if (kt >= 0 && col == LEAN_CAS_COL &&
-	    mpirma_cas_allowed((unsigned int)kt))
-		code = mpirma_upd_code(MPIRMA_KIND_CAS, (unsigned int)kt, 0);
-	else if (kt >= 0 && col != LEAN_CAS_COL &&
-		 !mpirma_op_check(col, dt, MPIRMA_OP_USE_RMA))
+	if (kt < 0) {
+		/* not one kernel element: the general lane's */
+	} else if (col == LEAN_CAS_COL) {
+		if (mpirma_cas_allowed((unsigned int)kt))
+			code = mpirma_upd_code(MPIRMA_KIND_CAS,
+					       (unsigned int)kt, 0);
+	} else if (!mpirma_op_check(col, dt, MPIRMA_OP_USE_RMA)) {
 		code = mpirma_upd_code(MPIRMA_KIND_GET_ACC, (unsigned int)kt,
 				       (unsigned int)mpirma_op_kernel(col));
-	/* any other op the table allows: the engine's loop */
-	if (code == MPIRMA_UPD_SLOW << 4 && kt >= 0 && col != LEAN_CAS_COL &&
-	    col != MPI_NO_OP && !mpirma_op_check(col, dt, MPIRMA_OP_USE_RMA))
-		code = MPIRMA_UPD_ENGINE << 4;
+		/* any other op the table allows: the engine's loop */
+		if (code == MPIRMA_UPD_SLOW << 4 && col != MPI_NO_OP)
+			code = MPIRMA_UPD_ENGINE << 4;
+	}
 	__atomic_store_n(&lean_memo[dt][col], code, __ATOMIC_RELAXED);
 	return code;
 }
