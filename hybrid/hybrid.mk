@@ -95,7 +95,7 @@ HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
 HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \
 		 -iquote include
-HY_STAGED := $(HY_STAGE)/run $(HY_STAGE)/launch $(HY_STAGE)/list $(HY_STAGE)/list.2
+HY_STAGED := $(HY_STAGE)/run $(HY_STAGE)/launch $(HY_STAGE)/stacks $(HY_STAGE)/list $(HY_STAGE)/list.2
 
 define hybrid_tests
 $(HY_STAGE)/$(1)/%: mpitests/%.c $(HY_TEST_SUPPORT) $(wildcard mpitests/lib/*.h)
@@ -265,9 +265,9 @@ $(foreach h,$(HY_FHOSTS),$(eval $(call hybrid_ftests,$(h))))
 $(foreach h,$(filter $(HY_GA_HOSTS),$(HY_FHOSTS)),$(eval $(call hybrid_apps_f,$(h))))
 
 hybrid: $(HY_STAGED)
-SCRIPTS += hybrid/run hybrid/launch
+SCRIPTS += hybrid/run hybrid/launch hybrid/stacks
 
-$(HY_STAGE)/run $(HY_STAGE)/launch: $(HY_STAGE)/%: hybrid/%
+$(HY_STAGE)/run $(HY_STAGE)/launch $(HY_STAGE)/stacks: $(HY_STAGE)/%: hybrid/%
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
