@@ -250,6 +250,22 @@ bool hy_op_predefined(MPI_Op op, MPII_Op *out)
 	return false;
 }
 
+/* convert.h */
+MPII_Datatype hy_type_miss(MPI_Datatype t)
+{
+	MPII_Datatype out;
+
+	return hy_type_predefined(t, &out) ? out : MPII_DATATYPE_NULL;
+}
+
+/* convert.h */
+MPII_Op hy_op_miss(MPI_Op op)
+{
+	MPII_Op out;
+
+	return hy_op_predefined(op, &out) ? out : MPII_OP_NULL;
+}
+
 int hy_op_lookup(MPI_Op op, MPII_Op *out)
 {
 	if (hy_op_predefined(op, out))

@@ -43,13 +43,18 @@ int hy_op_lookup(MPI_Op op, MPII_Op *out);
  */
 bool hy_type_predefined(MPI_Datatype t, MPII_Datatype *out);
 bool hy_op_predefined(MPI_Op op, MPII_Op *out);
+/* The same by value: MPII_DATATYPE_NULL, MPII_OP_NULL for any other. */
+MPII_Datatype hy_type_miss(MPI_Datatype t);
+MPII_Op hy_op_miss(MPI_Op op);
 
 /*
  * NAME(h, out): the engine's value of @h, the last one converted inline;
- * host class.  NAME_fast(h, out): the same for predefined handles only,
- * without a lock; false for any other (hy_type_predefined()).
+ * host class.  NAME_fast(h, last_only): the same for predefined handles
+ * only, without a lock; NONE for any other (hy_type_predefined()), and
+ * with @last_only for any but the last one.  By value, so that a fast lane
+ * keeps it in a register, and @last_only makes no call.
  */
-#define HY_CONVERT_LAST(NAME, HOST, INNER, PAIR)			\
+#define HY_CONVERT_LAST(NAME, HOST, INNER, PAIR, NONE)			\
 static inline const struct PAIR *NAME##_hit(HOST h)			\
 {									\
 	const struct PAIR *last =					\
@@ -69,19 +74,18 @@ static inline int NAME(HOST h, INNER *out)				\
 	return NAME##_lookup(h, out);					\
 }									\
 									\
-static inline bool NAME##_fast(HOST h, INNER *out)			\
+static inline INNER NAME##_fast(HOST h, bool last_only)		\
 {									\
 	const struct PAIR *last = NAME##_hit(h);			\
 									\
-	if (last) {							\
-		*out = last->i;						\
-		return true;						\
-	}								\
-	return NAME##_predefined(h, out);				\
+	if (last)							\
+		return last->i;						\
+	return last_only ? (NONE) : NAME##_miss(h);			\
 }
 
-HY_CONVERT_LAST(hy_type, MPI_Datatype, MPII_Datatype, hy_type_pair)
-HY_CONVERT_LAST(hy_op, MPI_Op, MPII_Op, hy_op_pair)
+HY_CONVERT_LAST(hy_type, MPI_Datatype, MPII_Datatype, hy_type_pair,
+		MPII_DATATYPE_NULL)
+HY_CONVERT_LAST(hy_op, MPI_Op, MPII_Op, hy_op_pair, MPII_OP_NULL)
 
 void hy_type_forget(MPI_Datatype t);
 int hy_info(MPI_Info info, MPII_Info *out);

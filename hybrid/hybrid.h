@@ -235,9 +235,12 @@ struct hy_span {
  * @span: the remote side when the window spans nodes, else NULL
  * @next: the next window of its hy_win_table chain (win.h)
  */
+struct mpirma_window;
+
 struct hy_win {
 	MPI_Win host;
 	MPII_Win inner;
+	struct mpirma_window *eng;	/* inner's, for the lean lane; NULL: none */
 	MPII_Comm icomm;
 	MPII_Group igroup;
 	MPI_Group hgroup;

@@ -118,11 +118,6 @@ static int rma_convert(const struct hy_rma *c, struct rma_inner *v)
 	return ret;
 }
 
-/*
- * Ships @c (engine values @v) to its target on another node; @defer: its
- * result may wait for the call that completes it (not an R-call).  Host
- * class.
- */
 /* The engine's arguments of @c, with its engine values @v. */
 static inline struct mpirma_rma_args rma_args(const struct hy_rma *c,
 					      const struct rma_inner *v)
@@ -136,6 +131,11 @@ static inline struct mpirma_rma_args rma_args(const struct hy_rma *c,
 	};
 }
 
+/*
+ * Ships @c (engine values @v) to its target on another node; @defer: its
+ * result may wait for the call that completes it (not an R-call).  Host
+ * class.
+ */
 static int rma_ship(struct hy_win *w, const struct hy_rma *c,
 		    const struct rma_inner *v, bool defer, const char *fn)
 {
@@ -225,83 +225,97 @@ static int rma_op(struct hy_win *w, const struct hy_rma *c,
 }
 
 /*
- * The engine's lean lane (lib/rma/rma_lean.c) for @c, engine values @v, on
- * @w: true when it has done the call.
+ * The engine's entry of @c for the layer (mpirma_at_NAME(), rma_args.h),
+ * engine values @v, on @w: the engine's lean lane, else its general one.
+ * The engine's MPI class.
  */
-static inline __attribute__((always_inline)) bool
-rma_lean(const struct hy_win *w, const struct hy_rma *c,
-	 const struct rma_inner *v)
+static inline __attribute__((always_inline)) int
+rma_at(const struct hy_win *w, const struct hy_rma *c,
+       const struct rma_inner *v)
 {
 	switch (c->kind) {
 	case MPIRMA_KIND_PUT:
-		return mpirma_lean_move(w->inner, true, (void *)c->oaddr,
-					c->ocount, v->otype, c->target,
-					c->tdisp, c->tcount, v->ttype);
+		return mpirma_at_Put(w->eng, c->oaddr, c->ocount, v->otype,
+				     c->target, c->tdisp, c->tcount, v->ttype,
+				     w->inner);
 	case MPIRMA_KIND_GET:
-		return mpirma_lean_move(w->inner, false, c->raddr, c->rcount,
-					v->rtype, c->target, c->tdisp,
-					c->tcount, v->ttype);
+		return mpirma_at_Get(w->eng, c->raddr, c->rcount, v->rtype,
+				     c->target, c->tdisp, c->tcount, v->ttype,
+				     w->inner);
 	case MPIRMA_KIND_CAS:
-		return mpirma_lean_cas(w->inner, c->oaddr, c->caddr, c->raddr,
-				       v->ttype, c->target, c->tdisp);
+		return mpirma_at_Compare_and_swap(w->eng, c->oaddr, c->caddr,
+						  c->raddr, v->ttype,
+						  c->target, c->tdisp,
+						  w->inner);
 	case MPIRMA_KIND_ACC:
-		return mpirma_lean_acc(w->inner, c->oaddr, c->ocount, v->otype,
-				       NULL, 0, 0, c->target, c->tdisp,
-				       c->tcount, v->ttype, v->op);
+		return mpirma_at_Accumulate(w->eng, c->oaddr, c->ocount,
+					    v->otype, c->target, c->tdisp,
+					    c->tcount, v->ttype, v->op,
+					    w->inner);
 	default:
 		if (c->single)
-			return mpirma_lean_fop(w->inner, c->oaddr, c->raddr,
-					       v->ttype, c->target, c->tdisp,
-					       v->op);
-		return mpirma_lean_acc(w->inner, c->oaddr, c->ocount, v->otype,
-				       c->raddr, c->rcount, v->rtype,
-				       c->target, c->tdisp, c->tcount,
-				       v->ttype, v->op);
+			return mpirma_at_Fetch_and_op(w->eng, c->oaddr,
+						      c->raddr, v->ttype,
+						      c->target, c->tdisp,
+						      v->op, w->inner);
+		return mpirma_at_Get_accumulate(w->eng, c->oaddr, c->ocount,
+						v->otype, c->raddr,
+						c->rcount, v->rtype,
+						c->target, c->tdisp,
+						c->tcount, v->ttype, v->op,
+						w->inner);
 	}
+}
+
+/* An error @code of the engine's call @fn on @w, raised as the host's. */
+static __attribute__((noinline, cold)) int
+rma_fast_error(const struct hy_win *w, int code, const char *fn)
+{
+	return hy_raise(w->host, hy_inner(code), fn);
 }
 
 /*
  * The fast lane of the plain calls: on a window of this node's engine that
  * spans no nodes, to a target rank, with predefined datatypes and op, the
- * call goes straight to the engine's body, mpirma_rma_call(), without
- * hy.lock and without the engine's public entry, so the layer adds a table
- * lookup and the conversions to what the call costs standalone.  False:
- * the general path decides (and reports every error of the conversions).
- * Inline everywhere, so that @c is never built in memory here.
+ * call goes straight to the engine's entry for the layer (rma_at()),
+ * without hy.lock, so the layer adds a window lookup and the conversions
+ * to what the call costs standalone.  False: the general path decides (and
+ * reports every error of the conversions).  Inline everywhere, so that @c
+ * is never built in memory here.
  */
 static inline __attribute__((always_inline)) bool
-rma_fast(MPI_Win win, const struct hy_rma *c, const char *fn, int *ret)
+rma_fast(MPI_Win win, const struct hy_rma *c, const char *fn, int *ret,
+	 bool last_only)
 {
 	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
 	bool result = c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC;
 	struct rma_inner v = { MPII_DATATYPE_NULL, MPII_DATATYPE_NULL,
 			       MPII_DATATYPE_NULL, MPII_OP_NULL };
-	struct mpirma_rma_args a;
 	struct hy_win *w;
 
-	if (c->target < 0 || !hy_type_fast(c->ttype, &v.ttype))
+	if (c->target < 0)
 		return false;
-	if (c->kind != MPIRMA_KIND_GET && c->otype == c->ttype)
-		v.otype = v.ttype;
-	else if (c->kind != MPIRMA_KIND_GET &&
-		 !hy_type_fast(c->otype, &v.otype))
+	v.ttype = hy_type_fast(c->ttype, last_only);
+	if (v.ttype == MPII_DATATYPE_NULL)
 		return false;
-	if (result && c->rtype == c->ttype)
-		v.rtype = v.ttype;
-	else if (result && !hy_type_fast(c->rtype, &v.rtype))
+	if (c->kind != MPIRMA_KIND_GET)
+		v.otype = c->otype == c->ttype ? v.ttype :
+			  hy_type_fast(c->otype, last_only);
+	if (result)
+		v.rtype = c->rtype == c->ttype ? v.ttype :
+			  hy_type_fast(c->rtype, last_only);
+	if (acc)
+		v.op = hy_op_fast(c->op, last_only);
+	if ((c->kind != MPIRMA_KIND_GET && v.otype == MPII_DATATYPE_NULL) ||
+	    (result && v.rtype == MPII_DATATYPE_NULL) ||
+	    (acc && v.op == MPII_OP_NULL))
 		return false;
-	if (acc && !hy_op_fast(c->op, &v.op))
+	w = last_only ? hy_win_cached(win) : hy_win_fast(win);
+	if (!w)
 		return false;
-	w = hy_win_peek(win);
-	if (!w || w->span)
-		return false;
-	if (rma_lean(w, c, &v)) {
-		*ret = MPI_SUCCESS;
-		return true;
-	}
-	a = rma_args(c, &v);
-	*ret = hy_raise(w->host, hy_inner(mpirma_rma_call(w->inner, &a, false)),
-			fn);
+	*ret = rma_at(w, c, &v);
+	if (__builtin_expect(*ret != MPI_SUCCESS, 0))
+		*ret = rma_fast_error(w, *ret, fn);
 	return true;
 }
 
@@ -395,14 +409,21 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 	} while (0)
 
 /*
- * A plain call MPI_NAME: the fast lane, else the general path in a function
- * of its own (rma_slow_NAME), so that the fast lane keeps no registers for
- * it.  PARAMS(COUNT): its parameters; ARGS and FIELDS as above, both in
+ * A plain call MPI_NAME: the fast lane with the last window, datatype and
+ * op looked up, which calls nothing before the engine, else, in a function of
+ * its own (rma_slow_NAME) so that the first keeps no registers for it, the
+ * fast lane with any predefined ones, else the general path.
+ * PARAMS(COUNT): its parameters; ARGS and FIELDS as above, both in
  * parentheses.
  */
 #define HY_RMA_PLAIN(NAME, COUNT, PARAMS, ARGS, FIELDS)			\
 static __attribute__((noinline)) int rma_slow_##NAME(PARAMS(COUNT))	\
 {									\
+	const struct hy_rma f = { HY_LIST FIELDS };			\
+	int ret;							\
+									\
+	if (rma_fast(win, &f, "MPI_" #NAME, &ret, false))		\
+		return ret;						\
 	HY_RMA_RUN(NAME, FIELDS, ARGS, NULL);				\
 }									\
 									\
@@ -411,7 +432,7 @@ int MPI_##NAME(PARAMS(COUNT))						\
 	const struct hy_rma f = { HY_LIST FIELDS };			\
 	int ret;							\
 									\
-	if (rma_fast(win, &f, "MPI_" #NAME, &ret))			\
+	if (rma_fast(win, &f, "MPI_" #NAME, &ret, true))		\
 		return ret;						\
 	return rma_slow_##NAME ARGS;					\
 }

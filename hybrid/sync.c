@@ -458,39 +458,68 @@ static int flush(MPI_Win win, int rank, bool all, bool local, const char *fn)
 
 /*
  * The four flushes: the fast lane, as rma.c's (on a window that spans no
- * nodes, the engine's body without hy.lock), else flush().
+ * nodes, the engine's entry for the layer, or its body, without hy.lock),
+ * else flush().
  */
 static inline __attribute__((always_inline)) int
-flush_entry(MPI_Win win, int rank, bool all, bool local, const char *fn)
-{
-	struct hy_win *w = hy_win_peek(win);
+flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
+	   bool last_only);
 
-	if (!w || w->span || (!all && rank < 0))
+/* flush_fast() with any window looked up: out of line, as rma.c's. */
+static __attribute__((noinline)) int
+flush_slow(MPI_Win win, int rank, bool all, bool local, const char *fn)
+{
+	return flush_fast(win, rank, all, local, fn, false);
+}
+
+/*
+ * With @last_only, only the window the fast lanes found last
+ * (hy_win_cached()), so that nothing is called before the engine; any
+ * other goes to flush_slow().
+ */
+static inline __attribute__((always_inline)) int
+flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
+	   bool last_only)
+{
+	struct hy_win *w = last_only ? hy_win_cached(win) : hy_win_fast(win);
+	int ret;
+
+	if (!w && last_only)
+		return flush_slow(win, rank, all, local, fn);
+
+	if (!w || (!all && rank < 0))
 		return flush(win, rank, all, local, fn);
-	if (!all && mpirma_lean_flush(w->inner, rank))
+	if (!all && !local)
+		ret = mpirma_at_Win_flush(w->eng, rank, w->inner);
+	else if (!all && mpirma_lean_flush(w->eng, rank))
+		ret = MPI_SUCCESS;
+	else
+		ret = mpirma_win_flush(rank, all, w->inner);
+	if (__builtin_expect(ret == MPI_SUCCESS, 1))
 		return MPI_SUCCESS;
-	return hy_raise(w->host, hy_inner(mpirma_win_flush(rank, all,
-							   w->inner)), fn);
+	return hy_raise(w->host, hy_inner(ret), fn);
 }
 
 int MPI_Win_flush(int rank, MPI_Win win)
 {
-	return flush_entry(win, rank, false, false, "MPI_Win_flush");
+	return flush_fast(win, rank, false, false, "MPI_Win_flush", true);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
 {
-	return flush_entry(win, 0, true, false, "MPI_Win_flush_all");
+	return flush_fast(win, 0, true, false, "MPI_Win_flush_all", true);
 }
 
 int MPI_Win_flush_local(int rank, MPI_Win win)
 {
-	return flush_entry(win, rank, false, true, "MPI_Win_flush_local");
+	return flush_fast(win, rank, false, true, "MPI_Win_flush_local",
+			  true);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
 {
-	return flush_entry(win, 0, true, true, "MPI_Win_flush_local_all");
+	return flush_fast(win, 0, true, true, "MPI_Win_flush_local_all",
+			  true);
 }
 
 int MPI_Win_sync(MPI_Win win)

@@ -22,6 +22,7 @@
 #include "errors.h"
 #include "handle.h"
 #include "keyval.h"
+#include "rma_args.h"
 #include "span.h"
 #include "waits.h"
 #include "win.h"
@@ -29,6 +30,7 @@
 /* The engine's windows (win.h); hy.lock, and hy_win_seq for readers. */
 struct hy_win *hy_win_table[HY_WIN_BUCKETS];
 unsigned int hy_win_seq;
+struct hy_win *hy_win_last;
 
 /* Nodes of freed windows, for the next ones (hy_win_seq); hy.lock. */
 static struct hy_win *spare;
@@ -36,6 +38,7 @@ static struct hy_win *spare;
 /* Links @w at @link, a table change (hy_win_seq odd meanwhile); hy.lock. */
 static void table_link(struct hy_win **link, struct hy_win *w)
 {
+	hy_win_last = NULL;
 	__atomic_store_n(&hy_win_seq, hy_win_seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(link, w, __ATOMIC_RELAXED);
@@ -221,6 +224,7 @@ static int create_inner(struct hy_win *w, struct create_args *a,
 	if (ret == MPII_SUCCESS) {
 		MPII_Win_set_errhandler(w->inner, MPII_ERRORS_RETURN);
 		ret = MPII_Win_get_group(w->inner, &w->igroup);
+		w->eng = mpirma_lean_window(w->inner);
 	}
 	return hy_inner(ret);
 }
@@ -402,13 +406,17 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
  */
 static int win_drop(struct hy_win *w, bool *gone)
 {
+	struct mpirma_window *eng = w->eng;
 	struct hy_win **p;
 	int ret;
 
+	w->eng = NULL;	/* the fast lanes' calls go to the general path */
 	ret = hy_inner(MPII_Win_free(&w->inner));
 	*gone = w->inner == MPII_WIN_NULL;
-	if (!*gone)
+	if (!*gone) {
+		w->eng = eng;
 		return ret;
+	}
 	for (p = hy_win_bucket(w->host); *p != w; p = &(*p)->next)
 		;
 	table_link(p, w->next);

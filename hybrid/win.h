@@ -74,6 +74,36 @@ static inline struct hy_win *hy_win_peek(MPI_Win win)
 }
 
 /*
+ * The window the fast lanes found last (hy_win_fast()), one that spans no
+ * nodes, kept while no other thread calls MPI (!hy.threads); NULL after
+ * any table change (win.c).  Programs mostly call on one window in a row.
+ */
+extern struct hy_win *hy_win_last;
+
+/* hy_win_last if it is @win's, else NULL: no lookup at all. */
+static inline struct hy_win *hy_win_cached(MPI_Win win)
+{
+	struct hy_win *w = hy_win_last;
+
+	return w && w->host == win ? w : NULL;
+}
+
+/* hy_win_peek() for the fast lanes: NULL also for a window that spans nodes. */
+static inline struct hy_win *hy_win_fast(MPI_Win win)
+{
+	struct hy_win *w = hy_win_cached(win);
+
+	if (w)
+		return w;
+	w = hy_win_peek(win);
+	if (!w || w->span)
+		return NULL;
+	if (!hy.threads)
+		hy_win_last = w;
+	return w;
+}
+
+/*
  * The start of a call on a window: the engine's window of @win with hy.lock
  * taken, or NULL (lock not taken) when the host serves @win.
  */

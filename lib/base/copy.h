@@ -23,7 +23,8 @@
  * fine): the commonest messages and window accesses are a few bytes, and
  * a call of memcpy() through the PLT cost more than the copy.
  */
-static inline void mpirma_copy_small(char *d, const char *s, size_t n)
+static __always_inline void mpirma_copy_small(char *d, const char *s,
+					      size_t n)
 {
 	uint64_t a, b;
 	uint32_t x, y;

@@ -61,7 +61,7 @@ static inline uint32_t *mpirma_bulk_word(const struct mpirma_window *w,
 void mpirma_bulk_lock_wait(uint32_t *word, uint32_t me);
 
 /* Take the update lock @word as window rank @me - 1 (kmod/strategy_bulk.c). */
-static inline void mpirma_bulk_lock(uint32_t *word, uint32_t me)
+static __always_inline void mpirma_bulk_lock(uint32_t *word, uint32_t me)
 {
 	uint32_t free = 0;
 
@@ -73,7 +73,7 @@ static inline void mpirma_bulk_lock(uint32_t *word, uint32_t me)
 }
 
 /* Releases the update lock @word. */
-static inline void mpirma_bulk_unlock(uint32_t *word)
+static __always_inline void mpirma_bulk_unlock(uint32_t *word)
 {
 	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 }

@@ -43,25 +43,67 @@ struct mpirma_rma_args {
 	bool single;			/* fetch_and_op, compare_and_swap */
 };
 
+struct mpirma_window;
+
 /*
  * The lean lane (lib/rma/rma_lean.c): one call of the common case on a
  * window this process maps (MPI_Fetch_and_op, MPI_Compare_and_swap of one
  * predefined element; MPI_Put with @put, else MPI_Get, of one predefined
- * datatype on both sides; accumulates of a few; MPI_Win_flush and
- * MPI_Win_flush_local of a target), done: true.  False, having done nothing: the general lane
- * decides and reports any error.  Engine handles; thread-safe.
+ * datatype on both sides; accumulates; MPI_Win_flush and
+ * MPI_Win_flush_local of a target), done: true.  False, having done
+ * nothing: the general lane decides and reports any error.  @w: the
+ * window (NULL: none), found once by mpirma_lean_window(); other handles
+ * the engine's.  Thread-safe.
  */
-bool mpirma_lean_fop(int win, const void *oaddr, void *raddr, int type,
-		     int trank, long tdisp, int op);
-bool mpirma_lean_cas(int win, const void *oaddr, const void *caddr,
-		     void *raddr, int type, int trank, long tdisp);
-bool mpirma_lean_move(int win, bool put, void *buf, int64_t count, int type,
-		      int trank, long tdisp, int64_t tcount, int ttype);
-/* MPI_Accumulate (@raddr NULL) or MPI_Get_accumulate of a short run. */
-bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount, int otype,
-		     void *raddr, int64_t rcount, int rtype, int trank,
-		     long tdisp, int64_t tcount, int ttype, int op);
-bool mpirma_lean_flush(int win, int rank);
+bool mpirma_lean_fop(struct mpirma_window *w, const void *oaddr, void *raddr,
+		     int type, int trank, long tdisp, int op);
+bool mpirma_lean_cas(struct mpirma_window *w, const void *oaddr,
+		     const void *caddr, void *raddr, int type, int trank,
+		     long tdisp);
+bool mpirma_lean_move(struct mpirma_window *w, bool put, void *buf,
+		      int64_t count, int type, int trank, long tdisp,
+		      int64_t tcount, int ttype);
+/* MPI_Accumulate (@raddr NULL) or MPI_Get_accumulate. */
+bool mpirma_lean_acc(struct mpirma_window *w, const void *oaddr,
+		     int64_t ocount, int otype, void *raddr, int64_t rcount,
+		     int rtype, int trank, long tdisp, int64_t tcount,
+		     int ttype, int op);
+bool mpirma_lean_flush(struct mpirma_window *w, int rank);
+
+/*
+ * The window of engine handle @win for the calls above, or NULL; it stays
+ * the same until the window is freed.
+ */
+struct mpirma_window *mpirma_lean_window(int win);
+
+/*
+ * The layer's entries (lib/rma/rma_entry.c, win_sync.c): MPI_NAME (the
+ * large-count form where there is one) on engine window @win, whose
+ * mpirma_lean_window() is @lw: the lean lane, else the general one, which
+ * reports errors through @win's error handler.  So the layer passes the
+ * arguments once and keeps none of them across the call.
+ */
+int mpirma_at_Put(struct mpirma_window *lw, const void *oaddr,
+		  long long ocount, int otype, int trank, long tdisp,
+		  long long tcount, int ttype, int win);
+int mpirma_at_Get(struct mpirma_window *lw, void *raddr, long long rcount,
+		  int rtype, int trank, long tdisp, long long tcount,
+		  int ttype, int win);
+int mpirma_at_Accumulate(struct mpirma_window *lw, const void *oaddr,
+			 long long ocount, int otype, int trank, long tdisp,
+			 long long tcount, int ttype, int op, int win);
+int mpirma_at_Get_accumulate(struct mpirma_window *lw, const void *oaddr,
+			     long long ocount, int otype, void *raddr,
+			     long long rcount, int rtype, int trank,
+			     long tdisp, long long tcount, int ttype, int op,
+			     int win);
+int mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *oaddr,
+			   void *raddr, int type, int trank, long tdisp,
+			   int op, int win);
+int mpirma_at_Compare_and_swap(struct mpirma_window *lw, const void *oaddr,
+			       const void *caddr, void *raddr, int type,
+			       int trank, long tdisp, int win);
+int mpirma_at_Win_flush(struct mpirma_window *lw, int rank, int win);
 
 /*
  * The kernel operation the RMA call @a on engine window @win would issue,

@@ -131,20 +131,24 @@ MPIRMA_ALIAS(name)
 	result_count, result_datatype, target_rank, target_disp,	\
 	target_count, target_datatype, op, win
 
-#define RMA_LEAN_PUT							\
-	mpirma_lean_move(win, true, (void *)origin_addr, origin_count,	\
+/*
+ * The lean lane of call @k on window @lw (mpirma_lean_window(), NULL: none),
+ * in the parameters' names: true when it has done the call.
+ */
+#define RMA_LEAN_PUT(lw)						\
+	mpirma_lean_move(lw, true, (void *)origin_addr, origin_count,	\
 			 origin_datatype, target_rank, target_disp,	\
 			 target_count, target_datatype)
-#define RMA_LEAN_GET							\
-	mpirma_lean_move(win, false, origin_addr, origin_count,	\
+#define RMA_LEAN_GET(lw)						\
+	mpirma_lean_move(lw, false, origin_addr, origin_count,		\
 			 origin_datatype, target_rank, target_disp,	\
 			 target_count, target_datatype)
-#define RMA_LEAN_ACC							\
-	mpirma_lean_acc(win, origin_addr, origin_count, origin_datatype, \
+#define RMA_LEAN_ACC(lw)						\
+	mpirma_lean_acc(lw, origin_addr, origin_count, origin_datatype,	\
 			NULL, 0, 0, target_rank, target_disp, target_count, \
 			target_datatype, op)
-#define RMA_LEAN_GET_ACC						\
-	mpirma_lean_acc(win, origin_addr, origin_count, origin_datatype, \
+#define RMA_LEAN_GET_ACC(lw)						\
+	mpirma_lean_acc(lw, origin_addr, origin_count, origin_datatype,	\
 			result_addr, result_count, result_datatype,	\
 			target_rank, target_disp, target_count,		\
 			target_datatype, op)
@@ -164,7 +168,7 @@ rma_general_##name(RMA_PARAMS_##k(count_t), const char *fn)		\
 									\
 int PMPI_##name(RMA_PARAMS_##k(count_t))				\
 {									\
-	if (RMA_LEAN_##k)						\
+	if (RMA_LEAN_##k(mpirma_window_get(win)))			\
 		return MPI_SUCCESS;					\
 	return rma_general_##name(RMA_NAMES_##k, MPIRMA_FUNC);		\
 }									\
@@ -183,12 +187,31 @@ RMA_FORMS(ACC, Accumulate, Raccumulate)
 RMA_FORMS(GET_ACC, Get_accumulate, Rget_accumulate)
 
 /*
- * The one-element calls have one form each: the lean lane, else the
- * general one, @a, in a function of its own (so that the lean one keeps no
- * registers for it), which takes the library lock as other API calls do.
+ * The layer's entry of call @k (rma_args.h): the large-count form, on the
+ * window @lw the layer found once, so that nothing is looked up per call.
  */
-static __attribute__((noinline)) int
-one_general(const struct mpirma_rma_args *a, MPI_Win win, const char *fn)
+#define RMA_DEFINE_AT(name, k)						\
+int mpirma_at_##name(struct mpirma_window *lw,				\
+		     RMA_PARAMS_##k(MPI_Count))				\
+{									\
+	if (RMA_LEAN_##k(lw))						\
+		return MPI_SUCCESS;					\
+	return rma_general_##name##_c(RMA_NAMES_##k, "MPI_" #name);	\
+}
+
+RMA_DEFINE_AT(Put, PUT)
+RMA_DEFINE_AT(Get, GET)
+RMA_DEFINE_AT(Accumulate, ACC)
+RMA_DEFINE_AT(Get_accumulate, GET_ACC)
+
+/*
+ * The one-element calls have one form each: the lean lane, else the
+ * general one (fop_general(), cas_general()), in a function of its own (so
+ * that the lean one keeps no registers for it), which takes the library
+ * lock as other API calls do.
+ */
+static inline int one_general(const struct mpirma_rma_args *a, MPI_Win win,
+			      const char *fn)
 {
 	MPIRMA_LOCK_GUARD();
 
@@ -197,36 +220,78 @@ one_general(const struct mpirma_rma_args *a, MPI_Win win, const char *fn)
 	return mpirma_raise_win(win, mpirma_rma_call(win, a, false), fn, NULL);
 }
 
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
-		      MPI_Datatype datatype, int target_rank,
-		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+static __attribute__((noinline)) int
+fop_general(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+	    int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-	if (mpirma_lean_fop(win, origin_addr, result_addr, datatype,
-			    target_rank, target_disp, op))
-		return MPI_SUCCESS;
 	return one_general(&(struct mpirma_rma_args){
 		.kind = MPIRMA_KIND_GET_ACC, .oaddr = origin_addr,
 		.ocount = 1, .otype = datatype, .raddr = result_addr,
 		.rcount = 1, .rtype = datatype, .trank = target_rank,
 		.tdisp = target_disp, .tcount = 1, .ttype = datatype,
 		.op = op, .single = true,
-	}, win, MPIRMA_FUNC);
+	}, win, "MPI_Fetch_and_op");
+}
+
+int mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
+			   void *result_addr, MPI_Datatype datatype,
+			   int target_rank, MPI_Aint target_disp, MPI_Op op,
+			   MPI_Win win)
+{
+	if (mpirma_lean_fop(lw, origin_addr, result_addr, datatype,
+			    target_rank, target_disp, op))
+		return MPI_SUCCESS;
+	return fop_general(origin_addr, result_addr, datatype, target_rank,
+			   target_disp, op, win);
+}
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
+		      MPI_Datatype datatype, int target_rank,
+		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+	if (mpirma_lean_fop(mpirma_window_get(win), origin_addr, result_addr,
+			    datatype, target_rank, target_disp, op))
+		return MPI_SUCCESS;
+	return fop_general(origin_addr, result_addr, datatype, target_rank,
+			   target_disp, op, win);
 }
 MPIRMA_ALIAS(Fetch_and_op)
 
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
-			  void *result_addr, MPI_Datatype datatype,
-			  int target_rank, MPI_Aint target_disp, MPI_Win win)
+static __attribute__((noinline)) int
+cas_general(const void *origin_addr, const void *compare_addr,
+	    void *result_addr, MPI_Datatype datatype, int target_rank,
+	    MPI_Aint target_disp, MPI_Win win)
 {
-	if (mpirma_lean_cas(win, origin_addr, compare_addr, result_addr,
-			    datatype, target_rank, target_disp))
-		return MPI_SUCCESS;
 	return one_general(&(struct mpirma_rma_args){
 		.kind = MPIRMA_KIND_CAS, .oaddr = origin_addr, .ocount = 1,
 		.otype = datatype, .raddr = result_addr, .rcount = 1,
 		.rtype = datatype, .caddr = compare_addr,
 		.trank = target_rank, .tdisp = target_disp, .tcount = 1,
 		.ttype = datatype, .single = true,
-	}, win, MPIRMA_FUNC);
+	}, win, "MPI_Compare_and_swap");
+}
+
+int mpirma_at_Compare_and_swap(struct mpirma_window *lw,
+			       const void *origin_addr,
+			       const void *compare_addr, void *result_addr,
+			       MPI_Datatype datatype, int target_rank,
+			       MPI_Aint target_disp, MPI_Win win)
+{
+	if (mpirma_lean_cas(lw, origin_addr, compare_addr, result_addr,
+			    datatype, target_rank, target_disp))
+		return MPI_SUCCESS;
+	return cas_general(origin_addr, compare_addr, result_addr, datatype,
+			   target_rank, target_disp, win);
+}
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+			  void *result_addr, MPI_Datatype datatype,
+			  int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+	if (mpirma_lean_cas(mpirma_window_get(win), origin_addr, compare_addr,
+			    result_addr, datatype, target_rank, target_disp))
+		return MPI_SUCCESS;
+	return cas_general(origin_addr, compare_addr, result_addr, datatype,
+			   target_rank, target_disp, win);
 }
 MPIRMA_ALIAS(Compare_and_swap)

@@ -86,21 +86,17 @@ static __always_inline uint8_t lean_code(MPI_Datatype dt, int col)
 }
 
 /*
- * The window of @win and where @bytes at @disp of window rank @trank are
+ * Where @bytes at @disp of window rank @trank of @w (NULL: no window) are
  * in this process, when the lean lane may access them now: NULL otherwise.
  */
-static __always_inline char *lean_target(MPI_Win win, int trank, long disp,
-					 uint64_t bytes,
-					 struct mpirma_window **wp)
+static __always_inline char *lean_target(struct mpirma_window *w, int trank,
+					 long disp, uint64_t bytes)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
-
 	if (mpirma_unlikely(!w || mpirma_proc.state != MPIRMA_STATE_RUNNING ||
 			    !w->segs || w->queue.nops) ||
 	    (unsigned int)trank >= (unsigned int)w->size || disp < 0 ||
 	    !mpirma_win_may_access(w, trank))
 		return NULL;
-	*wp = w;
 	return mpirma_direct_addr(w, (uint32_t)trank, (uint64_t)disp, bytes);
 }
 
@@ -119,10 +115,10 @@ static __always_inline void lean_count(struct mpirma_window *w,
 	mpirma_direct_count(w, kind, bytes);
 }
 
-bool mpirma_lean_fop(int win, const void *oaddr, void *raddr, int type,
-		     int trank, long tdisp, int op)
+LEAN_INLINE bool mpirma_lean_fop(struct mpirma_window *w, const void *oaddr,
+				 void *raddr, int type, int trank, long tdisp,
+				 int op)
 {
-	struct mpirma_window *w;
 	uint8_t code = lean_code(type, op);
 	char *t;
 
@@ -130,7 +126,7 @@ bool mpirma_lean_fop(int win, const void *oaddr, void *raddr, int type,
 	    (code >> 4) == MPIRMA_UPD_ENGINE || !raddr ||
 	    (!oaddr && (code >> 4) != MPIRMA_UPD_NO_OP))
 		return false;
-	t = lean_target(win, trank, tdisp, code & 15, &w);
+	t = lean_target(w, trank, tdisp, code & 15);
 	if (!t || !mpirma_upd_run(w, (uint32_t)trank, code, t, oaddr, NULL,
 				  raddr, 1))
 		return false;
@@ -138,16 +134,16 @@ bool mpirma_lean_fop(int win, const void *oaddr, void *raddr, int type,
 	return true;
 }
 
-bool mpirma_lean_cas(int win, const void *oaddr, const void *caddr,
-		     void *raddr, int type, int trank, long tdisp)
+LEAN_INLINE bool mpirma_lean_cas(struct mpirma_window *w, const void *oaddr,
+				 const void *caddr, void *raddr, int type,
+				 int trank, long tdisp)
 {
-	struct mpirma_window *w;
 	uint8_t code = lean_code(type, LEAN_CAS_COL);
 	char *t;
 
 	if ((code >> 4) != MPIRMA_UPD_CAS || !oaddr || !caddr || !raddr)
 		return false;
-	t = lean_target(win, trank, tdisp, code & 15, &w);
+	t = lean_target(w, trank, tdisp, code & 15);
 	if (!t || !mpirma_upd_run(w, (uint32_t)trank, code, t, oaddr, caddr,
 				  raddr, 1))
 		return false;
@@ -161,22 +157,22 @@ bool mpirma_lean_cas(int win, const void *oaddr, const void *caddr,
  * of @type at @tdisp (as mpirma_lean_acc() checked them), @res NULL for an
  * accumulate.  Out of line: the short runs keep no registers for it.
  */
-static __attribute__((noinline)) bool lean_acc_long(int win, const void *o,
+static __attribute__((noinline)) bool lean_acc_long(struct mpirma_window *w,
+						      const void *o,
 						      void *res, int trank,
 						      long tdisp, int64_t n,
 						      int type, int op)
 {
 	int kt = mpirma_dtype_elem_ktype(type), kop = mpirma_op_kernel(op);
-	unsigned int size = mpirma_type_info[kt].size;
-	struct mpirma_window *w;
 	uint64_t bytes;
 	char *t;
 
 	if (kt < 0 || kop < 0 ||
-	    __builtin_mul_overflow((uint64_t)n, (uint64_t)size, &bytes) ||
+	    __builtin_mul_overflow((uint64_t)n,
+				   (uint64_t)mpirma_type_info[kt].size, &bytes) ||
 	    bytes > (uint64_t)MPIRMA_MAX_SPAN)
 		return false;
-	t = lean_target(win, trank, tdisp, bytes, &w);
+	t = lean_target(w, trank, tdisp, bytes);
 	if (!t || !w->bulk_locks)
 		return false;
 	mpirma_bulk_update(w, (uint32_t)trank,
@@ -187,12 +183,11 @@ static __attribute__((noinline)) bool lean_acc_long(int win, const void *o,
 	return true;
 }
 
-LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
-				 int otype, void *raddr, int64_t rcount,
-				 int rtype, int trank, long tdisp,
+LEAN_INLINE bool mpirma_lean_acc(struct mpirma_window *w, const void *oaddr,
+				 int64_t ocount, int otype, void *raddr,
+				 int64_t rcount, int rtype, int trank, long tdisp,
 				 int64_t tcount, int ttype, int op)
 {
-	struct mpirma_window *w;
 	uint8_t code = lean_code(ttype, op);
 	unsigned int how = code >> 4, size = code & 15;
 	char *t;
@@ -204,9 +199,9 @@ LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
 	    !oaddr || otype != ttype || ocount != tcount)
 		return false;
 	if (how == MPIRMA_UPD_ENGINE || mpirma_upd_long(code, (uint64_t)tcount))
-		return lean_acc_long(win, oaddr, raddr, trank, tdisp, tcount,
+		return lean_acc_long(w, oaddr, raddr, trank, tdisp, tcount,
 				     ttype, op);
-	t = lean_target(win, trank, tdisp, (uint64_t)tcount * size, &w);
+	t = lean_target(w, trank, tdisp, (uint64_t)tcount * size);
 	if (!t || !mpirma_upd_run(w, (uint32_t)trank, code, t, oaddr, NULL, raddr,
 			       (uint64_t)tcount))
 		return false;
@@ -215,11 +210,10 @@ LEAN_INLINE bool mpirma_lean_acc(int win, const void *oaddr, int64_t ocount,
 	return true;
 }
 
-LEAN_INLINE bool mpirma_lean_move(int win, bool put, void *buf,
-				  int64_t count, int type, int trank,
+LEAN_INLINE bool mpirma_lean_move(struct mpirma_window *w, bool put,
+				  void *buf, int64_t count, int type, int trank,
 				  long tdisp, int64_t tcount, int ttype)
 {
-	struct mpirma_window *w;
 	int kt = mpirma_dtype_elem_ktype(type);
 	uint64_t bytes;
 	char *t;
@@ -230,7 +224,7 @@ LEAN_INLINE bool mpirma_lean_move(int win, bool put, void *buf,
 				   &bytes) ||
 	    bytes > (uint64_t)MPIRMA_MAX_SPAN || !buf)
 		return false;
-	t = lean_target(win, trank, tdisp, bytes, &w);
+	t = lean_target(w, trank, tdisp, bytes);
 	if (!t)
 		return false;
 	if (!put)
@@ -243,10 +237,8 @@ LEAN_INLINE bool mpirma_lean_move(int win, bool put, void *buf,
 	return true;
 }
 
-LEAN_INLINE bool mpirma_lean_flush(int win, int rank)
+LEAN_INLINE bool mpirma_lean_flush(struct mpirma_window *w, int rank)
 {
-	struct mpirma_window *w = mpirma_window_get(win);
-
 	if (mpirma_unlikely(!w || mpirma_proc.state != MPIRMA_STATE_RUNNING) ||
 	    (unsigned int)rank >= (unsigned int)w->size ||
 	    (!w->lock_all && !w->lock[rank]) || w->queue.nops ||
@@ -254,4 +246,9 @@ LEAN_INLINE bool mpirma_lean_flush(int win, int rank)
 		return false;
 	/* nothing queued: the drain is a fence, and cannot fail */
 	return mpirma_win_drain(w) == MPI_SUCCESS;
+}
+
+struct mpirma_window *mpirma_lean_window(int win)
+{
+	return mpirma_window_get(win);
 }

@@ -405,9 +405,17 @@ static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
 				NULL);
 }
 
+/* rma_args.h */
+int mpirma_at_Win_flush(struct mpirma_window *lw, int rank, MPI_Win win)
+{
+	if (mpirma_lean_flush(lw, rank))
+		return MPI_SUCCESS;
+	return flush_entry(rank, false, win, "MPI_Win_flush");
+}
+
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-	if (mpirma_lean_flush(win, rank))
+	if (mpirma_lean_flush(mpirma_window_get(win), rank))
 		return MPI_SUCCESS;
 	return flush_entry(rank, false, win, MPIRMA_FUNC);
 }
@@ -421,7 +429,7 @@ MPIRMA_ALIAS(Win_flush_all)
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-	if (mpirma_lean_flush(win, rank))
+	if (mpirma_lean_flush(mpirma_window_get(win), rank))
 		return MPI_SUCCESS;
 	return flush_entry(rank, false, win, MPIRMA_FUNC);
 }
