@@ -249,11 +249,9 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 		      MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-	if (mpirma_lean_fop(mpirma_window_get(win), origin_addr, result_addr,
-			    datatype, target_rank, target_disp, op))
-		return MPI_SUCCESS;
-	return fop_general(origin_addr, result_addr, datatype, target_rank,
-			   target_disp, op, win);
+	return mpirma_at_Fetch_and_op(mpirma_window_get(win), origin_addr,
+				      result_addr, datatype, target_rank,
+				      target_disp, op, win);
 }
 MPIRMA_ALIAS(Fetch_and_op)
 
@@ -288,10 +286,8 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 			  void *result_addr, MPI_Datatype datatype,
 			  int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-	if (mpirma_lean_cas(mpirma_window_get(win), origin_addr, compare_addr,
-			    result_addr, datatype, target_rank, target_disp))
-		return MPI_SUCCESS;
-	return cas_general(origin_addr, compare_addr, result_addr, datatype,
-			   target_rank, target_disp, win);
+	return mpirma_at_Compare_and_swap(mpirma_window_get(win), origin_addr,
+					  compare_addr, result_addr, datatype,
+					  target_rank, target_disp, win);
 }
 MPIRMA_ALIAS(Compare_and_swap)

@@ -415,9 +415,7 @@ int mpirma_at_Win_flush(struct mpirma_window *lw, int rank, MPI_Win win)
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-	if (mpirma_lean_flush(mpirma_window_get(win), rank))
-		return MPI_SUCCESS;
-	return flush_entry(rank, false, win, MPIRMA_FUNC);
+	return mpirma_at_Win_flush(mpirma_window_get(win), rank, win);
 }
 MPIRMA_ALIAS(Win_flush)
 
