@@ -163,9 +163,16 @@ static __always_inline void bulk_run(const struct mpirma_window *w,
 	}
 }
 
-void mpirma_bulk_update(const struct mpirma_window *w, uint32_t rank,
-			unsigned int kind, unsigned int type, unsigned int op,
-			char *t, const char *src, char *res, uint64_t n)
+/*
+ * Always inline: in the hybrid layer's engine (a relocatable link, where
+ * every global may have other callers) it would stay a call, 30 more
+ * instructions on every long accumulate than standalone.
+ */
+__always_inline void mpirma_bulk_update(const struct mpirma_window *w,
+					uint32_t rank, unsigned int kind,
+					unsigned int type, unsigned int op,
+					char *t, const char *src, char *res,
+					uint64_t n)
 {
 	bulk_run(w, rank, kind, type, op, t, src, NULL, res, n,
 		 mpirma_type_info[type].size);
