@@ -984,13 +984,14 @@ bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 # 18 minutes (bench/osu-run; table and plot: bench/osu-summary).
 # BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w allocate);
 # BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the launches of
-# each.
+# each, BENCH_OSU_WARMUP=0 skips the unrecorded first launch of each.
 OSU_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/osu_bench-mpirma)
 OSU_BENCH_PEERS := $(BENCH_DIR)/osu_bench-openmpi $(BENCH_DIR)/osu_bench-mpich
 BENCH_OSU_VM_ARGS ?= --cpus 2 --timeout 3600
 BENCH_OSU_ARGS ?=
 BENCH_OSU_IMPLS ?=
 BENCH_OSU_REPEAT ?=
+BENCH_OSU_WARMUP ?=
 SCRIPTS += bench/osu-run bench/osu-summary
 
 userspace: $(OSU_BENCH)
@@ -1005,6 +1006,7 @@ bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
 	$(VM) $(BENCH_OSU_VM_ARGS) \
 		$(if $(BENCH_OSU_IMPLS),-e 'BENCH_OSU_IMPLS=$(BENCH_OSU_IMPLS)') \
 		$(if $(BENCH_OSU_REPEAT),-e BENCH_OSU_REPEAT=$(BENCH_OSU_REPEAT)) \
+		$(if $(BENCH_OSU_WARMUP),-e BENCH_OSU_WARMUP=$(BENCH_OSU_WARMUP)) \
 		-- bench/osu-run -o $(BENCH_DIR) $(BENCH_OSU_ARGS) | tee $(BENCH_DIR)/osu-run.log
 	bench/osu-summary $(BENCH_DIR) | tee $(BENCH_DIR)/osu-results.txt
 
