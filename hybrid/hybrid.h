@@ -70,6 +70,13 @@
 #define HY_HOST_SPINS true
 #endif
 
+/*
+ * The plain RMA calls and their flushes, the fast lanes of programs' inner
+ * loops: together beside the engine's entries for them (.text.hot, see
+ * MPIRMA_AT_ENTRY in rma_args.h), each within one page.
+ */
+#define HY_HOT __attribute__((section(".text.hot.mpirma"), aligned(512)))
+
 /**
  * struct hy_state - the process's view of the job
  * @active: mpirma serves this process (module present, node job joined)

@@ -427,7 +427,7 @@ static __attribute__((noinline)) int rma_slow_##NAME(PARAMS(COUNT))	\
 	HY_RMA_RUN(NAME, FIELDS, ARGS, NULL);				\
 }									\
 									\
-int MPI_##NAME(PARAMS(COUNT))						\
+HY_HOT int MPI_##NAME(PARAMS(COUNT))						\
 {									\
 	const struct hy_rma f = { HY_LIST FIELDS };			\
 	int ret;							\

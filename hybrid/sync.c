@@ -500,7 +500,7 @@ flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
 	return hy_raise(w->host, hy_inner(ret), fn);
 }
 
-int MPI_Win_flush(int rank, MPI_Win win)
+HY_HOT int MPI_Win_flush(int rank, MPI_Win win)
 {
 	return flush_fast(win, rank, false, false, "MPI_Win_flush", true);
 }
@@ -510,7 +510,7 @@ int MPI_Win_flush_all(MPI_Win win)
 	return flush_fast(win, 0, true, false, "MPI_Win_flush_all", true);
 }
 
-int MPI_Win_flush_local(int rank, MPI_Win win)
+HY_HOT int MPI_Win_flush_local(int rank, MPI_Win win)
 {
 	return flush_fast(win, rank, false, true, "MPI_Win_flush_local",
 			  true);

@@ -191,8 +191,8 @@ RMA_FORMS(GET_ACC, Get_accumulate, Rget_accumulate)
  * window @lw the layer found once, so that nothing is looked up per call.
  */
 #define RMA_DEFINE_AT(name, k)						\
-int mpirma_at_##name(struct mpirma_window *lw,				\
-		     RMA_PARAMS_##k(MPI_Count))				\
+MPIRMA_AT_ENTRY int							\
+mpirma_at_##name(struct mpirma_window *lw, RMA_PARAMS_##k(MPI_Count))	\
 {									\
 	if (RMA_LEAN_##k(lw))						\
 		return MPI_SUCCESS;					\
@@ -233,7 +233,8 @@ fop_general(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
 	}, win, "MPI_Fetch_and_op");
 }
 
-int mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
+MPIRMA_AT_ENTRY int
+mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
 			   void *result_addr, MPI_Datatype datatype,
 			   int target_rank, MPI_Aint target_disp, MPI_Op op,
 			   MPI_Win win)
@@ -269,11 +270,11 @@ cas_general(const void *origin_addr, const void *compare_addr,
 	}, win, "MPI_Compare_and_swap");
 }
 
-int mpirma_at_Compare_and_swap(struct mpirma_window *lw,
-			       const void *origin_addr,
-			       const void *compare_addr, void *result_addr,
-			       MPI_Datatype datatype, int target_rank,
-			       MPI_Aint target_disp, MPI_Win win)
+MPIRMA_AT_ENTRY int
+mpirma_at_Compare_and_swap(struct mpirma_window *lw, const void *origin_addr,
+			   const void *compare_addr, void *result_addr,
+			   MPI_Datatype datatype, int target_rank,
+			   MPI_Aint target_disp, MPI_Win win)
 {
 	if (mpirma_lean_cas(lw, origin_addr, compare_addr, result_addr,
 			    datatype, target_rank, target_disp))

@@ -406,7 +406,8 @@ static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
 }
 
 /* rma_args.h */
-int mpirma_at_Win_flush(struct mpirma_window *lw, int rank, MPI_Win win)
+MPIRMA_AT_ENTRY int
+mpirma_at_Win_flush(struct mpirma_window *lw, int rank, MPI_Win win)
 {
 	if (mpirma_lean_flush(lw, rank))
 		return MPI_SUCCESS;
