@@ -46,6 +46,7 @@
 #include <mpi.h>
 #include "mpii.h"
 #include "locks.h"
+#include "rma_args.h"
 
 /* Which host MPI this copy of the layer was built for (the library name). */
 #ifndef HY_HOST_NAME
@@ -72,10 +73,10 @@
 
 /*
  * The plain RMA calls and their flushes, the fast lanes of programs' inner
- * loops: together beside the engine's entries for them (.text.hot, see
- * MPIRMA_AT_ENTRY in rma_args.h), each within one page.
+ * loops: beside the engine's entries for them (MPIRMA_HOT_TEXT), each
+ * within one page (none is 512 bytes long).
  */
-#define HY_HOT __attribute__((section(".text.hot.mpirma"), aligned(512)))
+#define HY_HOT MPIRMA_HOT_TEXT(512)
 
 /**
  * struct hy_state - the process's view of the job

@@ -77,22 +77,28 @@ bool mpirma_lean_flush(struct mpirma_window *w, int rank);
 struct mpirma_window *mpirma_lean_window(int win);
 
 /*
+ * Code of the fast lanes, together at the start of the library's text
+ * (.text.hot), aligned to @align bytes so that a function no longer than
+ * that lies within one page.  Under emulation (QEMU's TCG, where make
+ * check and the benchmarks run) a jump between two pages of code is a
+ * lookup, not a chained branch, and where the layer's entries straddled a
+ * page boundary their time depended on where the link happened to cut
+ * them: fetch-and-op under MPICH + layer took 0.27 us against 0.19 under
+ * Open MPI + layer, with the same instructions.  On hardware this costs
+ * some padding, nothing else.  The layer's own calls use it too (HY_HOT).
+ */
+#define MPIRMA_HOT_TEXT(align) \
+	__attribute__((section(".text.hot.mpirma"), aligned(align)))
+
+/*
  * The layer's entries (lib/rma/rma_entry.c, win_sync.c): MPI_NAME (the
  * large-count form where there is one) on engine window @win, whose
  * mpirma_lean_window() is @lw: the lean lane, else the general one, which
  * reports errors through @win's error handler.  So the layer passes the
- * arguments once and keeps none of them across the call.
+ * arguments once and keeps none of them across the call.  Each starts a
+ * page of its own (all are under 4 KiB).
  */
-/*
- * Where they are: each starts a page of code of its own (.text.hot).
- * Under emulation (QEMU's TCG, where make check and the benchmarks run) a
- * jump between two pages of code is a lookup, not a chained branch, and
- * where these entries straddled a page boundary their time depended on
- * where the link happened to cut them: fetch-and-op under MPICH + layer
- * took 0.27 us against 0.19 under Open MPI + layer, with the same
- * instructions.  On hardware this costs some padding, nothing else.
- */
-#define MPIRMA_AT_ENTRY __attribute__((section(".text.hot.mpirma"), aligned(4096)))
+#define MPIRMA_AT_ENTRY MPIRMA_HOT_TEXT(4096)
 
 int mpirma_at_Put(struct mpirma_window *lw, const void *oaddr,
 		  long long ocount, int otype, int trank, long tdisp,
