@@ -276,6 +276,7 @@ help:
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
 	@echo "make bench-msg    messages and collectives, each MPI alone and with the layer"
 	@echo "make bench-osu    the OSU one-sided benchmarks' shapes, each MPI alone and with the layer"
+	@echo "make bench-costs  what a call, branch, fence, copy and sleep cost: host CPU against the VM"
 	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
 	@echo "make mpich-suite MPICH_SRC=DIR  MPICH's test/mpi suite built and run in the VM"
 	@echo "make check-apps   NWChem DFT and CCSD under both hosts with the layer, in the VM"
@@ -885,6 +886,25 @@ bench-strategies: module $(B)/bin/mpirma-bench
 		--csv $(BENCH_DIR)/strategies.csv --plot $(BENCH_DIR)/strategies.png \
 		| tee $(BENCH_DIR)/strategies.txt
 
+# What the machine charges for the pieces of a fast path (bench/unit_costs.c):
+# a call and return, a branch, a load, a fence, a copy, a short sleep, on
+# the host's CPU and in the VM's emulated one, side by side with the ratio
+# ($(BENCH_DIR)/costs.txt; a few seconds each).  Every other figure of make
+# bench comes from the VM: this says how far its ratios carry to hardware.
+# make check runs it once, briefly.
+UNIT_COSTS := $(BENCH_DIR)/unit_costs
+userspace: $(UNIT_COSTS)
+
+$(UNIT_COSTS): bench/unit_costs.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
+
+.PHONY: bench-costs
+bench-costs: module $(UNIT_COSTS)
+	$(UNIT_COSTS) >$(BENCH_DIR)/costs-host.txt
+	$(VM) --cpus 2 --timeout 600 -- $(UNIT_COSTS) \
+		--against $(BENCH_DIR)/costs-host.txt | tee $(BENCH_DIR)/costs.txt
+
 # ------------------------------------------------------------------ long runs
 
 # The ioctl fuzzer and the stress test at length; make check runs both
@@ -1014,6 +1034,7 @@ bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
 .PHONY: bench bench-deps bench-run
 bench: bench-deps
 	$(MAKE) all
+	$(MAKE) bench-costs
 	$(MAKE) bench-run
 	$(MAKE) bench-msg-run
 	$(MAKE) bench-osu-run
