@@ -247,8 +247,18 @@ struct mpirma_window;
 
 struct hy_win {
 	MPI_Win host;
-	MPII_Win inner;
-	struct mpirma_window *eng;	/* inner's, for the lean lane; NULL: none */
+	/*
+	 * The engine's window: its handle (@inner) and its structure for
+	 * the lean lane (@eng, NULL: none), also as the engine's entries for
+	 * the layer take them (@at, lib/rma/rma_args.h).
+	 */
+	union {
+		struct mpirma_at_win at;
+		struct {
+			struct mpirma_window *eng;
+			MPII_Win inner;
+		};
+	};
 	MPII_Comm icomm;
 	MPII_Group igroup;
 	MPI_Group hgroup;

@@ -302,6 +302,7 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 		} else {
 			MPII_Comm_set_errhandler(MPII_COMM_WORLD,
 						 MPII_ERRORS_RETURN);
+			hy_win_init();
 		}
 	} else if (job_fd >= 0) {
 		close(job_fd);

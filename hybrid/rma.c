@@ -69,6 +69,7 @@ static int request_done(MPI_Request *req)
  * @oaddr, @ocount, @otype: the origin side (puts, accumulates)
  * @raddr, @rcount, @rtype: the result side (gets: the origin buffer)
  * @caddr: compare_and_swap's compare value
+ * @large: the call is a large-count form (its name ends in _c)
  */
 struct hy_rma {
 	int kind;
@@ -85,6 +86,7 @@ struct hy_rma {
 	MPI_Datatype ttype;
 	MPI_Op op;
 	bool single;
+	bool large;
 };
 
 /* The engine's values of a call's datatypes and op. */
@@ -226,97 +228,82 @@ static int rma_op(struct hy_win *w, const struct hy_rma *c,
 
 /*
  * The engine's entry of @c for the layer (mpirma_at_NAME(), rma_args.h),
- * engine values @v, on @w: the engine's lean lane, else its general one.
- * The engine's MPI class.
+ * engine values @v, on @w: the engine's lean lane, else its general one,
+ * which raises a failure on the program's window (mpirma_at_failed,
+ * win.c).  Called last, so that the call ends with a jump to the entry.
  */
+#define RMA_AT(c, name, ...)						\
+	((c)->large ? mpirma_at_##name##_c(__VA_ARGS__) :		\
+		      mpirma_at_##name(__VA_ARGS__))
+
 static inline __attribute__((always_inline)) int
 rma_at(const struct hy_win *w, const struct hy_rma *c,
        const struct rma_inner *v)
 {
 	switch (c->kind) {
 	case MPIRMA_KIND_PUT:
-		return mpirma_at_Put(w->eng, c->oaddr, c->ocount, v->otype,
-				     c->target, c->tdisp, c->tcount, v->ttype,
-				     w->inner);
+		return RMA_AT(c, Put, &w->at, c->oaddr, c->ocount, v->otype,
+			      c->target, c->tdisp, c->tcount, v->ttype);
 	case MPIRMA_KIND_GET:
-		return mpirma_at_Get(w->eng, c->raddr, c->rcount, v->rtype,
-				     c->target, c->tdisp, c->tcount, v->ttype,
-				     w->inner);
+		return RMA_AT(c, Get, &w->at, c->raddr, c->rcount, v->rtype,
+			      c->target, c->tdisp, c->tcount, v->ttype);
 	case MPIRMA_KIND_CAS:
-		return mpirma_at_Compare_and_swap(w->eng, c->oaddr, c->caddr,
+		return mpirma_at_Compare_and_swap(&w->at, c->oaddr, c->caddr,
 						  c->raddr, v->ttype,
-						  c->target, c->tdisp,
-						  w->inner);
+						  c->target, c->tdisp);
 	case MPIRMA_KIND_ACC:
-		return mpirma_at_Accumulate(w->eng, c->oaddr, c->ocount,
-					    v->otype, c->target, c->tdisp,
-					    c->tcount, v->ttype, v->op,
-					    w->inner);
+		return RMA_AT(c, Accumulate, &w->at, c->oaddr, c->ocount,
+			      v->otype, c->target, c->tdisp, c->tcount,
+			      v->ttype, v->op);
 	default:
 		if (c->single)
-			return mpirma_at_Fetch_and_op(w->eng, c->oaddr,
+			return mpirma_at_Fetch_and_op(&w->at, c->oaddr,
 						      c->raddr, v->ttype,
 						      c->target, c->tdisp,
-						      v->op, w->inner);
-		return mpirma_at_Get_accumulate(w->eng, c->oaddr, c->ocount,
-						v->otype, c->raddr,
-						c->rcount, v->rtype,
-						c->target, c->tdisp,
-						c->tcount, v->ttype, v->op,
-						w->inner);
+						      v->op);
+		return RMA_AT(c, Get_accumulate, &w->at, c->oaddr, c->ocount,
+			      v->otype, c->raddr, c->rcount, v->rtype,
+			      c->target, c->tdisp, c->tcount, v->ttype, v->op);
 	}
-}
-
-/* An error @code of the engine's call @fn on @w, raised as the host's. */
-static __attribute__((noinline, cold)) int
-rma_fast_error(const struct hy_win *w, int code, const char *fn)
-{
-	return hy_raise(w->host, hy_inner(code), fn);
 }
 
 /*
  * The fast lane of the plain calls: on a window of this node's engine that
  * spans no nodes, to a target rank, with predefined datatypes and op, the
- * call goes straight to the engine's entry for the layer (rma_at()),
- * without hy.lock, so the layer adds a window lookup and the conversions
- * to what the call costs standalone.  False: the general path decides (and
- * reports every error of the conversions).  Inline everywhere, so that @c
- * is never built in memory here.
+ * window, with the engine's values of the datatypes and op in @v, for the
+ * engine's entry for the layer (rma_at()), without hy.lock, so the layer
+ * adds a window lookup and the conversions to what the call costs
+ * standalone.  NULL: the general path decides (and reports every error of
+ * the conversions).  Inline everywhere, so that @c is never built in
+ * memory here.
  */
-static inline __attribute__((always_inline)) bool
-rma_fast(MPI_Win win, const struct hy_rma *c, const char *fn, int *ret,
+static inline __attribute__((always_inline)) struct hy_win *
+rma_fast(MPI_Win win, const struct hy_rma *c, struct rma_inner *v,
 	 bool last_only)
 {
 	bool acc = c->kind == MPIRMA_KIND_ACC || c->kind == MPIRMA_KIND_GET_ACC;
 	bool result = c->kind != MPIRMA_KIND_PUT && c->kind != MPIRMA_KIND_ACC;
-	struct rma_inner v = { MPII_DATATYPE_NULL, MPII_DATATYPE_NULL,
-			       MPII_DATATYPE_NULL, MPII_OP_NULL };
-	struct hy_win *w;
 
+	*v = (struct rma_inner){ MPII_DATATYPE_NULL, MPII_DATATYPE_NULL,
+				 MPII_DATATYPE_NULL, MPII_OP_NULL };
 	if (c->target < 0)
-		return false;
-	v.ttype = hy_type_fast(c->ttype, last_only);
-	if (v.ttype == MPII_DATATYPE_NULL)
-		return false;
+		return NULL;
+	v->ttype = hy_type_fast(c->ttype, last_only);
+	if (v->ttype == MPII_DATATYPE_NULL)
+		return NULL;
 	if (c->kind != MPIRMA_KIND_GET)
-		v.otype = c->otype == c->ttype ? v.ttype :
-			  hy_type_fast(c->otype, last_only);
+		v->otype = c->otype == c->ttype ? v->ttype :
+			   hy_type_fast(c->otype, last_only);
 	if (result)
-		v.rtype = c->rtype == c->ttype ? v.ttype :
-			  hy_type_fast(c->rtype, last_only);
+		v->rtype = c->rtype == c->ttype ? v->ttype :
+			   hy_type_fast(c->rtype, last_only);
 	if (acc)
-		v.op = hy_op_fast(c->op, last_only);
-	if ((c->kind != MPIRMA_KIND_GET && v.otype == MPII_DATATYPE_NULL) ||
-	    (result && v.rtype == MPII_DATATYPE_NULL) ||
-	    (acc && v.op == MPII_OP_NULL))
-		return false;
-	w = last_only ? hy_win_cached(win) : hy_win_fast(win);
-	if (!w)
-		return false;
-	*ret = rma_at(w, c, &v);
-	if (__builtin_expect(*ret != MPI_SUCCESS, 0))
-		*ret = rma_fast_error(w, *ret, fn);
-	return true;
+		v->op = hy_op_fast(c->op, last_only);
+	if ((c->kind != MPIRMA_KIND_GET && v->otype == MPII_DATATYPE_NULL) ||
+	    (result && v->rtype == MPII_DATATYPE_NULL) ||
+	    (acc && v->op == MPII_OP_NULL))
+		return NULL;
+	return last_only ? hy_win_cached(win) : hy_win_fast(win);
 }
 
 /*
@@ -416,24 +403,31 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
  * PARAMS(COUNT): its parameters; ARGS and FIELDS as above, both in
  * parentheses.
  */
+#define HY_LARGE_int false
+#define HY_LARGE_void false
+#define HY_LARGE_MPI_Count true
 #define HY_RMA_PLAIN(NAME, COUNT, PARAMS, ARGS, FIELDS)			\
 static __attribute__((noinline)) int rma_slow_##NAME(PARAMS(COUNT))	\
 {									\
-	const struct hy_rma f = { HY_LIST FIELDS };			\
-	int ret;							\
+	const struct hy_rma f = { HY_LIST FIELDS,			\
+				  .large = HY_LARGE_##COUNT };		\
+	struct rma_inner v;						\
+	struct hy_win *w = rma_fast(win, &f, &v, false);		\
 									\
-	if (rma_fast(win, &f, "MPI_" #NAME, &ret, false))		\
-		return ret;						\
+	if (w)								\
+		return rma_at(w, &f, &v);				\
 	HY_RMA_RUN(NAME, FIELDS, ARGS, NULL);				\
 }									\
 									\
-HY_HOT int MPI_##NAME(PARAMS(COUNT))						\
+HY_HOT int MPI_##NAME(PARAMS(COUNT))					\
 {									\
-	const struct hy_rma f = { HY_LIST FIELDS };			\
-	int ret;							\
+	const struct hy_rma f = { HY_LIST FIELDS,			\
+				  .large = HY_LARGE_##COUNT };		\
+	struct rma_inner v;						\
+	struct hy_win *w = rma_fast(win, &f, &v, true);			\
 									\
-	if (rma_fast(win, &f, "MPI_" #NAME, &ret, true))		\
-		return ret;						\
+	if (w)								\
+		return rma_at(w, &f, &v);				\
 	return rma_slow_##NAME ARGS;					\
 }
 

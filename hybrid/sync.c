@@ -489,9 +489,9 @@ flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
 
 	if (!w || (!all && rank < 0))
 		return flush(win, rank, all, local, fn);
-	if (!all && !local)
-		ret = mpirma_at_Win_flush(w->eng, rank, w->inner);
-	else if (!all && mpirma_lean_flush(w->eng, rank))
+	if (!all && !local)	/* a failure raised by mpirma_at_fail() */
+		return mpirma_at_Win_flush(&w->at, rank);
+	if (!all && mpirma_lean_flush(w->eng, rank))
 		ret = MPI_SUCCESS;
 	else
 		ret = mpirma_win_flush(rank, all, w->inner);
@@ -502,7 +502,12 @@ flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
 
 HY_HOT int MPI_Win_flush(int rank, MPI_Win win)
 {
-	return flush_fast(win, rank, false, false, "MPI_Win_flush", true);
+	struct hy_win *w = hy_win_cached(win);
+
+	/* the engine's entry last: a jump, and its return is the call's */
+	if (__builtin_expect(w && rank >= 0, 1))
+		return mpirma_at_Win_flush(&w->at, rank);
+	return flush_slow(win, rank, false, false, "MPI_Win_flush");
 }
 
 int MPI_Win_flush_all(MPI_Win win)

@@ -59,6 +59,34 @@ void hy_win_spares_free(void)
 	hy_unlock();
 }
 
+/*
+ * mpirma_at_failed (rma_args.h, set by hy_win_init()): an engine entry for
+ * the layer failed on engine window @win, which a fast lane called last,
+ * so its return is the call's: the host's class raised on the program's
+ * window (the engine's own handler has returned).  Rare: the table is
+ * searched.  The fast lanes call without hy.lock.
+ */
+static int at_failed(int win, int code, const char *fn)
+{
+	struct hy_win *w = NULL;
+	MPI_Win host = MPI_WIN_NULL;
+
+	hy_lock();
+	for (int b = 0; b < HY_WIN_BUCKETS && !w; b++)
+		for (w = hy_win_table[b]; w && w->inner != win; w = w->next)
+			;
+	if (w)
+		host = w->host;
+	hy_unlock();
+	return hy_raise(host, hy_inner(code), fn);
+}
+
+/* win.h */
+void hy_win_init(void)
+{
+	mpirma_at_failed = at_failed;
+}
+
 /* A zeroed node for a new window, a spare one first; hy.lock. */
 static struct hy_win *node_new(void)
 {

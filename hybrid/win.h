@@ -38,6 +38,12 @@ static inline struct hy_win **hy_win_bucket(MPI_Win win)
 	return &hy_win_table[h >> 56];
 }
 
+/*
+ * Once the engine runs: its entries for the layer raise their failures on
+ * the program's window (mpirma_at_failed, rma_args.h).
+ */
+void hy_win_init(void);
+
 /* The kept nodes go back to malloc: no program thread is in MPI any more. */
 void hy_win_spares_free(void);
 

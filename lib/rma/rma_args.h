@@ -92,35 +92,59 @@ struct mpirma_window *mpirma_lean_window(int win);
 
 /*
  * The layer's entries (lib/rma/rma_entry.c, win_sync.c): MPI_NAME (the
- * large-count form where there is one) on engine window @win, whose
- * mpirma_lean_window() is @lw: the lean lane, else the general one, which
- * reports errors through @win's error handler.  So the layer passes the
- * arguments once and keeps none of them across the call.  Each starts a
- * page of its own (all are under 4 KiB).
+ * large-count form where there is one; NAME_c the same, named so in
+ * errors) on the engine window @aw: the lean lane on its structure, else
+ * the general one, which reports errors through the window's error
+ * handler and then mpirma_at_fail().  They take the arguments of the
+ * MPI call they serve, in its order, with @aw for the window, so that the
+ * layer's MPI_NAME ends with a jump to the entry, whose return is the
+ * call's.  Each plain one starts a page of its own (all are under 4 KiB).
  */
 #define MPIRMA_AT_ENTRY MPIRMA_HOT_TEXT(4096)
 
-int mpirma_at_Put(struct mpirma_window *lw, const void *oaddr,
-		  long long ocount, int otype, int trank, long tdisp,
-		  long long tcount, int ttype, int win);
-int mpirma_at_Get(struct mpirma_window *lw, void *raddr, long long rcount,
-		  int rtype, int trank, long tdisp, long long tcount,
-		  int ttype, int win);
-int mpirma_at_Accumulate(struct mpirma_window *lw, const void *oaddr,
-			 long long ocount, int otype, int trank, long tdisp,
-			 long long tcount, int ttype, int op, int win);
-int mpirma_at_Get_accumulate(struct mpirma_window *lw, const void *oaddr,
-			     long long ocount, int otype, void *raddr,
-			     long long rcount, int rtype, int trank,
-			     long tdisp, long long tcount, int ttype, int op,
-			     int win);
-int mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *oaddr,
+/* An engine window as the entries take it. */
+struct mpirma_at_win {
+	struct mpirma_window *lw;	/* mpirma_lean_window(win), or NULL */
+	int win;			/* the engine's handle */
+};
+
+#define MPIRMA_AT_PUT(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, 		     long long ocount, int otype, int trank, long tdisp, 		     long long tcount, int ttype)
+#define MPIRMA_AT_GET(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, void *raddr,			     long long rcount, int rtype, int trank, long tdisp, 		     long long tcount, int ttype)
+#define MPIRMA_AT_ACC(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, 		     long long ocount, int otype, int trank, long tdisp, 		     long long tcount, int ttype, int op)
+#define MPIRMA_AT_GET_ACC(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, 		     long long ocount, int otype, void *raddr,				     long long rcount, int rtype, int trank, long tdisp, 		     long long tcount, int ttype, int op)
+
+MPIRMA_AT_PUT(Put);
+MPIRMA_AT_PUT(Put_c);
+MPIRMA_AT_GET(Get);
+MPIRMA_AT_GET(Get_c);
+MPIRMA_AT_ACC(Accumulate);
+MPIRMA_AT_ACC(Accumulate_c);
+MPIRMA_AT_GET_ACC(Get_accumulate);
+MPIRMA_AT_GET_ACC(Get_accumulate_c);
+int mpirma_at_Fetch_and_op(const struct mpirma_at_win *aw, const void *oaddr,
 			   void *raddr, int type, int trank, long tdisp,
-			   int op, int win);
-int mpirma_at_Compare_and_swap(struct mpirma_window *lw, const void *oaddr,
-			       const void *caddr, void *raddr, int type,
-			       int trank, long tdisp, int win);
-int mpirma_at_Win_flush(struct mpirma_window *lw, int rank, int win);
+			   int op);
+int mpirma_at_Compare_and_swap(const struct mpirma_at_win *aw,
+			       const void *oaddr, const void *caddr,
+			       void *raddr, int type, int trank, long tdisp);
+int mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank);
+
+/*
+ * A failure @code of the entry for the layer @fn on engine window @win:
+ * what the entry returns, mpirma_at_failed(win, code, fn) when the layer
+ * has set it (to raise the host's class on the program's window, so that
+ * its calls can end with the entry's), else @code: the library's own
+ * error handler has been called.  A pointer, which no link of the engine
+ * can resolve before the layer's.
+ */
+extern int (*mpirma_at_failed)(int win, int code, const char *fn);
+
+static inline int mpirma_at_fail(int win, int code, const char *fn)
+{
+	int (*raise)(int, int, const char *) = mpirma_at_failed;
+
+	return raise ? raise(win, code, fn) : code;
+}
 
 /*
  * The kernel operation the RMA call @a on engine window @win would issue,

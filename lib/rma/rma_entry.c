@@ -62,7 +62,8 @@ static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
 
 /*
  * Each call of four forms is described once: RMA_PARAMS_<k>(count type),
- * its parameters as include/mpi.h has them (but the request), and
+ * its parameters as include/mpi.h has them (but the request; RMA_NOWIN_<k>
+ * also without the window, which the layer's entries take first), and
  * RMA_ARGS_<k>, its struct mpirma_rma_args in the parameters' names.  The
  * origin buffer of a get is the kernel's result side; a put has no op.
  */
@@ -78,28 +79,30 @@ static int rma_entry(MPI_Win win, const struct mpirma_rma_args *a,
 	.trank = target_rank, .tdisp = target_disp,			\
 	.tcount = target_count, .ttype = target_datatype
 
-#define RMA_PARAMS_PUT(count_t)						\
-	RMA_PARAMS_ORIGIN(count_t), RMA_PARAMS_TARGET(count_t), MPI_Win win
+#define RMA_PARAMS_PUT(count_t)	RMA_NOWIN_PUT(count_t), MPI_Win win
+#define RMA_NOWIN_PUT(count_t)						\
+	RMA_PARAMS_ORIGIN(count_t), RMA_PARAMS_TARGET(count_t)
 #define RMA_ARGS_PUT							\
 	{ .kind = MPIRMA_KIND_PUT, RMA_ARGS_ORIGIN, RMA_ARGS_TARGET }
 
-#define RMA_PARAMS_GET(count_t)						\
+#define RMA_PARAMS_GET(count_t)	RMA_NOWIN_GET(count_t), MPI_Win win
+#define RMA_NOWIN_GET(count_t)						\
 	void *origin_addr, count_t origin_count,			\
-	MPI_Datatype origin_datatype, RMA_PARAMS_TARGET(count_t), MPI_Win win
+	MPI_Datatype origin_datatype, RMA_PARAMS_TARGET(count_t)
 #define RMA_ARGS_GET							\
 	{ .kind = MPIRMA_KIND_GET, .raddr = origin_addr,		\
 	  .rcount = origin_count, .rtype = origin_datatype, RMA_ARGS_TARGET }
 
-#define RMA_PARAMS_ACC(count_t)						\
-	RMA_PARAMS_ORIGIN(count_t), RMA_PARAMS_TARGET(count_t), MPI_Op op, \
-	MPI_Win win
+#define RMA_PARAMS_ACC(count_t)	RMA_NOWIN_ACC(count_t), MPI_Win win
+#define RMA_NOWIN_ACC(count_t)						\
+	RMA_PARAMS_ORIGIN(count_t), RMA_PARAMS_TARGET(count_t), MPI_Op op
 #define RMA_ARGS_ACC							\
 	{ .kind = MPIRMA_KIND_ACC, RMA_ARGS_ORIGIN, RMA_ARGS_TARGET, .op = op }
 
-#define RMA_PARAMS_GET_ACC(count_t)					\
+#define RMA_PARAMS_GET_ACC(count_t)	RMA_NOWIN_GET_ACC(count_t), MPI_Win win
+#define RMA_NOWIN_GET_ACC(count_t)					\
 	RMA_PARAMS_ORIGIN(count_t), void *result_addr, count_t result_count, \
-	MPI_Datatype result_datatype, RMA_PARAMS_TARGET(count_t), MPI_Op op, \
-	MPI_Win win
+	MPI_Datatype result_datatype, RMA_PARAMS_TARGET(count_t), MPI_Op op
 #define RMA_ARGS_GET_ACC						\
 	{ .kind = MPIRMA_KIND_GET_ACC, RMA_ARGS_ORIGIN,			\
 	  .raddr = result_addr, .rcount = result_count,			\
@@ -187,22 +190,33 @@ RMA_FORMS(ACC, Accumulate, Raccumulate)
 RMA_FORMS(GET_ACC, Get_accumulate, Rget_accumulate)
 
 /*
- * The layer's entry of call @k (rma_args.h): the large-count form, on the
- * window @lw the layer found once, so that nothing is looked up per call.
+ * The layer's entry mpirma_at_@fn for call @k (rma_args.h), with the
+ * large-count form's general lane: @hot places it.
  */
-#define RMA_DEFINE_AT(name, k)						\
-MPIRMA_AT_ENTRY int							\
-mpirma_at_##name(struct mpirma_window *lw, RMA_PARAMS_##k(MPI_Count))	\
+#define RMA_DEFINE_AT(name, k, fn, hot)					\
+hot int mpirma_at_##fn(const struct mpirma_at_win *aw,			\
+		       RMA_NOWIN_##k(MPI_Count))			\
 {									\
-	if (RMA_LEAN_##k(lw))						\
+	MPI_Win win = aw->win;						\
+	int ret;							\
+									\
+	if (RMA_LEAN_##k(aw->lw))					\
 		return MPI_SUCCESS;					\
-	return rma_general_##name##_c(RMA_NAMES_##k, "MPI_" #name);	\
+	ret = rma_general_##name##_c(RMA_NAMES_##k, "MPI_" #fn);	\
+	if (mpirma_unlikely(ret != MPI_SUCCESS))			\
+		return mpirma_at_fail(win, ret, "MPI_" #fn);		\
+	return MPI_SUCCESS;						\
 }
 
-RMA_DEFINE_AT(Put, PUT)
-RMA_DEFINE_AT(Get, GET)
-RMA_DEFINE_AT(Accumulate, ACC)
-RMA_DEFINE_AT(Get_accumulate, GET_ACC)
+/* The plain call's on a page of its own, the large-count form's beside. */
+#define RMA_AT_FORMS(name, k)						\
+	RMA_DEFINE_AT(name, k, name, MPIRMA_AT_ENTRY)			\
+	RMA_DEFINE_AT(name, k, name##_c, MPIRMA_HOT_TEXT(64))
+
+RMA_AT_FORMS(Put, PUT)
+RMA_AT_FORMS(Get, GET)
+RMA_AT_FORMS(Accumulate, ACC)
+RMA_AT_FORMS(Get_accumulate, GET_ACC)
 
 /*
  * The one-element calls have one form each: the lean lane, else the
@@ -233,11 +247,11 @@ fop_general(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
 	}, win, "MPI_Fetch_and_op");
 }
 
-MPIRMA_AT_ENTRY int
-mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
-			   void *result_addr, MPI_Datatype datatype,
-			   int target_rank, MPI_Aint target_disp, MPI_Op op,
-			   MPI_Win win)
+/* Fetch-and-op on the window @lw of @win: the lean lane, else the general. */
+static __always_inline int fop_call(struct mpirma_window *lw,
+				    const void *origin_addr, void *result_addr,
+				    MPI_Datatype datatype, int target_rank,
+				    MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
 	if (mpirma_lean_fop(lw, origin_addr, result_addr, datatype,
 			    target_rank, target_disp, op))
@@ -246,13 +260,25 @@ mpirma_at_Fetch_and_op(struct mpirma_window *lw, const void *origin_addr,
 			   target_disp, op, win);
 }
 
+MPIRMA_AT_ENTRY int
+mpirma_at_Fetch_and_op(const struct mpirma_at_win *aw, const void *origin_addr,
+		       void *result_addr, MPI_Datatype datatype,
+		       int target_rank, MPI_Aint target_disp, MPI_Op op)
+{
+	int ret = fop_call(aw->lw, origin_addr, result_addr, datatype,
+			   target_rank, target_disp, op, aw->win);
+
+	if (mpirma_unlikely(ret != MPI_SUCCESS))
+		return mpirma_at_fail(aw->win, ret, "MPI_Fetch_and_op");
+	return MPI_SUCCESS;
+}
+
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 		      MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-	return mpirma_at_Fetch_and_op(mpirma_window_get(win), origin_addr,
-				      result_addr, datatype, target_rank,
-				      target_disp, op, win);
+	return fop_call(mpirma_window_get(win), origin_addr, result_addr,
+			datatype, target_rank, target_disp, op, win);
 }
 MPIRMA_ALIAS(Fetch_and_op)
 
@@ -270,11 +296,12 @@ cas_general(const void *origin_addr, const void *compare_addr,
 	}, win, "MPI_Compare_and_swap");
 }
 
-MPIRMA_AT_ENTRY int
-mpirma_at_Compare_and_swap(struct mpirma_window *lw, const void *origin_addr,
-			   const void *compare_addr, void *result_addr,
-			   MPI_Datatype datatype, int target_rank,
-			   MPI_Aint target_disp, MPI_Win win)
+/* Compare-and-swap on the window @lw of @win: the lean lane, else the general. */
+static __always_inline int cas_call(struct mpirma_window *lw,
+				    const void *origin_addr,
+				    const void *compare_addr, void *result_addr,
+				    MPI_Datatype datatype, int target_rank,
+				    MPI_Aint target_disp, MPI_Win win)
 {
 	if (mpirma_lean_cas(lw, origin_addr, compare_addr, result_addr,
 			    datatype, target_rank, target_disp))
@@ -283,12 +310,25 @@ mpirma_at_Compare_and_swap(struct mpirma_window *lw, const void *origin_addr,
 			   target_rank, target_disp, win);
 }
 
+MPIRMA_AT_ENTRY int
+mpirma_at_Compare_and_swap(const struct mpirma_at_win *aw,
+			   const void *origin_addr, const void *compare_addr,
+			   void *result_addr, MPI_Datatype datatype,
+			   int target_rank, MPI_Aint target_disp)
+{
+	int ret = cas_call(aw->lw, origin_addr, compare_addr, result_addr,
+			   datatype, target_rank, target_disp, aw->win);
+
+	if (mpirma_unlikely(ret != MPI_SUCCESS))
+		return mpirma_at_fail(aw->win, ret, "MPI_Compare_and_swap");
+	return MPI_SUCCESS;
+}
+
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 			  void *result_addr, MPI_Datatype datatype,
 			  int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-	return mpirma_at_Compare_and_swap(mpirma_window_get(win), origin_addr,
-					  compare_addr, result_addr, datatype,
-					  target_rank, target_disp, win);
+	return cas_call(mpirma_window_get(win), origin_addr, compare_addr,
+			result_addr, datatype, target_rank, target_disp, win);
 }
 MPIRMA_ALIAS(Compare_and_swap)

@@ -406,17 +406,30 @@ static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
 }
 
 /* rma_args.h */
-MPIRMA_AT_ENTRY int
-mpirma_at_Win_flush(struct mpirma_window *lw, int rank, MPI_Win win)
+int (*mpirma_at_failed)(int win, int code, const char *fn);
+
+/* MPI_Win_flush on the window @lw of @win: the lean lane, else the general. */
+static __always_inline int flush_call(struct mpirma_window *lw, int rank,
+				      MPI_Win win)
 {
 	if (mpirma_lean_flush(lw, rank))
 		return MPI_SUCCESS;
 	return flush_entry(rank, false, win, "MPI_Win_flush");
 }
 
+MPIRMA_AT_ENTRY int
+mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank)
+{
+	int ret = flush_call(aw->lw, rank, aw->win);
+
+	if (mpirma_unlikely(ret != MPI_SUCCESS))
+		return mpirma_at_fail(aw->win, ret, "MPI_Win_flush");
+	return MPI_SUCCESS;
+}
+
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-	return mpirma_at_Win_flush(mpirma_window_get(win), rank, win);
+	return flush_call(mpirma_window_get(win), rank, win);
 }
 MPIRMA_ALIAS(Win_flush)
 
