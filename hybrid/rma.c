@@ -403,6 +403,7 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
  * PARAMS(COUNT): its parameters; ARGS and FIELDS as above, both in
  * parentheses.
  */
+/* HY_LARGE_<COUNT>: are counts of type COUNT a large-count form's? */
 #define HY_LARGE_int false
 #define HY_LARGE_void false
 #define HY_LARGE_MPI_Count true
