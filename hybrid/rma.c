@@ -407,28 +407,28 @@ static int rma_call(struct hy_win *w, const struct hy_rma *c,
 #define HY_LARGE_int false
 #define HY_LARGE_void false
 #define HY_LARGE_MPI_Count true
+/* The fast lane of HY_RMA_PLAIN's tier @last_only: returns if it serves. */
+#define HY_RMA_FAST(COUNT, FIELDS, last_only)				\
+	do {								\
+		const struct hy_rma f = { HY_LIST FIELDS,		\
+					  .large = HY_LARGE_##COUNT };	\
+		struct rma_inner v;					\
+		struct hy_win *w = rma_fast(win, &f, &v, last_only);	\
+									\
+		if (w)							\
+			return rma_at(w, &f, &v);			\
+	} while (0)
+
 #define HY_RMA_PLAIN(NAME, COUNT, PARAMS, ARGS, FIELDS)			\
 static __attribute__((noinline)) int rma_slow_##NAME(PARAMS(COUNT))	\
 {									\
-	const struct hy_rma f = { HY_LIST FIELDS,			\
-				  .large = HY_LARGE_##COUNT };		\
-	struct rma_inner v;						\
-	struct hy_win *w = rma_fast(win, &f, &v, false);		\
-									\
-	if (w)								\
-		return rma_at(w, &f, &v);				\
+	HY_RMA_FAST(COUNT, FIELDS, false);				\
 	HY_RMA_RUN(NAME, FIELDS, ARGS, NULL);				\
 }									\
 									\
 HY_HOT int MPI_##NAME(PARAMS(COUNT))					\
 {									\
-	const struct hy_rma f = { HY_LIST FIELDS,			\
-				  .large = HY_LARGE_##COUNT };		\
-	struct rma_inner v;						\
-	struct hy_win *w = rma_fast(win, &f, &v, true);			\
-									\
-	if (w)								\
-		return rma_at(w, &f, &v);				\
+	HY_RMA_FAST(COUNT, FIELDS, true);				\
 	return rma_slow_##NAME ARGS;					\
 }
 

@@ -489,7 +489,7 @@ flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
 
 	if (!w || (!all && rank < 0))
 		return flush(win, rank, all, local, fn);
-	if (!all && !local)	/* a failure raised by mpirma_at_fail() */
+	if (!all && !local)	/* a failure raised by mpirma_at_done() */
 		return mpirma_at_Win_flush(&w->at, rank);
 	if (!all && mpirma_lean_flush(w->eng, rank))
 		ret = MPI_SUCCESS;

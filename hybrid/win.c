@@ -13,6 +13,7 @@
  * it (span.c); without hy.span, and for MPI_Win_allocate_shared, it is the
  * host's alone.  The program's handle is made by handle.c.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,24 +62,17 @@ void hy_win_spares_free(void)
 
 /*
  * mpirma_at_failed (rma_args.h, set by hy_win_init()): an engine entry for
- * the layer failed on engine window @win, which a fast lane called last,
- * so its return is the call's: the host's class raised on the program's
- * window (the engine's own handler has returned).  Rare: the table is
- * searched.  The fast lanes call without hy.lock.
+ * the layer failed on @aw, which a fast lane passed as &w->at and called
+ * last, so its return is the call's: the host's class raised on the
+ * program's window (the engine's own handler has returned).
  */
-static int at_failed(int win, int code, const char *fn)
+static int at_failed(const struct mpirma_at_win *aw, int code,
+		     const char *fn)
 {
-	struct hy_win *w = NULL;
-	MPI_Win host = MPI_WIN_NULL;
+	const struct hy_win *w = (const struct hy_win *)
+		((const char *)aw - offsetof(struct hy_win, at));
 
-	hy_lock();
-	for (int b = 0; b < HY_WIN_BUCKETS && !w; b++)
-		for (w = hy_win_table[b]; w && w->inner != win; w = w->next)
-			;
-	if (w)
-		host = w->host;
-	hy_unlock();
-	return hy_raise(host, hy_inner(code), fn);
+	return hy_raise(w->host, hy_inner(code), fn);
 }
 
 /* win.h */

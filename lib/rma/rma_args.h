@@ -95,7 +95,7 @@ struct mpirma_window *mpirma_lean_window(int win);
  * large-count form where there is one; NAME_c the same, named so in
  * errors) on the engine window @aw: the lean lane on its structure, else
  * the general one, which reports errors through the window's error
- * handler and then mpirma_at_fail().  They take the arguments of the
+ * handler and then mpirma_at_done().  They take the arguments of the
  * MPI call they serve, in its order, with @aw for the window, so that the
  * layer's MPI_NAME ends with a jump to the entry, whose return is the
  * call's.  Each plain one starts a page of its own (all are under 4 KiB).
@@ -108,10 +108,23 @@ struct mpirma_at_win {
 	int win;			/* the engine's handle */
 };
 
-#define MPIRMA_AT_PUT(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, 		     long long ocount, int otype, int trank, long tdisp, 		     long long tcount, int ttype)
-#define MPIRMA_AT_GET(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, void *raddr,			     long long rcount, int rtype, int trank, long tdisp, 		     long long tcount, int ttype)
-#define MPIRMA_AT_ACC(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, 		     long long ocount, int otype, int trank, long tdisp, 		     long long tcount, int ttype, int op)
-#define MPIRMA_AT_GET_ACC(name)						int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, 		     long long ocount, int otype, void *raddr,				     long long rcount, int rtype, int trank, long tdisp, 		     long long tcount, int ttype, int op)
+#define MPIRMA_AT_PUT(name)						\
+int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, \
+		     long long ocount, int otype, int trank, long tdisp, \
+		     long long tcount, int ttype)
+#define MPIRMA_AT_GET(name)						\
+int mpirma_at_##name(const struct mpirma_at_win *aw, void *raddr,	\
+		     long long rcount, int rtype, int trank, long tdisp, \
+		     long long tcount, int ttype)
+#define MPIRMA_AT_ACC(name)						\
+int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, \
+		     long long ocount, int otype, int trank, long tdisp, \
+		     long long tcount, int ttype, int op)
+#define MPIRMA_AT_GET_ACC(name)						\
+int mpirma_at_##name(const struct mpirma_at_win *aw, const void *oaddr, \
+		     long long ocount, int otype, void *raddr,		\
+		     long long rcount, int rtype, int trank, long tdisp, \
+		     long long tcount, int ttype, int op)
 
 MPIRMA_AT_PUT(Put);
 MPIRMA_AT_PUT(Put_c);
@@ -130,20 +143,25 @@ int mpirma_at_Compare_and_swap(const struct mpirma_at_win *aw,
 int mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank);
 
 /*
- * A failure @code of the entry for the layer @fn on engine window @win:
- * what the entry returns, mpirma_at_failed(win, code, fn) when the layer
+ * The end of an entry for the layer @fn on @aw that the lanes left at
+ * @code: a failure goes to mpirma_at_failed(aw, code, fn) when the layer
  * has set it (to raise the host's class on the program's window, so that
- * its calls can end with the entry's), else @code: the library's own
- * error handler has been called.  A pointer, which no link of the engine
- * can resolve before the layer's.
+ * its calls can end with the entry's), and is returned as it is
+ * otherwise (the library's own error handler has been called).  A
+ * pointer, which no link of the engine can resolve before the layer's.
  */
-extern int (*mpirma_at_failed)(int win, int code, const char *fn);
+extern int (*mpirma_at_failed)(const struct mpirma_at_win *aw, int code,
+			       const char *fn);
 
-static inline int mpirma_at_fail(int win, int code, const char *fn)
+static inline int mpirma_at_done(const struct mpirma_at_win *aw, int code,
+				 const char *fn)
 {
-	int (*raise)(int, int, const char *) = mpirma_at_failed;
+	int (*raise)(const struct mpirma_at_win *, int, const char *);
 
-	return raise ? raise(win, code, fn) : code;
+	if (__builtin_expect(!code, 1))
+		return code;
+	raise = mpirma_at_failed;
+	return raise ? raise(aw, code, fn) : code;
 }
 
 /*

@@ -198,14 +198,12 @@ hot int mpirma_at_##fn(const struct mpirma_at_win *aw,			\
 		       RMA_NOWIN_##k(MPI_Count))			\
 {									\
 	MPI_Win win = aw->win;						\
-	int ret;							\
 									\
 	if (RMA_LEAN_##k(aw->lw))					\
 		return MPI_SUCCESS;					\
-	ret = rma_general_##name##_c(RMA_NAMES_##k, "MPI_" #fn);	\
-	if (mpirma_unlikely(ret != MPI_SUCCESS))			\
-		return mpirma_at_fail(win, ret, "MPI_" #fn);		\
-	return MPI_SUCCESS;						\
+	return mpirma_at_done(aw, rma_general_##name##_c(RMA_NAMES_##k,	\
+							 "MPI_" #fn),	\
+			      "MPI_" #fn);				\
 }
 
 /* The plain call's on a page of its own, the large-count form's beside. */
@@ -265,12 +263,9 @@ mpirma_at_Fetch_and_op(const struct mpirma_at_win *aw, const void *origin_addr,
 		       void *result_addr, MPI_Datatype datatype,
 		       int target_rank, MPI_Aint target_disp, MPI_Op op)
 {
-	int ret = fop_call(aw->lw, origin_addr, result_addr, datatype,
-			   target_rank, target_disp, op, aw->win);
-
-	if (mpirma_unlikely(ret != MPI_SUCCESS))
-		return mpirma_at_fail(aw->win, ret, "MPI_Fetch_and_op");
-	return MPI_SUCCESS;
+	return mpirma_at_done(aw, fop_call(aw->lw, origin_addr, result_addr,
+					   datatype, target_rank, target_disp,
+					   op, aw->win), "MPI_Fetch_and_op");
 }
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
@@ -316,12 +311,10 @@ mpirma_at_Compare_and_swap(const struct mpirma_at_win *aw,
 			   void *result_addr, MPI_Datatype datatype,
 			   int target_rank, MPI_Aint target_disp)
 {
-	int ret = cas_call(aw->lw, origin_addr, compare_addr, result_addr,
-			   datatype, target_rank, target_disp, aw->win);
-
-	if (mpirma_unlikely(ret != MPI_SUCCESS))
-		return mpirma_at_fail(aw->win, ret, "MPI_Compare_and_swap");
-	return MPI_SUCCESS;
+	return mpirma_at_done(aw, cas_call(aw->lw, origin_addr, compare_addr,
+					   result_addr, datatype, target_rank,
+					   target_disp, aw->win),
+			      "MPI_Compare_and_swap");
 }
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,

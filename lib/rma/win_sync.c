@@ -406,7 +406,8 @@ static int flush_entry(int rank, bool all, MPI_Win win, const char *fn)
 }
 
 /* rma_args.h */
-int (*mpirma_at_failed)(int win, int code, const char *fn);
+int (*mpirma_at_failed)(const struct mpirma_at_win *aw, int code,
+			 const char *fn);
 
 /* MPI_Win_flush on the window @lw of @win: the lean lane, else the general. */
 static __always_inline int flush_call(struct mpirma_window *lw, int rank,
@@ -420,11 +421,8 @@ static __always_inline int flush_call(struct mpirma_window *lw, int rank,
 MPIRMA_AT_ENTRY int
 mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank)
 {
-	int ret = flush_call(aw->lw, rank, aw->win);
-
-	if (mpirma_unlikely(ret != MPI_SUCCESS))
-		return mpirma_at_fail(aw->win, ret, "MPI_Win_flush");
-	return MPI_SUCCESS;
+	return mpirma_at_done(aw, flush_call(aw->lw, rank, aw->win),
+			      "MPI_Win_flush");
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win)
