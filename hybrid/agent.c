@@ -273,12 +273,10 @@ static bool agent_park(void)
  */
 static void agent_rest(void)
 {
-	struct timespec until;
+	long long end = clock_ns(CLOCK_MONOTONIC) + HY_REST_NS;
+	const struct timespec until = { .tv_sec = end / 1000000000LL,
+					.tv_nsec = (long)(end % 1000000000LL) };
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += HY_REST_NS % 1000000000L;
-	until.tv_sec += HY_REST_NS / 1000000000L + until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
 	hy_mutex_lock(&park_lock);
 	if (!park_stop && __atomic_load_n(&waiters, __ATOMIC_RELAXED))
 		pthread_cond_clockwait(&park_cond, &park_lock.m,
@@ -360,7 +358,7 @@ static void *agent(void *unused)
 			 * sized from it would wake the agent often, each time
 			 * taking the CPU from the waiting thread).
 			 */
-			sleep_ns = HY_IDLE_MAX_NS;
+			sleep_ns = HY_IDLE_MAX_NS;	/* then, the longest */
 			last_cpu = -1;
 			agent_rest();
 			continue;
