@@ -22,16 +22,24 @@ void hy_agent_stop(bool report);
 /*
  * One round of a program thread's wait for @req[0..@n-1] (waits.c), which
  * the host sets to MPI_REQUEST_NULL as they complete (their statuses into
- * @stat, unless NULL): unless another thread is serving, the thread tests
- * (with @block: waits for) its requests and the agent's inbox in one call
- * of the host and serves what has come, so a remote origin is answered
- * without waking the agent, and a waiting thread rests in the host's own
- * wait.  hy_agent_waiting(+1/-1) brackets a wait: while program threads
- * wait, the agent rests.  The host's error, or MPI_SUCCESS.
+ * @stat, unless NULL): tests them without waiting, and, unless another
+ * thread is serving, serves what has come for the agent (hy_agent_serve),
+ * so a remote origin is answered without waking the agent.
+ * hy_agent_waiting(+1/-1) brackets a wait: while program threads wait, the
+ * agent rests.  The host's error, or MPI_SUCCESS.
  */
 #define HY_WAIT_REQS	3	/* requests of one wait, at most */
-int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat, bool block);
+int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat);
 void hy_agent_waiting(int delta);
+
+/* Serves what has come, unless another thread serves: messages served. */
+int hy_agent_serve(void);
+
+/*
+ * A program thread's look at what has come as it enters the layer's
+ * synchronization (MPI_Win_lock), now and then (see agent.c).
+ */
+void hy_agent_poll(void);
 
 /* agent_slots.c: what serving needs of a slot. */
 struct hy_slot_target {
@@ -42,7 +50,7 @@ struct hy_slot_target {
 /* Slot @slot's target, or false when no window has that slot. */
 bool hy_slot_target(uint32_t slot, struct hy_slot_target *out);
 
-/* A lock or unlock request @h from @origin (its rank in hy.ship_comm). */
+/* A lock or unlock request @h from @origin (its world rank). */
 void hy_slot_serve_lock(const struct ship_hdr *h, int origin);
 
 /*
@@ -62,17 +70,11 @@ bool hy_slot_epoch(const struct ship_hdr *h, size_t n, int origin);
 bool hy_slot_ready(struct ship_hdr **epoch, size_t *len, int *origin);
 
 /*
- * Applies the epochs granted while they waited, unless another thread is
- * serving (which applies them: a message to the inbox ends its wait in
- * the host): after this process gave back its own lock.
+ * Applies the epochs granted while they waited, or wakes the agent to,
+ * when another thread is serving: after this process gave back its own
+ * lock.
  */
 void hy_agent_serve_ready(void);
-
-/*
- * A program thread's look at the agent's inbox as it enters the layer's
- * synchronization: serves what has come, unless another thread serves.
- */
-void hy_agent_poll(void);
 
 /*
  * A new spanning window's slot in this process's agent (in
@@ -87,10 +89,8 @@ void hy_slots_free(void);
 
 /*
  * The slots in use: this process's windows that span nodes.  Without one
- * no origin ships to this process, its agent rests (hy_agent_wake() ends
- * that when a slot opens) and its receives need not serve.
+ * no origin ships to this process, and its receives need not serve.
  */
 int hy_slots_live(void);
-void hy_agent_wake(void);
 
 #endif /* MPIRMA_HYBRID_AGENT_H */

@@ -6,14 +6,14 @@
  * lock of this process's part of the window, which the agent keeps for
  * every origin, local and remote alike, so that MPI_LOCK_EXCLUSIVE excludes
  * both.  Requests that cannot be granted wait in arrival order and are
- * granted first come first served; a grant is a message of no bytes on
- * HY_TAG_GRANT + slot, so slots are bounded by the host's MPI_TAG_UB.
+ * granted first come first served; a grant is a frame of no bytes with tag
+ * HY_TAG_GRANT + slot (net.h).
  * An epoch message (wire.h) is a request too: granted at once, its
  * serving thread applies it; queued, it is copied, and the release that
  * grants it puts it on the ready list, which serving threads apply.
  *
  * Called by agent.c (lookups, lock requests, freeing at stop) and span.c
- * (open and close); calls the host only to send grants.
+ * (open and close); sends grants through net_io.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,7 @@
 #include "agent.h"
 #include "errors.h"
 #include "locks.h"
+#include "net.h"
 #include "wire.h"
 
 /*
@@ -29,7 +30,7 @@
  * putting it on the ready list for a serving thread to apply.
  */
 struct lock_wait {
-	int origin;		/* its rank in hy.ship_comm */
+	int origin;		/* its world rank */
 	int type;		/* HY_LOCK_* */
 	struct ship_hdr *epoch;
 	size_t len;
@@ -57,7 +58,7 @@ static struct hy_mutex slots_lock = HY_MUTEX_INIT(HY_LOCK_SLOTS);
 static struct agent_slot *slots;
 static int nslots;
 
-/* Slots in use (atomic; changed under slots_lock): the agent rests at 0. */
+/* Slots in use (atomic; changed under slots_lock): 0, nobody ships here. */
 static int live;
 
 /* Queued epochs granted since, in grant order, for hy_slot_ready(). */
@@ -97,9 +98,8 @@ static void lock_grant(int k, int type, int origin)
 {
 	hy_mutex_assert_held(&slots_lock);
 	lock_take(&slots[k], type);
-	/* no bytes: eager, it does not wait for the origin */
-	PMPI_Send(NULL, 0, MPI_BYTE, origin, HY_TAG_GRANT + k,
-		  hy.ship_comm);
+	/* never blocks: what the socket does not take waits in a queue */
+	hy_net_reply(origin, HY_TAG_GRANT + (uint32_t)k, NULL, 0, NULL, 0);
 }
 
 /* Appends @e to the list @l of *@n entries, room *@cap. */
@@ -176,7 +176,7 @@ void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
 /*
  * This process's lock of its own part of the window in slot @k, without a
  * message to itself: granted at once when it fits (true); else queued as
- * @origin's (this process's rank in hy.ship_comm) request, whose grant
+ * @origin's (this process's world rank) request, whose grant
  * comes as a message like a remote origin's (false).  A program that
  * locks its own part between every access (OpenCoarrays reads even its
  * own image's coarrays so) no longer waits for its own agent's pace.
@@ -255,8 +255,8 @@ void hy_slot_release(int k)
 }
 
 /*
- * Slot @k's grants use tag HY_TAG_GRANT + k: a slot past the host's
- * MPI_TAG_UB cannot be matched, and tags are never reused while in use.
+ * Slot @k's grants use tag HY_TAG_GRANT + k, at most hy.tag_ub (lowered
+ * by MPIRMA_TAG_UB for tests), and tags are never reused while in use.
  */
 static bool slot_tag_ok(int k)
 {
@@ -273,8 +273,8 @@ int hy_slot_open(struct hy_win *w)
 		;
 	if (!slot_tag_ok(k)) {
 		ret = hy_fail(MPI_ERR_OTHER, "too many windows span nodes at "
-			      "once: %d, the most the host's MPI_TAG_UB (%d) "
-			      "allows", k + 1, hy.tag_ub);
+			      "once: %d, the most the agents' tags (up to %d) "
+			      "allow", k + 1, hy.tag_ub);
 		goto unlock;
 	}
 	if (k == nslots) {
@@ -302,7 +302,7 @@ int hy_slot_open(struct hy_win *w)
 unlock:
 	hy_mutex_unlock(&slots_lock);
 	if (ret == MPI_SUCCESS)
-		hy_agent_wake();
+		hy_net_wake();	/* an agent resting with no slot (net_host.c) */
 	return ret;
 }
 

@@ -7,9 +7,9 @@
  * operation with a result to the same target (so accumulate_ordering holds
  * across both), and in the call that completes it (hy_ship_complete:
  * flush, unlock, fence, complete, free), which then collects its
- * acknowledgement (struct hy_pending).  A reply's receive is posted before
- * its operation's send, both under order_lock, so replies, which come back
- * in sending order, match them.
+ * acknowledgement (struct hy_pending).  A reply's receive is posted with
+ * its operation's send (net.h), so replies, which come back in sending
+ * order, match them.
  *
  * In a lazy epoch (origin.h) the batch holds the epoch's operations with a
  * result too, and leaves as an epoch message (wire.h) with the lock, and
@@ -28,6 +28,7 @@
 #include "batch.h"
 #include "errors.h"
 #include "locks.h"
+#include "net.h"
 #include "origin.h"
 #include "rma_args.h"
 #include "waits.h"
@@ -54,14 +55,14 @@ struct hy_batch {
 
 /**
  * struct hy_pending - a shipped batch waiting for its acknowledgement
- * @req: the reply's receive and the message's send
+ * @rx: the reply's receive (allocated: it stays posted while @p moves)
  * @buf: the message as sent
  * @msg: its records (they name a failure's displacement)
  * @reply: the acknowledgement, and the results of @res (@nres)
  * @target: window rank of the target
  */
 struct hy_pending {
-	MPI_Request req[2];
+	struct hy_nrecv *rx;
 	void *buf;
 	struct ship_hdr *msg;
 	struct ship_reply *reply;
@@ -70,13 +71,14 @@ struct hy_pending {
 	int target;
 };
 
-/* Keeps each reply's receive and its operation's send together. */
-static struct hy_mutex order_lock = HY_MUTEX_INIT(HY_LOCK_ORDER);
-
-/* A reply's receive and its operation's send, completed. */
-void hy_wait_sent_and_reply(MPI_Request *req)
+void hy_wait_reply(struct hy_nrecv *rx, struct ship_reply *reply)
 {
-	hy_wait(2, req);
+	int e = hy_wait_net(rx);
+
+	if (e) {	/* the target's process is gone, or a reply too long */
+		reply->status = e;
+		reply->index = 0;
+	}
 }
 
 /* Notes @p's failure in @f, unless @f holds an earlier one. */
@@ -116,7 +118,7 @@ int hy_failure_class(struct hy_win *w, const struct ship_failure *f,
  */
 static void pending_finish(struct hy_pending *p, struct ship_failure *f)
 {
-	hy_wait_sent_and_reply(p->req);
+	hy_wait_reply(p->rx, p->reply);
 	for (uint32_t k = 0; k < p->nres; k++) {
 		struct hy_result *r = &p->res[k];
 
@@ -128,6 +130,7 @@ static void pending_finish(struct hy_pending *p, struct ship_failure *f)
 	failure_note(f, p);
 	free(p->buf);
 	free(p->reply);
+	free(p->rx);
 	free(p->res);
 }
 
@@ -169,27 +172,12 @@ static void pending_add(struct hy_win *w, const struct hy_pending *p,
 	sp->pend[sp->npend++] = *p;
 }
 
-/*
- * Sends message @msg of @len bytes to the agent of window rank @target,
- * its reply to come on @rtag.
- */
 void hy_send_msg(struct hy_win *w, int target, void *msg, size_t len,
-		     struct ship_reply *reply, int rlen, int rtag,
-		     MPI_Request *req)
+		 struct ship_reply *reply, int rlen, uint32_t rtag,
+		 struct hy_nrecv *rx)
 {
-	struct ship_hdr lng = { .kind = HY_KIND_LONG, .nelem = len };
-	int peer = w->span->world[target], tag = HY_TAG_OP;
-
-	hy_mutex_lock(&order_lock);
-	PMPI_Irecv(reply, rlen, MPI_BYTE, peer, rtag, hy.ship_comm, &req[0]);
-	if (len > HY_INBOX_BYTES) {
-		/* longer than the agent's inbox: a header first (inbox_post) */
-		PMPI_Send(&lng, sizeof(lng), MPI_BYTE, peer, HY_TAG_OP,
-			  hy.ship_comm);
-		tag = HY_TAG_LONG;
-	}
-	PMPI_Isend(msg, (int)len, MPI_BYTE, peer, tag, hy.ship_comm, &req[1]);
-	hy_mutex_unlock(&order_lock);
+	hy_net_send(w->span->world[target], HY_TAG_OP, msg, len, NULL, 0, rx,
+		    reply, (size_t)rlen, rtag);
 }
 
 /* Frees what batch @p holds, unsent (out of memory). */
@@ -199,6 +187,16 @@ static void batch_drop(struct hy_pending *p)
 		free((void *)(uintptr_t)p->res[k].l.blocks);
 	free(p->res);
 	free(p->buf);
+	free(p->reply);
+	free(p->rx);
+}
+
+/* @p's reply of @rlen bytes and its receive; false: out of memory. */
+static bool pending_reply(struct hy_pending *p, int rlen)
+{
+	p->reply = malloc((size_t)rlen);
+	p->rx = malloc(sizeof(*p->rx));
+	return p->reply && p->rx;
 }
 
 /*
@@ -219,7 +217,6 @@ static int epoch_send(struct hy_win *w, int target, struct hy_pending *p,
 	if (!h) {
 		sp->lazy[target] = 0;
 		batch_drop(p);
-		free(p->reply);
 		return hy_fail(MPI_ERR_NO_MEM, "out of memory: operations to "
 			       "rank %d were dropped", target);
 	}
@@ -236,13 +233,13 @@ static int epoch_send(struct hy_win *w, int target, struct hy_pending *p,
 	p->msg = len ? h + 1 : NULL;
 	sp->lazy[target] = 0;
 	hy_send_msg(w, target, h, sizeof(*h) + len, p->reply, rlen,
-		 HY_TAG_GRANT + sp->slot[target], p->req);
+		    HY_TAG_GRANT + (uint32_t)sp->slot[target], p->rx);
 	/*
 	 * Its results and failures are the completing call's, as a batch's
 	 * are: kept as a pending entry (already complete) for it.
 	 */
 	if (!(lazy & HY_LAZY_RELEASE))
-		hy_wait_sent_and_reply(p->req);
+		hy_wait_reply(p->rx, p->reply);
 	pending_add(w, p, f);
 	return MPI_SUCCESS;
 }
@@ -275,10 +272,9 @@ int hy_batch_send(struct hy_win *w, int target, struct ship_failure *f)
 
 		*b = (struct hy_batch){ 0 };
 		p.msg = p.buf;
-		p.reply = malloc((size_t)rlen);
-		if (sp->lazy[target] && p.reply)
+		if (pending_reply(&p, rlen) && sp->lazy[target])
 			return epoch_send(w, target, &p, len, rlen, f);
-		if (!p.reply) {
+		if (!p.reply || !p.rx) {
 			sp->lazy[target] = 0;
 			batch_drop(&p);
 			return hy_fail(MPI_ERR_NO_MEM, "out of memory: "
@@ -286,7 +282,7 @@ int hy_batch_send(struct hy_win *w, int target, struct ship_failure *f)
 				       target);
 		}
 		hy_send_msg(w, target, p.msg, len, p.reply, rlen, HY_TAG_REPLY,
-			 p.req);
+			    p.rx);
 		pending_add(w, &p, f);
 	} else if (sp->lazy[target] & HY_LAZY_RELEASE) {
 		sp->lazy[target] = 0;	/* an epoch of nothing: no message */
@@ -510,8 +506,8 @@ int hy_epoch_real(struct hy_win *w, int target, struct ship_failure *f)
 		return MPI_SUCCESS;
 	if (sp->batch && sp->batch[target].nops)
 		return hy_batch_send(w, target, f);
-	p.reply = malloc(sizeof(*p.reply));
-	if (!p.reply) {
+	if (!pending_reply(&p, sizeof(*p.reply))) {
+		batch_drop(&p);
 		sp->lazy[target] = 0;
 		return hy_fail(MPI_ERR_NO_MEM, "out of memory");
 	}

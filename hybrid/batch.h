@@ -8,6 +8,7 @@
 #define MPIRMA_HYBRID_BATCH_H
 
 #include "hybrid.h"
+#include "net.h"
 #include "wire.h"
 
 /* hy_span.lazy: a lazy epoch's lock type (HY_LOCK_*), and whether it ends */
@@ -62,14 +63,14 @@ int hy_epoch_real(struct hy_win *w, int target, struct ship_failure *f);
 
 /*
  * Sends message @msg of @len bytes to window rank @target's agent, its
- * reply of @rlen bytes to come on @rtag into @reply (the receive posted
- * first): @req, the receive's and the send's requests, for
- * hy_wait_sent_and_reply().  Needs no lock.
+ * reply of @rlen bytes to come on @rtag into @reply (@rx, posted first),
+ * for hy_wait_reply(), which gives a reply that could not come (its
+ * target's process gone) that failure as its status.  Needs no lock.
  */
 void hy_send_msg(struct hy_win *w, int target, void *msg, size_t len,
-		 struct ship_reply *reply, int rlen, int rtag,
-		 MPI_Request *req);
-void hy_wait_sent_and_reply(MPI_Request *req);
+		 struct ship_reply *reply, int rlen, uint32_t rtag,
+		 struct hy_nrecv *rx);
+void hy_wait_reply(struct hy_nrecv *rx, struct ship_reply *reply);
 
 /* @f as the host's class in @fn's name; hy.lock held. */
 int hy_failure_class(struct hy_win *w, const struct ship_failure *f,

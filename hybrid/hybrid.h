@@ -60,10 +60,9 @@
  * oversubscribed (240 us), and the layer's own polls and yields on top
  * made them 2-4x slower (barrier 550 us against 131; 4 ranks at two
  * logical nodes, a fence 650-870 us against 260-280).  Only where the
- * host spins do the layer's waits yield by default (hy.yield); where
- * agents run, a wait that serves blocks in the host's wait for its
- * requests and the agent's inbox together, which a message ends (a nudge
- * from the process itself when epochs it queued become ready, agent.c).
+ * host spins do the layer's waits yield by default (hy.yield).  The
+ * agents need no wait of the host's: they have a transport of their own
+ * (net.h).
  */
 #ifdef OPEN_MPI
 #define HY_HOST_SPINS false
@@ -89,9 +88,8 @@
  *	then means the logical node)
  * @world_group: the host's group of MPI_COMM_WORLD (rank translation)
  * @span: windows that span nodes get engine parts (every rank is served,
- *	there are several nodes, and with @agent the host granted
- *	MPI_THREAD_MULTIPLE everywhere); false: such windows are the host's
- *	alone
+ *	there are several nodes, and the agents could start); false: such
+ *	windows are the host's alone
  * @span_host_acc: MPIRMA_SPAN_ACCUMULATE=host: on those windows every
  *	accumulate-like operation is the host's, to any target, so the host
  *	is their one atomicity domain and no agent runs
@@ -99,10 +97,8 @@
  * @verbose: MPIRMA_VERBOSE, as MPI_Init read it
  * @thread_level: what MPI_Query_thread answers (the level the program
  *	was given), or -1: the host's own answer
- * @ship_comm: the host communicator shipped operations travel on (a
- *	duplicate of MPI_COMM_WORLD), MPI_COMM_NULL without @span
- * @tag_ub: the largest tag on @ship_comm (wire.h), at most the host's
- *	MPI_TAG_UB (agent.c)
+ * @tag_ub: the largest grant tag of the agents' frames (wire.h):
+ *	MPIRMA_TAG_UB, which tests lower to run out of slots, or INT32_MAX
  * @yield: the job's waits in the host poll and yield the CPU between
  *	polls (waits.c; the same on every rank, as it picks the host's
  *	nonblocking collective over the blocking one): the host spins in its
@@ -113,6 +109,9 @@
  *	spin without yielding, which kept the rank a poller waited for off
  *	the CPU; on a node with a CPU per rank, waits without agents are the
  *	host's own calls
+ * @crowded: this real node has more ranks than CPUs they may run on: the
+ *	waits that poll to serve the agent's connections yield the CPU
+ *	between polls (waits.c)
  * @threads: the program was given MPI_THREAD_MULTIPLE (it may call from
  *	several threads at once): only then is @lock taken
  * @lock: serializes every call into the engine and the window table of a
@@ -133,9 +132,9 @@ struct hy_state {
 	bool agent;
 	int verbose;
 	int thread_level;
-	MPI_Comm ship_comm;
 	int tag_ub;
 	bool yield;
+	bool crowded;
 	bool threads;
 	struct hy_mutex lock;
 };
@@ -163,7 +162,7 @@ struct hy_batch;
  * @me: this process's window rank
  * @erank: per window rank, its rank in the engine window, or -1 when it
  *	lies on another node
- * @world: per window rank, its rank in hy.ship_comm
+ * @world: per window rank, its world rank
  * @slot: per window rank, the agent's slot of this window there
  * @myslot: this process's slot (agent_slots.c)
  * @win_id: the engine window's id in the kernel (for the agent)

@@ -20,7 +20,8 @@ static const char *const lock_names[] = {
 	[HY_LOCK_SPAN] = "hy_span.lock (batches and pending replies)",
 	[HY_LOCK_SERVE] = "serve lock (the agent's serving)",
 	[HY_LOCK_SLOTS] = "slots lock (the agent's slots and locks)",
-	[HY_LOCK_ORDER] = "order lock (a reply's receive with its send)",
+	[HY_LOCK_NET_CONN] = "connection lock (net.c: writes, queue)",
+	[HY_LOCK_NET_RX] = "receive lock (net_io.c: posted receives)",
 	[HY_LOCK_KEYVALS] = "keyvals lock (the window keyvals' list)",
 	[HY_LOCK_PARK] = "park lock (the agent's rest)",
 };

@@ -15,10 +15,17 @@
  *                    program thread only ever tries it
  *   4 HY_LOCK_SLOTS  the agent's slots and their locks, and the epochs
  *                    granted after they waited (agent_slots.c)
- *   5 HY_LOCK_ORDER  a reply's receive posted with its operation's send
- *                    (batch.c), so replies match operations in order
- *   6 HY_LOCK_KEYVALS the window keyvals' list (keyval.c)
- *   7 HY_LOCK_PARK   the agent's rest while no slot is in use (agent.c)
+ *   5 HY_LOCK_NET_CONN one connection of the agents' own transport
+ *                    (net.c): its writes, so frames never interleave, its
+ *                    connecting, and the agent's queue of replies for it;
+ *                    on the host's transport, its one order_lock: a reply's
+ *                    receive posted with its message's send (net_host.c)
+ *   6 HY_LOCK_NET_RX the origin side's posted receives and kept frames, and
+ *                    which thread reads for all (net_io.c)
+ *   7 HY_LOCK_KEYVALS the window keyvals' list (keyval.c)
+ *   8 HY_LOCK_PARK   the agent's rest while program threads serve (agent.c);
+ *                    also the rest with no slot on the host's transport
+ *                    (net_host.c), never held with the other
  *
  * The host MPI's own locks come after all of them: the layer calls the host
  * with any of its locks held.  The engine (lib/) takes its own only inside
@@ -42,7 +49,8 @@ enum hy_lock_rank {
 	HY_LOCK_SPAN,
 	HY_LOCK_SERVE,
 	HY_LOCK_SLOTS,
-	HY_LOCK_ORDER,
+	HY_LOCK_NET_CONN,
+	HY_LOCK_NET_RX,
 	HY_LOCK_KEYVALS,
 	HY_LOCK_PARK,
 };

@@ -18,16 +18,15 @@
  * on the host MPI alone (MPIRMA_VERBOSE=1 says why of spanning windows).
  *
  * Windows that span nodes need an agent thread in every process (agent.c),
- * so MPI_Init asks the host for MPI_THREAD_MULTIPLE (when this node has
- * the module and the job is not on one node alone) and gives the program
- * the level it asked for (never more than the host granted), which
- * MPI_Query_thread then reports.
- * MPIRMA_SPANNING=0, or a host that does not grant it, leaves such windows
- * to the host alone (MPIRMA_VERBOSE says which).  The layer's windows need
- * nothing of the host's one-sided components but a window of no bytes on
- * MPI_COMM_SELF for the handle, so Open MPI 4.1's osc pt2pt, which fails
- * every window once MPI_THREAD_MULTIPLE is granted and is its only
- * component between nodes over TCP, is never asked for one (win.c).
+ * which talks over a transport of its own, or over the host's messages
+ * where ranks outnumber the node's CPUs (transport.c).  Only the latter
+ * needs MPI_THREAD_MULTIPLE of the host, so MPI_Init asks for it only
+ * where that one may be chosen, and gives the program the level it asked
+ * for (never more than the host granted), which MPI_Query_thread then
+ * reports.  MPIRMA_SPANNING=0 leaves such windows to the host alone
+ * (MPIRMA_VERBOSE says so).  The layer's windows need nothing of the host's one-sided
+ * components but a window of no bytes on MPI_COMM_SELF for the handle
+ * (win.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +49,7 @@
 #include "keyval.h"
 #include "mpirma_uapi.h"
 #include "node.h"
+#include "transport.h"
 #include "win.h"
 
 /* How long the node's first rank waits for its peers to fetch the job fd. */
@@ -315,10 +315,10 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 }
 
 /*
- * Windows that span nodes get engine parts when every rank is served and,
- * unless the host applies their accumulates (MPIRMA_SPAN_ACCUMULATE=host),
- * the host granted MPI_THREAD_MULTIPLE everywhere (the agent runs beside
- * the program's threads).  Collective over MPI_COMM_WORLD.
+ * Windows that span nodes get engine parts when every rank is served and
+ * the agents start (unless the host applies their accumulates,
+ * MPIRMA_SPAN_ACCUMULATE=host, and no agent runs).  Collective over
+ * MPI_COMM_WORLD.
  */
 
 /* MPIRMA_SPAN_ACCUMULATE: "agent" (the default) or "host". */
@@ -377,32 +377,30 @@ static const char *no_handles(void)
  */
 static const char *span_start(int ok, bool say)
 {
-	int want = span_wanted();
-	int level = MPI_THREAD_SINGLE, mine[2], all[2];
+	int want = span_wanted(), all;
 	bool nodes = false;
 	const char *why = NULL;
 
 	for (int i = 1; i < hy.world_size; i++)
 		nodes = nodes || hy.node_of[i] != hy.node_of[0];
-	PMPI_Query_thread(&level);
-	mine[0] = ok;
-	mine[1] = level == MPI_THREAD_MULTIPLE;
-	PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!nodes)
 		return NULL;	/* no window can span nodes */
 	hy.span_host_acc = span_host_acc();
 	if (!want)
 		why = "MPIRMA_SPANNING=0";
-	else if (!all[0])
+	else if (!all)
 		why = "mpirma does not serve every node";
-	else if (!all[1] && !hy.span_host_acc)
-		why = no_handles() ? no_handles() :
-		      HY_HOST_NAME " did not grant MPI_THREAD_MULTIPLE, "
-		      "which the layer's agent thread needs";
 	hy.span = !why;
+	if (hy.span && !hy.span_host_acc) {
+		int level = MPI_THREAD_SINGLE;
+
+		PMPI_Query_thread(&level);
+		hy_transport_choose(level == MPI_THREAD_MULTIPLE);
+	}
 	hy_agent_start();
 	if (!why && !hy.span)
-		why = "an agent thread could not be started";
+		why = "the agents could not start (their sockets or thread)";
 	if (say && hy.span && hy.span_host_acc)
 		fprintf(stderr, "mpirma: windows that span nodes: node-local "
 			"puts and gets through the module, every "
@@ -411,12 +409,14 @@ static const char *span_start(int ok, bool say)
 	else if (say && hy.span)
 		fprintf(stderr, "mpirma: windows that span nodes: node-local "
 			"targets through the module, operations to other "
-			"nodes shipped to the target's agent, synchronization "
-			"mpirma's over " HY_HOST_NAME "'s messages\n");
+			"nodes shipped to the target's agent over %s, "
+			"synchronization mpirma's over " HY_HOST_NAME
+			"'s messages\n", hy_transport_on_host() ?
+			HY_HOST_NAME "'s messages" : "its own sockets");
 	else if (say)
 		fprintf(stderr, "mpirma: windows that span nodes are "
 			HY_HOST_NAME "'s alone (%s)\n", why);
-	return want && all[0] ? why : NULL;
+	return want && all ? why : NULL;
 }
 
 /*
@@ -425,6 +425,16 @@ static const char *span_start(int ok, bool say)
  * (Open MPI's mpirun does by default) gives every rank a one-CPU mask; the
  * node has as many CPUs as the union.  Collective over @node.
  */
+/* The CPUs this node's ranks may run on between them (node_cpus). */
+static cpu_set_t node_set;
+static bool node_set_known;
+
+void hy_node_affinity(pthread_t thread)
+{
+	if (node_set_known)
+		pthread_setaffinity_np(thread, sizeof(node_set), &node_set);
+}
+
 static int node_cpus(MPI_Comm node)
 {
 	cpu_set_t set;
@@ -440,6 +450,8 @@ static int node_cpus(MPI_Comm node)
 	PMPI_Allreduce(MPI_IN_PLACE, &set, (int)(sizeof(set) / sizeof(long)),
 		       MPI_UNSIGNED_LONG, MPI_BOR, node);
 	n = CPU_COUNT(&set);
+	node_set = set;
+	node_set_known = n > 0;
 	return n > 0 ? n : 1;
 }
 
@@ -497,6 +509,7 @@ int hy_start(void)
 	PMPI_Comm_rank(node, &nrank);
 	cpus = node_cpus(node);
 	hy.yield = env_int("MPIRMA_YIELD", HY_HOST_SPINS && nsize > cpus, 0, 1);
+	hy.crowded = nsize > cpus;
 	leader = wrank;
 	PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
 	if (k > nsize)
@@ -595,10 +608,15 @@ static bool one_node_job(void)
 	return false;
 }
 
+/*
+ * Only the host's transport for the agents needs MPI_THREAD_MULTIPLE
+ * (transport.c): ask for it where it may be chosen.
+ */
 bool hy_want_threads(void)
 {
 	return span_wanted() && !span_host_acc() && !no_handles() &&
-	       !one_node_job() && access(MPIRMA_DEVICE, F_OK) == 0;
+	       !one_node_job() && hy_transport_want_host() &&
+	       access(MPIRMA_DEVICE, F_OK) == 0;
 }
 
 int MPI_Init(int *argc, char ***argv)

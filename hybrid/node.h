@@ -5,6 +5,8 @@
 #ifndef MPIRMA_HYBRID_NODE_H
 #define MPIRMA_HYBRID_NODE_H
 
+#include <pthread.h>
+
 #include "hybrid.h"
 
 /*
@@ -14,7 +16,14 @@
 int hy_start(void);
 void hy_stop(void);
 
-/* Must MPI_Init ask the host for MPI_THREAD_MULTIPLE (for the agents)? */
+/* Must MPI_Init ask the host for MPI_THREAD_MULTIPLE (transport.c)? */
 bool hy_want_threads(void);
+
+/*
+ * Lets @thread run on any CPU this node's ranks may run on between them,
+ * not only its process's (a launcher binds each rank to a core of its
+ * own, where the rank spins while it waits).
+ */
+void hy_node_affinity(pthread_t thread);
 
 #endif /* MPIRMA_HYBRID_NODE_H */

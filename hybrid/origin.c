@@ -3,7 +3,7 @@
  * origin.c - operations for targets on other nodes, at the origin: each is
  * built with the engine's own code (mpirma_rma_prepare: the MPI call's
  * checks and datatype layouts), packed (wire.h) and sent to the target's
- * agent on hy.ship_comm, which applies it through the module there, so
+ * agent (net.h), which applies it through the module there, so
  * every target has one atomicity domain.  Puts and accumulates join the
  * target's batch (batch.c); an operation with a result waits for its reply
  * before it returns, but in a lazy epoch, where it joins the batch too.
@@ -22,10 +22,20 @@
 #include "batch.h"
 #include "errors.h"
 #include "locks.h"
+#include "net.h"
 #include "origin.h"
 #include "rma_args.h"
 #include "waits.h"
 #include "wire.h"
+
+/* Transport error @e (-errno) with window rank @rank as the host's class. */
+static int net_class(int e, int rank)
+{
+	if (!e)
+		return MPI_SUCCESS;
+	return hy_fail(MPI_ERR_OTHER, "the agent of window rank %d cannot be "
+		       "reached (%s): its process is gone", rank, strerror(-e));
+}
 
 /* A lock message of @kind (@type) to the agent of window rank @rank. */
 static int lock_msg(struct hy_win *w, int rank, uint16_t kind, int type)
@@ -34,8 +44,8 @@ static int lock_msg(struct hy_win *w, int rank, uint16_t kind, int type)
 	struct ship_hdr h = { .slot = (uint32_t)sp->slot[rank], .kind = kind,
 			      .op = (uint16_t)type };
 
-	return PMPI_Send(&h, sizeof(h), MPI_BYTE, sp->world[rank], HY_TAG_OP,
-			 hy.ship_comm);
+	return net_class(hy_net_send(sp->world[rank], HY_TAG_OP, &h, sizeof(h),
+				     NULL, 0, NULL, NULL, 0, 0), rank);
 }
 
 int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
@@ -60,15 +70,13 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 		ret = ret ? ret : r;
 	}
 	for (int t = first; t < last && !ret; t++) {
-		MPI_Request req;
+		struct hy_nrecv rx;
 
 		if (t == sp->me && self)
 			continue;
-
-		ret = PMPI_Irecv(NULL, 0, MPI_BYTE, sp->world[t],
-				 HY_TAG_GRANT + sp->slot[t], hy.ship_comm, &req);
-		if (ret == MPI_SUCCESS)
-			ret = hy_wait(1, &req);
+		hy_net_post(&rx, sp->world[t],
+			    HY_TAG_GRANT + (uint32_t)sp->slot[t], NULL, 0);
+		ret = net_class(hy_wait_net(&rx), t);
 	}
 	return ret;
 }
@@ -221,7 +229,7 @@ static int ship_with_result(struct hy_win *w, int target,
 			    struct ship_msg *m, struct ship_failure *f)
 {
 	struct hy_span *sp = w->span;
-	MPI_Request req[2];
+	struct hy_nrecv rx;
 	int ret;
 
 	hy_mutex_lock(&sp->lock);
@@ -229,8 +237,8 @@ static int ship_with_result(struct hy_win *w, int target,
 	      hy_batch_send(w, target, f);
 	hy_mutex_unlock(&sp->lock);
 	hy_send_msg(w, target, m->h, m->len, m->reply, m->rlen, HY_TAG_REPLY,
-		 req);
-	hy_wait_sent_and_reply(req);
+		    &rx);
+	hy_wait_reply(&rx, m->reply);
 	if (!m->reply->status)
 		wire_layout_copy(&op->result, size, (char *)(m->reply + 1),
 				 false);

@@ -52,8 +52,8 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "coll.h"
 #include "convert.h"
+#include "coll.h"
 #include "errors.h"
 #include "handle.h"
 #include "origin.h"

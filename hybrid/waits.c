@@ -3,20 +3,20 @@
  * waits.c - the layer's waits that serve while they wait.
  *
  * While agents run (windows span nodes), operations from other nodes come
- * to this process's agent, which polls the host between sleeps of up to
- * 2 ms.  A thread of the program that waits in the layer (for a reply, a
- * lock grant, a barrier, the layer's own collectives in window creation)
- * polls the host anyway, so it serves what has come itself
- * (hy_agent_assist) and the agent rests: a remote origin is answered at
- * once instead of at the agent's next poll, and a process that creates a
- * window while a peer still works on an older one through its agent keeps
- * serving it.  The program's MPI_Recv serves so while the process has a
+ * to this process's agent over its own sockets (net.h).  A thread of the
+ * program that waits in the layer (for a reply, a lock grant, a barrier,
+ * the layer's own collectives in window creation) polls the host and
+ * those sockets in turn and serves what has come itself (hy_agent_assist)
+ * while the agent rests: a remote origin is answered at once, without a
+ * thread switch, which under emulation cost a put and its flush 300 us
+ * against 25.  The program's MPI_Recv serves so while the process has a
  * window that spans nodes, and its MPI_Barrier, MPI_Reduce, MPI_Allreduce
  * and MPI_Bcast on a communicator such a window was created over
  * (hy_coll_serves); elsewhere they are the host's calls, at the host's
- * cost.  With hy.yield, waits also yield the CPU between polls, and every
- * program wait above polls.  Without agents and yield, each wait is the
- * host's blocking call.
+ * cost and at the program's thread level.  Where the node has more ranks
+ * than CPUs (hy.crowded), or with hy.yield, the polls yield the CPU
+ * between rounds.  Without agents and yield, each wait is the host's
+ * blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
  */
@@ -24,6 +24,9 @@
 
 #include "agent.h"
 #include "coll.h"
+#include "net.h"
+#include "net_host.h"
+#include "transport.h"
 #include "waits.h"
 
 /* Waits poll the host: to serve the agent's messages, or to yield. */
@@ -33,9 +36,19 @@ static bool waits_poll(void)
 }
 
 /*
- * Without yield, the round that serves waits in the host's own wait for
- * its requests and the inbox together (PMPI_Waitsome): a poll of two calls
- * a round made an 8-byte ping-pong at two logical nodes 4x the host's.
+ * Between two polls of a wait that serves: yields where CPUs are short
+ * (on the host's transport, where the host spins: its rounds that serve
+ * wait in the host's own wait otherwise, agent.c).
+ */
+static void poll_pause(void)
+{
+	if (hy.yield || (hy.crowded && !hy_transport_on_host()))
+		sched_yield();
+}
+
+/*
+ * PMPI_Waitall of @req, serving while it waits: the host's requests and
+ * the agent's sockets cannot be waited for in one call, so it polls both.
  */
 static int wait_status(int n, MPI_Request *req, MPI_Status *stat)
 {
@@ -49,14 +62,42 @@ static int wait_status(int n, MPI_Request *req, MPI_Status *stat)
 			;
 		if (k == n)
 			break;
-		ret = hy_agent_assist(n, req, stat, !hy.yield);
+		ret = hy_agent_assist(n, req, stat);
 		if (ret != MPI_SUCCESS)
 			break;
-		if (hy.yield)
-			sched_yield();
+		poll_pause();
 	}
 	hy_agent_waiting(-1);
 	return ret;
+}
+
+/*
+ * No host request among them: one poll() looks at the replies and the
+ * agent's connections together.  Where CPUs are short it sleeps in it
+ * (a spin there kept the peer it waited for off the CPU); elsewhere it
+ * spins, as the hosts' own waits do (a sleep and its wake-up cost more
+ * than the reply's trip under emulation).
+ */
+int hy_wait_net(struct hy_nrecv *r)
+{
+	int wait_ms = hy.crowded ? -1 : 0, got;
+
+	if (hy_transport_on_host())	/* a host request: one wait with the inbox */
+		return net_host_wait(r, wait_status);
+	got = hy_net_test(r, 0);
+
+	if (got & HY_NET_DONE)
+		return r->status;
+	hy_agent_waiting(1);
+	while (!(got & HY_NET_DONE)) {
+		if (got & HY_NET_INCOMING)
+			hy_agent_serve();
+		else if (!got)
+			poll_pause();	/* another thread reads: it may spin */
+		got = hy_net_test(r, wait_ms);
+	}
+	hy_agent_waiting(-1);
+	return r->status;
 }
 
 int hy_wait(int n, MPI_Request *req)
@@ -186,7 +227,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		ret = PMPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
 		if (ret != MPI_SUCCESS || flag)
 			break;
-		ret = hy_agent_assist(0, NULL, NULL, false);
+		ret = hy_agent_assist(0, NULL, NULL);
 		if (ret != MPI_SUCCESS)
 			break;
 		sched_yield();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * waits.h - the layer's waits, which serve the agent's messages while they
- * wait (waits.c).  Each is the host's call of the same name, blocking
+ * waits.h - the layer's waits, which serve the agent's connections while
+ * they wait (waits.c).  Each is the host's call of the same name, blocking
  * until done; host classes.
  */
 #ifndef MPIRMA_HYBRID_WAITS_H
@@ -12,6 +12,10 @@
 /* PMPI_Waitall of @n requests (at most HY_WAIT_REQS), statuses ignored. */
 int hy_wait(int n, MPI_Request *req);
 int hy_wait_barrier(MPI_Comm comm);
+
+/* Waits for the agents' frame @r (net.h), serving meanwhile: its status. */
+struct hy_nrecv;
+int hy_wait_net(struct hy_nrecv *r);
 
 /* The layer's own collectives in window creation (count, type each side). */
 int hy_wait_allreduce(const void *in, void *out, int count, MPI_Datatype type,

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * wire.h - what travels between an origin (origin.c) and a target's agent
- * (agent.c, agent_slots.c) on hy.ship_comm: the tags, the message kinds,
- * the header of an operation and its reply, and the records a batch is
- * made of.  Encoding and decoding are in wire.c.
+ * (agent.c, agent_slots.c) in the frames of the agents' transport (net.h):
+ * the tags, the message kinds, the header of an operation and its reply,
+ * and the records a batch is made of.  Encoding and decoding are in
+ * wire.c.
  *
  * A message on HY_TAG_OP is one ship_hdr and what it announces: an
  * operation with a result (header, target blocks, origin data, compare
  * value), a batch of puts and accumulates (records, each padded to 8
- * bytes), a lock or unlock request, or HY_KIND_LONG, which says the next
- * message (on HY_TAG_LONG) is longer than the agent's inbox, or
+ * bytes), a lock or unlock request, or
  * HY_KIND_EPOCH: a lock of the target's part (op: its type) taken for the
  * records that follow, a batch that may hold operations with a result,
  * and released after them when flags has HY_EPOCH_RELEASE (a whole
@@ -28,32 +28,21 @@
 
 #include "mpirma_uapi.h"
 
-/*
- * Tags on hy.ship_comm, a communicator of the layer's own: small numbers,
- * so that every slot's grant tag (HY_TAG_GRANT + slot) stays within the
- * host's MPI_TAG_UB (hy.tag_ub), which bounds the slots (agent_slots.c).
- */
+/* The frames' tags; a slot's grant tag (HY_TAG_GRANT + slot) <= hy.tag_ub. */
 enum {
 	HY_TAG_OP,		/* origin -> agent: a message */
 	HY_TAG_REPLY,		/* agent -> origin: status (and result) */
-	HY_TAG_LONG,		/* origin -> agent: a long message's bytes */
 	HY_TAG_GRANT,		/* agent -> origin: a lock, + the slot */
 };
 
 #define HY_KIND_LOCK	0x100	/* a message on HY_TAG_OP: lock (op: type) */
 #define HY_KIND_UNLOCK	0x101	/* ... unlock */
-#define HY_KIND_LONG	0x102	/* ... the next HY_TAG_LONG one is the
-				   message, of nelem bytes */
 #define HY_KIND_EPOCH	0x103	/* ... lock, a batch, maybe unlock */
-#define HY_KIND_NUDGE	0x104	/* ... from the process itself: epochs are
-				   ready (agent.c) */
 #define HY_EPOCH_RELEASE 1	/* ship_hdr.flags of HY_KIND_EPOCH: unlock */
 #define HY_LOCK_SHARED	1
 #define HY_LOCK_EXCL	2
-#define HY_QUIT		UINT32_MAX	/* slot of the message that stops the agent */
 #define HY_BATCH_OPS	256	/* accumulates per message, at most ... */
 #define HY_BATCH_BYTES	65536	/* ... and bytes (one larger goes alone) */
-#define HY_INBOX_BYTES	HY_BATCH_BYTES	/* a longer message: HY_KIND_LONG */
 #define HY_REC_RUN	1	/* ship_hdr.flags: a run of entries (batches only) */
 #define HY_RUN_BYTES	512	/* origin data of one entry, at most */
 

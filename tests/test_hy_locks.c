@@ -20,7 +20,7 @@
 static struct hy_mutex state = HY_MUTEX_INIT(HY_LOCK_STATE);
 static struct hy_mutex span = HY_MUTEX_INIT(HY_LOCK_SPAN);
 static struct hy_mutex serve = HY_MUTEX_INIT(HY_LOCK_SERVE);
-static struct hy_mutex order = HY_MUTEX_INIT(HY_LOCK_ORDER);
+static struct hy_mutex conn = HY_MUTEX_INIT(HY_LOCK_NET_CONN);
 
 /*
  * Runs @fn in a child with stderr to a pipe: whether it died of SIGABRT,
@@ -56,9 +56,9 @@ static void span_then_state(void)
 	hy_mutex_lock(&state);
 }
 
-static void order_then_serve_after_trylock(void)
+static void conn_then_serve_after_trylock(void)
 {
-	if (hy_mutex_trylock(&order))
+	if (hy_mutex_trylock(&conn))
 		_exit(3);
 	hy_mutex_lock(&serve);
 }
@@ -88,8 +88,8 @@ int main(void)
 	hy_mutex_lock(&state);
 	hy_mutex_lock(&span);
 	hy_mutex_assert_held(&span);
-	hy_mutex_lock(&order);
-	hy_mutex_unlock(&order);
+	hy_mutex_lock(&conn);
+	hy_mutex_unlock(&conn);
 	hy_mutex_unlock(&span);
 	hy_mutex_unlock(&state);
 	check(held.n == 0, "nothing held after the releases", held.n, 0);
@@ -100,7 +100,7 @@ int main(void)
 	      "the message names both locks", 0, 1);
 	if (!strstr(out, "hy.lock"))
 		printf("stderr was: %s\n", out);
-	check(aborts(order_then_serve_after_trylock, out, sizeof(out)) == 1,
+	check(aborts(conn_then_serve_after_trylock, out, sizeof(out)) == 1,
 	      "a trylocked lock counts as held", 0, 1);
 	check(aborts(span_twice, out, sizeof(out)) == 1,
 	      "two locks of one rank abort", 0, 1);

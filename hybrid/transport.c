@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * transport.c - which transport carries the agents' frames (net.h), and
+ * net.h's calls, made on it.
+ *
+ * The own transport (net_own_*) leaves the host at the program's thread
+ * level; the host's (net_host_*) needs MPI_THREAD_MULTIPLE, where both
+ * hosts lock around every call: at two logical nodes in the VM Open MPI's
+ * 8-byte ping-pong took 2.54-3.82 us against 1.72-1.97 alone, its barrier
+ * 3.32-6.12 against 2.47-2.67, and on the own transport 1.69-1.81 and
+ * 1.88-2.78.  But where ranks outnumber the node's CPUs a frame to a
+ * sleeping agent costs a thread's wake-up through the kernel, and there
+ * the host's was faster (4 ranks on 2 CPUs: put, flush and barrier
+ * 926-1,172 us against 1,119-2,049 under Open MPI; mpi4py's RMA tests
+ * 552 s against 614).  So MPIRMA_AGENT_TRANSPORT=auto (the default) takes
+ * the host's where the launcher puts more ranks on this node than it has
+ * CPUs online, the own one elsewhere; "own" and "host" choose.  The host's
+ * is used only when every rank chose it and was granted
+ * MPI_THREAD_MULTIPLE, so all ranks use the same one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "net_conn.h"
+#include "net_host.h"
+#include "transport.h"
+
+enum { PICK_AUTO, PICK_OWN, PICK_HOST };
+
+/* The agents use the host's messages (set once, before the agents start). */
+static bool on_host;
+
+static int pick(void)
+{
+	static int said;
+	const char *v = getenv("MPIRMA_AGENT_TRANSPORT");
+
+	if (!v || !*v || !strcmp(v, "auto"))
+		return PICK_AUTO;
+	if (!strcmp(v, "own"))
+		return PICK_OWN;
+	if (!strcmp(v, "host"))
+		return PICK_HOST;
+	if (!said++)
+		fprintf(stderr, "mpirma: MPIRMA_AGENT_TRANSPORT=%s: not auto, "
+			"own or host; using auto\n", v);
+	return PICK_AUTO;
+}
+
+/* The ranks the launcher puts on this node (Open MPI's, Hydra's), or 0. */
+static long launcher_local_ranks(void)
+{
+	static const char *const names[] = {
+		"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *v = getenv(names[i]);
+		char *end;
+		long n;
+
+		if (!v || !*v)
+			continue;
+		n = strtol(v, &end, 10);
+		if (!*end && n > 0)
+			return n;
+	}
+	return 0;
+}
+
+bool hy_transport_want_host(void)
+{
+	int p = pick();
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (p != PICK_AUTO)
+		return p == PICK_HOST;
+	return cpus > 0 && launcher_local_ranks() > cpus;
+}
+
+bool hy_transport_choose(bool multiple)
+{
+	int p = pick();
+	int mine = multiple && p != PICK_OWN &&
+		   (p == PICK_HOST || hy.crowded), all;
+
+	PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	on_host = all;
+	return on_host;
+}
+
+bool hy_transport_on_host(void)
+{
+	return on_host;
+}
+
+int hy_net_start(void)
+{
+	return on_host ? net_host_start() : net_own_start();
+}
+
+void hy_net_stop(void)
+{
+	if (on_host)
+		net_host_stop();
+	else
+		net_own_stop();
+}
+
+int hy_net_send(int peer, uint32_t tag, const void *a, size_t alen,
+		const void *b, size_t blen, struct hy_nrecv *r, void *rbuf,
+		size_t rcap, uint32_t rtag)
+{
+	return on_host ?
+	       net_host_send(peer, tag, a, alen, b, blen, r, rbuf, rcap, rtag) :
+	       net_own_send(peer, tag, a, alen, b, blen, r, rbuf, rcap, rtag);
+}
+
+void hy_net_post(struct hy_nrecv *r, int peer, uint32_t tag, void *buf,
+		 size_t cap)
+{
+	if (on_host)
+		net_host_post(r, peer, tag, buf, cap);
+	else
+		net_own_post(r, peer, tag, buf, cap);
+}
+
+int hy_net_test(struct hy_nrecv *r, int wait_ms)
+{
+	return on_host ? net_host_test(r, wait_ms) : net_own_test(r, wait_ms);
+}
+
+void hy_net_sleep(void)
+{
+	if (on_host)
+		net_host_sleep();
+	else
+		net_own_sleep();
+}
+
+int hy_net_drain(hy_net_frame_fn *frame)
+{
+	return on_host ? net_host_drain(frame) : net_own_drain(frame);
+}
+
+void hy_net_wake(void)
+{
+	if (on_host)
+		net_host_wake();
+	else
+		net_own_wake();
+}
+
+void hy_net_reply(int origin, uint32_t tag, const void *a, size_t alen,
+		  const void *b, size_t blen)
+{
+	if (on_host)
+		net_host_reply(origin, tag, a, alen, b, blen);
+	else
+		net_own_reply(origin, tag, a, alen, b, blen);
+}
