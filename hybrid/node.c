@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "env.h"
 #include "errors.h"
 #include "keyval.h"
 #include "mpirma_uapi.h"
@@ -63,33 +64,6 @@ struct hy_setup {
 	char name[HY_NAME_LEN];
 	char why[200];
 };
-
-/*
- * @name's value as a number from @min to @max in *@out: 1; 0 when unset or
- * empty; -1 when it is not such a number.
- */
-static int env_number(const char *name, long min, long max, long *out)
-{
-	const char *v = getenv(name);
-	char *end;
-
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	*out = strtol(v, &end, 10);
-	return errno || *end || *out < min || *out > max ? -1 : 1;
-}
-
-static int env_int(const char *name, int dflt, int min, int max)
-{
-	long n;
-	int got = env_number(name, min, max, &n);
-
-	if (got < 0)
-		fprintf(stderr, "mpirma: %s=%s: not a number from %d to %d; "
-			"using %d\n", name, getenv(name), min, max, dflt);
-	return got > 0 ? (int)n : dflt;
-}
 
 static void why(struct hy_setup *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -324,23 +298,15 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 /* MPIRMA_SPAN_ACCUMULATE: "agent" (the default) or "host". */
 static bool span_host_acc(void)
 {
-	static int said;
-	const char *v = getenv("MPIRMA_SPAN_ACCUMULATE");
+	static const char *const words[] = { "agent", "host" };
 
-	if (!v || !*v || !strcmp(v, "agent"))
-		return false;
-	if (!strcmp(v, "host"))
-		return true;
-	if (!said++)
-		fprintf(stderr, "mpirma: MPIRMA_SPAN_ACCUMULATE=%s: not agent "
-			"or host; using agent\n", v);
-	return false;
+	return hy_env_word("MPIRMA_SPAN_ACCUMULATE", words, 2) == 1;
 }
 
 /* MPIRMA_SPANNING: windows that span nodes are mpirma's (1, the default). */
 static int span_wanted(void)
 {
-	return env_int("MPIRMA_SPANNING", 1, 0, 1);
+	return hy_env_int("MPIRMA_SPANNING", 1, 0, 1);
 }
 
 /*
@@ -484,9 +450,9 @@ static int node_map(int node, int lrank)
 
 int hy_start(void)
 {
-	int k = env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
-	int require = env_int("MPIRMA_REQUIRE", 0, 0, 1);
-	int verbose = hy.verbose = env_int("MPIRMA_VERBOSE", 0, 0, 9);
+	int k = hy_env_int("MPIRMA_LOGICAL_NODES", 1, 1, 1 << 16);
+	int require = hy_env_int("MPIRMA_REQUIRE", 0, 0, 1);
+	int verbose = hy.verbose = hy_env_int("MPIRMA_VERBOSE", 0, 0, 9);
 	MPI_Comm node, lnode;
 	int nsize, nrank, wrank, leader, sub, lrank, lsize, all_ok, cpus;
 	struct hy_setup s;
@@ -495,7 +461,7 @@ int hy_start(void)
 
 	hy_locks_init();
 	/* 0: the host's MPI_TAG_UB (agent.c); lower only for tests */
-	hy.tag_ub = env_int("MPIRMA_TAG_UB", 0, 0, INT_MAX);
+	hy.tag_ub = hy_env_int("MPIRMA_TAG_UB", 0, 0, INT_MAX);
 	/* The program's level: MPI_Init_thread's answer, or the host's. */
 	if (level < 0)
 		PMPI_Query_thread(&level);
@@ -508,7 +474,7 @@ int hy_start(void)
 	PMPI_Comm_size(node, &nsize);
 	PMPI_Comm_rank(node, &nrank);
 	cpus = node_cpus(node);
-	hy.yield = env_int("MPIRMA_YIELD", HY_HOST_SPINS && nsize > cpus, 0, 1);
+	hy.yield = hy_env_int("MPIRMA_YIELD", HY_HOST_SPINS && nsize > cpus, 0, 1);
 	hy.crowded = nsize > cpus;
 	leader = wrank;
 	PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
@@ -577,7 +543,7 @@ static long launcher_count(const char *name)
 {
 	long n;
 
-	return env_number(name, 1, LONG_MAX, &n) > 0 ? n : -1;
+	return hy_env_number(name, 1, LONG_MAX, &n) > 0 ? n : -1;
 }
 
 /*
@@ -597,7 +563,7 @@ static bool one_node_job(void)
 	long k;
 
 	/* as hy_start() reads it: a bad value is 1 (and it says so) */
-	if (env_number("MPIRMA_LOGICAL_NODES", 1, 1 << 16, &k) > 0 && k > 1)
+	if (hy_env_number("MPIRMA_LOGICAL_NODES", 1, 1 << 16, &k) > 0 && k > 1)
 		return false;
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		long world = launcher_count(counts[i][0]);

@@ -18,11 +18,9 @@
  * is used only when every rank chose it and was granted
  * MPI_THREAD_MULTIPLE, so all ranks use the same one.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "net.h"
 #include "net_conn.h"
 #include "net_host.h"
@@ -35,19 +33,9 @@ static bool on_host;
 
 static int pick(void)
 {
-	static int said;
-	const char *v = getenv("MPIRMA_AGENT_TRANSPORT");
+	static const char *const words[] = { "auto", "own", "host" };
 
-	if (!v || !*v || !strcmp(v, "auto"))
-		return PICK_AUTO;
-	if (!strcmp(v, "own"))
-		return PICK_OWN;
-	if (!strcmp(v, "host"))
-		return PICK_HOST;
-	if (!said++)
-		fprintf(stderr, "mpirma: MPIRMA_AGENT_TRANSPORT=%s: not auto, "
-			"own or host; using auto\n", v);
-	return PICK_AUTO;
+	return hy_env_word("MPIRMA_AGENT_TRANSPORT", words, 3);
 }
 
 /* The ranks the launcher puts on this node (Open MPI's, Hydra's), or 0. */
@@ -56,18 +44,11 @@ static long launcher_local_ranks(void)
 	static const char *const names[] = {
 		"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
 	};
+	long n;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *v = getenv(names[i]);
-		char *end;
-		long n;
-
-		if (!v || !*v)
-			continue;
-		n = strtol(v, &end, 10);
-		if (!*end && n > 0)
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (hy_env_number(names[i], 1, 1L << 30, &n) > 0)
 			return n;
-	}
 	return 0;
 }
 
