@@ -1105,16 +1105,22 @@ $(TWONODE_DIR)/xnode-mpich: mpitests/xnode.c
 	mv -f $@.tmp $@
 
 # With TWONODE_ARGS set, that one vm-2node run.  Without, under each host
-# MPI with its layer (no other setting): xnode's job and kill cases, then
+# MPI with its layer (no other setting): xnode's job and kill cases, its job
+# with the agents on their own transport (TCP between the VMs; by default
+# two ranks on a VM's one vCPU take the host's, hybrid/transport.c), then
 # the tests of mpirma's stricter semantics (hybrid/list.2's, built with the
 # host's wrapper) as jobs over the two VMs, each case a run of its own.
 TWONODE_MPIS ?= openmpi mpich
 TWONODE_TESTS ?= ops sync rmaerr wincomm span:span=1
 
+# The staged tests of TWONODE_TESTS (NAME or NAME:ARGS) per host MPI.
+TWONODE_STAGED = $(foreach m,$(TWONODE_MPIS),$(foreach t,$(TWONODE_TESTS),\
+	$(HY_STAGE)/$(m)/$(firstword $(subst :, ,$(t)))))
+
 .PHONY: check-2node
 check-2node: deps
 	@tools/mpirma-deps --two-vms
-	$(MAKE) all $(TWONODE_PROGS)
+	$(MAKE) all $(TWONODE_PROGS) $(TWONODE_STAGED)
 ifneq ($(TWONODE_ARGS),)
 	tools/vm-2node $(TWONODE_ARGS)
 else
@@ -1122,6 +1128,8 @@ else
 		pre="--mpi $$m --preload $(B)/lib/libmpirma-$$m.so"; \
 		echo "== check-2node: $$m + mpirma: xnode"; \
 		tools/vm-2node $$pre; \
+		echo "== check-2node: $$m + mpirma: xnode, own transport"; \
+		tools/vm-2node $$pre --case job -x MPIRMA_AGENT_TRANSPORT=own; \
 		for t in $(TWONODE_TESTS); do \
 			echo "== check-2node: $$m + mpirma: $$t"; \
 			tools/vm-2node $$pre --case job -- \
