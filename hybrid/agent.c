@@ -69,7 +69,7 @@ static struct {
 	long long wall_ns;	/* its lifetime */
 } agent_stats;
 
-static long long clock_ns(clockid_t clock)
+long long hy_clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
@@ -180,7 +180,7 @@ static int serve_frame(int origin, uint32_t tag, void *data, size_t len)
  */
 static void agent_rest(void)
 {
-	long long end = clock_ns(CLOCK_MONOTONIC) + HY_REST_NS;
+	long long end = hy_clock_ns(CLOCK_MONOTONIC) + HY_REST_NS;
 	const struct timespec until = { .tv_sec = end / 1000000000LL,
 					.tv_nsec = (long)(end % 1000000000LL) };
 
@@ -202,7 +202,7 @@ static void park_wake(void)
 /* The agent: serves every origin until hy_agent_stop. */
 static void *agent(void *unused)
 {
-	long long born = clock_ns(CLOCK_MONOTONIC);
+	long long born = hy_clock_ns(CLOCK_MONOTONIC);
 
 	(void)unused;
 	while (!__atomic_load_n(&quit, __ATOMIC_ACQUIRE)) {
@@ -217,8 +217,8 @@ static void *agent(void *unused)
 		agent_stats.messages += hy_net_drain(serve_frame);
 		hy_mutex_unlock(&serve_lock);
 	}
-	agent_stats.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	agent_stats.wall_ns = clock_ns(CLOCK_MONOTONIC) - born;
+	agent_stats.cpu_ns = hy_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	agent_stats.wall_ns = hy_clock_ns(CLOCK_MONOTONIC) - born;
 	return NULL;
 }
 

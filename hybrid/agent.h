@@ -8,6 +8,8 @@
 #ifndef MPIRMA_HYBRID_AGENT_H
 #define MPIRMA_HYBRID_AGENT_H
 
+#include <time.h>
+
 #include "hybrid.h"
 #include "wire.h"
 
@@ -31,6 +33,9 @@ void hy_agent_stop(bool report);
 #define HY_WAIT_REQS	3	/* requests of one wait, at most */
 int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat);
 void hy_agent_waiting(int delta);
+
+/* @clock's time in ns (the agent's paces and its report). */
+long long hy_clock_ns(clockid_t clock);
 
 /* Serves what has come, unless another thread serves: messages served. */
 int hy_agent_serve(void);

@@ -4,6 +4,7 @@
  * before MPI_Init too (node.c, transport.c): nothing here calls the host.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,31 @@ int hy_env_int(const char *name, int dflt, int min, int max)
 		fprintf(stderr, "mpirma: %s=%s: not a number from %d to %d; "
 			"using %d\n", name, getenv(name), min, max, dflt);
 	return got > 0 ? (int)n : dflt;
+}
+
+/* A count in @name, or -1 when unset or not a count. */
+static long count_of(const char *name)
+{
+	long n;
+
+	return hy_env_number(name, 1, LONG_MAX, &n) > 0 ? n : -1;
+}
+
+bool hy_launcher_ranks(long *world, long *local)
+{
+	static const char *const counts[][2] = {
+		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE" },
+		{ "PMI_SIZE", "MPI_LOCALNRANKS" },
+	};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		*world = count_of(counts[i][0]);
+		if (*world > 0) {
+			*local = count_of(counts[i][1]);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Has @name's bad value been said?  Marks it said (a few names at most). */

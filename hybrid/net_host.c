@@ -56,7 +56,7 @@ static int me;			/* this process's rank */
  */
 static MPI_Request inbox = MPI_REQUEST_NULL;
 static char *inbox_buf;
-static bool drained;		/* the last drain served a frame */
+static bool drained;		/* the last drain served a frame (atomic) */
 
 /*
  * Threads blocked in net_host_waitsome (atomic), and whether a nudge is
@@ -201,24 +201,33 @@ int net_host_send(int peer, uint32_t tag, const void *a, size_t alen,
 	return -EIO;
 }
 
+/* @r ended with the host's @ret, and status @st when MPI_SUCCESS. */
+static void recv_end(struct hy_nrecv *r, MPI_Request q, int ret,
+		     const MPI_Status *st)
+{
+	int n = 0;
+
+	if (ret != MPI_SUCCESS) {
+		r->status = -EIO;
+	} else {
+		PMPI_Get_count(st, MPI_BYTE, &n);
+		r->len = n > 0 ? (size_t)n : 0;
+	}
+	req_set(r, q);
+	r->done = true;
+}
+
 int net_host_test(struct hy_nrecv *r, int wait_ms)
 {
 	MPI_Request q = req_of(r);
 	MPI_Status st;
-	int flag = 0, n = 0;
+	int flag = 0, ret;
 
 	if (r->done)
 		return HY_NET_DONE;
-	if (PMPI_Test(&q, &flag, &st) != MPI_SUCCESS) {
-		r->status = -EIO;
-		flag = 1;
-	} else if (flag) {
-		PMPI_Get_count(&st, MPI_BYTE, &n);
-		r->len = n > 0 ? (size_t)n : 0;
-	}
-	req_set(r, q);
-	if (flag) {
-		r->done = true;
+	ret = PMPI_Test(&q, &flag, &st);
+	if (ret != MPI_SUCCESS || flag) {
+		recv_end(r, q, ret, &st);
 		return HY_NET_DONE;
 	}
 	if (wait_ms)
@@ -244,14 +253,6 @@ void net_host_wake(void)
 		PMPI_Request_free(&q);
 	else	/* none on its way: the next wake tries again */
 		__atomic_store_n(&nudged, 0, __ATOMIC_SEQ_CST);
-}
-
-static long long cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static long long clamp_ns(long long ns, long long lo, long long hi)
@@ -285,12 +286,12 @@ void net_host_sleep(void)
 		last_cpu = -1;
 		return;
 	}
-	if (drained) {
+	if (__atomic_load_n(&drained, __ATOMIC_RELAXED)) {
 		pace_ns = 0;
 		last_cpu = -1;
 		return;
 	}
-	cpu = cpu_ns();
+	cpu = hy_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (last_cpu >= 0)
 		round_ns += (cpu - last_cpu - round_ns) / 8;
 	last_cpu = cpu;
@@ -362,7 +363,7 @@ int net_host_drain(hy_net_frame_fn *frame)
 		/* inbox is MPI_REQUEST_NULL: posted again next round */
 		served += inbox_frame(&st, frame);
 	}
-	drained = served > 0;
+	__atomic_store_n(&drained, served > 0, __ATOMIC_RELAXED);
 	return served;
 }
 
@@ -412,17 +413,8 @@ int net_host_wait(struct hy_nrecv *r,
 {
 	MPI_Request q = req_of(r);
 	MPI_Status st;
-	int n = 0;
 
-	if (r->done)
-		return r->status;
-	if (wait(1, &q, &st) != MPI_SUCCESS) {
-		r->status = -EIO;
-	} else {
-		PMPI_Get_count(&st, MPI_BYTE, &n);
-		r->len = n > 0 ? (size_t)n : 0;
-	}
-	req_set(r, q);
-	r->done = true;
+	if (!r->done)
+		recv_end(r, q, wait(1, &q, &st), &st);
 	return r->status;
 }

@@ -538,14 +538,6 @@ int hy_start(void)
 	return MPI_SUCCESS;
 }
 
-/* A count in @name (a launcher's), or -1 when unset or not a count. */
-static long launcher_count(const char *name)
-{
-	long n;
-
-	return hy_env_number(name, 1, LONG_MAX, &n) > 0 ? n : -1;
-}
-
 /*
  * The launcher says every rank of the job is on this node, and
  * MPIRMA_LOGICAL_NODES does not split it: no window can span nodes and no
@@ -556,22 +548,12 @@ static long launcher_count(const char *name)
  */
 static bool one_node_job(void)
 {
-	static const char *const counts[][2] = {
-		{ "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE" },
-		{ "PMI_SIZE", "MPI_LOCALNRANKS" },
-	};
-	long k;
+	long k, world, local;
 
 	/* as hy_start() reads it: a bad value is 1 (and it says so) */
 	if (hy_env_number("MPIRMA_LOGICAL_NODES", 1, 1 << 16, &k) > 0 && k > 1)
 		return false;
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		long world = launcher_count(counts[i][0]);
-
-		if (world > 0)
-			return world == launcher_count(counts[i][1]);
-	}
-	return false;
+	return hy_launcher_ranks(&world, &local) && world == local;
 }
 
 /*

@@ -38,28 +38,14 @@ static int pick(void)
 	return hy_env_word("MPIRMA_AGENT_TRANSPORT", words, 3);
 }
 
-/* The ranks the launcher puts on this node (Open MPI's, Hydra's), or 0. */
-static long launcher_local_ranks(void)
-{
-	static const char *const names[] = {
-		"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
-	};
-	long n;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (hy_env_number(names[i], 1, 1L << 30, &n) > 0)
-			return n;
-	return 0;
-}
-
 bool hy_transport_want_host(void)
 {
 	int p = pick();
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), world, local;
 
 	if (p != PICK_AUTO)
 		return p == PICK_HOST;
-	return cpus > 0 && launcher_local_ranks() > cpus;
+	return cpus > 0 && hy_launcher_ranks(&world, &local) && local > cpus;
 }
 
 bool hy_transport_choose(bool multiple)
