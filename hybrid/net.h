@@ -19,9 +19,10 @@
  * Origin side: hy_net_send() sends a frame and may post the receive of
  * its reply first (both under one lock, so replies, which come back in
  * order, match their messages); hy_net_post() posts a receive alone (a
- * lock grant); hy_net_test() looks at what has come, without waiting
- * (but a yield), and says whether the receive is done.  A receive takes
- * the first frame with its tag from its peer.  The waits that poll it
+ * lock grant); on the own transport hy_net_test() looks at what has
+ * come, and says whether the receive is done (on the host's a receive is
+ * a host request, waited for with the agent's inbox: net_host_wait()).
+ * A receive takes the first frame with its tag from its peer.  The waits
  * (waits.c) serve the agent meanwhile.
  *
  * Agent side: hy_net_sleep() waits until something may be there, or a

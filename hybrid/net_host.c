@@ -25,7 +25,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -215,25 +214,6 @@ static void recv_end(struct hy_nrecv *r, MPI_Request q, int ret,
 	}
 	req_set(r, q);
 	r->done = true;
-}
-
-int net_host_test(struct hy_nrecv *r, int wait_ms)
-{
-	MPI_Request q = req_of(r);
-	MPI_Status st;
-	int flag = 0, ret;
-
-	if (r->done)
-		return HY_NET_DONE;
-	ret = PMPI_Test(&q, &flag, &st);
-	if (ret != MPI_SUCCESS || flag) {
-		recv_end(r, q, ret, &st);
-		return HY_NET_DONE;
-	}
-	if (wait_ms)
-		sched_yield();
-	/* what came for the agent is seen by draining (the inbox) */
-	return HY_NET_INCOMING;
 }
 
 void net_host_wake(void)

@@ -17,7 +17,6 @@ int net_host_send(int peer, uint32_t tag, const void *a, size_t alen,
 		  size_t rcap, uint32_t rtag);
 void net_host_post(struct hy_nrecv *r, int peer, uint32_t tag, void *buf,
 		   size_t cap);
-int net_host_test(struct hy_nrecv *r, int wait_ms);
 void net_host_sleep(void);
 int net_host_drain(hy_net_frame_fn *frame);
 void net_host_wake(void);

@@ -82,10 +82,10 @@ int hy_wait_net(struct hy_nrecv *r)
 {
 	int wait_ms = hy.crowded ? -1 : 0, got;
 
-	if (hy_transport_on_host())	/* a host request: one wait with the inbox */
+	/* a host request: one wait with the inbox (net_host.c) */
+	if (hy_transport_on_host())
 		return net_host_wait(r, wait_status);
 	got = hy_net_test(r, 0);
-
 	if (got & HY_NET_DONE)
 		return r->status;
 	hy_agent_waiting(1);
