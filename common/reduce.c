@@ -249,7 +249,9 @@ void mpirma_reduce(unsigned int type, unsigned int op, void *tgt, const void *sr
 		return;
 	ti = &mpirma_type_info[type];
 
-	if (old)
+	/* float and double keep them in their one pass (reduce_fp.c) */
+	if (old && (op == MPIRMA_OP_NO_OP || op == MPIRMA_OP_REPLACE ||
+		    !ti->is_float || !mpirma_reduce_fp_keeps_old(type)))
 		memcpy(old, tgt, n * ti->size);
 
 	switch (op) {
@@ -262,7 +264,8 @@ void mpirma_reduce(unsigned int type, unsigned int op, void *tgt, const void *sr
 
 	if (ti->is_float) {
 		mpirma_fpu_begin(ti->x87);
-		mpirma_reduce_fp(type, op, tgt, src, n);
+		mpirma_reduce_fp(type, op, tgt, src,
+				 mpirma_reduce_fp_keeps_old(type) ? old : NULL, n);
 		mpirma_fpu_end();
 	} else {
 		reduce_int(type, op, tgt, src, n);

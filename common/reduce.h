@@ -201,7 +201,14 @@ void mpirma_cas(unsigned int type, void *tgt, const void *src, const void *cmp, 
  * mpirma_fpu_end().  No floating point value crosses this interface: reduce.c
  * is compiled without FPU support.
  */
-void mpirma_reduce_fp(unsigned int type, unsigned int op, u8 *t, const u8 *s, size_t n);
+void mpirma_reduce_fp(unsigned int type, unsigned int op, u8 *t, const u8 *s, u8 *old,
+		      size_t n);
+
+/* Whether mpirma_reduce_fp() keeps the old values of @type itself. */
+static inline bool mpirma_reduce_fp_keeps_old(unsigned int type)
+{
+	return type == MPIRMA_TYPE_FLOAT || type == MPIRMA_TYPE_DOUBLE;
+}
 
 /*
  * MPIRMA_DEFINE_ACCESS() - name##_get(p), name##_put(p, v): load and store a
@@ -230,6 +237,22 @@ do {									\
 		T a = name##_get(t);					\
 		T b = name##_get(s);					\
 									\
+		name##_put(t, expr);					\
+	}								\
+} while (0)
+
+/*
+ * MPIRMA_ELEMWISE_OLD() - MPIRMA_ELEMWISE() that also stores each target
+ * element as it was at @o (advanced too): one pass instead of a copy first.
+ */
+#define MPIRMA_ELEMWISE_OLD(name, T, t, s, o, n, expr)			\
+do {									\
+	for (; (n); (n)--, (t) += sizeof(T), (s) += sizeof(T),		\
+	     (o) += sizeof(T)) {					\
+		T a = name##_get(t);					\
+		T b = name##_get(s);					\
+									\
+		name##_put(o, a);					\
 		name##_put(t, expr);					\
 	}								\
 } while (0)

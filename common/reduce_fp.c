@@ -37,25 +37,47 @@ static inline void f80_put(u8 *p, long double v)
 	memcpy(p, &v, LDBL_BYTES);
 }
 
-/* reduce_<name>(): MAX, MIN, SUM and PROD on @n elements of the real @T. */
-#define DEFINE_REDUCE_REAL(name, T)					\
-static void reduce_##name(unsigned int op, u8 *t, const u8 *s, size_t n)	\
-{									\
+/* The loop of op @op, MAX, MIN, SUM or PROD, on a and b, with @EW(expr). */
+#define REAL_OPS(op, EW)						\
+do {									\
 	switch (op) {							\
 	case MPIRMA_OP_MAX:						\
-		MPIRMA_ELEMWISE(name, T, t, s, n, b > a ? b : a);	\
+		EW(b > a ? b : a);					\
 		break;							\
 	case MPIRMA_OP_MIN:						\
-		MPIRMA_ELEMWISE(name, T, t, s, n, b < a ? b : a);	\
+		EW(b < a ? b : a);					\
 		break;							\
 	case MPIRMA_OP_SUM:						\
-		MPIRMA_ELEMWISE(name, T, t, s, n, a + b);		\
+		EW(a + b);						\
 		break;							\
 	case MPIRMA_OP_PROD:						\
-		MPIRMA_ELEMWISE(name, T, t, s, n, a * b);		\
+		EW(a * b);						\
 		break;							\
 	}								\
+} while (0)
+
+/*
+ * reduce_<name>(): MAX, MIN, SUM and PROD on @n elements of the real @T;
+ * the old values into @o unless it is NULL (the types that
+ * mpirma_reduce_fp_keeps_old(); for the others reduce.c copies them first).
+ */
+#define DEFINE_REDUCE_REAL(name, T)					\
+static void reduce_##name(unsigned int op, u8 *t, const u8 *s, u8 *o,	\
+			  size_t n)					\
+{									\
+	if (o) {							\
+		REAL_OPS(op, EW_OLD_##name);				\
+	} else {							\
+		REAL_OPS(op, EW_##name);				\
+	}								\
 }
+
+#define EW_f32(expr)		MPIRMA_ELEMWISE(f32, float, t, s, n, expr)
+#define EW_OLD_f32(expr)	MPIRMA_ELEMWISE_OLD(f32, float, t, s, o, n, expr)
+#define EW_f64(expr)		MPIRMA_ELEMWISE(f64, double, t, s, n, expr)
+#define EW_OLD_f64(expr)	MPIRMA_ELEMWISE_OLD(f64, double, t, s, o, n, expr)
+#define EW_f80(expr)		MPIRMA_ELEMWISE(f80, long double, t, s, n, expr)
+#define EW_OLD_f80(expr)	EW_f80(expr)	/* never: @o is NULL */
 
 DEFINE_REDUCE_REAL(f32, float)
 DEFINE_REDUCE_REAL(f64, double)
@@ -151,17 +173,18 @@ static void reduce_two_double(unsigned int op, u8 *t, const u8 *s, size_t n)
 	MPIRMA_LOC_IDX(f64, double, f64, struct two_double, t, s, n, op == MPIRMA_OP_MAXLOC);
 }
 
-void mpirma_reduce_fp(unsigned int type, unsigned int op, u8 *t, const u8 *s, size_t n)
+void mpirma_reduce_fp(unsigned int type, unsigned int op, u8 *t, const u8 *s, u8 *old,
+		      size_t n)
 {
 	switch (type) {
 	case MPIRMA_TYPE_FLOAT:
-		reduce_f32(op, t, s, n);
+		reduce_f32(op, t, s, old, n);
 		break;
 	case MPIRMA_TYPE_DOUBLE:
-		reduce_f64(op, t, s, n);
+		reduce_f64(op, t, s, old, n);
 		break;
 	case MPIRMA_TYPE_LONG_DOUBLE:
-		reduce_f80(op, t, s, n);
+		reduce_f80(op, t, s, NULL, n);
 		break;
 	case MPIRMA_TYPE_C_FLOAT_COMPLEX:
 		reduce_cf32(op, t, s, n);
