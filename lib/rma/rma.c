@@ -60,66 +60,24 @@ const char *mpirma_kind_name(unsigned int kind)
 }
 
 /*
- * The bytes [*lo, *hi) that layout @l of elements of @size touches, from
- * its start.  False when they do not fit in int64_t.
- */
-static bool layout_span(const struct mpirma_layout *l, unsigned int size,
-			int64_t *lo, int64_t *hi)
-{
-	const struct mpirma_block *b =
-		(const struct mpirma_block *)(uintptr_t)l->blocks;
-	int64_t a = INT64_MAX, z = INT64_MIN, end, reach;
-	uint64_t bytes;
-	uint32_t i;
-
-	if (!l->nblocks) {
-		if (__builtin_mul_overflow(l->count, (uint64_t)size, &bytes) ||
-		    bytes > INT64_MAX)
-			return false;
-		*lo = 0;
-		*hi = (int64_t)bytes;
-		return true;
-	}
-	for (i = 0; i < l->nblocks; i++) {
-		if (!b[i].len)
-			continue;
-		if (b[i].len > INT64_MAX ||
-		    __builtin_add_overflow(b[i].disp, (int64_t)b[i].len, &end))
-			return false;
-		a = b[i].disp < a ? b[i].disp : a;
-		z = end > z ? end : z;
-	}
-	if (a > z || !l->count) {
-		*lo = *hi = 0;
-		return true;
-	}
-	if (l->count - 1 > INT64_MAX ||
-	    __builtin_mul_overflow((int64_t)(l->count - 1), l->extent, &reach))
-		return false;
-	if (reach < 0 ? __builtin_add_overflow(a, reach, &a) :
-	    __builtin_add_overflow(z, reach, &z))
-		return false;
-	*lo = a;
-	*hi = z;
-	return true;
-}
-
-/*
  * The target range of @op inside window memory @e of rank @rank, as the
- * kernel will check it (kmod/rma.c).  MPI_ERR_RMA_RANGE (recorded) when it
- * is not.
+ * kernel will check it (kmod/rma.c), from @r, what its target layout
+ * reaches (NULL: too far to say).  MPI_ERR_RMA_RANGE (recorded) when it is
+ * not.
  */
 static int extent_check(const struct mpirma_win_extent *e,
-			const struct mpirma_op *op, unsigned int rank)
+			const struct mpirma_op *op, unsigned int rank,
+			const struct mpirma_reach *r)
 {
 	int64_t lo, hi, base;
 	uint64_t off;
 
-	if (!layout_span(&op->target, mpirma_type_info[op->type].size, &lo,
-			 &hi) ||
-	    __builtin_mul_overflow(op->target_disp, (uint64_t)e->disp_unit,
-				   &off) || off > INT64_MAX)
+	if (!r || __builtin_mul_overflow(op->target_disp,
+					 (uint64_t)e->disp_unit, &off) ||
+	    off > INT64_MAX)
 		goto out_range;
+	lo = r->lo;
+	hi = r->hi;
 	if (lo == hi)
 		return MPI_SUCCESS;	/* no data: nothing to check */
 	base = (int64_t)off;
@@ -140,11 +98,21 @@ out_range:
 
 /* extent_check() for @op's target on @w (dynamic: only the kernel knows). */
 static int range_check(const struct mpirma_window *w,
-		       const struct mpirma_op *op)
+		       const struct mpirma_op *op, const struct mpirma_reach *r)
 {
 	if (!w->extent)
 		return MPI_SUCCESS;
-	return extent_check(&w->extent[op->target_rank], op, op->target_rank);
+	return extent_check(&w->extent[op->target_rank], op, op->target_rank,
+			    r);
+}
+
+/* What @op's target layout reaches, into *@r; NULL when too far to say. */
+static const struct mpirma_reach *target_reach(const struct mpirma_op *op,
+					       struct mpirma_reach *r)
+{
+	return mpirma_layout_reach(&op->target,
+				   mpirma_type_info[op->type].size, r) ? r :
+									      NULL;
 }
 
 /* ------------------------------------------------------------ the calls */
@@ -468,9 +436,10 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
  * the kernel at once, after whatever is queued.  MPI class (recorded).
  */
 static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
-			bool now)
+			bool now, const struct mpirma_reach *tr)
 {
 	char *t = mpirma_win_direct_target(w, op);
+	uint64_t bytes = 0;	/* of a block list's operation */
 	bool queued;
 	int ret;
 
@@ -478,10 +447,13 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 	 * The queue goes first, to keep call order (usually it is empty);
 	 * its errors belong to the sync call that completes it.
 	 */
-	if (t) {
+	if (t || (tr && (t = mpirma_win_blocks_target(w, op, tr, &bytes)))) {
 		if (w->queue.nops)
 			mpirma_win_drain_early(w);
-		mpirma_win_direct(w, op, t);
+		if (bytes)
+			mpirma_win_blocks(w, op, t, bytes);
+		else
+			mpirma_win_direct(w, op, t);
 		mpirma_count(&mpirma_counters.rma_direct, 1);
 		return MPI_SUCCESS;
 	}
@@ -575,7 +547,9 @@ static int __attribute__((noinline))
 rma_call_general(MPI_Win win, struct mpirma_window *w,
 		 const struct mpirma_rma_args *a, bool now)
 {
+	const struct mpirma_reach *tr = NULL;
 	struct mpirma_block *scratch = NULL;
+	struct mpirma_reach reach;
 	struct mpirma_op op;
 	bool skip;
 	int ret;
@@ -591,10 +565,12 @@ rma_call_general(MPI_Win win, struct mpirma_window *w,
 			return ret;
 	}
 	ret = rma_build(w, a, &op, &skip, &scratch);
+	if (!ret && !skip) {
+		tr = target_reach(&op, &reach);
+		ret = range_check(w, &op, tr);
+	}
 	if (!ret && !skip)
-		ret = range_check(w, &op);
-	if (!ret && !skip)
-		ret = rma_dispatch(w, &op, now || scratch != NULL);
+		ret = rma_dispatch(w, &op, now || scratch != NULL, tr);
 	free(scratch);
 	return ret;
 }
@@ -637,8 +613,10 @@ int mpirma_rma_range(int win, const struct mpirma_op *op, uint64_t len,
 		     uint32_t disp_unit, int rank, const char *fn)
 {
 	struct mpirma_win_extent e = { .len = len, .disp_unit = disp_unit };
+	struct mpirma_reach r;
 
-	return mpirma_raise_win(win, extent_check(&e, op, (unsigned int)rank),
+	return mpirma_raise_win(win, extent_check(&e, op, (unsigned int)rank,
+						  target_reach(op, &r)),
 				fn, NULL);
 }
 

@@ -163,3 +163,61 @@ int mpirma_rma_signature_check(unsigned int mine, unsigned int target)
 			  type_class_name(a->type_class), b->size,
 			  type_class_name(b->type_class));
 }
+
+/* rma_sides.h */
+bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
+			 struct mpirma_reach *r)
+{
+	const struct mpirma_block *b =
+		(const struct mpirma_block *)(uintptr_t)l->blocks;
+	int64_t a = INT64_MAX, z = INT64_MIN, end, shift;
+	uint64_t per = 0, lens = 0;
+	bool pow2 = !(size & (size - 1));
+	uint32_t i;
+
+	r->whole = r->apart = true;
+	if (!l->nblocks) {
+		if (__builtin_mul_overflow(l->count, (uint64_t)size, &r->bytes) ||
+		    r->bytes > INT64_MAX)
+			return false;
+		r->lo = 0;
+		r->hi = (int64_t)r->bytes;
+		return true;
+	}
+	for (i = 0; i < l->nblocks; i++) {
+		/* a division per block only for sizes not a power of two */
+		lens |= b[i].len;
+		if (!pow2 && b[i].len % size)
+			r->whole = false;
+		if (!b[i].len)
+			continue;
+		if (b[i].len > INT64_MAX ||
+		    __builtin_add_overflow(b[i].disp, (int64_t)b[i].len, &end) ||
+		    __builtin_add_overflow(per, b[i].len, &per))
+			return false;
+		if (b[i].disp < z)
+			r->apart = false;	/* out of order, or overlapping */
+		a = b[i].disp < a ? b[i].disp : a;
+		z = end > z ? end : z;
+	}
+	if (pow2 && (lens & (size - 1)))
+		r->whole = false;
+	if (__builtin_mul_overflow(per, l->count, &r->bytes))
+		return false;
+	if (!r->bytes) {
+		r->lo = r->hi = 0;
+		return true;
+	}
+	if (l->count - 1 > INT64_MAX ||
+	    __builtin_mul_overflow((int64_t)(l->count - 1), l->extent, &shift))
+		return false;
+	/* repetitions that may interleave */
+	if (l->count > 1 && (l->extent <= 0 || l->extent < z - a))
+		r->apart = false;
+	if (shift < 0 ? __builtin_add_overflow(a, shift, &a) :
+	    __builtin_add_overflow(z, shift, &z))
+		return false;
+	r->lo = a;
+	r->hi = z;
+	return true;
+}

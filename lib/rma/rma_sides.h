@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * rma_sides.h - the sides of an RMA call (origin, target, result) as
- * kernel layouts, and the type agreement between them (lib/rma/
- * rma_sides.c); private to lib/rma/rma.c, which builds the operations.
+ * kernel layouts, what a layout reaches, and the type agreement between
+ * them (lib/rma/rma_sides.c); private to lib/rma, which builds the
+ * operations (rma.c) and walks block lists (rma_blocks.c).
  */
 #ifndef MPIRMA_LIB_RMA_SIDES_H
 #define MPIRMA_LIB_RMA_SIDES_H
@@ -48,5 +49,21 @@ bool mpirma_rma_predefined(MPI_Datatype dt);
  * MPI class (recorded).
  */
 int mpirma_rma_signature_check(unsigned int mine, unsigned int target);
+
+/*
+ * What layout @l of elements of @size bytes reaches from its start: the
+ * bytes [lo, hi) it touches and the data it holds; whether every block is
+ * a whole number of elements (whole), and whether, as far as a look at its
+ * block list in order can tell, no byte is named twice (apart: blocks in
+ * order and apart, repetitions that cannot interleave).  False when the
+ * arithmetic does not fit in 64 bits.
+ */
+struct mpirma_reach {
+	int64_t lo, hi;
+	uint64_t bytes;
+	bool whole, apart;
+};
+bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
+			 struct mpirma_reach *r);
 
 #endif /* MPIRMA_LIB_RMA_SIDES_H */

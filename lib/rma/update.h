@@ -213,13 +213,55 @@ static inline bool mpirma_upd_long(uint8_t code, uint64_t n)
 }
 
 /*
- * The update @how of @n elements of @size bytes at @t of window rank
- * @trank on @w, with the origin's values at @o and the compare value at @c
- * (as @how needs them): the elements as they were into @res unless it is
- * NULL.  False, having done nothing, when the window's strategy wants the
- * general lane (or a compare-and-swap is of more than one element).
- * Inlined with @how and @size constant (mpirma_upd_run()), so each case is
- * straight code.
+ * The update @how of @n elements of @size bytes at @t, with the origin's
+ * values at @o and the compare value at @c (as @how needs them): the
+ * elements as they were into @res unless it is NULL.  The caller holds the
+ * target's update lock.  Inlined with @how and @size constant, so each case
+ * is straight code.
+ */
+static __always_inline void upd_apply_as(unsigned int how, unsigned int size,
+					 char *t, const char *o, const void *c,
+					 char *res, uint64_t n)
+{
+	uint64_t cur, i;
+
+	/*
+	 * Integers: the old values first, so the update loop vectorizes.
+	 * Floating-point sums stay scalar (their rounding is the engine's),
+	 * and one pass that keeps each old value as it goes is faster (under
+	 * QEMU's TCG a copy first made each later float add cost 0.25 us).
+	 */
+	if (res && (how == MPIRMA_UPD_SUM_F32 || how == MPIRMA_UPD_SUM_F64)) {
+		for (i = 0; i < n; i++) {
+			cur = upd_load(t + i * size, size);
+			upd_store(res + i * size, cur, size);
+			upd_store(t + i * size,
+				  upd_new(how, cur, upd_load(o + i * size, size)),
+				  size);
+		}
+		return;
+	}
+	if (res)
+		mpirma_copy(res, t, n * size);
+	if (how == MPIRMA_UPD_CAS) {
+		if (upd_load(t, size) == upd_load(c, size))
+			upd_store(t, upd_load(o, size), size);
+	} else if (how == MPIRMA_UPD_REPLACE) {
+		mpirma_move(t, o, n * size);
+	} else if (how != MPIRMA_UPD_NO_OP) {
+		for (i = 0; i < n; i++)
+			upd_store(t + i * size,
+				  upd_new(how, upd_load(t + i * size, size),
+					  upd_load(o + i * size, size)),
+				  size);
+	}
+}
+
+/*
+ * upd_apply_as() on window rank @trank of @w, under its update lock
+ * (MPIRMA_ATOM_BULK) or with one atomic instruction (MPIRMA_ATOM_NATIVE).
+ * False, having done nothing, when the window's strategy wants the general
+ * lane (or a compare-and-swap is of more than one element).
  */
 static __always_inline bool upd_run_as(const struct mpirma_window *w,
 				       uint32_t trank, unsigned int how,
@@ -227,7 +269,7 @@ static __always_inline bool upd_run_as(const struct mpirma_window *w,
 				       const char *o, const void *c,
 				       char *res, uint64_t n)
 {
-	uint64_t cmp = how == MPIRMA_UPD_CAS ? upd_load(c, size) : 0, v = 0, cur, i;
+	uint64_t cmp, v = 0, cur;
 	uint32_t *word;
 
 	if (how == MPIRMA_UPD_CAS && n != 1)
@@ -235,46 +277,13 @@ static __always_inline bool upd_run_as(const struct mpirma_window *w,
 	if (mpirma_likely(w->bulk_locks != NULL)) {
 		word = mpirma_bulk_word(w, trank);
 		mpirma_bulk_lock(word, (uint32_t)w->rank + 1);
-		/*
-		 * Integers: the old values first, so the update loop
-		 * vectorizes.  Floating-point sums stay scalar (their
-		 * rounding is the engine's), and one pass that keeps each
-		 * old value as it goes is faster (under QEMU's TCG a copy
-		 * first made each later float add cost 0.25 us).
-		 */
-		if (res && (how == MPIRMA_UPD_SUM_F32 ||
-			    how == MPIRMA_UPD_SUM_F64)) {
-			for (i = 0; i < n; i++) {
-				cur = upd_load(t + i * size, size);
-				upd_store(res + i * size, cur, size);
-				upd_store(t + i * size,
-					  upd_new(how, cur,
-						  upd_load(o + i * size, size)),
-					  size);
-			}
-			mpirma_bulk_unlock(word);
-			return true;
-		}
-		if (res)
-			mpirma_copy(res, t, n * size);
-		if (how == MPIRMA_UPD_CAS) {
-			if (upd_load(t, size) == cmp)
-				upd_store(t, upd_load(o, size), size);
-		} else if (how == MPIRMA_UPD_REPLACE) {
-			mpirma_move(t, o, n * size);
-		} else if (how != MPIRMA_UPD_NO_OP) {
-			for (i = 0; i < n; i++)
-				upd_store(t + i * size,
-					   upd_new(how,
-						    upd_load(t + i * size, size),
-						    upd_load(o + i * size, size)),
-					   size);
-		}
+		upd_apply_as(how, size, t, o, c, res, n);
 		mpirma_bulk_unlock(word);
 		return true;
 	}
 	if (n != 1 || !w->direct_atomics || ((uintptr_t)t & (size - 1)))
 		return false;
+	cmp = how == MPIRMA_UPD_CAS ? upd_load(c, size) : 0;
 	if (how != MPIRMA_UPD_NO_OP)
 		v = upd_load(o, size);
 	if (!upd_native(how, size, t, v, cmp, &cur))
@@ -304,6 +313,31 @@ static __always_inline bool mpirma_upd_run(const struct mpirma_window *w,
 	UPD_SIZES(MPIRMA_UPD_REPLACE)
 	UPD_SIZES(MPIRMA_UPD_NO_OP)
 	UPD_SIZES(MPIRMA_UPD_CAS)
+	default:
+		return false;
+	}
+}
+
+#define UPD_APPLY(how, size)						\
+	case (how) << 4 | (size):					\
+		upd_apply_as(how, size, t, o, c, res, n);		\
+		return true;
+#define UPD_APPLY_SIZES(how)						\
+	UPD_APPLY(how, 1) UPD_APPLY(how, 2) UPD_APPLY(how, 4) UPD_APPLY(how, 8)
+
+/*
+ * upd_apply_as() for @code (mpirma_upd_code()), the update lock held by
+ * the caller; false for a code without straight code (the engine's).
+ */
+static inline bool mpirma_upd_apply(uint8_t code, char *t, const void *o,
+				    const void *c, void *res, uint64_t n)
+{
+	switch (code) {
+	UPD_APPLY_SIZES(MPIRMA_UPD_SUM_INT)
+	UPD_APPLY(MPIRMA_UPD_SUM_F32, 4)
+	UPD_APPLY(MPIRMA_UPD_SUM_F64, 8)
+	UPD_APPLY_SIZES(MPIRMA_UPD_REPLACE)
+	UPD_APPLY_SIZES(MPIRMA_UPD_NO_OP)
 	default:
 		return false;
 	}

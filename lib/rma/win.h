@@ -367,6 +367,21 @@ uint64_t mpirma_win_dyn_room(struct mpirma_window *w, uint32_t rank,
 void mpirma_win_dyn_free(struct mpirma_window *w);
 
 /*
+ * Operations whose sides are block lists (lib/rma/rma_blocks.c): where the
+ * start of @op's target is in this process when the direct path can run
+ * it (@tr: what its target reaches, rma_sides.h), with its bytes in
+ * *@bytes, else NULL (the kernel takes it, and
+ * reports what is wrong with it); then the operation, @t and @bytes what
+ * that gave.
+ */
+struct mpirma_reach;
+char *mpirma_win_blocks_target(struct mpirma_window *w,
+			       const struct mpirma_op *op,
+			       const struct mpirma_reach *tr, uint64_t *bytes);
+void mpirma_win_blocks(struct mpirma_window *w, const struct mpirma_op *op,
+		       char *t, uint64_t bytes);
+
+/*
  * Runs @op on the mapped memory at @t, which mpirma_win_direct_target()
  * returned.  The queue must be empty (the caller drains it first, so that
  * operations take effect in call order).
