@@ -352,13 +352,17 @@ static void rma_case(MPI_Win win, int *winbuf, enum kind kind,
 	}
 }
 
-static void test_rma(void)
+/*
+ * Every kind between every type and plain MPI_INT on a window of flavor
+ * @alloc (MPI_Win_allocate, else MPI_Win_create): both are mapped, so the
+ * direct path walks the block lists (lib/rma/rma_blocks.c) where it can.
+ */
+static void test_rma_on(bool alloc)
 {
 	struct ttype contig[3];
 	int *winbuf, i, c, kind;
 	MPI_Win win;
 
-	mtest_section("rma");
 	/* plain MPI_INT x n as the other side */
 	for (c = 0; c < 3; c++) {
 		contig[c].name = "MPI_INT";
@@ -368,9 +372,17 @@ static void test_rma(void)
 		contig[c].lb = 0;
 		contig[c].extent = 1;
 	}
-	CHECK_MPI(MPI_Alloc_mem(WIN_INTS * sizeof(int), MPI_INFO_NULL, &winbuf));
-	CHECK_MPI(MPI_Win_create(winbuf, WIN_INTS * sizeof(int), sizeof(int),
-				 MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	if (alloc) {
+		CHECK_MPI(MPI_Win_allocate(WIN_INTS * sizeof(int), sizeof(int),
+					   MPI_INFO_NULL, MPI_COMM_WORLD,
+					   &winbuf, &win));
+	} else {
+		CHECK_MPI(MPI_Alloc_mem(WIN_INTS * sizeof(int), MPI_INFO_NULL,
+					&winbuf));
+		CHECK_MPI(MPI_Win_create(winbuf, WIN_INTS * sizeof(int),
+					 sizeof(int), MPI_INFO_NULL,
+					 MPI_COMM_WORLD, &win));
+	}
 	for (i = 0; i < ntypes; i++) {
 		const struct ttype *tt = &types[i];
 
@@ -387,7 +399,15 @@ static void test_rma(void)
 				rma_case(win, winbuf, kind, &types[i - 1], 1, tt, 1);
 	}
 	CHECK_MPI(MPI_Win_free(&win));
-	CHECK_MPI(MPI_Free_mem(winbuf));
+	if (!alloc)
+		CHECK_MPI(MPI_Free_mem(winbuf));
+}
+
+static void test_rma(void)
+{
+	mtest_section("rma");
+	test_rma_on(false);
+	test_rma_on(true);
 }
 
 /*

@@ -195,12 +195,54 @@ static __always_inline void run_update(const struct mpirma_op *op,
 
 /*
  * The walk of the three sides, RUN for each run of k bytes that is
- * contiguous on all of them; ORIGIN and RESULT say which sides the
- * operation has, LOCKED whether it holds the update lock (word), which it
- * takes again every BLOCKS_PIECE bytes, so that other origins wait for one
- * piece only.  Constants, so each walk is straight code.
+ * contiguous on all of them, at at_t, at_o and at_r; ORIGIN and RESULT say
+ * which sides the operation has, LOCKED whether it holds the update lock
+ * (word), which it takes again every BLOCKS_PIECE bytes, so that other
+ * origins wait for one piece only.  Constants, so each walk is straight
+ * code.  Where only the target has blocks (the common strided put or
+ * accumulate from a plain buffer), its block list alone is walked.
  */
 #define BLOCKS_WALK(RUN, ORIGIN, RESULT, LOCKED)			\
+	do {								\
+		if (!op->origin.nblocks && !op->result.nblocks)		\
+			TARGET_WALK(RUN, ORIGIN, RESULT, LOCKED);	\
+		else							\
+			SIDES_WALK(RUN, ORIGIN, RESULT, LOCKED);	\
+	} while (0)
+
+#define BLOCKS_HOLD(LOCKED)						\
+	do {								\
+		if ((LOCKED) && held >= BLOCKS_PIECE) {			\
+			mpirma_bulk_unlock(word);			\
+			mpirma_bulk_lock(word, me);			\
+			held = 0;					\
+		}							\
+		if (LOCKED)						\
+			held += k;					\
+	} while (0)
+
+#define TARGET_WALK(RUN, ORIGIN, RESULT, LOCKED)			\
+	do {								\
+		at_o = os.at;						\
+		at_r = rs.at;						\
+		for (rep = 0; rep < op->target.count; rep++) {		\
+			base = t + (int64_t)rep * op->target.extent;	\
+			for (i = 0; i < op->target.nblocks; i++) {	\
+				k = tb[i].len;				\
+				if (!k)					\
+					continue;			\
+				at_t = base + tb[i].disp;		\
+				BLOCKS_HOLD(LOCKED);			\
+				RUN;					\
+				if (ORIGIN)				\
+					at_o += k;			\
+				if (RESULT)				\
+					at_r += k;			\
+			}						\
+		}							\
+	} while (0)
+
+#define SIDES_WALK(RUN, ORIGIN, RESULT, LOCKED)				\
 	do {								\
 		while (ts.left) {					\
 			k = ts.left;					\
@@ -208,14 +250,11 @@ static __always_inline void run_update(const struct mpirma_op *op,
 				k = os.left;				\
 			if ((RESULT) && rs.left < k)			\
 				k = rs.left;				\
-			if ((LOCKED) && held >= BLOCKS_PIECE) {		\
-				mpirma_bulk_unlock(word);		\
-				mpirma_bulk_lock(word, me);		\
-				held = 0;				\
-			}						\
+			at_t = ts.at;					\
+			at_o = os.at;					\
+			at_r = rs.at;					\
+			BLOCKS_HOLD(LOCKED);				\
 			RUN;						\
-			if (LOCKED)					\
-				held += k;				\
 			side_step(&ts, k);				\
 			if (ORIGIN)					\
 				side_step(&os, k);			\
@@ -228,13 +267,17 @@ static __always_inline void run_update(const struct mpirma_op *op,
 void mpirma_win_blocks(struct mpirma_window *w, const struct mpirma_op *op,
 		       char *t, uint64_t bytes)
 {
+	const struct mpirma_block *tb =
+		(const struct mpirma_block *)(uintptr_t)op->target.blocks;
 	unsigned int esize = mpirma_type_info[op->type].size;
 	uint32_t *word = w->bulk_locks ? mpirma_bulk_word(w, op->target_rank) :
 			 NULL;
 	uint8_t code = mpirma_upd_code(op->kind, op->type, op->op);
 	uint32_t me = (uint32_t)w->rank + 1;
+	char *at_t, *at_o, *at_r, *base;
 	struct side ts, os, rs;
-	uint64_t held = 0, k;
+	uint64_t held = 0, k, rep;
+	uint32_t i;
 
 	side_init(&ts, &op->target, t, bytes);
 	side_init(&os, &op->origin, (char *)(uintptr_t)op->origin.addr, bytes);
@@ -242,23 +285,23 @@ void mpirma_win_blocks(struct mpirma_window *w, const struct mpirma_op *op,
 	mpirma_direct_count(w, op->kind, bytes);
 	switch (op->kind) {
 	case MPIRMA_KIND_PUT:
-		BLOCKS_WALK(run_copy(ts.at, os.at, k), true, false, false);
+		BLOCKS_WALK(run_copy(at_t, at_o, k), true, false, false);
 		return;
 	case MPIRMA_KIND_GET:
-		BLOCKS_WALK(run_copy(rs.at, ts.at, k), false, true, false);
+		BLOCKS_WALK(run_copy(at_r, at_t, k), false, true, false);
 		return;
 	case MPIRMA_KIND_ACC:
 		mpirma_bulk_lock(word, me);
-		BLOCKS_WALK(run_update(op, code, ts.at, os.at, NULL, k, esize),
+		BLOCKS_WALK(run_update(op, code, at_t, at_o, NULL, k, esize),
 			    true, false, true);
 		break;
 	default:
 		mpirma_bulk_lock(word, me);
 		if (mpirma_op_has_origin(op))
-			BLOCKS_WALK(run_update(op, code, ts.at, os.at, rs.at, k,
+			BLOCKS_WALK(run_update(op, code, at_t, at_o, at_r, k,
 					       esize), true, true, true);
 		else	/* a no-op get_accumulate */
-			BLOCKS_WALK(run_update(op, code, ts.at, NULL, rs.at, k,
+			BLOCKS_WALK(run_update(op, code, at_t, NULL, at_r, k,
 					       esize), false, true, true);
 		break;
 	}
