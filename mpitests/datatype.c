@@ -275,12 +275,13 @@ static int org_val(int rank, long i)
 /*
  * One operation with @o x @oc on the origin side and @t x @tc on the
  * target side (the result side of get_accumulate is @o x @oc too), to the
- * right neighbour under fences; every rank checks what it can see: its
+ * right neighbour under fences, whose window starts at displacement @tbase
+ * and counts an int as @tunit; every rank checks what it can see: its
  * window (written by its left neighbour) and its origin or result buffer.
  */
-static void rma_case(MPI_Win win, int *winbuf, enum kind kind,
-		     const struct ttype *o, int oc, const struct ttype *t,
-		     int tc)
+static void rma_case(MPI_Win win, int *winbuf, MPI_Aint tbase,
+		     MPI_Aint tunit, enum kind kind, const struct ttype *o,
+		     int oc, const struct ttype *t, int tc)
 {
 	int org[WIN_INTS], res[WIN_INTS], want_win[WIN_INTS];
 	int want_org[WIN_INTS], want_res[WIN_INTS];
@@ -288,7 +289,7 @@ static void rma_case(MPI_Win win, int *winbuf, enum kind kind,
 	int left = (mtest_rank + mtest_size - 1) % mtest_size;
 	long n = (long)o->n * oc, k, i;
 	/* the target side may start below its lb: aim past it */
-	MPI_Aint disp = -t->lb;
+	MPI_Aint disp = MPI_Aint_add(tbase, -t->lb * tunit);
 	int *oaddr = org - o->lb, *raddr = res - o->lb;
 	int rc;
 
@@ -353,12 +354,13 @@ static void rma_case(MPI_Win win, int *winbuf, enum kind kind,
 }
 
 /*
- * Every kind between every type and plain MPI_INT on a window of flavor
- * @alloc (MPI_Win_allocate, else MPI_Win_create): both are mapped, so the
+ * Every kind between every type and plain MPI_INT on a window of @flavor
+ * (MPI_WIN_FLAVOR_CREATE, _ALLOCATE or _DYNAMIC): all are mapped, so the
  * direct path walks the block lists (lib/rma/rma_blocks.c) where it can.
  */
-static void test_rma_on(bool alloc)
+static void test_rma_on(int flavor)
 {
+	MPI_Aint tbase = 0, tunit = 1, *bases;
 	struct ttype contig[3];
 	int *winbuf, i, c, kind;
 	MPI_Win win;
@@ -372,42 +374,63 @@ static void test_rma_on(bool alloc)
 		contig[c].lb = 0;
 		contig[c].extent = 1;
 	}
-	if (alloc) {
+	if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
 		CHECK_MPI(MPI_Win_allocate(WIN_INTS * sizeof(int), sizeof(int),
 					   MPI_INFO_NULL, MPI_COMM_WORLD,
 					   &winbuf, &win));
 	} else {
 		CHECK_MPI(MPI_Alloc_mem(WIN_INTS * sizeof(int), MPI_INFO_NULL,
 					&winbuf));
+	}
+	if (flavor == MPI_WIN_FLAVOR_CREATE)
 		CHECK_MPI(MPI_Win_create(winbuf, WIN_INTS * sizeof(int),
 					 sizeof(int), MPI_INFO_NULL,
 					 MPI_COMM_WORLD, &win));
+	if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+		/* displacements are addresses: the right neighbour's base */
+		bases = malloc(mtest_size * sizeof(*bases));
+		CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD,
+						 &win));
+		CHECK_MPI(MPI_Win_attach(win, winbuf,
+					 WIN_INTS * sizeof(int)));
+		CHECK_MPI(MPI_Get_address(winbuf, &tbase));
+		CHECK_MPI(MPI_Allgather(&tbase, 1, MPI_AINT, bases, 1,
+					MPI_AINT, MPI_COMM_WORLD));
+		tbase = bases[(mtest_rank + 1) % mtest_size];
+		tunit = sizeof(int);
+		free(bases);
 	}
 	for (i = 0; i < ntypes; i++) {
 		const struct ttype *tt = &types[i];
 
 		for (kind = 0; kind < NKINDS; kind++) {
 			/* derived on both sides, two instances */
-			rma_case(win, winbuf, kind, tt, 2, tt, 2);
+			rma_case(win, winbuf, tbase, tunit, kind, tt, 2, tt, 2);
 			/* derived origin, plain target; and the reverse */
-			rma_case(win, winbuf, kind, tt, 1, &contig[0], tt->n);
-			rma_case(win, winbuf, kind, &contig[0], tt->n, tt, 1);
+			rma_case(win, winbuf, tbase, tunit, kind, tt, 1,
+				 &contig[0], tt->n);
+			rma_case(win, winbuf, tbase, tunit, kind, &contig[0],
+				 tt->n, tt, 1);
 		}
 		/* two different types with as many elements */
 		if (i > 0 && types[i - 1].n == tt->n)
 			for (kind = 0; kind < NKINDS; kind++)
-				rma_case(win, winbuf, kind, &types[i - 1], 1, tt, 1);
+				rma_case(win, winbuf, tbase, tunit, kind,
+					 &types[i - 1], 1, tt, 1);
 	}
+	if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		CHECK_MPI(MPI_Win_detach(win, winbuf));
 	CHECK_MPI(MPI_Win_free(&win));
-	if (!alloc)
+	if (flavor != MPI_WIN_FLAVOR_ALLOCATE)
 		CHECK_MPI(MPI_Free_mem(winbuf));
 }
 
 static void test_rma(void)
 {
 	mtest_section("rma");
-	test_rma_on(false);
-	test_rma_on(true);
+	test_rma_on(MPI_WIN_FLAVOR_CREATE);
+	test_rma_on(MPI_WIN_FLAVOR_ALLOCATE);
+	test_rma_on(MPI_WIN_FLAVOR_DYNAMIC);
 }
 
 /*
