@@ -251,7 +251,7 @@ void mpirma_reduce(unsigned int type, unsigned int op, void *tgt, const void *sr
 
 	/* float and double keep them in their one pass (reduce_fp.c) */
 	if (old && (op == MPIRMA_OP_NO_OP || op == MPIRMA_OP_REPLACE ||
-		    !ti->is_float || !mpirma_reduce_fp_keeps_old(type)))
+		    !mpirma_reduce_fp_keeps_old(type)))
 		memcpy(old, tgt, n * ti->size);
 
 	switch (op) {

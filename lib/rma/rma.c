@@ -566,7 +566,9 @@ rma_call_general(MPI_Win win, struct mpirma_window *w,
 	}
 	ret = rma_build(w, a, &op, &skip, &scratch);
 	if (!ret && !skip) {
-		tr = target_reach(&op, &reach);
+		/* only where the range check or the direct path uses it */
+		if (w->extent || mpirma_win_direct_any(w))
+			tr = target_reach(&op, &reach);
 		ret = range_check(w, &op, tr);
 	}
 	if (!ret && !skip)

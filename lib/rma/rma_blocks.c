@@ -158,8 +158,15 @@ char *mpirma_win_blocks_target(struct mpirma_window *w,
 	return s->base + off;
 }
 
-/* A copy of one run of @k bytes, from @s to @d. */
-static __always_inline void run_copy(char *d, const char *s, uint64_t k)
+/*
+ * One run of @k bytes from @s to @d, as the contiguous path copies (a put
+ * into the target with mpirma_put_copy(), large ones non-temporal).  One
+ * element of 8 bytes, a strided double's run, is one load and one store,
+ * where mpirma_copy_small() does two of each (callgrind, 512 strided
+ * doubles: 24.8 thousand instructions a put against 26.9).
+ */
+static __always_inline void run_copy(char *d, const char *s, uint64_t k,
+				     bool put)
 {
 	uint64_t v;
 
@@ -168,6 +175,8 @@ static __always_inline void run_copy(char *d, const char *s, uint64_t k)
 		memcpy(d, &v, 8);
 	} else if (k <= 16) {
 		mpirma_copy_small(d, s, k);
+	} else if (put) {
+		mpirma_put_copy(d, s, k);
 	} else {
 		mpirma_move(d, s, k);
 	}
@@ -285,10 +294,10 @@ void mpirma_win_blocks(struct mpirma_window *w, const struct mpirma_op *op,
 	mpirma_direct_count(w, op->kind, bytes);
 	switch (op->kind) {
 	case MPIRMA_KIND_PUT:
-		BLOCKS_WALK(run_copy(at_t, at_o, k), true, false, false);
+		BLOCKS_WALK(run_copy(at_t, at_o, k, true), true, false, false);
 		return;
 	case MPIRMA_KIND_GET:
-		BLOCKS_WALK(run_copy(at_r, at_t, k), false, true, false);
+		BLOCKS_WALK(run_copy(at_r, at_t, k, false), false, true, false);
 		return;
 	case MPIRMA_KIND_ACC:
 		mpirma_bulk_lock(word, me);
