@@ -370,6 +370,8 @@ MT_RANK_FN(bulk_abi_rank)
 	ASSERT_EQ(0, bulk_window(r, 0, &b));
 	for (t = 0; t < r->nranks; t++)
 		EXPECT_EQ(0, *update_word(b.table, r->nranks, t));
+	/* every rank has looked before any accumulate holds a word */
+	ASSERT_EQ(0, mt_fence(r->mfd, b.win));
 	EXPECT_EQ(0, mt_lock(r->mfd, b.win, 0, MPIRMA_SYNC_SHARED));
 	struct mpirma_op op = mt_acc(MPIRMA_TYPE_UINT64, MPIRMA_OP_SUM, 0, 0,
 				     &one, 1);
