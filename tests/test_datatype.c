@@ -226,34 +226,64 @@ static void test_constructors(void)
 	CHECK_EQ(PMPI_Type_free(&t1), MPI_ERR_TYPE);
 }
 
+/* Block lists summed up: order, overlap, empty blocks, gcd, overflow. */
+static void test_blocks_sum(void)
+{
+	static const struct mpirma_block b1[] = { { 8, 12 }, { 24, 0 }, { 32, 4 } };
+	static const struct mpirma_block b2[] = { { 16, 8 }, { 0, 8 } };
+	static const struct mpirma_block b3[] = { { 0, 8 }, { 4, 8 } };
+	static const struct mpirma_block b4[] = { { INT64_MAX - 4, 8 } };
+	struct mpirma_blocks_sum s;
+
+	mpirma_blocks_sum(b1, 3, &s);
+	CHECK(s.fits && s.ordered && s.lo == 8 && s.hi == 36 && s.data == 16 &&
+	      s.lens_gcd == 4);
+	mpirma_blocks_sum(b2, 2, &s);
+	CHECK(s.fits && !s.ordered && s.lo == 0 && s.hi == 24 && s.data == 16);
+	mpirma_blocks_sum(b3, 2, &s);
+	CHECK(s.fits && !s.ordered && s.lo == 0 && s.hi == 12);
+	mpirma_blocks_sum(b4, 1, &s);
+	CHECK(!s.fits);
+	mpirma_blocks_sum(b1, 0, &s);
+	CHECK(s.fits && s.ordered && !s.data && s.lo == 0 && s.hi == 0);
+}
+
 static void test_layouts(void)
 {
+	const struct mpirma_blocks_sum *sum;
+	struct mpirma_blocks_sum own;
 	struct mpirma_layout l;
 	unsigned int kt;
 	MPI_Datatype t1;
 	static char buf[64];
 
-	CHECK_EQ(mpirma_dtype_layout(MPI_INT, 5, buf, &l, &kt), MPI_SUCCESS);
+	CHECK_EQ(mpirma_dtype_layout(MPI_INT, 5, buf, &l, &kt, NULL), MPI_SUCCESS);
 	CHECK(kt == MPIRMA_TYPE_INT32 && l.nblocks == 0 && l.count == 5 &&
 	      l.addr == (uintptr_t)buf);
 	/* Pairs with a hole: element view of whole 16-byte elements. */
-	CHECK_EQ(mpirma_dtype_layout(MPI_DOUBLE_INT, 3, buf, &l, &kt), MPI_SUCCESS);
+	CHECK_EQ(mpirma_dtype_layout(MPI_DOUBLE_INT, 3, buf, &l, &kt, NULL), MPI_SUCCESS);
 	CHECK(kt == MPIRMA_TYPE_DOUBLE_INT && l.nblocks == 0 && l.count == 3);
-	CHECK_EQ(mpirma_dtype_layout_bytes(MPI_DOUBLE_INT, 3, buf, &l), MPI_SUCCESS);
+	CHECK_EQ(mpirma_dtype_layout_bytes(MPI_DOUBLE_INT, 3, buf, &l, NULL), MPI_SUCCESS);
 	CHECK(l.nblocks == 1 && l.count == 3 && l.extent == 16);
 
 	PMPI_Type_vector(3, 2, 4, MPI_INT, &t1);
-	CHECK_EQ(mpirma_dtype_layout(t1, 1, NULL, &l, &kt), MPI_ERR_TYPE);
+	CHECK_EQ(mpirma_dtype_layout(t1, 1, NULL, &l, &kt, NULL), MPI_ERR_TYPE);
 	PMPI_Type_commit(&t1);
-	CHECK_EQ(mpirma_dtype_layout(t1, 2, NULL, &l, &kt), MPI_SUCCESS);
+	CHECK_EQ(mpirma_dtype_layout(t1, 2, NULL, &l, &kt, &sum), MPI_SUCCESS);
 	CHECK(kt == MPIRMA_TYPE_INT32 && l.nblocks == 3 && l.count == 2 &&
 	      l.extent == 40 && l.addr == 0);
-	CHECK_EQ(mpirma_dtype_layout(t1, -1, NULL, &l, &kt), MPI_ERR_COUNT);
+	/* One instance of the list: ints 0-1, 4-5, 8-9, as the list sums up. */
+	CHECK(sum && sum->fits && sum->ordered && sum->lo == 0 &&
+	      sum->hi == 40 && sum->data == 24 && sum->lens_gcd == 8);
+	mpirma_blocks_sum((const struct mpirma_block *)(uintptr_t)l.blocks,
+			  l.nblocks, &own);
+	CHECK(!memcmp(&own, sum, sizeof(own)));
+	CHECK_EQ(mpirma_dtype_layout(t1, -1, NULL, &l, &kt, NULL), MPI_ERR_COUNT);
 	PMPI_Type_free(&t1);
 
 	/* Mixed types: bytes. */
 	t1 = int_float_type();
-	CHECK_EQ(mpirma_dtype_layout(t1, 4, buf, &l, &kt), MPI_SUCCESS);
+	CHECK_EQ(mpirma_dtype_layout(t1, 4, buf, &l, &kt, NULL), MPI_SUCCESS);
 	CHECK(kt == MPIRMA_TYPE_BYTE && l.nblocks == 0 && l.count == 32);
 	CHECK_EQ(mpirma_dtype_acc_match(t1, t1), MPI_ERR_TYPE);
 	PMPI_Type_free(&t1);
@@ -263,7 +293,7 @@ static void test_layouts(void)
 
 		PMPI_Type_indexed(1, &b1, &d1, MPI_INT, &t1);
 		PMPI_Type_commit(&t1);
-		CHECK_EQ(mpirma_dtype_layout(t1, 1, NULL, &l, &kt), MPI_SUCCESS);
+		CHECK_EQ(mpirma_dtype_layout(t1, 1, NULL, &l, &kt, NULL), MPI_SUCCESS);
 		CHECK(l.nblocks == 1 && l.addr == 0);
 		PMPI_Type_free(&t1);
 	}
@@ -627,6 +657,7 @@ int main(void)
 {
 	test_predefined();
 	test_constructors();
+	test_blocks_sum();
 	test_layouts();
 	test_pack();
 	test_op_table();

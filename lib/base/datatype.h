@@ -113,6 +113,25 @@ struct mpirma_dtype_args {
 	struct mpirma_dtype **types;
 };
 
+/*
+ * What one instance of a block list reaches from its start (mpirma_blocks_sum):
+ * the bytes [@lo, @hi) it touches (0, 0 with no data), the @data bytes it
+ * holds, the greatest common divisor of its block lengths (its blocks are
+ * whole elements of s bytes where s divides it), @ordered: its blocks are in
+ * order and apart; @fits: all of it fits in 64 bits (else the rest is unset).
+ * Kept with a datatype's block lists so that an RMA call need not walk them
+ * to know where its target reaches.
+ */
+struct mpirma_blocks_sum {
+	int64_t lo, hi;
+	uint64_t data, lens_gcd;
+	bool ordered, fits;
+};
+
+/* Sums up the @n blocks @b into *@s. */
+void mpirma_blocks_sum(const struct mpirma_block *b, size_t n,
+		       struct mpirma_blocks_sum *s);
+
 /**
  * struct mpirma_dtype - a datatype
  * @refs: references (handle, parents, pending users); unused for predefined
@@ -138,6 +157,7 @@ struct mpirma_dtype_args {
  * @blocks, @nblocks: the byte view
  * @eblocks, @neblocks: the element view (== @blocks unless @padded;
  *	NULL when @basic is not a single type)
+ * @bsum, @esum: what one instance of each view reaches, set with them
  * @runs, @nruns: the construction
  * @args: the constructor's arguments (MPI_Type_get_contents)
  * @x32size: its bytes in the "external32" representation, once @x32known
@@ -166,6 +186,7 @@ struct mpirma_dtype {
 	size_t nblocks;
 	struct mpirma_block *eblocks;
 	size_t neblocks;
+	struct mpirma_blocks_sum bsum, esum;
 	struct mpirma_dtype_run *runs;
 	int nruns;
 	struct mpirma_dtype_args args;
@@ -224,6 +245,8 @@ int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out);
  * below that needs them calls it.
  */
 int mpirma_dtype_flatten(struct mpirma_dtype *t);
+/* Sets @t's @bsum and @esum from its block lists. */
+void mpirma_dtype_sum_views(struct mpirma_dtype *t);
 
 /*
  * The most bytes the data of one side, or its extent, may span: far beyond
@@ -240,8 +263,9 @@ int mpirma_dtype_flatten(struct mpirma_dtype *t);
  * in that type's kernel elements (element view) and *@ktype is its
  * MPIRMA_TYPE_*; otherwise it is the byte view and *@ktype is
  * MPIRMA_TYPE_BYTE.  @out->blocks points into the datatype: hold a reference
- * (mpirma_dtype_ref) while the layout is in use beyond the call.  @ktype may
- * be NULL.
+ * (mpirma_dtype_ref) while the layout is in use beyond the call.  *@sum is
+ * what one instance of the block list reaches when the layout has one, else
+ * NULL.  @ktype and @sum may be NULL.
  *
  * Returns MPI_SUCCESS, MPI_ERR_TYPE (invalid, uncommitted derived type,
  * more blocks than MPIRMA_MAX_BLOCKS), MPI_ERR_COUNT (negative, or data or
@@ -249,11 +273,13 @@ int mpirma_dtype_flatten(struct mpirma_dtype *t);
  * recorded with mpirma_err().
  */
 int mpirma_dtype_layout(MPI_Datatype dt, MPI_Count count, const void *addr,
-			struct mpirma_layout *out, unsigned int *ktype);
+			struct mpirma_layout *out, unsigned int *ktype,
+			const struct mpirma_blocks_sum **sum);
 
 /* Like mpirma_dtype_layout(), always the byte view (MPIRMA_TYPE_BYTE). */
 int mpirma_dtype_layout_bytes(MPI_Datatype dt, MPI_Count count,
-			      const void *addr, struct mpirma_layout *out);
+			      const void *addr, struct mpirma_layout *out,
+			      const struct mpirma_blocks_sum **sum);
 
 /*
  * Accumulate type matching: MPI_SUCCESS when every basic component of @a

@@ -82,6 +82,52 @@ static struct mpirma_block *shrink(struct blist *l)
 	return b ? b : l->b;
 }
 
+/* datatype.h */
+void mpirma_blocks_sum(const struct mpirma_block *b, size_t n,
+		       struct mpirma_blocks_sum *s)
+{
+	int64_t a = INT64_MAX, z = INT64_MIN, end;
+	uint64_t g = 0, x, y;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->ordered = true;
+	for (i = 0; i < n; i++) {
+		for (x = g, y = b[i].len; y; ) {	/* g = gcd(g, len) */
+			uint64_t m = x % y;
+
+			x = y;
+			y = m;
+		}
+		g = x;
+		if (!b[i].len)
+			continue;
+		if (b[i].len > INT64_MAX ||
+		    __builtin_add_overflow(b[i].disp, (int64_t)b[i].len, &end) ||
+		    __builtin_add_overflow(s->data, b[i].len, &s->data))
+			return;
+		if (b[i].disp < z)
+			s->ordered = false;	/* out of order, or overlapping */
+		a = b[i].disp < a ? b[i].disp : a;
+		z = end > z ? end : z;
+	}
+	s->lens_gcd = g;
+	if (s->data) {
+		s->lo = a;
+		s->hi = z;
+	}
+	s->fits = true;
+}
+
+void mpirma_dtype_sum_views(struct mpirma_dtype *t)
+{
+	mpirma_blocks_sum(t->blocks, t->nblocks, &t->bsum);
+	if (t->eblocks == t->blocks)
+		t->esum = t->bsum;
+	else
+		mpirma_blocks_sum(t->eblocks, t->neblocks, &t->esum);
+}
+
 int mpirma_dtype_flatten(struct mpirma_dtype *t)
 {
 	struct blist bytes = { 0 }, elems = { 0 };
@@ -105,6 +151,7 @@ int mpirma_dtype_flatten(struct mpirma_dtype *t)
 		t->neblocks = t->nblocks;
 		t->eblocks = t->blocks;
 	}
+	mpirma_dtype_sum_views(t);
 	t->flat = true;
 	return 0;
 
@@ -117,7 +164,8 @@ out_nomem:
 /* ------------------------------------------------------------ layouts */
 
 static int layout_fill(struct mpirma_dtype *t, MPI_Count count, const void *addr,
-		       struct mpirma_layout *out, bool elem, unsigned int kt)
+		       struct mpirma_layout *out, bool elem, unsigned int kt,
+		       const struct mpirma_blocks_sum **sum)
 {
 	const struct mpirma_block *b = elem ? t->eblocks : t->blocks;
 	size_t n = elem ? t->neblocks : t->nblocks;
@@ -126,6 +174,8 @@ static int layout_fill(struct mpirma_dtype *t, MPI_Count count, const void *addr
 
 	memset(out, 0, sizeof(*out));
 	out->addr = (uintptr_t)addr;
+	if (sum)
+		*sum = NULL;
 	if (count == 0 || t->size == 0 || !n)
 		return MPI_SUCCESS;
 	/* Plain contiguous elements from the address itself: no block list. */
@@ -141,6 +191,8 @@ static int layout_fill(struct mpirma_dtype *t, MPI_Count count, const void *addr
 	out->nblocks = n;
 	out->count = count;
 	out->extent = ext;
+	if (sum)
+		*sum = elem ? &t->esum : &t->bsum;
 	return MPI_SUCCESS;
 }
 
@@ -167,7 +219,8 @@ static int layout_args(MPI_Datatype dt, MPI_Count count,
 }
 
 int mpirma_dtype_layout(MPI_Datatype dt, MPI_Count count, const void *addr,
-			struct mpirma_layout *out, unsigned int *ktype)
+			struct mpirma_layout *out, unsigned int *ktype,
+			const struct mpirma_blocks_sum **sum)
 {
 	struct mpirma_dtype *t;
 	int ret = layout_args(dt, count, &t);
@@ -180,18 +233,19 @@ int mpirma_dtype_layout(MPI_Datatype dt, MPI_Count count, const void *addr,
 	kt = elem ? (unsigned int)t->ktype : MPIRMA_TYPE_BYTE;
 	if (ktype)
 		*ktype = kt;
-	return layout_fill(t, count, addr, out, elem, kt);
+	return layout_fill(t, count, addr, out, elem, kt, sum);
 }
 
 int mpirma_dtype_layout_bytes(MPI_Datatype dt, MPI_Count count,
-			      const void *addr, struct mpirma_layout *out)
+			      const void *addr, struct mpirma_layout *out,
+			      const struct mpirma_blocks_sum **sum)
 {
 	struct mpirma_dtype *t;
 	int ret = layout_args(dt, count, &t);
 
 	if (ret)
 		return ret;
-	return layout_fill(t, count, addr, out, false, MPIRMA_TYPE_BYTE);
+	return layout_fill(t, count, addr, out, false, MPIRMA_TYPE_BYTE, sum);
 }
 
 int mpirma_dtype_acc_match(MPI_Datatype a, MPI_Datatype b)

@@ -106,13 +106,16 @@ static int range_check(const struct mpirma_window *w,
 			    r);
 }
 
-/* What @op's target layout reaches, into *@r; NULL when too far to say. */
-static const struct mpirma_reach *target_reach(const struct mpirma_op *op,
-					       struct mpirma_reach *r)
+/*
+ * What @op's target layout reaches (@sum: what one instance of its block
+ * list does, or NULL), into *@r; NULL when too far to say.
+ */
+static const struct mpirma_reach *
+target_reach(const struct mpirma_op *op, const struct mpirma_blocks_sum *sum,
+	     struct mpirma_reach *r)
 {
-	return mpirma_layout_reach(&op->target,
-				   mpirma_type_info[op->type].size, r) ? r :
-									      NULL;
+	return mpirma_layout_reach(&op->target, mpirma_type_info[op->type].size,
+				   sum, r) ? r : NULL;
 }
 
 /* ------------------------------------------------------------ the calls */
@@ -279,13 +282,14 @@ static __always_inline bool rma_fast(struct mpirma_window *w,
  */
 static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 		     struct mpirma_op *op, bool *skip,
-		     struct mpirma_block **scratch)
+		     struct mpirma_block **scratch, struct mpirma_op_sums *sums)
 {
 	struct mpirma_rma_side o, t, r;
 	bool has_origin, has_result;
 	int ret, kop = 0;
 
 	*skip = false;
+	*sums = (struct mpirma_op_sums){ NULL, NULL, NULL };
 	memset(op, 0, sizeof(*op));
 	has_origin = a->kind != MPIRMA_KIND_GET;
 	has_result = kind_has_result(a->kind);
@@ -422,10 +426,15 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
 	op->target_rank = (uint32_t)a->trank;
 	op->target_disp = (uint64_t)a->tdisp;
 	op->target = t.l;
-	if (has_origin)
+	sums->target = t.sum;
+	if (has_origin) {
 		op->origin = o.l;
-	if (has_result)
+		sums->origin = o.sum;
+	}
+	if (has_result) {
 		op->result = r.l;
+		sums->result = r.sum;
+	}
 	if (a->kind == MPIRMA_KIND_CAS)
 		op->compare = (uint64_t)(uintptr_t)a->caddr;
 	return MPI_SUCCESS;
@@ -436,7 +445,8 @@ static int rma_build(struct mpirma_window *w, const struct mpirma_rma_args *a,
  * the kernel at once, after whatever is queued.  MPI class (recorded).
  */
 static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
-			bool now, const struct mpirma_reach *tr)
+			bool now, const struct mpirma_reach *tr,
+			const struct mpirma_op_sums *sums)
 {
 	char *t = mpirma_win_direct_target(w, op);
 	uint64_t bytes = 0;	/* of a block list's operation */
@@ -447,7 +457,8 @@ static int rma_dispatch(struct mpirma_window *w, struct mpirma_op *op,
 	 * The queue goes first, to keep call order (usually it is empty);
 	 * its errors belong to the sync call that completes it.
 	 */
-	if (t || (tr && (t = mpirma_win_blocks_target(w, op, tr, &bytes)))) {
+	if (t || (tr && (t = mpirma_win_blocks_target(w, op, tr, sums,
+						      &bytes)))) {
 		if (w->queue.nops)
 			mpirma_win_drain_early(w);
 		if (bytes)
@@ -549,6 +560,7 @@ rma_call_general(MPI_Win win, struct mpirma_window *w,
 {
 	const struct mpirma_reach *tr = NULL;
 	struct mpirma_block *scratch = NULL;
+	struct mpirma_op_sums sums;
 	struct mpirma_reach reach;
 	struct mpirma_op op;
 	bool skip;
@@ -564,15 +576,15 @@ rma_call_general(MPI_Win win, struct mpirma_window *w,
 		if (ret >= 0)
 			return ret;
 	}
-	ret = rma_build(w, a, &op, &skip, &scratch);
+	ret = rma_build(w, a, &op, &skip, &scratch, &sums);
 	if (!ret && !skip) {
 		/* only where the range check or the direct path uses it */
 		if (w->extent || mpirma_win_direct_any(w))
-			tr = target_reach(&op, &reach);
+			tr = target_reach(&op, sums.target, &reach);
 		ret = range_check(w, &op, tr);
 	}
 	if (!ret && !skip)
-		ret = rma_dispatch(w, &op, now || scratch != NULL, tr);
+		ret = rma_dispatch(w, &op, now || scratch != NULL, tr, &sums);
 	free(scratch);
 	return ret;
 }
@@ -601,12 +613,13 @@ int mpirma_rma_prepare(int win, const struct mpirma_rma_args *a,
 {
 	struct mpirma_window *w = mpirma_window_check(win);
 	struct mpirma_block *s = NULL;
+	struct mpirma_op_sums sums;
 	int ret;
 
 	*scratch = NULL;
 	if (!w)
 		return mpirma_raise_win(win, MPI_ERR_WIN, fn, NULL);
-	ret = rma_build(w, a, op, skip, &s);
+	ret = rma_build(w, a, op, skip, &s, &sums);
 	*scratch = s;
 	return mpirma_raise_win(win, ret, fn, NULL);
 }
@@ -618,7 +631,7 @@ int mpirma_rma_range(int win, const struct mpirma_op *op, uint64_t len,
 	struct mpirma_reach r;
 
 	return mpirma_raise_win(win, extent_check(&e, op, (unsigned int)rank,
-						  target_reach(op, &r)),
+						  target_reach(op, NULL, &r)),
 				fn, NULL);
 }
 

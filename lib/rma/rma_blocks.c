@@ -100,20 +100,25 @@ static __always_inline void side_step(struct side *s, uint64_t k)
 	s->left = b->len;
 }
 
-/* Does side @l hold @bytes of data, in whole elements of @esize bytes? */
+/*
+ * Does side @l (its block list's sum @sum, or NULL) hold @bytes of data, in
+ * whole elements of @esize bytes?
+ */
 static bool side_fits(const struct mpirma_layout *l, unsigned int esize,
-		      uint64_t bytes)
+		      const struct mpirma_blocks_sum *sum, uint64_t bytes)
 {
 	struct mpirma_reach r;
 
-	return mpirma_layout_reach(l, esize, &r) && r.whole &&
+	return mpirma_layout_reach(l, esize, sum, &r) && r.whole &&
 	       r.bytes == bytes;
 }
 
 /* lib/rma/win.h */
 char *mpirma_win_blocks_target(struct mpirma_window *w,
 			       const struct mpirma_op *op,
-			       const struct mpirma_reach *tr, uint64_t *bytes)
+			       const struct mpirma_reach *tr,
+			       const struct mpirma_op_sums *sums,
+			       uint64_t *bytes)
 {
 	unsigned int esize = mpirma_type_info[op->type].size;
 	bool update = op->kind != MPIRMA_KIND_PUT &&
@@ -132,10 +137,10 @@ char *mpirma_win_blocks_target(struct mpirma_window *w,
 	    (op->kind == MPIRMA_KIND_CAS && r.bytes != esize))
 		return NULL;
 	if ((mpirma_op_has_origin(op) &&
-	     !side_fits(&op->origin, esize, r.bytes)) ||
+	     !side_fits(&op->origin, esize, sums->origin, r.bytes)) ||
 	    ((op->kind == MPIRMA_KIND_GET || op->kind == MPIRMA_KIND_GET_ACC ||
 	      op->kind == MPIRMA_KIND_CAS) &&
-	     !side_fits(&op->result, esize, r.bytes)))
+	     !side_fits(&op->result, esize, sums->result, r.bytes)))
 		return NULL;
 	*bytes = r.bytes;
 	if (!w->segs) {

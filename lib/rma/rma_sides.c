@@ -12,14 +12,17 @@
 #include "reduce.h"
 #include "rma_sides.h"
 
-/* Bytes a layout of kernel type @ktype covers. */
-static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype)
+/* Bytes a layout of kernel type @ktype covers (@sum: its blocks', or NULL). */
+static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype,
+			     const struct mpirma_blocks_sum *sum)
 {
 	uint64_t per = 0;
 	uint32_t i;
 
 	if (!l->nblocks)
 		return l->count * mpirma_type_info[ktype].size;
+	if (sum)
+		return sum->data * l->count;
 	for (i = 0; i < l->nblocks; i++)
 		per += ((const struct mpirma_block *)(uintptr_t)l->blocks)[i].len;
 	return per * l->count;
@@ -32,19 +35,31 @@ static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype)
 int mpirma_rma_side_init(struct mpirma_rma_side *s, MPI_Datatype dt,
 			  MPI_Count count, const void *addr, const char *what)
 {
-	int ret;
+	int ret, kt;
 
-	memset(s, 0, sizeof(*s));
+	/* field by field: a memset() here is a rep stos, slow to emulate */
 	s->dt = dt;
 	s->count = count;
 	s->addr = addr;
+	s->ktype = MPIRMA_TYPE_BYTE;
+	s->bytes = 0;
+	s->sum = NULL;
 	if (count < 0)
 		return mpirma_err(MPI_ERR_COUNT, "negative %s count %lld",
 				  what, (long long)count);
-	ret = mpirma_dtype_layout(dt, count, addr, &s->l, &s->ktype);
+	/* a predefined type of one kernel element: plain elements at @addr */
+	kt = mpirma_dtype_elem_ktype(dt);
+	if (kt >= 0 && count <= MPIRMA_MAX_SPAN / mpirma_type_info[kt].size) {
+		s->l = (struct mpirma_layout){ .addr = (uintptr_t)addr,
+					       .count = (uint64_t)count };
+		s->ktype = (unsigned int)kt;
+		s->bytes = (uint64_t)count * mpirma_type_info[kt].size;
+		return MPI_SUCCESS;
+	}
+	ret = mpirma_dtype_layout(dt, count, addr, &s->l, &s->ktype, &s->sum);
 	if (ret)
 		return ret;
-	s->bytes = layout_bytes(&s->l, s->ktype);
+	s->bytes = layout_bytes(&s->l, s->ktype, s->sum);
 	return MPI_SUCCESS;
 }
 
@@ -53,11 +68,12 @@ int mpirma_rma_side_to_bytes(struct mpirma_rma_side *s)
 {
 	int ret;
 
-	ret = mpirma_dtype_layout_bytes(s->dt, s->count, s->addr, &s->l);
+	ret = mpirma_dtype_layout_bytes(s->dt, s->count, s->addr, &s->l,
+					&s->sum);
 	if (ret)
 		return ret;
 	s->ktype = MPIRMA_TYPE_BYTE;
-	s->bytes = layout_bytes(&s->l, s->ktype);
+	s->bytes = layout_bytes(&s->l, s->ktype, s->sum);
 	return MPI_SUCCESS;
 }
 
@@ -80,7 +96,7 @@ int mpirma_rma_side_truncate(struct mpirma_rma_side *s, uint64_t n,
 		s->l.count = n / mpirma_type_info[s->ktype].size;
 		return MPI_SUCCESS;
 	}
-	per = layout_bytes(&s->l, s->ktype) / s->l.count;
+	per = layout_bytes(&s->l, s->ktype, s->sum) / s->l.count;
 	full = n / per;
 	rem = n % per;
 	if (!rem) {
@@ -109,6 +125,7 @@ int mpirma_rma_side_truncate(struct mpirma_rma_side *s, uint64_t n,
 	}
 	s->l.blocks = (uint64_t)(uintptr_t)out;
 	s->l.nblocks = (uint32_t)k;
+	s->sum = NULL;
 	s->l.count = 1;
 	s->l.extent = 0;
 	*scratch = out;
@@ -166,14 +183,11 @@ int mpirma_rma_signature_check(unsigned int mine, unsigned int target)
 
 /* rma_sides.h */
 bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
+			 const struct mpirma_blocks_sum *sum,
 			 struct mpirma_reach *r)
 {
-	const struct mpirma_block *b =
-		(const struct mpirma_block *)(uintptr_t)l->blocks;
-	int64_t a = INT64_MAX, z = INT64_MIN, end, shift;
-	uint64_t per = 0, lens = 0;
-	bool pow2 = !(size & (size - 1));
-	uint32_t i;
+	struct mpirma_blocks_sum own;
+	int64_t a, z, shift;
 
 	r->whole = r->apart = true;
 	if (!l->nblocks) {
@@ -184,30 +198,23 @@ bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
 		r->hi = (int64_t)r->bytes;
 		return true;
 	}
-	for (i = 0; i < l->nblocks; i++) {
-		/* a division per block only for sizes not a power of two */
-		lens |= b[i].len;
-		if (!pow2 && b[i].len % size)
-			r->whole = false;
-		if (!b[i].len)
-			continue;
-		if (b[i].len > INT64_MAX ||
-		    __builtin_add_overflow(b[i].disp, (int64_t)b[i].len, &end) ||
-		    __builtin_add_overflow(per, b[i].len, &per))
-			return false;
-		if (b[i].disp < z)
-			r->apart = false;	/* out of order, or overlapping */
-		a = b[i].disp < a ? b[i].disp : a;
-		z = end > z ? end : z;
+	if (!sum) {
+		mpirma_blocks_sum((const struct mpirma_block *)(uintptr_t)l->blocks,
+				  l->nblocks, &own);
+		sum = &own;
 	}
-	if (pow2 && (lens & (size - 1)))
-		r->whole = false;
-	if (__builtin_mul_overflow(per, l->count, &r->bytes))
+	if (!sum->fits)
+		return false;
+	r->whole = !(sum->lens_gcd % size);
+	r->apart = sum->ordered;
+	if (__builtin_mul_overflow(sum->data, l->count, &r->bytes))
 		return false;
 	if (!r->bytes) {
 		r->lo = r->hi = 0;
 		return true;
 	}
+	a = sum->lo;
+	z = sum->hi;
 	if (l->count - 1 > INT64_MAX ||
 	    __builtin_mul_overflow((int64_t)(l->count - 1), l->extent, &shift))
 		return false;

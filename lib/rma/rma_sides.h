@@ -13,10 +13,14 @@
 
 #include "internal.h"
 
+struct mpirma_blocks_sum;
+
 /*
  * One side of an operation: its datatype, its kernel layout (element view
  * when all basic components are one type, else bytes), the kernel type the
- * layout is in, and the number of data bytes it covers.
+ * layout is in, the number of data bytes it covers, and what one instance
+ * of its datatype's block list reaches (NULL: no block list, or one of the
+ * call's own).
  */
 struct mpirma_rma_side {
 	MPI_Datatype dt;
@@ -25,6 +29,12 @@ struct mpirma_rma_side {
 	struct mpirma_layout l;
 	unsigned int ktype;
 	uint64_t bytes;
+	const struct mpirma_blocks_sum *sum;
+};
+
+/* What the block lists of an operation's sides reach (NULL: walk them). */
+struct mpirma_op_sums {
+	const struct mpirma_blocks_sum *origin, *target, *result;
 };
 
 /*
@@ -55,8 +65,9 @@ int mpirma_rma_signature_check(unsigned int mine, unsigned int target);
  * bytes [lo, hi) it touches and the data it holds; whether every block is
  * a whole number of elements (whole), and whether, as far as a look at its
  * block list in order can tell, no byte is named twice (apart: blocks in
- * order and apart, repetitions that cannot interleave).  False when the
- * arithmetic does not fit in 64 bits.
+ * order and apart, repetitions that cannot interleave).  @sum: what one
+ * instance of its block list reaches, or NULL to walk the list.  False when
+ * the arithmetic does not fit in 64 bits.
  */
 struct mpirma_reach {
 	int64_t lo, hi;
@@ -64,6 +75,7 @@ struct mpirma_reach {
 	bool whole, apart;
 };
 bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
+			 const struct mpirma_blocks_sum *sum,
 			 struct mpirma_reach *r);
 
 #endif /* MPIRMA_LIB_RMA_SIDES_H */

@@ -369,15 +369,18 @@ void mpirma_win_dyn_free(struct mpirma_window *w);
 /*
  * Operations whose sides are block lists (lib/rma/rma_blocks.c): where the
  * start of @op's target is in this process when the direct path can run
- * it (@tr: what its target reaches, rma_sides.h), with its bytes in
- * *@bytes, else NULL (the kernel takes it, and
- * reports what is wrong with it); then the operation, @t and @bytes what
- * that gave.
+ * it (@tr: what its target reaches, @sums what its sides' block lists do,
+ * rma_sides.h), with its bytes in *@bytes, else NULL (the kernel takes it,
+ * and reports what is wrong with it); then the operation, @t and @bytes
+ * what that gave.
  */
 struct mpirma_reach;
+struct mpirma_op_sums;
 char *mpirma_win_blocks_target(struct mpirma_window *w,
 			       const struct mpirma_op *op,
-			       const struct mpirma_reach *tr, uint64_t *bytes);
+			       const struct mpirma_reach *tr,
+			       const struct mpirma_op_sums *sums,
+			       uint64_t *bytes);
 void mpirma_win_blocks(struct mpirma_window *w, const struct mpirma_op *op,
 		       char *t, uint64_t bytes);
 
