@@ -224,17 +224,64 @@ static const struct hy_op_pair op_pairs[] = {
 const struct hy_type_pair *_Atomic hy_type_last;
 const struct hy_op_pair *_Atomic hy_op_last;
 
+#define NR_TYPE_PAIRS	(sizeof(type_pairs) / sizeof(type_pairs[0]))
+
+/*
+ * type_pairs' indices in the order of their host handles (as numbers: Open
+ * MPI's are addresses, MPICH's integers), for a binary search: a derived
+ * type (every strided call) missed the whole table twice per call, 730
+ * instructions, more than the engine's own work for 8 blocks.  Ties keep the
+ * table's order.  Set before any MPI call, then only read.
+ */
+static unsigned short type_order[NR_TYPE_PAIRS];
+
+static uintptr_t type_key(MPI_Datatype t)
+{
+	return (uintptr_t)t;
+}
+
+static int type_order_cmp(const void *a, const void *b)
+{
+	unsigned short x = *(const unsigned short *)a;
+	unsigned short y = *(const unsigned short *)b;
+	uintptr_t kx = type_key(type_pairs[x].h), ky = type_key(type_pairs[y].h);
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void __attribute__((constructor)) type_order_init(void)
+{
+	for (size_t k = 0; k < NR_TYPE_PAIRS; k++)
+		type_order[k] = (unsigned short)k;
+	qsort(type_order, NR_TYPE_PAIRS, sizeof(type_order[0]),
+	      type_order_cmp);
+}
+
 /* convert.h: the table is constant, so no lock is needed. */
 bool hy_type_predefined(MPI_Datatype t, MPII_Datatype *out)
 {
-	for (size_t k = 0; k < sizeof(type_pairs) / sizeof(type_pairs[0]); k++)
-		if (type_pairs[k].h == t) {
-			atomic_store_explicit(&hy_type_last, &type_pairs[k],
-					      memory_order_relaxed);
-			*out = type_pairs[k].i;
-			return true;
-		}
-	return false;
+	size_t lo = 0, hi = NR_TYPE_PAIRS;
+	uintptr_t key = type_key(t);
+	const struct hy_type_pair *p;
+
+	while (lo < hi) {	/* the first whose key is not below @key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (type_key(type_pairs[type_order[mid]].h) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == NR_TYPE_PAIRS)
+		return false;
+	p = &type_pairs[type_order[lo]];
+	if (p->h != t)
+		return false;
+	atomic_store_explicit(&hy_type_last, p, memory_order_relaxed);
+	*out = p->i;
+	return true;
 }
 
 /* convert.h */
