@@ -302,7 +302,7 @@ MPII_Datatype hy_type_miss(MPI_Datatype t)
 {
 	MPII_Datatype out;
 
-	return hy_type_predefined(t, &out) ? out : MPII_DATATYPE_NULL;
+	return hy_type_predefined(t, &out) ? out : hy_type_derived(t);
 }
 
 /* convert.h */

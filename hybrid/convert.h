@@ -43,15 +43,23 @@ int hy_op_lookup(MPI_Op op, MPII_Op *out);
  */
 bool hy_type_predefined(MPI_Datatype t, MPII_Datatype *out);
 bool hy_op_predefined(MPI_Op op, MPII_Op *out);
-/* The same by value: MPII_DATATYPE_NULL, MPII_OP_NULL for any other. */
+/*
+ * The same by value, MPII_DATATYPE_NULL and MPII_OP_NULL for any other;
+ * a type also when it is a derived one hy_type_derived() knows.
+ */
 MPII_Datatype hy_type_miss(MPI_Datatype t);
+/*
+ * The engine's type of a derived type converted lately, or
+ * MPII_DATATYPE_NULL; without hy.lock (hybrid/convert_type.c).
+ */
+MPII_Datatype hy_type_derived(MPI_Datatype t);
 MPII_Op hy_op_miss(MPI_Op op);
 
 /*
  * NAME(h, out): the engine's value of @h, the last one converted inline;
  * host class.  NAME_fast(h, last_only): the same for predefined handles
- * only, without a lock; NONE for any other (hy_type_predefined()), and
- * with @last_only for any but the last one.  By value, so that a fast lane
+ * (and derived types converted lately) only, without a lock; NONE for any
+ * other (NAME_miss()), and with @last_only for any but the last one.  By value, so that a fast lane
  * keeps it in a register, and @last_only makes no call.
  */
 #define HY_CONVERT_LAST(NAME, HOST, INNER, PAIR, NONE)			\

@@ -48,6 +48,59 @@ static unsigned long shape_clock;
 static int rebuild(MPI_Datatype t, MPII_Datatype *out);
 static void type_release(MPII_Datatype *t);
 
+/*
+ * Derived types converted lately, for the RMA fast lane (hy_type_derived),
+ * which reads them without hy.lock: a program that names the same
+ * committed strided types call after call then takes no process-wide lock
+ * for them.  Slot by the handle's hash; each slot is a sequence lock,
+ * written under hy.lock (odd @seq: being written), its words atomic so a
+ * reader racing a writer sees a miss, never a torn pair.
+ */
+#define HY_DSLOTS	8
+
+struct hy_dslot {
+	_Atomic unsigned long seq;
+	_Atomic(MPI_Datatype) h;
+	_Atomic MPII_Datatype i;
+};
+
+static struct hy_dslot dslots[HY_DSLOTS];
+
+static struct hy_dslot *dslot(MPI_Datatype t)
+{
+	uintptr_t k = (uintptr_t)t;
+
+	return &dslots[(k ^ k >> 4 ^ k >> 9) % HY_DSLOTS];
+}
+
+/* Sets @t's slot to (@h, @i); hy.lock held. */
+static void dslot_set(MPI_Datatype t, MPI_Datatype h, MPII_Datatype i)
+{
+	struct hy_dslot *d = dslot(t);
+	unsigned long seq = atomic_load_explicit(&d->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&d->seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&d->h, h, memory_order_relaxed);
+	atomic_store_explicit(&d->i, i, memory_order_relaxed);
+	atomic_store_explicit(&d->seq, seq + 2, memory_order_release);
+}
+
+/* convert.h */
+MPII_Datatype hy_type_derived(MPI_Datatype t)
+{
+	struct hy_dslot *d = dslot(t);
+	unsigned long seq = atomic_load_explicit(&d->seq, memory_order_acquire);
+	MPI_Datatype h = atomic_load_explicit(&d->h, memory_order_relaxed);
+	MPII_Datatype i = atomic_load_explicit(&d->i, memory_order_relaxed);
+
+	atomic_thread_fence(memory_order_acquire);
+	if ((seq & 1) || h != t ||
+	    atomic_load_explicit(&d->seq, memory_order_relaxed) != seq)
+		return MPII_DATATYPE_NULL;
+	return i;
+}
+
 static int lookup(MPI_Datatype t, MPII_Datatype *out)
 {
 	if (hy_type_predefined(t, out))
@@ -55,6 +108,7 @@ static int lookup(MPI_Datatype t, MPII_Datatype *out)
 	for (size_t k = 0; k < nderived; k++)
 		if (derived[k].h == t) {
 			*out = derived[k].i;
+			dslot_set(t, t, *out);
 			return 1;
 		}
 	return 0;
@@ -84,6 +138,7 @@ int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out)
 	}
 	derived[nderived].h = t;
 	derived[nderived++].i = *out;
+	dslot_set(t, t, *out);
 	return MPI_SUCCESS;
 }
 
@@ -182,6 +237,8 @@ static void shape_keep(int comb, int ni, int na, int nd, const int *ints,
 /* MPI_Type_free: the host may give the handle to a new type next. */
 void hy_type_forget(MPI_Datatype t)
 {
+	if (atomic_load_explicit(&dslot(t)->h, memory_order_relaxed) == t)
+		dslot_set(t, MPI_DATATYPE_NULL, MPII_DATATYPE_NULL);
 	for (size_t k = 0; k < nderived; k++)
 		if (derived[k].h == t) {
 			type_release(&derived[k].i);

@@ -27,6 +27,10 @@
  *                    also the rest with no slot on the host's transport
  *                    (net_host.c), never held with the other
  *
+ * Not locks that nest: the slots of derived types converted lately
+ * (convert_type.c) are sequence locks written under hy.lock and read by
+ * the RMA fast lane without any lock; a reader never waits, it misses.
+ *
  * The host MPI's own locks come after all of them: the layer calls the host
  * with any of its locks held.  The engine (lib/) takes its own only inside
  * calls made under hy.lock.  A trylock cannot deadlock and is not checked,

@@ -269,7 +269,8 @@ rma_at(const struct hy_win *w, const struct hy_rma *c,
 
 /*
  * The fast lane of the plain calls: on a window of this node's engine that
- * spans no nodes, to a target rank, with predefined datatypes and op, the
+ * spans no nodes, to a target rank, with predefined datatypes (or derived
+ * ones converted lately, hy_type_derived()) and a predefined op, the
  * window, with the engine's values of the datatypes and op in @v, for the
  * engine's entry for the layer (rma_at()), without hy.lock, so the layer
  * adds a window lookup and the conversions to what the call costs
