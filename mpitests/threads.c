@@ -8,7 +8,9 @@
  * On a window of each flavor (created, allocated, shared, dynamic), inside
  * one lock_all epoch the main thread opens, THREADS threads of every rank
  * call every RMA call, plain and request-based, on targets that change from
- * call to call, and flush their own targets (or all, or locally).  Then
+ * call to call (an accumulate's target type a derived one each thread
+ * makes anew every third call), and flush their own targets (or all, or
+ * locally).  Then
  * each thread takes an exclusive lock on a target of its own.  The totals
  * must be exact, the tickets of fetch_and_op a permutation, every put's
  * last value there, and compare_and_swap increments none lost.  Thread 0
@@ -79,6 +81,7 @@ static void cas_increment(int target)
 /* One thread's calls in the lock_all epoch. */
 static void rma_calls(int t)
 {
+	MPI_Datatype one_long = MPI_DATATYPE_NULL;
 	long one = 1, two = 2, got, old, val;
 	int slot = mtest_rank * THREADS + t;
 	MPI_Request req[4];
@@ -87,9 +90,20 @@ static void rma_calls(int t)
 	for (int i = 0; i < ops; i++) {
 		int target = (mtest_rank + t + i) % mtest_size;
 
+		/*
+		 * A derived target type of the thread's own, made anew every
+		 * third call and freed with its accumulate maybe pending: the
+		 * layer's slots of derived types written and read at once.
+		 */
+		if (i % 3 == 0) {
+			if (one_long != MPI_DATATYPE_NULL)
+				CHECK_MPI(MPI_Type_free(&one_long));
+			CHECK_MPI(MPI_Type_contiguous(1, MPI_LONG, &one_long));
+			CHECK_MPI(MPI_Type_commit(&one_long));
+		}
 		val = i + 1;
 		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, target,
-					 disp(target, W_SUM), 1, MPI_LONG,
+					 disp(target, W_SUM), 1, one_long,
 					 MPI_SUM, win));
 		CHECK_MPI(MPI_Fetch_and_op(&one, &tickets[t * ops + i],
 					   MPI_LONG, 0, disp(0, W_TICKET),
@@ -141,6 +155,8 @@ static void rma_calls(int t)
 		if (i % 4 == 0)
 			cas_increment(target);
 	}
+	if (one_long != MPI_DATATYPE_NULL)
+		CHECK_MPI(MPI_Type_free(&one_long));
 }
 
 /* Point-to-point with the peer thread on the next rank, and a reduction. */

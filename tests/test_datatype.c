@@ -226,7 +226,7 @@ static void test_constructors(void)
 	CHECK_EQ(PMPI_Type_free(&t1), MPI_ERR_TYPE);
 }
 
-/* Block lists summed up: order, overlap, empty blocks, gcd, overflow. */
+/* Block lists summed up: order, overlap, empty blocks, lengths, overflow. */
 static void test_blocks_sum(void)
 {
 	static const struct mpirma_block b1[] = { { 8, 12 }, { 24, 0 }, { 32, 4 } };
@@ -237,7 +237,7 @@ static void test_blocks_sum(void)
 
 	mpirma_blocks_sum(b1, 3, &s);
 	CHECK(s.fits && s.ordered && s.lo == 8 && s.hi == 36 && s.data == 16 &&
-	      s.lens_gcd == 4);
+	      s.lens_or == 12);
 	mpirma_blocks_sum(b2, 2, &s);
 	CHECK(s.fits && !s.ordered && s.lo == 0 && s.hi == 24 && s.data == 16);
 	mpirma_blocks_sum(b3, 2, &s);
@@ -274,7 +274,7 @@ static void test_layouts(void)
 	      l.extent == 40 && l.addr == 0);
 	/* One instance of the list: ints 0-1, 4-5, 8-9, as the list sums up. */
 	CHECK(sum && sum->fits && sum->ordered && sum->lo == 0 &&
-	      sum->hi == 40 && sum->data == 24 && sum->lens_gcd == 8);
+	      sum->hi == 40 && sum->data == 24 && sum->lens_or == 8);
 	mpirma_blocks_sum((const struct mpirma_block *)(uintptr_t)l.blocks,
 			  l.nblocks, &own);
 	CHECK(!memcmp(&own, sum, sizeof(own)));

@@ -226,6 +226,7 @@ static void __attribute__((noinline, cold)) predef_init(void)
 			t->neblocks = t->nblocks;
 		}
 		mpirma_dtype_sum_views(t);
+		t->summed = true;
 		snprintf(t->hdr.name, sizeof(t->hdr.name), "%s", p->name);
 		if (t->ktype >= 0 && !t->padded &&
 		    t->size == mpirma_type_info[t->ktype].size &&

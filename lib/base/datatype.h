@@ -116,15 +116,16 @@ struct mpirma_dtype_args {
 /*
  * What one instance of a block list reaches from its start (mpirma_blocks_sum):
  * the bytes [@lo, @hi) it touches (0, 0 with no data), the @data bytes it
- * holds, the greatest common divisor of its block lengths (its blocks are
- * whole elements of s bytes where s divides it), @ordered: its blocks are in
- * order and apart; @fits: all of it fits in 64 bits (else the rest is unset).
+ * holds, its block lengths or-ed together (its blocks are whole elements of
+ * s bytes, s a power of two, where s - 1 has no bit of it), @ordered: its
+ * blocks are in order and apart; @fits: all of it fits in 64 bits (else the
+ * rest is unset).
  * Kept with a datatype's block lists so that an RMA call need not walk them
  * to know where its target reaches.
  */
 struct mpirma_blocks_sum {
 	int64_t lo, hi;
-	uint64_t data, lens_gcd;
+	uint64_t data, lens_or;
 	bool ordered, fits;
 };
 
@@ -157,7 +158,8 @@ void mpirma_blocks_sum(const struct mpirma_block *b, size_t n,
  * @blocks, @nblocks: the byte view
  * @eblocks, @neblocks: the element view (== @blocks unless @padded;
  *	NULL when @basic is not a single type)
- * @bsum, @esum: what one instance of each view reaches, set with them
+ * @bsum, @esum: what one instance of each view reaches, once @summed
+ *	(by mpirma_dtype_flatten(), so for every type a call may name)
  * @runs, @nruns: the construction
  * @args: the constructor's arguments (MPI_Type_get_contents)
  * @x32size: its bytes in the "external32" representation, once @x32known
@@ -187,6 +189,7 @@ struct mpirma_dtype {
 	struct mpirma_block *eblocks;
 	size_t neblocks;
 	struct mpirma_blocks_sum bsum, esum;
+	bool summed;
 	struct mpirma_dtype_run *runs;
 	int nruns;
 	struct mpirma_dtype_args args;
@@ -241,8 +244,8 @@ int mpirma_dtype_check(MPI_Datatype dt, bool need_commit,
 int mpirma_buf_check(int count, MPI_Datatype dt, struct mpirma_dtype **out);
 
 /*
- * Computes the block lists if not done yet.  0 or -ENOMEM.  Every function
- * below that needs them calls it.
+ * Computes the block lists, and what one instance of each reaches, if not
+ * done yet.  0 or -ENOMEM.  Every function below that needs them calls it.
  */
 int mpirma_dtype_flatten(struct mpirma_dtype *t);
 /* Sets @t's @bsum and @esum from its block lists. */

@@ -40,11 +40,44 @@ static int blist_add(struct blist *l, int64_t disp, uint64_t len)
 	return 0;
 }
 
-/* The blocks of @t's runs in one view (@elem: element view). */
-static int flatten_view(struct mpirma_dtype *t, bool elem, struct blist *out)
+/* Room for the blocks of @t's runs in one view, before merges; at most 4096. */
+static size_t view_room(const struct mpirma_dtype *t, bool elem)
 {
+	size_t room = 0;
 	int i;
 
+	for (i = 0; i < t->nruns && room < 4096; i++) {
+		const struct mpirma_dtype *c = t->runs[i].type;
+		const struct mpirma_block *cb = elem ? c->eblocks : c->blocks;
+		size_t cn = elem ? c->neblocks : c->nblocks;
+		MPI_Count n = t->runs[i].n;
+
+		if (n <= 0 || c->size == 0 || !cn)
+			continue;
+		if (cn == 1 && (MPI_Aint)cb[0].len == mpirma_dtype_extent(c))
+			room++;
+		else
+			room += n < 4096 && cn < 4096 ? (size_t)n * cn : 4096;
+	}
+	return room < 4096 ? room : 4096;
+}
+
+/*
+ * The blocks of @t's runs in one view (@elem: element view), in a list
+ * sized for them first: a type built per call (ARMCI-MPI's subarrays) grew
+ * it by reallocation, one of the largest costs of a commit.
+ */
+static int flatten_view(struct mpirma_dtype *t, bool elem, struct blist *out)
+{
+	size_t room = view_room(t, elem);
+	int i;
+
+	if (room) {
+		out->b = malloc(room * sizeof(*out->b));
+		if (!out->b)
+			return -1;
+		out->cap = room;
+	}
 	for (i = 0; i < t->nruns; i++) {
 		const struct mpirma_dtype_run *r = &t->runs[i];
 		const struct mpirma_dtype *c = r->type;
@@ -78,6 +111,8 @@ static struct mpirma_block *shrink(struct blist *l)
 		free(l->b);
 		return NULL;
 	}
+	if (l->n == l->cap)
+		return l->b;
 	b = realloc(l->b, l->n * sizeof(*b));
 	return b ? b : l->b;
 }
@@ -87,19 +122,12 @@ void mpirma_blocks_sum(const struct mpirma_block *b, size_t n,
 		       struct mpirma_blocks_sum *s)
 {
 	int64_t a = INT64_MAX, z = INT64_MIN, end;
-	uint64_t g = 0, x, y;
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
 	s->ordered = true;
 	for (i = 0; i < n; i++) {
-		for (x = g, y = b[i].len; y; ) {	/* g = gcd(g, len) */
-			uint64_t m = x % y;
-
-			x = y;
-			y = m;
-		}
-		g = x;
+		s->lens_or |= b[i].len;
 		if (!b[i].len)
 			continue;
 		if (b[i].len > INT64_MAX ||
@@ -111,7 +139,6 @@ void mpirma_blocks_sum(const struct mpirma_block *b, size_t n,
 		a = b[i].disp < a ? b[i].disp : a;
 		z = end > z ? end : z;
 	}
-	s->lens_gcd = g;
 	if (s->data) {
 		s->lo = a;
 		s->hi = z;
@@ -128,7 +155,8 @@ void mpirma_dtype_sum_views(struct mpirma_dtype *t)
 		mpirma_blocks_sum(t->eblocks, t->neblocks, &t->esum);
 }
 
-int mpirma_dtype_flatten(struct mpirma_dtype *t)
+/* The block lists of @t and of the types it is built from. */
+static int flatten(struct mpirma_dtype *t)
 {
 	struct blist bytes = { 0 }, elems = { 0 };
 	int i;
@@ -136,7 +164,7 @@ int mpirma_dtype_flatten(struct mpirma_dtype *t)
 	if (t->flat)
 		return 0;
 	for (i = 0; i < t->nruns; i++)
-		if (mpirma_dtype_flatten(t->runs[i].type))
+		if (flatten(t->runs[i].type))
 			return -ENOMEM;
 	if (flatten_view(t, false, &bytes))
 		goto out_nomem;
@@ -151,7 +179,6 @@ int mpirma_dtype_flatten(struct mpirma_dtype *t)
 		t->neblocks = t->nblocks;
 		t->eblocks = t->blocks;
 	}
-	mpirma_dtype_sum_views(t);
 	t->flat = true;
 	return 0;
 
@@ -159,6 +186,22 @@ out_nomem:
 	free(bytes.b);
 	free(elems.b);
 	return -ENOMEM;
+}
+
+/*
+ * The sums only for the type asked for, not for the types it is built
+ * from, which no call names unless they are committed themselves (and
+ * then they are summed here).
+ */
+int mpirma_dtype_flatten(struct mpirma_dtype *t)
+{
+	if (flatten(t))
+		return -ENOMEM;
+	if (!t->summed) {
+		mpirma_dtype_sum_views(t);
+		t->summed = true;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ layouts */

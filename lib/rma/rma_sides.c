@@ -186,8 +186,11 @@ bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
 			 const struct mpirma_blocks_sum *sum,
 			 struct mpirma_reach *r)
 {
+	const struct mpirma_block *b =
+		(const struct mpirma_block *)(uintptr_t)l->blocks;
 	struct mpirma_blocks_sum own;
 	int64_t a, z, shift;
+	uint32_t i;
 
 	r->whole = r->apart = true;
 	if (!l->nblocks) {
@@ -199,13 +202,18 @@ bool mpirma_layout_reach(const struct mpirma_layout *l, unsigned int size,
 		return true;
 	}
 	if (!sum) {
-		mpirma_blocks_sum((const struct mpirma_block *)(uintptr_t)l->blocks,
-				  l->nblocks, &own);
+		mpirma_blocks_sum(b, l->nblocks, &own);
 		sum = &own;
 	}
 	if (!sum->fits)
 		return false;
-	r->whole = !(sum->lens_gcd % size);
+	if (!(size & (size - 1))) {
+		r->whole = !(sum->lens_or & (size - 1));
+	} else {
+		/* a division per block, only for sizes not a power of two */
+		for (i = 0; i < l->nblocks && r->whole; i++)
+			r->whole = !(b[i].len % size);
+	}
 	r->apart = sum->ordered;
 	if (__builtin_mul_overflow(sum->data, l->count, &r->bytes))
 		return false;
