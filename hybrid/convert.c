@@ -234,6 +234,8 @@ const struct hy_op_pair *_Atomic hy_op_last;
  * table's order.  Set before any MPI call, then only read.
  */
 static unsigned short type_order[NR_TYPE_PAIRS];
+/* The smallest and largest of those keys: a derived type is seldom between. */
+static uintptr_t type_key_lo, type_key_hi;
 
 static uintptr_t type_key(MPI_Datatype t)
 {
@@ -257,6 +259,8 @@ static void __attribute__((constructor)) type_order_init(void)
 		type_order[k] = (unsigned short)k;
 	qsort(type_order, NR_TYPE_PAIRS, sizeof(type_order[0]),
 	      type_order_cmp);
+	type_key_lo = type_key(type_pairs[type_order[0]].h);
+	type_key_hi = type_key(type_pairs[type_order[NR_TYPE_PAIRS - 1]].h);
 }
 
 /* convert.h: the table is constant, so no lock is needed. */
@@ -266,6 +270,8 @@ bool hy_type_predefined(MPI_Datatype t, MPII_Datatype *out)
 	uintptr_t key = type_key(t);
 	const struct hy_type_pair *p;
 
+	if (key < type_key_lo || key > type_key_hi)
+		return false;
 	while (lo < hi) {	/* the first whose key is not below @key */
 		size_t mid = lo + (hi - lo) / 2;
 

@@ -370,6 +370,21 @@ static int build(int comb, int cnt, const int *ints, const MPI_Aint *addrs,
 	return ret;
 }
 
+/* Arguments of a host type that fit here are decoded without malloc(). */
+#define HY_ARGS_SMALL	16
+
+/* A buffer of @n elements of @size bytes: @small when they fit in it. */
+static void *args_buf(void *small, size_t n, size_t size)
+{
+	return n <= HY_ARGS_SMALL ? small : malloc(n * size);
+}
+
+static void args_buf_free(void *buf, void *small)
+{
+	if (buf != small)
+		free(buf);
+}
+
 /*
  * Builds in the engine the type the host's envelope and contents describe.
  * The engine checks the arguments again; its errors come back as classes.
@@ -379,10 +394,16 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 	int ni, na, nd, comb, ret;
 	struct hy_shape *sh;
 	bool cacheable;
+	int ints_s[HY_ARGS_SMALL];
+	MPI_Aint addrs_s[HY_ARGS_SMALL];
+	MPI_Datatype htypes_s[HY_ARGS_SMALL];
+	MPII_Datatype itypes_s[HY_ARGS_SMALL];
+	bool named_s[HY_ARGS_SMALL];
 	int *ints = NULL;
 	MPI_Aint *addrs = NULL;
 	MPI_Datatype *htypes = NULL;
 	MPII_Datatype *itypes = NULL;
+	bool *isnamed = NULL;
 	MPII_Datatype built = MPII_DATATYPE_NULL;
 
 	if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
@@ -390,21 +411,25 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 	if (comb == MPI_COMBINER_NAMED)
 		return hy_fail(MPI_ERR_TYPE, "a predefined datatype mpirma "
 			       "does not have");
-	ints = malloc(sizeof(int) * (size_t)(ni + 1));
-	addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-	htypes = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
-	itypes = malloc(sizeof(MPII_Datatype) * (size_t)(nd + 1));
-	if (!ints || !addrs || !htypes || !itypes) {
+	ints = args_buf(ints_s, (size_t)ni + 1, sizeof(*ints));
+	addrs = args_buf(addrs_s, (size_t)na + 1, sizeof(*addrs));
+	htypes = args_buf(htypes_s, (size_t)nd + 1, sizeof(*htypes));
+	itypes = args_buf(itypes_s, (size_t)nd + 1, sizeof(*itypes));
+	isnamed = args_buf(named_s, (size_t)nd + 1, sizeof(*isnamed));
+	if (!ints || !addrs || !htypes || !itypes || !isnamed) {
+		nd = 0;		/* no input types to free */
 		ret = hy_fail(MPI_ERR_NO_MEM, "out of memory");
-		goto out_free;
+		goto out_types;
 	}
 	PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, htypes);
+	cacheable = true;
+	for (int k = 0; k < nd; k++) {
+		isnamed[k] = named(htypes[k]);
+		cacheable &= isnamed[k];
+	}
 	ret = inner_types(nd, htypes, itypes);
 	if (ret)
 		goto out_types;
-	cacheable = true;
-	for (int k = 0; k < nd; k++)
-		cacheable &= named(htypes[k]);
 	sh = cacheable ? shape_find(comb, ni, na, nd, ints, addrs, itypes) :
 	     NULL;
 	if (sh) {
@@ -433,16 +458,16 @@ static int rebuild(MPI_Datatype t, MPII_Datatype *out)
 out_types:
 	/* Derived inputs the host made for us are ours to free. */
 	for (int k = 0; k < nd; k++) {
-		if (!named(htypes[k])) {
+		if (!isnamed[k]) {
 			/* Its handle may name another type next. */
 			hy_type_forget(htypes[k]);
 			PMPI_Type_free(&htypes[k]);
 		}
 	}
-out_free:
-	free(ints);
-	free(addrs);
-	free(htypes);
-	free(itypes);
+	args_buf_free(ints, ints_s);
+	args_buf_free(addrs, addrs_s);
+	args_buf_free(htypes, htypes_s);
+	args_buf_free(itypes, itypes_s);
+	args_buf_free(isnamed, named_s);
 	return ret;
 }
