@@ -276,6 +276,7 @@ help:
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
 	@echo "make bench-msg    messages and collectives, each MPI alone and with the layer"
 	@echo "make bench-osu    the OSU one-sided benchmarks' shapes, each MPI alone and with the layer"
+	@echo "make bench-strided strided calls (a reused vector, a subarray per call), each MPI alone and with the layer"
 	@echo "make bench-costs  what a call, branch, fence, copy and sleep cost: host CPU against the VM"
 	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
 	@echo "make mpich-suite MPICH_SRC=DIR  MPICH's test/mpi suite built and run in the VM"
@@ -973,6 +974,28 @@ $(BENCH_DIR)/%_bench-mpich: bench/%_bench.c $(BENCH_SRC_DEPS)
 	@mkdir -p $(@D)
 	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(BENCH_PARTS) $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
+
+# Strided calls (bench/strided_bench.c): a vector named call after call,
+# and ARMCI-MPI's subarray made for every call, the same three builds, on
+# 2 ranks, mpirma beside both hosts alone and under the layer, in one boot
+# of its own (bench/strided-run prints the table), about 4 minutes.
+STRIDED_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/strided_bench-mpirma)
+STRIDED_BENCH_PEERS := $(BENCH_DIR)/strided_bench-openmpi $(BENCH_DIR)/strided_bench-mpich
+BENCH_STRIDED_VM_ARGS ?= --cpus 2 --timeout 2400
+BENCH_STRIDED_REPEAT ?=
+SCRIPTS += bench/strided-run
+
+userspace: $(STRIDED_BENCH)
+
+.PHONY: bench-strided bench-strided-run
+bench-strided: bench-deps
+	$(MAKE) all
+	$(MAKE) bench-strided-run
+
+bench-strided-run: module $(STRIDED_BENCH) $(STRIDED_BENCH_PEERS) $(HY_LIBS)
+	$(VM) $(BENCH_STRIDED_VM_ARGS) \
+		$(if $(BENCH_STRIDED_REPEAT),-e BENCH_STRIDED_REPEAT=$(BENCH_STRIDED_REPEAT)) \
+		-- bench/strided-run -o $(BENCH_DIR) | tee $(BENCH_DIR)/strided-results.txt
 
 # Messages, barriers and small collectives (bench/msg_bench.c), the same
 # three builds (the rules above), at 2 and 4 ranks, with both hosts alone and under the layer,
