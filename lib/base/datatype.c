@@ -404,7 +404,7 @@ struct mpirma_dtype *mpirma_dtype_build(int combiner,
 					struct mpirma_dtype_run *runs,
 					int nruns)
 {
-	struct mpirma_dtype *t = calloc(1, sizeof(*t));
+	struct mpirma_dtype *t = mpirma_zalloc(1, sizeof(*t));
 	MPI_Aint lbm = 0, ubm = 0, lbp = 0, ubp = 0;
 	bool have_lbm = false, have_ubm = false, have_plain = false;
 	bool have_data = false;

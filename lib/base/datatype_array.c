@@ -194,7 +194,7 @@ static int subarray(int ndims, struct mpirma_nums sizes,
 			return mpirma_err(MPI_ERR_ARG, "bad size, subsize or "
 					  "start in dimension %d", i);
 	}
-	parts = calloc(ndims > 0 ? ndims : 1, sizeof(*parts));
+	parts = mpirma_zalloc(ndims > 0 ? ndims : 1, sizeof(*parts));
 	if (!parts)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	for (i = 0; i < ndims; i++)
@@ -317,7 +317,7 @@ static int darray(int size, int rank, int ndims, struct mpirma_nums gsizes,
 		ret = mpirma_err(MPI_ERR_ARG, "the process grid is not %d "
 				 "processes", size);
 	if (!ret) {
-		parts = calloc(ndims > 0 ? ndims : 1, sizeof(*parts));
+		parts = mpirma_zalloc(ndims > 0 ? ndims : 1, sizeof(*parts));
 		if (!parts)
 			ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}

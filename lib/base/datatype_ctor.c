@@ -26,7 +26,7 @@ int mpirma_dtype_args_alloc(MPI_Datatype *newtype, int ret, int ni, int na,
 	a->ints = malloc((ni ? ni : 1) * sizeof(*a->ints));
 	a->aints = malloc((na ? na : 1) * sizeof(*a->aints));
 	a->counts = malloc((nc ? nc : 1) * sizeof(*a->counts));
-	a->types = calloc(nt ? nt : 1, sizeof(*a->types));
+	a->types = mpirma_zalloc(nt ? nt : 1, sizeof(*a->types));
 	if (!a->ints || !a->aints || !a->counts || !a->types) {
 		mpirma_handle_free(MPIRMA_HK_DATATYPE, *newtype);
 		t->handle = 0;
@@ -93,7 +93,7 @@ int mpirma_dtype_ctor_check(int count, MPI_Datatype oldtype,
 
 struct mpirma_dtype_run *mpirma_dtype_runs_alloc(int n)
 {
-	return calloc(n ? n : 1, sizeof(struct mpirma_dtype_run));
+	return mpirma_zalloc(n ? n : 1, sizeof(struct mpirma_dtype_run));
 }
 
 /* Block i's value of @v: from its array, or the one value of all blocks. */

@@ -41,7 +41,7 @@ void mpirma_request_complete(struct mpirma_request *r, int source, int tag,
 int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
 			 struct mpirma_request **out)
 {
-	struct mpirma_request *r = calloc(1, size);
+	struct mpirma_request *r = mpirma_zalloc(1, size);
 
 	if (!r)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
