@@ -975,22 +975,28 @@ $(BENCH_DIR)/%_bench-mpich: bench/%_bench.c $(BENCH_SRC_DEPS)
 	MPICH_CC="$(CC)" mpicc.mpich $(MPICC_FLAGS) -o $@.tmp $< $(BENCH_PARTS) $(ALL_LDFLAGS) -lm -lpthread
 	mv -f $@.tmp $@
 
+# A benchmark with a boot of its own, bench/NAME_bench.c (the rules above):
+# VAR_BENCH, its mpirma build (part of all), VAR_BENCH_PEERS, the hosts'
+# builds, and bench-NAME, which builds everything, then runs bench-NAME-run
+# (each defined below its call).
+define bench_suite
+$(1)_BENCH := $$(if $$(and $$(MPICC),$$(LIB_TARGETS)),$$(BENCH_DIR)/$(2)_bench-mpirma)
+$(1)_BENCH_PEERS := $$(BENCH_DIR)/$(2)_bench-openmpi $$(BENCH_DIR)/$(2)_bench-mpich
+userspace: $$($(1)_BENCH)
+.PHONY: bench-$(2) bench-$(2)-run
+bench-$(2): bench-deps
+	$$(MAKE) all
+	$$(MAKE) bench-$(2)-run
+endef
+
 # Strided calls (bench/strided_bench.c): a vector named call after call,
 # and ARMCI-MPI's subarray made for every call, the same three builds, on
 # 2 ranks, mpirma beside both hosts alone and under the layer, in one boot
 # of its own (bench/strided-run prints the table), about 4 minutes.
-STRIDED_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/strided_bench-mpirma)
-STRIDED_BENCH_PEERS := $(BENCH_DIR)/strided_bench-openmpi $(BENCH_DIR)/strided_bench-mpich
+$(eval $(call bench_suite,STRIDED,strided))
 BENCH_STRIDED_VM_ARGS ?= --cpus 2 --timeout 2400
 BENCH_STRIDED_REPEAT ?=
 SCRIPTS += bench/strided-run
-
-userspace: $(STRIDED_BENCH)
-
-.PHONY: bench-strided bench-strided-run
-bench-strided: bench-deps
-	$(MAKE) all
-	$(MAKE) bench-strided-run
 
 bench-strided-run: module $(STRIDED_BENCH) $(STRIDED_BENCH_PEERS) $(HY_LIBS)
 	$(VM) $(BENCH_STRIDED_VM_ARGS) \
@@ -1000,18 +1006,10 @@ bench-strided-run: module $(STRIDED_BENCH) $(STRIDED_BENCH_PEERS) $(HY_LIBS)
 # Messages, barriers and small collectives (bench/msg_bench.c), the same
 # three builds (the rules above), at 2 and 4 ranks, with both hosts alone and under the layer,
 # in one boot of its own (bench/msg-run; table and plot: bench/msg-summary).
-MSG_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/msg_bench-mpirma)
-MSG_BENCH_PEERS := $(BENCH_DIR)/msg_bench-openmpi $(BENCH_DIR)/msg_bench-mpich
+$(eval $(call bench_suite,MSG,msg))
 BENCH_MSG_VM_ARGS ?= --cpus 4 --timeout 3600
 BENCH_MSG_ARGS ?=
 SCRIPTS += bench/msg-run bench/msg-summary
-
-userspace: $(MSG_BENCH)
-
-.PHONY: bench-msg bench-msg-run
-bench-msg: bench-deps
-	$(MAKE) all
-	$(MAKE) bench-msg-run
 
 bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 	@rm -f $(BENCH_DIR)/msg.csv
@@ -1029,21 +1027,13 @@ bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 # BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w allocate);
 # BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the launches of
 # each, BENCH_OSU_WARMUP=0 skips the unrecorded first launch of each.
-OSU_BENCH := $(if $(and $(MPICC),$(LIB_TARGETS)),$(BENCH_DIR)/osu_bench-mpirma)
-OSU_BENCH_PEERS := $(BENCH_DIR)/osu_bench-openmpi $(BENCH_DIR)/osu_bench-mpich
+$(eval $(call bench_suite,OSU,osu))
 BENCH_OSU_VM_ARGS ?= --cpus 2 --timeout 3600
 BENCH_OSU_ARGS ?=
 BENCH_OSU_IMPLS ?=
 BENCH_OSU_REPEAT ?=
 BENCH_OSU_WARMUP ?=
 SCRIPTS += bench/osu-run bench/osu-summary
-
-userspace: $(OSU_BENCH)
-
-.PHONY: bench-osu bench-osu-run
-bench-osu: bench-deps
-	$(MAKE) all
-	$(MAKE) bench-osu-run
 
 bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
 	@rm -f $(BENCH_DIR)/osu.csv
