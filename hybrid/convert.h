@@ -59,8 +59,9 @@ MPII_Op hy_op_miss(MPI_Op op);
  * NAME(h, out): the engine's value of @h, the last one converted inline;
  * host class.  NAME_fast(h, last_only): the same for predefined handles
  * (and derived types converted lately) only, without a lock; NONE for any
- * other (NAME_miss()), and with @last_only for any but the last one.  By value, so that a fast lane
- * keeps it in a register, and @last_only makes no call.
+ * other (NAME_miss()), and with @last_only for any but the last one.  By
+ * value, so that a fast lane keeps it in a register, and @last_only makes
+ * no call.
  */
 #define HY_CONVERT_LAST(NAME, HOST, INNER, PAIR, NONE)			\
 static inline const struct PAIR *NAME##_hit(HOST h)			\

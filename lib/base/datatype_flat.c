@@ -40,24 +40,51 @@ static int blist_add(struct blist *l, int64_t disp, uint64_t len)
 	return 0;
 }
 
+/* What a run adds to one view of its parent's block list. */
+enum run_shape {
+	RUN_EMPTY,		/* nothing: no instances, or no data */
+	RUN_ONE_BLOCK,		/* its instances touch: one block for the run */
+	RUN_INSTANCES,		/* each instance's blocks */
+};
+
+/*
+ * The shape of run @r in one view (@elem: element view), with its type's
+ * list of that view in *@cb, *@cn.
+ */
+static enum run_shape run_view(const struct mpirma_dtype_run *r, bool elem,
+			       const struct mpirma_block **cb, size_t *cn)
+{
+	const struct mpirma_dtype *c = r->type;
+
+	*cb = elem ? c->eblocks : c->blocks;
+	*cn = elem ? c->neblocks : c->nblocks;
+	if (r->n <= 0 || c->size == 0 || !*cn)
+		return RUN_EMPTY;
+	if (*cn == 1 && (MPI_Aint)(*cb)[0].len == mpirma_dtype_extent(c))
+		return RUN_ONE_BLOCK;
+	return RUN_INSTANCES;
+}
+
 /* Room for the blocks of @t's runs in one view, before merges; at most 4096. */
 static size_t view_room(const struct mpirma_dtype *t, bool elem)
 {
-	size_t room = 0;
+	const struct mpirma_block *cb;
+	size_t room = 0, cn;
 	int i;
 
 	for (i = 0; i < t->nruns && room < 4096; i++) {
-		const struct mpirma_dtype *c = t->runs[i].type;
-		const struct mpirma_block *cb = elem ? c->eblocks : c->blocks;
-		size_t cn = elem ? c->neblocks : c->nblocks;
 		MPI_Count n = t->runs[i].n;
 
-		if (n <= 0 || c->size == 0 || !cn)
-			continue;
-		if (cn == 1 && (MPI_Aint)cb[0].len == mpirma_dtype_extent(c))
+		switch (run_view(&t->runs[i], elem, &cb, &cn)) {
+		case RUN_EMPTY:
+			break;
+		case RUN_ONE_BLOCK:
 			room++;
-		else
+			break;
+		case RUN_INSTANCES:
 			room += n < 4096 && cn < 4096 ? (size_t)n * cn : 4096;
+			break;
+		}
 	}
 	return room < 4096 ? room : 4096;
 }
@@ -80,25 +107,26 @@ static int flatten_view(struct mpirma_dtype *t, bool elem, struct blist *out)
 	}
 	for (i = 0; i < t->nruns; i++) {
 		const struct mpirma_dtype_run *r = &t->runs[i];
-		const struct mpirma_dtype *c = r->type;
-		const struct mpirma_block *cb = elem ? c->eblocks : c->blocks;
-		size_t cn = elem ? c->neblocks : c->nblocks, k;
-		MPI_Aint ext = mpirma_dtype_extent(c);
+		MPI_Aint ext = mpirma_dtype_extent(r->type);
+		const struct mpirma_block *cb;
+		size_t cn, k;
 		MPI_Count j;
 
-		if (r->n <= 0 || c->size == 0 || !cn)
-			continue;
-		/* Instances that touch each other: one block for the run. */
-		if (cn == 1 && (MPI_Aint)cb[0].len == ext) {
+		switch (run_view(r, elem, &cb, &cn)) {
+		case RUN_EMPTY:
+			break;
+		case RUN_ONE_BLOCK:
 			if (blist_add(out, r->disp + cb[0].disp, r->n * cb[0].len))
 				return -1;
-			continue;
+			break;
+		case RUN_INSTANCES:
+			for (j = 0; j < r->n; j++)
+				for (k = 0; k < cn; k++)
+					if (blist_add(out, r->disp + j * ext +
+						      cb[k].disp, cb[k].len))
+						return -1;
+			break;
 		}
-		for (j = 0; j < r->n; j++)
-			for (k = 0; k < cn; k++)
-				if (blist_add(out, r->disp + j * ext + cb[k].disp,
-					      cb[k].len))
-					return -1;
 	}
 	return 0;
 }

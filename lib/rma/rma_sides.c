@@ -12,20 +12,16 @@
 #include "reduce.h"
 #include "rma_sides.h"
 
-/* Bytes a layout of kernel type @ktype covers (@sum: its blocks', or NULL). */
+/*
+ * Bytes a datatype's layout of kernel type @ktype covers; @sum: its block
+ * list's, which a layout from mpirma_dtype_layout() with blocks always has.
+ */
 static uint64_t layout_bytes(const struct mpirma_layout *l, unsigned int ktype,
 			     const struct mpirma_blocks_sum *sum)
 {
-	uint64_t per = 0;
-	uint32_t i;
-
 	if (!l->nblocks)
 		return l->count * mpirma_type_info[ktype].size;
-	if (sum)
-		return sum->data * l->count;
-	for (i = 0; i < l->nblocks; i++)
-		per += ((const struct mpirma_block *)(uintptr_t)l->blocks)[i].len;
-	return per * l->count;
+	return sum->data * l->count;
 }
 
 /*
