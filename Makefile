@@ -996,7 +996,7 @@ endef
 $(eval $(call bench_suite,STRIDED,strided))
 BENCH_STRIDED_VM_ARGS ?= --cpus 2 --timeout 2400
 BENCH_STRIDED_REPEAT ?=
-SCRIPTS += bench/strided-run
+SCRIPTS += bench/strided-run bench/launch-2ranks.sh
 
 bench-strided-run: module $(STRIDED_BENCH) $(STRIDED_BENCH_PEERS) $(HY_LIBS)
 	$(VM) $(BENCH_STRIDED_VM_ARGS) \
