@@ -112,6 +112,17 @@ MPIRMA_DEFINE_ACCESS(u64, u64)
 MPIRMA_DEFINE_ACCESS(s64, s64)
 
 /*
+ * Integer sums of elements under 8 bytes by mpirma_swar_sum() in the
+ * scalar build (the kernel's); the vectorized builds keep the plain loop,
+ * which the compiler vectorizes.
+ */
+#ifdef MPIRMA_REDUCE_VEC
+#define REDUCE_SWAR	false
+#else
+#define REDUCE_SWAR	true
+#endif
+
+/*
  * reduce_<name>(): every op but REPLACE, NO_OP, MAXLOC and MINLOC on @n
  * elements of the integer type @T.  SUM and PROD are computed in the
  * unsigned type @W, at least as wide as @T and unsigned int, so that they
@@ -129,6 +140,14 @@ static void reduce_##name(unsigned int op, u8 *t, const u8 *s, size_t n)	\
 		MPIRMA_ELEMWISE(name, T, t, s, n, b < a ? b : a);	\
 		break;							\
 	case MPIRMA_OP_SUM:						\
+		if (REDUCE_SWAR && sizeof(T) < 8) {			\
+			size_t d_ = mpirma_swar_sum(t, s, n * sizeof(T), \
+						    sizeof(T));		\
+									\
+			t += d_;					\
+			s += d_;					\
+			n -= d_ / sizeof(T);				\
+		}							\
 		MPIRMA_ELEMWISE(name, T, t, s, n, (T)((W)a + (W)b));	\
 		break;							\
 	case MPIRMA_OP_PROD:						\

@@ -189,6 +189,41 @@ void mpirma_reduce(unsigned int type, unsigned int op, void *tgt, const void *sr
  */
 void mpirma_cas(unsigned int type, void *tgt, const void *src, const void *cmp, void *old);
 
+/**
+ * mpirma_swar_sum() - integer SUM of small elements, eight bytes at a time
+ * @t: the target elements (any alignment)
+ * @s: the source elements (any alignment)
+ * @bytes: the bytes of both
+ * @size: the element size: 1, 2 or 4
+ *
+ * Adds each 64-bit word of @s into @t as 8 / @size lanes, each modulo
+ * 2^bits: the lanes' low bits are added with the top bits masked off, so
+ * that no carry crosses into the next lane, and each top bit is then the
+ * xor of both top bits and that carry.  Returns the bytes done, @bytes
+ * rounded down to 8; the caller adds the rest element by element.  Six
+ * scalar operations per word, without vector registers: the kernel
+ * computes its integer sums without an FPU section, and under QEMU's TCG
+ * this runs 1 KiB of chars 3-6 times as fast as a byte loop and as fast as
+ * an AVX2 one (us: byte loop 3.1-6.3, SSE2 1.2-1.7, AVX2 0.73, this 0.70-1.05).
+ */
+static inline size_t mpirma_swar_sum(u8 *t, const u8 *s, size_t bytes,
+				     unsigned int size)
+{
+	const u64 high = size == 1 ? 0x8080808080808080ULL :
+			 size == 2 ? 0x8000800080008000ULL :
+				     0x8000000080000000ULL;
+	size_t k;
+	u64 a, b;
+
+	for (k = 0; k + 8 <= bytes; k += 8) {
+		a = get_unaligned((const u64 *)(t + k));
+		b = get_unaligned((const u64 *)(s + k));
+		put_unaligned(((a & ~high) + (b & ~high)) ^ ((a ^ b) & high),
+			      (u64 *)(t + k));
+	}
+	return k;
+}
+
 /*
  * Internal to reduce.c and reduce_fp.c (define MPIRMA_REDUCE_IMPL before
  * including this header).

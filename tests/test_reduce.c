@@ -258,6 +258,62 @@ static unsigned int test_reduce(void)
 	return pairs;
 }
 
+/*
+ * mpirma_swar_sum() against a lane-by-lane sum: every length up to 40
+ * bytes at every misalignment of both buffers, the values random but with
+ * carries out of every lane's top bit (0xff.. + 0x01..) in turn, and
+ * nothing past the whole words it reports touched.
+ */
+static void test_swar_sum(void)
+{
+	static const unsigned int sizes[] = { 1, 2, 4 };
+	uint8_t t[64], s[64], want[64];
+	uint64_t seed = 777;
+	unsigned int si, bad = 0, runs = 0;
+	size_t len, off, k, done, e;
+
+	for (si = 0; si < 3; si++) {
+		unsigned int size = sizes[si];
+
+		for (len = 0; len <= 40; len += size) {
+			for (off = 0; off < 8; off++) {
+				for (k = 0; k < sizeof(t); k++) {
+					seed = seed * 6364136223846793005ULL +
+					       1442695040888963407ULL;
+					t[k] = (uint8_t)(seed >> 56);
+					s[k] = (uint8_t)(seed >> 48);
+					if ((k + off) % 3 == 0) {
+						t[k] = 0xff;
+						s[k] = (k % size) ? 0xff : 0x01;
+					}
+				}
+				memcpy(want, t, sizeof(t));
+				for (e = 0; e < len; e += size) {
+					uint32_t a = 0, b = 0;
+
+					memcpy(&a, want + off + e, size);
+					memcpy(&b, s + 8 - off + e, size);
+					a += b;
+					memcpy(want + off + e, &a, size);
+				}
+				done = mpirma_swar_sum(t + off, s + 8 - off, len,
+						       size);
+				/* the elements it left: the caller's */
+				memcpy(t + off + done, want + off + done,
+				       len - done);
+				runs++;
+				if (done != (len & ~(size_t)7) ||
+				    memcmp(t, want, sizeof(t))) {
+					if (!bad++)
+						detail("swar size %u len %zu off %zu: done %zu",
+						       size, len, off, done);
+				}
+			}
+		}
+	}
+	checkf(!bad, "mpirma_swar_sum(): %u of %u runs wrong", bad, runs);
+}
+
 /* n == 0 touches nothing. */
 static void test_reduce_empty(void)
 {
@@ -625,6 +681,7 @@ int main(void)
 	test_tables();
 	pairs = test_reduce();
 	test_reduce_empty();
+	test_swar_sum();
 	test_cas();
 	test_native_element();
 	test_native_steps();

@@ -135,6 +135,26 @@ static inline void mpirma_cpu_relax(void)
 void mpirma_reduce_run(unsigned int type, unsigned int op, void *tgt,
 		       const void *src, void *old, size_t n);
 
+/*
+ * Per element size (1, 2, 4): 0 while unknown, 1 when this CPU runs the
+ * integer sums of that size faster eight bytes at a time in the scalar
+ * build (mpirma_swar_sum()) than in a vectorized one, 2 when not.
+ */
+extern uint8_t mpirma_swar_verdict[5];
+bool mpirma_swar_learn(unsigned int size);
+
+/*
+ * Is a sum of 1-, 2- or 4-byte integers (@size) best left to the scalar
+ * build, here?  The first asking picks the engine's build for that size.
+ */
+static inline bool mpirma_swar_wins(unsigned int size)
+{
+	uint8_t v = __atomic_load_n(&mpirma_swar_verdict[size],
+				    __ATOMIC_RELAXED);
+
+	return mpirma_likely(v) ? v == 1 : mpirma_swar_learn(size);
+}
+
 /* This thread's number: 0, 1, 2... in the order threads first ask. */
 int mpirma_thread_index(void);
 

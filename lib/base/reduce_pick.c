@@ -7,9 +7,15 @@
  * depends on the CPU and the type: on hardware the vectorized loops win
  * 3-20x; under QEMU's TCG, which runs many SSE instructions through
  * helpers, the scalar ones often do (16 KiB SUM, us, scalar/SSE2/AVX2:
- * int8 57/24/13, int32 15/25/13, double 22/30/79).  So the first long loop
- * on a type times each build the CPU can run on a small buffer and keeps
- * the fastest.  All compute the same bits; only speed is at stake.
+ * int8 57/24/13, int32 15/25/13, double 22/30/79, before the scalar build
+ * added small integers eight bytes at a time).  So the first long loop on
+ * a type times each build the CPU can run on a small buffer and keeps the
+ * fastest.  All compute the same bits; only speed is at stake.
+ *
+ * The same verdict tells the direct path (lib/rma/update.h) how far its
+ * own loop should run integer sums of 1, 2 and 4 bytes before it hands
+ * them to the engine: where the scalar build wins, the engine would only
+ * add its dispatch.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -99,6 +105,23 @@ static reduce_fn pick(unsigned int type)
 	}
 	__atomic_store_n(&picked[type], p, __ATOMIC_RELAXED);
 	return p;
+}
+
+uint8_t mpirma_swar_verdict[5];
+
+bool mpirma_swar_learn(unsigned int size)
+{
+	unsigned int type = size == 1 ? MPIRMA_TYPE_UINT8 :
+			    size == 2 ? MPIRMA_TYPE_UINT16 : MPIRMA_TYPE_UINT32;
+	reduce_fn p = __atomic_load_n(&picked[type], __ATOMIC_RELAXED);
+	bool wins;
+
+	if (!p)
+		p = pick(type);
+	wins = p == mpirma_reduce;
+	__atomic_store_n(&mpirma_swar_verdict[size], wins ? 1 : 2,
+			 __ATOMIC_RELAXED);
+	return wins;
 }
 
 void mpirma_reduce_run(unsigned int type, unsigned int op, void *tgt,
