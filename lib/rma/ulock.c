@@ -6,7 +6,8 @@
  * instructions and no system call; only a process that must wait enters
  * the kernel, to sleep until the table changes (kmod/ulock.c).
  *
- * The protocol, per target t (all accesses sequentially consistent):
+ * The protocol, per target t (all accesses sequentially consistent but
+ * the exclusive holds, which no other process's protocol reads):
  *  - word[t] names the exclusive owner (rank + 1) and has a WAITERS bit;
  *    held[o][t] is origin o's shared (or exclusive) hold, written only by
  *    o (and by the kernel when o leaves).
@@ -140,7 +141,13 @@ static int lock_excl(struct mpirma_ulock *ul, uint32_t t)
 			return ret;
 		}
 	}
-	__atomic_store_n(held_at(ul, ul->me, t), MPIRMA_ULOCK_EXCL, SC);
+	/*
+	 * Only for this process's unlock and the kernel's cleanup: no one's
+	 * protocol reads an exclusive hold, and the compare-and-swap above
+	 * ordered the lock already.
+	 */
+	__atomic_store_n(held_at(ul, ul->me, t), MPIRMA_ULOCK_EXCL,
+			 __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -173,8 +180,9 @@ void mpirma_ulock_unlock(struct mpirma_ulock *ul, uint32_t t)
 {
 	uint8_t *h = held_at(ul, ul->me, t);
 
-	if (__atomic_load_n(h, SC) == MPIRMA_ULOCK_EXCL) {
-		__atomic_store_n(h, 0, SC);
+	if (__atomic_load_n(h, __ATOMIC_RELAXED) == MPIRMA_ULOCK_EXCL) {
+		/* owner_release()'s compare-and-swap orders it, and the epoch */
+		__atomic_store_n(h, 0, __ATOMIC_RELAXED);
 		owner_release(ul, t);
 		return;
 	}

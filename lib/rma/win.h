@@ -328,6 +328,14 @@ static inline int mpirma_win_drain(struct mpirma_window *w);
 int mpirma_win_drain_queue(struct mpirma_window *w);
 
 /*
+ * mpirma_win_drain() for a caller that releases a passive-target lock right
+ * after: the release (a compare-and-swap, a sequentially consistent store,
+ * the kernel's unlock) orders the direct operations' plain stores before
+ * it, so no fence of its own.
+ */
+static inline int mpirma_win_drain_released(struct mpirma_window *w);
+
+/*
  * The drain an RMA call needs before its own operation: an error of the
  * operations queued before is not this call's, so it is deferred to the
  * next synchronization call (the one that completes them).
@@ -435,6 +443,15 @@ static inline int mpirma_win_drain(struct mpirma_window *w)
 	if (mpirma_likely(!w->queue.nops && !w->queue.deferred)) {
 		/* Direct operations were plain stores: order them first. */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		mpirma_win_direct_report_due(w);
+		return MPI_SUCCESS;
+	}
+	return mpirma_win_drain_queue(w);
+}
+
+static inline int mpirma_win_drain_released(struct mpirma_window *w)
+{
+	if (mpirma_likely(!w->queue.nops && !w->queue.deferred)) {
 		mpirma_win_direct_report_due(w);
 		return MPI_SUCCESS;
 	}

@@ -209,6 +209,18 @@ int mpirma_win_fence_local(int assert, MPI_Win win)
 
 /* ------------------------------------------------------------ passive */
 
+/*
+ * w->nlocks += @d.  Lock and unlock hold the library lock with threads
+ * (MPIRMA_CHECK_INIT()), so one writer at a time: no locked instruction;
+ * flushes on other threads read it atomically.
+ */
+static void nlocks_add(struct mpirma_window *w, int d)
+{
+	__atomic_store_n(&w->nlocks,
+			 __atomic_load_n(&w->nlocks, __ATOMIC_RELAXED) + d,
+			 __ATOMIC_RELAXED);
+}
+
 /* @rank is a window rank; MPI class (recorded). */
 static int check_rank(const struct mpirma_window *w, int rank)
 {
@@ -255,7 +267,7 @@ static int win_lock(int lock_type, int rank, int assert, MPI_Win win)
 	w->lock[rank] = (lock_type == MPI_LOCK_SHARED ? MPIRMA_WLOCK_SHARED :
 			 MPIRMA_WLOCK_EXCL) |
 			((assert & MPI_MODE_NOCHECK) ? MPIRMA_WLOCK_NOCHECK : 0);
-	__atomic_add_fetch(&w->nlocks, 1, __ATOMIC_RELAXED);	/* flushes read it */
+	nlocks_add(w, 1);
 	return MPI_SUCCESS;
 }
 
@@ -285,11 +297,14 @@ static int win_unlock(int rank, MPI_Win win)
 				  " (it is inside MPI_Win_lock_all: use "
 				  "MPI_Win_unlock_all)" : "");
 	/* The lock is released whatever the drain found. */
-	ret = mpirma_win_drain(w);
-	if (!(w->lock[rank] & MPIRMA_WLOCK_NOCHECK))
+	if (w->lock[rank] & MPIRMA_WLOCK_NOCHECK) {
+		ret = mpirma_win_drain(w);
+	} else {
+		ret = mpirma_win_drain_released(w);
 		ret = mpirma_first_err(ret, lock_give(w, (uint32_t)rank));
+	}
 	w->lock[rank] = MPIRMA_WLOCK_NONE;
-	__atomic_sub_fetch(&w->nlocks, 1, __ATOMIC_RELAXED);
+	nlocks_add(w, -1);
 	return ret;
 }
 
