@@ -70,6 +70,7 @@ static void win_destroy(struct mpirma_window *w)
 	free(w->in_start);
 	free(w->in_post);
 	free(w->lock);
+	free(w->rank_of);
 	free(w->ranks);
 	free(w);
 }
@@ -96,7 +97,9 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 	w->lock = calloc(c->size, sizeof(*w->lock));
 	w->in_start = calloc(c->size, sizeof(*w->in_start));
 	w->in_post = calloc(c->size, sizeof(*w->in_post));
-	if (!w->ranks || !w->lock || !w->in_start || !w->in_post)
+	w->rank_of = malloc(mpirma_proc.size * sizeof(*w->rank_of));
+	if (!w->ranks || !w->lock || !w->in_start || !w->in_post ||
+	    !w->rank_of)
 		goto out_nomem;
 	if (mpirma_threads) {
 		w->tallies = aligned_alloc(64, 2 * MPIRMA_TALLIES *
@@ -105,8 +108,13 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 			goto out_nomem;
 		memset(w->tallies, 0, 2 * MPIRMA_TALLIES * sizeof(*w->tallies));
 	}
-	for (i = 0; i < c->size; i++)
+	for (i = 0; i < mpirma_proc.size; i++)
+		w->rank_of[i] = -1;
+	for (i = 0; i < c->size; i++) {
 		w->ranks[i] = (uint32_t)mpirma_comm_job_rank(c, i);
+		if (w->ranks[i] < (uint32_t)mpirma_proc.size)
+			w->rank_of[w->ranks[i]] = i;
+	}
 	mpirma_win_hints_default(&w->hints);
 	mpirma_win_hints_parse(&w->hints, info, true);
 	mpirma_objhdr_init(&w->hdr, "");

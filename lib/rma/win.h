@@ -149,6 +149,7 @@ struct mpirma_direct_tally {
  * @size: number of ranks in the window
  * @rank: the caller's window rank
  * @ranks: job ranks in window-rank order (the kernel's group list)
+ * @rank_of: per job rank, its window rank, or -1 (PSCW's groups)
  * @ctx: the creating communicator's context id
  * @base: MPI_WIN_BASE (MPI_BOTTOM for dynamic windows)
  * @wsize: MPI_WIN_SIZE
@@ -205,6 +206,7 @@ struct mpirma_window {
 	int size;
 	int rank;
 	uint32_t *ranks;
+	int *rank_of;
 	uint64_t ctx;
 
 	void *base;

@@ -22,47 +22,41 @@
 
 #define POST_ASSERTS	(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)
 
+/* Groups up to this size are translated on the stack. */
+#define PSCW_GROUP_BUF	64
+
 /*
- * The members of @group as window ranks, in a new array (*out; NULL when
- * the group is empty).  MPI class (recorded): MPI_ERR_GROUP for an invalid
+ * The members of @group as window ranks, in @buf (PSCW_GROUP_BUF entries)
+ * or, for a larger group, a new array: *out, which the caller frees when
+ * it is not @buf.  MPI class (recorded): MPI_ERR_GROUP for an invalid
  * group or a member outside the window.
  */
 static int group_to_window(const struct mpirma_window *w, MPI_Group group,
-			   uint32_t **out, uint32_t *n)
+			   uint32_t *buf, uint32_t **out, uint32_t *n)
 {
 	struct mpirma_group *g = mpirma_group_get(group);
-	uint32_t *wr;
-	int *win_of, i;
+	uint32_t *wr = buf;
+	int i, jr;
 
-	*out = NULL;
+	*out = buf;
 	*n = 0;
 	if (!g || group == MPI_GROUP_NULL)
 		return mpirma_err(MPI_ERR_GROUP, "invalid group %d", group);
-	if (!g->size)
-		return MPI_SUCCESS;
-	wr = malloc(g->size * sizeof(*wr));
-	win_of = malloc(mpirma_proc.size * sizeof(*win_of));
-	if (!wr || !win_of) {
-		free(wr);
-		free(win_of);
-		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	if (g->size > PSCW_GROUP_BUF) {
+		wr = malloc(g->size * sizeof(*wr));
+		if (!wr)
+			return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	}
-	for (i = 0; i < mpirma_proc.size; i++)
-		win_of[i] = -1;
-	for (i = 0; i < w->size; i++)
-		win_of[w->ranks[i]] = i;
 	for (i = 0; i < g->size; i++) {
-		int jr = g->ranks[i];
-
-		if (jr < 0 || jr >= mpirma_proc.size || win_of[jr] < 0) {
-			free(wr);
-			free(win_of);
+		jr = g->ranks[i];
+		if (jr < 0 || jr >= mpirma_proc.size || w->rank_of[jr] < 0) {
+			if (wr != buf)
+				free(wr);
 			return mpirma_err(MPI_ERR_GROUP, "rank %d of the group "
 					  "is not in the window", i);
 		}
-		wr[i] = (uint32_t)win_of[jr];
+		wr[i] = (uint32_t)w->rank_of[jr];
 	}
-	free(win_of);
 	*out = wr;
 	*n = (uint32_t)g->size;
 	return MPI_SUCCESS;
@@ -186,7 +180,7 @@ static int group_ioctl(const struct mpirma_window *w, unsigned long cmd,
 static int win_post(MPI_Group group, int assert, MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
-	uint32_t *ranks, n;
+	uint32_t buf[PSCW_GROUP_BUF], *ranks, n;
 	int ret;
 
 	if (!w)
@@ -197,7 +191,7 @@ static int win_post(MPI_Group group, int assert, MPI_Win win)
 	if (w->posted)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "an exposure epoch "
 				  "(MPI_Win_post) is already open");
-	ret = group_to_window(w, group, &ranks, &n);
+	ret = group_to_window(w, group, buf, &ranks, &n);
 	if (ret)
 		return ret;
 	/* NOCHECK changes nothing: posting never waits. */
@@ -206,7 +200,8 @@ static int win_post(MPI_Group group, int assert, MPI_Win win)
 	else
 		ret = group_ioctl(w, MPIRMA_IOC_WIN_POST, ranks, n,
 				  "MPIRMA_IOC_WIN_POST");
-	free(ranks);
+	if (ranks != buf)
+		free(ranks);
 	if (ret)
 		return ret;
 	w->posted = true;
@@ -224,7 +219,7 @@ MPIRMA_ALIAS(Win_post)
 static int win_start(MPI_Group group, int assert, MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
-	uint32_t *ranks, n, i;
+	uint32_t buf[PSCW_GROUP_BUF], *ranks, n, i;
 	int ret;
 
 	if (!w)
@@ -239,7 +234,7 @@ static int win_start(MPI_Group group, int assert, MPI_Win win)
 	if (mpirma_win_passive(w))
 		return mpirma_err(MPI_ERR_RMA_SYNC, "a passive-target epoch "
 				  "(lock) is open on this window");
-	ret = group_to_window(w, group, &ranks, &n);
+	ret = group_to_window(w, group, buf, &ranks, &n);
 	if (ret)
 		return ret;
 	/*
@@ -258,7 +253,8 @@ static int win_start(MPI_Group group, int assert, MPI_Win win)
 			w->in_start[ranks[i]] = 1;
 		w->started = true;
 	}
-	free(ranks);
+	if (ranks != buf)
+		free(ranks);
 	return ret;
 }
 
