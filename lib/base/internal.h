@@ -155,6 +155,13 @@ static inline bool mpirma_swar_wins(unsigned int size)
 	return mpirma_likely(v) ? v == 1 : mpirma_swar_learn(size);
 }
 
+/* The same without learning it: false while unknown. */
+static inline bool mpirma_swar_known(unsigned int size)
+{
+	return __atomic_load_n(&mpirma_swar_verdict[size], __ATOMIC_RELAXED) ==
+	       1;
+}
+
 /* This thread's number: 0, 1, 2... in the order threads first ask. */
 int mpirma_thread_index(void);
 
