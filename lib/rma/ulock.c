@@ -206,8 +206,9 @@ void mpirma_ulock_unlock_all(struct mpirma_ulock *ul)
 	bool wake = false;
 	uint32_t t;
 
+	/* release stores: the epoch's accesses come before them */
 	for (t = 0; t < ul->n; t++)
-		__atomic_store_n(held_at(ul, ul->me, t), 0, __ATOMIC_RELAXED);
+		__atomic_store_n(held_at(ul, ul->me, t), 0, __ATOMIC_RELEASE);
 	__atomic_thread_fence(SC);
 	for (t = 0; t < ul->n; t++) {
 		if (word_load(ul, t) & MPIRMA_ULOCK_WAITERS) {

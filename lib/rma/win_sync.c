@@ -362,9 +362,12 @@ static int win_unlock_all(MPI_Win win)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch "
 				  "is open on this window");
 	/* The locks are released whatever the drain found. */
-	ret = mpirma_win_drain(w);
-	if (!w->lock_all_nocheck)
+	if (w->lock_all_nocheck) {
+		ret = mpirma_win_drain(w);
+	} else {
+		ret = mpirma_win_drain_released(w);
 		ret = mpirma_first_err(ret, lock_give(w, MPIRMA_RANK_ALL));
+	}
 	w->lock_all = false;
 	w->lock_all_nocheck = false;
 	return ret;
