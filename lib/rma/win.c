@@ -108,13 +108,10 @@ static int win_new(struct mpirma_comm *c, MPI_Info info, int flavor,
 			goto out_nomem;
 		memset(w->tallies, 0, 2 * MPIRMA_TALLIES * sizeof(*w->tallies));
 	}
-	for (i = 0; i < mpirma_proc.size; i++)
-		w->rank_of[i] = -1;
-	for (i = 0; i < c->size; i++) {
+	for (i = 0; i < c->size; i++)
 		w->ranks[i] = (uint32_t)mpirma_comm_job_rank(c, i);
-		if (w->ranks[i] < (uint32_t)mpirma_proc.size)
-			w->rank_of[w->ranks[i]] = i;
-	}
+	/* window ranks are @c's (an intra-communicator, check_create()) */
+	memcpy(w->rank_of, c->job2rank, mpirma_proc.size * sizeof(*w->rank_of));
 	mpirma_win_hints_default(&w->hints);
 	mpirma_win_hints_parse(&w->hints, info, true);
 	mpirma_objhdr_init(&w->hdr, "");

@@ -440,24 +440,27 @@ static inline void mpirma_win_direct_report_due(struct mpirma_window *w)
 	mpirma_win_direct_report_tally(w);
 }
 
-static inline int mpirma_win_drain(struct mpirma_window *w)
+/* Both drains; @fence: order the direct operations' plain stores here. */
+static __always_inline int mpirma_win_drain_as(struct mpirma_window *w,
+					       bool fence)
 {
 	if (mpirma_likely(!w->queue.nops && !w->queue.deferred)) {
-		/* Direct operations were plain stores: order them first. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (fence)
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		mpirma_win_direct_report_due(w);
 		return MPI_SUCCESS;
 	}
 	return mpirma_win_drain_queue(w);
 }
 
+static inline int mpirma_win_drain(struct mpirma_window *w)
+{
+	return mpirma_win_drain_as(w, true);
+}
+
 static inline int mpirma_win_drain_released(struct mpirma_window *w)
 {
-	if (mpirma_likely(!w->queue.nops && !w->queue.deferred)) {
-		mpirma_win_direct_report_due(w);
-		return MPI_SUCCESS;
-	}
-	return mpirma_win_drain_queue(w);
+	return mpirma_win_drain_as(w, false);
 }
 
 /* ------------------------------------------------------------ settings */

@@ -101,6 +101,22 @@ static int lock_give(struct mpirma_window *w, uint32_t rank)
 	return MPI_SUCCESS;
 }
 
+/*
+ * The end of a passive-target epoch on @rank (or MPIRMA_RANK_ALL): the
+ * drain, then the release, whatever the drain found (a lock taken with
+ * @nocheck holds nothing to release, so its drain orders the epoch
+ * itself).  MPI class (recorded): the first error.
+ */
+static int drain_and_give(struct mpirma_window *w, uint32_t rank, bool nocheck)
+{
+	int ret;
+
+	if (nocheck)
+		return mpirma_win_drain(w);
+	ret = mpirma_win_drain_released(w);
+	return mpirma_first_err(ret, lock_give(w, rank));
+}
+
 /* ------------------------------------------------------------ fence */
 
 
@@ -296,13 +312,8 @@ static int win_unlock(int rank, MPI_Win win)
 				  "lock on rank %d%s", rank, w->lock_all ?
 				  " (it is inside MPI_Win_lock_all: use "
 				  "MPI_Win_unlock_all)" : "");
-	/* The lock is released whatever the drain found. */
-	if (w->lock[rank] & MPIRMA_WLOCK_NOCHECK) {
-		ret = mpirma_win_drain(w);
-	} else {
-		ret = mpirma_win_drain_released(w);
-		ret = mpirma_first_err(ret, lock_give(w, (uint32_t)rank));
-	}
+	ret = drain_and_give(w, (uint32_t)rank,
+			     w->lock[rank] & MPIRMA_WLOCK_NOCHECK);
 	w->lock[rank] = MPIRMA_WLOCK_NONE;
 	nlocks_add(w, -1);
 	return ret;
@@ -361,13 +372,7 @@ static int win_unlock_all(MPI_Win win)
 	if (!w->lock_all)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "no MPI_Win_lock_all epoch "
 				  "is open on this window");
-	/* The locks are released whatever the drain found. */
-	if (w->lock_all_nocheck) {
-		ret = mpirma_win_drain(w);
-	} else {
-		ret = mpirma_win_drain_released(w);
-		ret = mpirma_first_err(ret, lock_give(w, MPIRMA_RANK_ALL));
-	}
+	ret = drain_and_give(w, MPIRMA_RANK_ALL, w->lock_all_nocheck);
 	w->lock_all = false;
 	w->lock_all_nocheck = false;
 	return ret;
