@@ -359,4 +359,19 @@ int mpirma_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
 /* topo.c: gives @to a copy of @from's topology (MPI_Comm_dup).  MPI class. */
 int mpirma_topo_copy(const struct mpirma_comm *from, struct mpirma_comm *to);
 
+/* A polling wait's pace (poll.c); zeroed before its first look. */
+struct mpirma_poller {
+	unsigned int rounds;	/* looks so far */
+	int spins;		/* mpirma_wait_pause's, with threads */
+	double end;		/* of the flat-out polls */
+	double yield_at;	/* the next sched_yield() among them */
+};
+
+/*
+ * The pause after a look that found nothing: true when the wait has polled
+ * long enough and its caller should sleep in the kernel (never with
+ * threads, where it pauses without the library lock).
+ */
+bool mpirma_poll_step(struct mpirma_poller *p);
+
 #endif /* MPIRMA_LIB_RUNTIME_H */

@@ -32,6 +32,7 @@
 
 #include "copy.h"
 #include "internal.h"
+#include "runtime.h"
 
 #define SHMQ_LINE	64		/* units and ring headers: cache lines */
 #define SHMQ_BELL_CTX	UINT64_MAX	/* kernel contexts: bells, ... */
@@ -156,13 +157,6 @@ bool shmq_unit_ready(uint32_t src);
 void shmq_sync_taken(uint32_t src, const struct shmq_rec *h);
 
 /* shmq_wait.c */
-struct shmq_waiter {
-	unsigned int rounds;
-	int spins;		/* mpirma_wait_pause's, with threads */
-	double end;		/* of the flat-out polls */
-	double yield_at;	/* the next sched_yield() among them */
-};
-
 /* After publishing a unit for @peer: ring its bell if it sleeps. */
 void shmq_bell_ring(uint32_t peer);
 /* Is @peer (MPIRMA_ANY_SOURCE: any rank) gone? */
@@ -172,6 +166,6 @@ bool shmq_peer_gone(uint32_t peer);
  * polls, pauses or sleeps.  0, or -EOWNERDEAD when the peer is gone (the
  * caller looks once more before it fails), or another -errno.
  */
-int shmq_wait_round(struct shmq_waiter *w, uint32_t peer);
+int shmq_wait_round(struct mpirma_poller *w, uint32_t peer);
 
 #endif /* MPIRMA_LIB_SHMQ_H */

@@ -422,7 +422,7 @@ static int unit_first(uint32_t src, struct unit *u, const bool *stop)
 /* Waits until the message @src is putting together is complete (*@done). */
 static int build_wait(uint32_t src, bool *done)
 {
-	struct shmq_waiter w = { 0 };
+	struct mpirma_poller w = { 0 };
 	struct unit u;
 	int ret, gone = 0;
 
@@ -632,7 +632,7 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 	      void *buf, size_t len, struct mpirma_msg *m)
 {
 	struct pattern p = { .peer = peer, .tag = tag, .ctx = ctx };
-	struct shmq_waiter w = { 0 };
+	struct mpirma_poller w = { 0 };
 	uint32_t wait_peer = peer;
 	int ret, gone = 0;
 

@@ -39,7 +39,7 @@ void shmq_sync_taken(uint32_t src, const struct shmq_rec *h)
 int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block)
 {
 	uint32_t peer = (uint32_t)job_rank;
-	struct shmq_waiter w = { 0 };
+	struct mpirma_poller w = { 0 };
 	struct mpirma_msg m;
 	int ret, gone = 0;
 

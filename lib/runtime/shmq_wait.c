@@ -2,11 +2,8 @@
 /*
  * shmq_wait.c - waiting for units of the shared-memory queues (shmq.h).
  *
- * A wait polls the rings for mpirma_proc.spin (init.c: 1 ms where every
- * rank has a CPU, else not at all; a sched_yield() every SPIN_YIELD_EVERY
- * among the polls), then for mpirma_proc.yield_spin with a
- * sched_yield() after each look (200 us where ranks outnumber CPUs), then
- * sleeps in the kernel on a bell:
+ * A wait polls the rings at the pace of lib/runtime/poll.c, then sleeps in
+ * the kernel on a bell:
  * it raises rx_sleeps in each ring it waits on, looks once more, and
  * sleeps in MPIRMA_IOC_MSG_RECV on the bell context; a sender that
  * publishes a unit into such a ring and takes the flag down rings the
@@ -22,20 +19,11 @@
  * sleeper asleep), and ask the kernel now and then whether the peer lives.
  */
 #include <errno.h>
-#include <sched.h>
 
 #include "shmq.h"
 #include "tool.h"
 
 #define LIVE_EVERY	256	/* threads: pauses between liveness checks */
-/*
- * Seconds between two sched_yield()s while polling flat out: two ranks
- * the scheduler has put on one CPU (mpiexec binds none) otherwise pass
- * the CPU once a time slice, a millisecond per message; with the yield
- * the peer runs within this.  Alone on its CPU the call returns at once.
- */
-#define SPIN_YIELD_EVERY	25e-6
-#define RELAX_AFTER	4096	/* polls before each poll pauses the CPU */
 
 void shmq_bell_ring(uint32_t peer)
 {
@@ -100,45 +88,12 @@ static int sleep_round(uint32_t peer)
 	return ret;
 }
 
-int shmq_wait_round(struct shmq_waiter *w, uint32_t peer)
+int shmq_wait_round(struct mpirma_poller *w, uint32_t peer)
 {
-	double now;
-
-	if (mpirma_threads) {
-		mpirma_wait_pause(&w->spins);
-		if (++w->rounds % LIVE_EVERY)
-			return 0;
-		return shmq_peer_gone(peer) ? -EOWNERDEAD : 0;
-	}
-	/*
-	 * The first polls go flat out: a pause in each made an 8-byte
-	 * ping-pong 10-20% slower in the VM, and a peer that answers at
-	 * once answers within them.
-	 */
-	if (w->rounds++ & 63) {
-		if (w->rounds > RELAX_AFTER)
-			mpirma_cpu_relax();
-		return 0;
-	}
-	/*
-	 * The clock at once: where ranks outnumber CPUs (no flat-out polls)
-	 * the first round already yields.
-	 */
-	now = PMPI_Wtime();
-	if (w->rounds == 1) {
-		w->end = now + mpirma_proc.spin;
-		w->yield_at = now + SPIN_YIELD_EVERY;
-	}
-	if (now < w->end) {
-		if (now >= w->yield_at) {
-			sched_yield();
-			w->yield_at = now + SPIN_YIELD_EVERY;
-		}
-		return 0;
-	}
-	if (now < w->end + mpirma_proc.yield_spin) {
-		sched_yield();
-		return 0;
-	}
-	return sleep_round(peer);
+	if (mpirma_poll_step(w))
+		return sleep_round(peer);
+	if (mpirma_threads && !(w->rounds % LIVE_EVERY) &&
+	    shmq_peer_gone(peer))
+		return -EOWNERDEAD;
+	return 0;
 }
