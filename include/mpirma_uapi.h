@@ -83,6 +83,7 @@
 #define MPIRMA_FEAT_REGION_MAP	(1ULL << 11)	/* MPIRMA_IOC_WIN_REGION, regions mmap-able */
 #define MPIRMA_FEAT_BULK	(1ULL << 12)	/* MPIRMA_ATOM_BULK, the table's update[] */
 #define MPIRMA_FEAT_MSG_COPY	(1ULL << 13)	/* MPIRMA_IOC_MSG_OFFER/_TAKE/_HELP/... */
+#define MPIRMA_FEAT_WSYNC	(1ULL << 14)	/* the lock table's sync area */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -228,10 +229,24 @@ enum mpirma_atomicity {
  *    word never released makes the job's accumulates wait, never the
  *    kernel hang); the words naming a rank that leaves are cleared.
  *
+ *  - the sync area at MPIRMA_ULOCK_SYNC(n) (MPIRMA_FEAT_WSYNC), where the
+ *    processes run fences and PSCW epochs with counters (the protocol is
+ *    the library's; docs/lib.md, "Fence and PSCW in the lock table"):
+ *     - __u32 at MPIRMA_ULOCK_SYNC(n): processes asleep in
+ *       MPIRMA_IOC_WIN_LOCK_WAIT on a counter below; whoever moves one
+ *       wakes them (MPIRMA_LOCKWAIT_WAKE) while it is not 0;
+ *     - per rank r the line at MPIRMA_ULOCK_SYNC_LINE(n, r): __u32 gone at
+ *       offset 0, set to 1 by the kernel when r leaves the window (before
+ *       the wake that every leave makes), then the library's counters;
+ *     - __u8 posted[n][n] at MPIRMA_ULOCK_POSTED(n) and __u8
+ *       completed[n][n] at MPIRMA_ULOCK_COMPLETED(n), the library's.
+ *
  * A window with MPIRMA_ATOM_BULK has the table even without
- * MPIRMA_WIN_ULOCK (its passive-target locks are then the kernel's); the
- * table's length (struct mpirma_win_query) says how much of it there is:
- * kernels before MPIRMA_FEAT_BULK have no update[].
+ * MPIRMA_WIN_ULOCK (its passive-target locks are then the kernel's).  The
+ * table's length (struct mpirma_win_query, whole pages) bounds what a
+ * process may map, and the kernel's features say what it holds: kernels
+ * before MPIRMA_FEAT_BULK have no update[], kernels before
+ * MPIRMA_FEAT_WSYNC no sync area.
  */
 #define MPIRMA_ULOCK_MAX_RANKS	1024
 #define MPIRMA_ULOCK_WORDS	64
@@ -239,7 +254,11 @@ enum mpirma_atomicity {
 #define MPIRMA_ULOCK_DETACHED(n)	(MPIRMA_ULOCK_HELD(n) + (((n) * (n) + 63) & ~63U))
 #define MPIRMA_ULOCK_UPDATE(n)	((MPIRMA_ULOCK_DETACHED(n) + (n) * 4 + 63) & ~63U)
 #define MPIRMA_ULOCK_UPDATE_STRIDE	64	/* a cache line per target */
-#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_UPDATE(n) + (n) * MPIRMA_ULOCK_UPDATE_STRIDE)
+#define MPIRMA_ULOCK_SYNC(n)	(MPIRMA_ULOCK_UPDATE(n) + (n) * MPIRMA_ULOCK_UPDATE_STRIDE)
+#define MPIRMA_ULOCK_SYNC_LINE(n, r)	(MPIRMA_ULOCK_SYNC(n) + 64 + (r) * 64)
+#define MPIRMA_ULOCK_POSTED(n)	MPIRMA_ULOCK_SYNC_LINE(n, n)
+#define MPIRMA_ULOCK_COMPLETED(n)	(MPIRMA_ULOCK_POSTED(n) + (((n) * (n) + 63) & ~63U))
+#define MPIRMA_ULOCK_TABLE_SIZE(n)	(MPIRMA_ULOCK_COMPLETED(n) + (((n) * (n) + 63) & ~63U))
 #define MPIRMA_ULOCK_KERNEL	MPIRMA_ULOCK_OWNER	/* update[] held by the kernel */
 #define MPIRMA_ULOCK_OWNER	0x00ffffffU
 #define MPIRMA_ULOCK_WAITERS	0x80000000U

@@ -13,7 +13,9 @@
  *    moves, and bumps it and wakes the sleepers;
  *  - when a rank leaves the window (MPI_Win_free, or its process gone) it
  *    clears that rank's row of held[] and every owner word naming it, so
- *    a dead holder never blocks the others, and wakes the sleepers.
+ *    a dead holder never blocks the others, marks the rank gone in the
+ *    sync area, so that fences and PSCW epochs waiting for it fail, and
+ *    wakes the sleepers.
  * Whatever a process writes into the table can only confuse the job's own
  * lock waits: the kernel reads nothing from it but owner words, which it
  * compares and clears.
@@ -36,6 +38,12 @@ static u32 *ulock_words(struct mpirma_win *win)
 static u8 *ulock_held(struct mpirma_win *win)
 {
 	return win->ulock->vaddr + MPIRMA_ULOCK_HELD(win->nranks);
+}
+
+/* The word of the sync area that says window rank @wr has left. */
+static u32 *ulock_gone(struct mpirma_win *win, u32 wr)
+{
+	return win->ulock->vaddr + MPIRMA_ULOCK_SYNC_LINE(win->nranks, wr);
 }
 
 /**
@@ -99,6 +107,7 @@ void mpirma_ulock_release_rank(struct mpirma_win *win, u32 wr)
 	u8 *held = ulock_held(win) + (size_t)wr * win->nranks;
 
 	ulock_release_updates(win, wr);
+	WRITE_ONCE(*ulock_gone(win, wr), 1);
 
 	for (t = 0; t < win->nranks; t++)
 		WRITE_ONCE(held[t], 0);

@@ -245,6 +245,13 @@ static const struct death_case death_cases[] = {
 };
 static int death_case_k;
 
+/* The first word of @wr's line in the sync area (MPIRMA_FEAT_WSYNC). */
+static volatile uint32_t *sync_gone(void *table, uint32_t nranks, uint32_t wr)
+{
+	return (volatile uint32_t *)((char *)table +
+				     MPIRMA_ULOCK_SYNC_LINE(nranks, wr));
+}
+
 MT_RANK_FN(death_rank)
 {
 	const struct death_case *c = &death_cases[death_case_k];
@@ -270,6 +277,9 @@ MT_RANK_FN(death_rank)
 	}
 	EXPECT_TRUE(mt_wait_flag(&sh->flag[0], 1, 10000));
 	ASSERT_EQ(0, mpirma_ulock_lock(&ul, 0, true));
+	/* The cleanup that freed the lock marked rank 1, and only it, gone. */
+	EXPECT_EQ(1, *sync_gone(ul.map, r->nranks, 1));
+	EXPECT_EQ(0, *sync_gone(ul.map, r->nranks, (uint32_t)r->rank));
 	mt_inc(&sh->flag[1]);
 	mpirma_ulock_unlock(&ul, 0);
 	munmap(ul.map, ul.map_len);

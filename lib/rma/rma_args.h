@@ -204,12 +204,15 @@ int mpirma_rma_apply(uint32_t win_id, struct mpirma_op *ops, uint32_t nops,
 
 /*
  * MPI_Win_fence on engine window @win without the barrier that ends it:
- * the checks, the queue drained, the epoch state.  The caller runs the
- * barrier, always, whatever this returned (the layer: the host's, which
- * polls shared memory where the module's sleeps).  Engine class, raised on
- * @win.
+ * the checks, the queue drained, the epoch state; *@counted says whether
+ * the window's ranks share counters in its lock table
+ * (lib/rma/win_counters.c).  The caller runs the barrier, always, whatever
+ * this returned: mpirma_win_fence_counted() where they do, else its own
+ * (the layer: the host's, which polls shared memory where the module's
+ * sleeps).  Engine class, raised on @win.
  */
-int mpirma_win_fence_local(int assert, int win);
+int mpirma_win_fence_local(int assert, int win, bool *counted);
+int mpirma_win_fence_counted(int win);
 
 /*
  * The bodies of the communication calls and the flushes (rma.c,

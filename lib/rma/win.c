@@ -37,6 +37,7 @@
 #include "runtime.h"
 #include "tool.h"
 #include "win.h"
+#include "win_sync.h"
 
 /* ------------------------------------------------------------ lookup */
 
@@ -456,6 +457,7 @@ static int win_create(MPI_Comm comm, MPI_Info info, int flavor, void *base,
 			win_discard(w);
 			return ret;
 		}
+		mpirma_win_counters_map(w);
 	}
 	w->wsize = size;
 	w->disp_unit = disp_unit;

@@ -173,6 +173,10 @@ struct mpirma_direct_tally {
  * @posted: inside an exposure epoch of MPI_Win_post
  * @in_post: per origin, in the posted group and its complete not yet
  *	received (exposure epochs over the queues: lib/rma/win_sync.c)
+ * @counters: the lock table's sync area, where fences and PSCW epochs run
+ *	(lib/rma/win_counters.c), or NULL (they go over the queues or the
+ *	kernel)
+ * @fences: fence barriers run on @counters
  * @extent: per window rank, its memory's size and displacement unit, which
  *	the RMA calls check target ranges against; NULL for dynamic windows
  *	(and if asking the kernel failed: the kernel still checks)
@@ -230,6 +234,8 @@ struct mpirma_window {
 	uint8_t *in_start;
 	bool posted;
 	uint8_t *in_post;
+	char *counters;
+	uint32_t fences;
 
 	struct mpirma_win_extent *extent;
 	struct mpirma_win_seg *segs;

@@ -4,8 +4,10 @@
  * MPI_Win_post, start, complete, wait and test.
  *
  * Where messages use the shared-memory queues, posts and completes are
- * messages in the window's synchronization context (win_sync.h), polled
- * in user space; else the kernel matches them (MPIRMA_IOC_WIN_POST...).
+ * counters in the window's lock table (win_counters.c) or, where the
+ * kernel made none, messages in the window's synchronization context
+ * (win_sync.h), polled in user space; else the kernel matches them
+ * (MPIRMA_IOC_WIN_POST...).
  * Errors never break synchronization (win_sync.c says how): a complete
  * that found a bad operation is still sent, and a failed wait still ends
  * the exposure epoch.
@@ -97,10 +99,14 @@ static int pscw_post(struct mpirma_window *w, const uint32_t *ranks,
 	int first = MPI_SUCCESS;
 	uint32_t i;
 
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	memset(w->in_post, 0, w->size);
 	for (i = 0; i < n; i++)
 		w->in_post[ranks[i]] = 1;
+	if (w->counters) {
+		mpirma_win_counters_post(w, ranks, n);
+		return MPI_SUCCESS;
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++)
 		first = mpirma_first_err(first, sync_send(w, MPIRMA_WIN_MSG_POST,
 							  ranks[i], "post"));
@@ -114,6 +120,8 @@ static int pscw_start(struct mpirma_window *w, const uint32_t *ranks,
 	int ret, first = MPI_SUCCESS;
 	uint32_t i;
 
+	if (w->counters)
+		return mpirma_win_counters_start(w, ranks, n);
 	for (i = 0; i < n; i++) {
 		ret = sync_recv(w, MPIRMA_WIN_MSG_POST, ranks[i], false);
 		if (ret < 0 && !first)
@@ -129,6 +137,10 @@ static int pscw_complete(struct mpirma_window *w)
 	int first = MPI_SUCCESS;
 	int i;
 
+	if (w->counters) {
+		mpirma_win_counters_complete(w);
+		return MPI_SUCCESS;
+	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < w->size; i++)
 		if (w->in_start[i])
@@ -147,6 +159,8 @@ static int pscw_wait(struct mpirma_window *w, bool test)
 {
 	int i, ret, first = 0;
 
+	if (w->counters)
+		return mpirma_win_counters_wait(w, test);
 	for (i = 0; i < w->size; i++) {
 		if (!w->in_post[i])
 			continue;

@@ -121,7 +121,8 @@ static int drain_and_give(struct mpirma_window *w, uint32_t rank, bool nocheck)
 
 
 /*
- * The fence's barrier over the shared-memory queues: a dissemination
+ * The fence's barrier over the shared-memory queues, where the window has
+ * no counters in its lock table (win_counters.c): a dissemination
  * barrier of one-byte messages, polled in user space where the kernel's
  * (MPIRMA_IOC_WIN_FENCE) sleeps and costs a wake-up per rank.  Every round
  * runs whatever an earlier one found, so that a rank that has died fails
@@ -170,14 +171,11 @@ int mpirma_win_msg_recv(const struct mpirma_window *w, int tag,
 			       tag, MPIRMA_WIN_MSG_CTX | w->id, byte, 1, &m);
 }
 
-/* @barrier false: the caller runs one (mpirma_win_fence_local). */
-static int win_fence(int assert, MPI_Win win, bool barrier)
+/* The fence's checks, drain and epoch; MPI class (recorded). */
+static int fence_epoch(struct mpirma_window *w, int assert)
 {
-	struct mpirma_window *w = mpirma_window_check(win);
-	int ret, err;
+	int ret;
 
-	if (!w)
-		return MPI_ERR_WIN;
 	if (assert & ~FENCE_ASSERTS)
 		return mpirma_err(MPI_ERR_ASSERT, "assertion 0x%x has bits "
 				  "MPI_Win_fence does not know", assert);
@@ -188,39 +186,75 @@ static int win_fence(int assert, MPI_Win win, bool barrier)
 	ret = mpirma_win_drain(w);
 	w->fence = !(assert & MPI_MODE_NOSUCCEED);
 	mpirma_win_direct_report_due(w);
-	/*
-	 * Always a barrier, whatever the assertions (and whatever the drain
-	 * found: the other ranks are waiting in it): with NOPRECEDE the
-	 * targets' own stores must still be visible to the gets that follow,
-	 * and with NOSUCCEED the operations before it must be complete
-	 * everywhere before anyone returns.
-	 */
-	if (!barrier)
-		return ret;
-	if (!mpirma_shmq_on())
-		return mpirma_first_err(ret, mpirma_sync_ioctl(w,
-				MPIRMA_IOC_WIN_FENCE, 0, 0,
-				"MPIRMA_IOC_WIN_FENCE"));
-	err = fence_barrier(w);
-	if (err)
-		ret = mpirma_first_err(ret, mpirma_err_errno(err, "fence "
-							     "barrier"));
 	return ret;
+}
+
+/* The barrier that ends a fence, over the window's group; MPI class. */
+static int fence_sync(struct mpirma_window *w)
+{
+	int err;
+
+	if (!mpirma_shmq_on())
+		return mpirma_sync_ioctl(w, MPIRMA_IOC_WIN_FENCE, 0, 0,
+					 "MPIRMA_IOC_WIN_FENCE");
+	err = w->counters ? mpirma_win_counters_fence(w) : fence_barrier(w);
+	return err ? mpirma_err_errno(err, "fence barrier") : MPI_SUCCESS;
+}
+
+/* @local: the caller runs the barrier (mpirma_win_fence_local). */
+static int win_fence(int assert, MPI_Win win, bool local)
+{
+	struct mpirma_window *w = mpirma_window_check(win);
+	int ret;
+
+	if (!w)
+		return MPI_ERR_WIN;
+	ret = fence_epoch(w, assert);
+	/*
+	 * Always a barrier, whatever the assertions (and whatever the checks
+	 * and the drain found: the other ranks are waiting in it): with
+	 * NOPRECEDE the targets' own stores must still be visible to the gets
+	 * that follow, and with NOSUCCEED the operations before it must be
+	 * complete everywhere before anyone returns.
+	 */
+	if (local)
+		return ret;
+	return mpirma_first_err(ret, fence_sync(w));
 }
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_fence(assert, win, true), MPIRMA_FUNC,
-				NULL);
+	return mpirma_raise_win(win, win_fence(assert, win, false),
+				MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_fence)
 
-int mpirma_win_fence_local(int assert, MPI_Win win)
+int mpirma_win_fence_local(int assert, MPI_Win win, bool *counted)
 {
+	struct mpirma_window *w;
+
 	MPIRMA_CHECK_INIT();
-	return mpirma_raise_win(win, win_fence(assert, win, false),
+	w = mpirma_window_get(win);
+	*counted = w && w->counters;
+	return mpirma_raise_win(win, win_fence(assert, win, true),
 				"MPI_Win_fence", NULL);
+}
+
+int mpirma_win_fence_counted(MPI_Win win)
+{
+	struct mpirma_window *w;
+	int ret;
+
+	MPIRMA_CHECK_INIT();
+	w = mpirma_window_check(win);
+	if (!w)
+		ret = MPI_ERR_WIN;
+	else if (!w->counters)
+		ret = mpirma_err(MPI_ERR_INTERN, "the window has no counters");
+	else
+		ret = fence_sync(w);
+	return mpirma_raise_win(win, ret, "MPI_Win_fence", NULL);
 }
 
 /* ------------------------------------------------------------ passive */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * win_sync.h - what the two files of RMA synchronization share:
- * win_sync.c (fence, locks, flushes) and win_pscw.c (PSCW).
+ * win_sync.h - what the files of RMA synchronization share: win_sync.c
+ * (fence, locks, flushes), win_pscw.c (PSCW) and win_counters.c (fence
+ * and PSCW on the lock table's counters).
  */
 #ifndef MPIRMA_LIB_WIN_SYNC_H
 #define MPIRMA_LIB_WIN_SYNC_H
@@ -28,6 +29,29 @@ int mpirma_win_msg_send(const struct mpirma_window *w, int tag, uint32_t to,
 			uint8_t byte);
 int mpirma_win_msg_recv(const struct mpirma_window *w, int tag,
 			uint32_t from, bool nowait, uint8_t *byte);
+
+/*
+ * Fences and PSCW on counters in the lock table (win_counters.c), where
+ * the kernel made its sync area and messages use the queues: @w->counters
+ * set, else NULL.
+ */
+void mpirma_win_counters_map(struct mpirma_window *w);
+/* The fence's barrier: 0, or -errno (EOWNERDEAD: a rank has gone). */
+int mpirma_win_counters_fence(struct mpirma_window *w);
+/* Posts to window ranks @ranks[@n]; the caller has set w->in_post. */
+void mpirma_win_counters_post(struct mpirma_window *w, const uint32_t *ranks,
+			      uint32_t n);
+/* Waits for the posts of @ranks[@n], each; MPI class (recorded). */
+int mpirma_win_counters_start(struct mpirma_window *w, const uint32_t *ranks,
+			      uint32_t n);
+/* Completes to the started group (w->in_start). */
+void mpirma_win_counters_complete(struct mpirma_window *w);
+/*
+ * Waits for the completes of the posted group (w->in_post), clearing each
+ * origin's entry: 0, -EAGAIN (@test) while one is missing, else the first
+ * -errno.
+ */
+int mpirma_win_counters_wait(struct mpirma_window *w, bool test);
 
 /* The argument of a synchronization ioctl for @w. */
 void mpirma_sync_arg(struct mpirma_win_sync *s,
