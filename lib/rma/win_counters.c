@@ -131,7 +131,7 @@ static int wait_for(struct mpirma_window *w, uint32_t peer, const void *word,
 		__atomic_fetch_add(sleepers(w), 1, SC);
 		ret = 0;
 		if (!reached(word, byte, want) && !gone(w, peer)) {
-			mpirma_counters.sleeps++;
+			mpirma_count(&mpirma_counters.sleeps, 1);
 			ret = w->ulock.ops->sleep(&w->ulock, seq);
 		}
 		__atomic_fetch_sub(sleepers(w), 1, SC);
