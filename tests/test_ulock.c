@@ -18,32 +18,8 @@
 
 #include "../lib/rma/ulock.c"
 
+#include "fake_lockwait.h"
 #include "unit_check.h"
-
-/* The kernel's part: sleep until seq moves; bump it and wake. */
-static pthread_mutex_t kmutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t kcond = PTHREAD_COND_INITIALIZER;
-static long sleeps;
-
-static int k_sleep(struct mpirma_ulock *ul, uint32_t seq)
-{
-	pthread_mutex_lock(&kmutex);
-	sleeps++;
-	while (__atomic_load_n(ul->seq, __ATOMIC_SEQ_CST) == seq)
-		pthread_cond_wait(&kcond, &kmutex);
-	pthread_mutex_unlock(&kmutex);
-	return 0;
-}
-
-static void k_wake(struct mpirma_ulock *ul)
-{
-	pthread_mutex_lock(&kmutex);
-	__atomic_add_fetch(ul->seq, 1, __ATOMIC_SEQ_CST);
-	pthread_cond_broadcast(&kcond);
-	pthread_mutex_unlock(&kmutex);
-}
-
-static const struct mpirma_ulock_ops k_ops = { k_sleep, k_wake };
 
 /* What kmod/ulock.c does when window rank @wr leaves. */
 static void k_release_rank(struct mpirma_ulock *ul, uint32_t wr)

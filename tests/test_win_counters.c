@@ -22,6 +22,7 @@
 
 #include "../lib/rma/win_counters.c"
 
+#include "fake_lockwait.h"
 #include "unit_check.h"
 
 /* What win_counters.c takes from the rest of the library. */
@@ -46,29 +47,6 @@ bool mpirma_poll_step(struct mpirma_poller *p)
 		sched_yield();
 	return !(p->rounds % 3);
 }
-
-/* The kernel's part: sleep until seq moves; bump it and wake. */
-static pthread_mutex_t kmutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t kcond = PTHREAD_COND_INITIALIZER;
-
-static int k_sleep(struct mpirma_ulock *ul, uint32_t seq)
-{
-	pthread_mutex_lock(&kmutex);
-	while (__atomic_load_n(ul->seq, __ATOMIC_SEQ_CST) == seq)
-		pthread_cond_wait(&kcond, &kmutex);
-	pthread_mutex_unlock(&kmutex);
-	return 0;
-}
-
-static void k_wake(struct mpirma_ulock *ul)
-{
-	pthread_mutex_lock(&kmutex);
-	__atomic_add_fetch(ul->seq, 1, __ATOMIC_SEQ_CST);
-	pthread_cond_broadcast(&kcond);
-	pthread_mutex_unlock(&kmutex);
-}
-
-static const struct mpirma_ulock_ops k_ops = { k_sleep, k_wake };
 
 #define RANKS	5	/* not a power of two: the last round wraps */
 #define EPOCHS	700	/* PSCW's byte counters wrap twice */
@@ -272,5 +250,6 @@ int main(void)
 	test_fence_pscw();
 	test_test();
 	test_death();
+	printf("# %ld sleeps\n", sleeps);
 	return unit_summary();
 }
