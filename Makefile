@@ -746,12 +746,15 @@ include $(wildcard hybrid/hybrid.mk)
 
 # ------------------------------------------------------------------ tests
 
-# Every unit test, plain then sanitized; a summary line at the end.
+# Every unit test, plain then sanitized; a summary line at the end.  Each
+# takes at most 3 s on a shared 2-core machine; a hang (a lost wake-up in
+# a protocol under test) fails after UNIT_TIMEOUT seconds.
+UNIT_TIMEOUT ?= 120
 unit: unit-build
 	@pass=0; fail=0; failed=; \
 	for t in $(UT_BINS) $(UT_ASAN_BINS) $(UT_TSAN_BINS); do \
 		echo "== $$t"; \
-		if ./$$t; then pass=$$((pass + 1)); \
+		if timeout -k 10 $(UNIT_TIMEOUT) ./$$t; then pass=$$((pass + 1)); \
 		else echo "FAILED: $$t (exit $$?)"; fail=$$((fail + 1)); failed="$$failed $$t"; fi; \
 	done; \
 	[ -z "$$failed" ] || echo "failed:$$failed"; \
