@@ -15,7 +15,9 @@
  *  - post/start/complete/wait on a ring, with MPI_Win_test polling, one
  *    target posting to all origins, and a post for a later epoch that
  *    arrives before the one for the current epoch;
- *  - MPI_PROC_NULL as the target of lock, unlock and operations: no-ops.
+ *  - MPI_PROC_NULL as the target of lock, unlock and operations: no-ops;
+ *  - a fence and a PSCW epoch whose waits must advance a nonblocking
+ *    barrier and a receive that other ranks wait for first.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -356,6 +358,57 @@ static void test_proc_null(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
+/*
+ * Fences and a PSCW epoch entered while this rank still has to advance
+ * something another rank waits for before it comes to the epoch: a
+ * nonblocking barrier (from 3 ranks its later rounds need this rank's
+ * progress) and a receive that a synchronous send waits for.  The
+ * epochs' waits must advance them, as every wait of the transport does.
+ */
+static void test_progress(void)
+{
+	long mem = 0, v = mtest_rank;
+	MPI_Request req;
+	MPI_Group wg, g;
+	MPI_Win win;
+	int i;
+
+	mtest_section("progress inside the epochs' waits");
+	win = long_window(&mem);
+	CHECK_MPI(MPI_Win_fence(0, win));
+	for (i = 0; i < ROUNDS; i++) {
+		CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+		if (mtest_rank == 0)
+			CHECK_MPI(MPI_Win_fence(0, win));
+		CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+		if (mtest_rank != 0)
+			CHECK_MPI(MPI_Win_fence(0, win));
+	}
+	if (mtest_size > 1 && mtest_rank < 2) {
+		int peer = !mtest_rank;
+
+		CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+		CHECK_MPI(MPI_Group_incl(wg, 1, &peer, &g));
+		CHECK_MPI(MPI_Group_free(&wg));
+		if (mtest_rank == 0) {
+			CHECK_MPI(MPI_Irecv(&v, 1, MPI_LONG, 1, 7, MPI_COMM_WORLD,
+					    &req));
+			CHECK_MPI(MPI_Win_post(g, 0, win));
+			CHECK_MPI(MPI_Win_wait(win));
+			CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+			CHECK_EQ(v, 1, "the synchronous send's value");
+		} else {
+			CHECK_MPI(MPI_Ssend(&v, 1, MPI_LONG, 0, 7,
+					    MPI_COMM_WORLD));
+			CHECK_MPI(MPI_Win_start(g, 0, win));
+			CHECK_MPI(MPI_Win_complete(win));
+		}
+		CHECK_MPI(MPI_Group_free(&g));
+	}
+	CHECK_MPI(MPI_Win_fence(0, win));
+	CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
 	mtest_init(&argc, &argv, "sync");
@@ -369,5 +422,6 @@ int main(int argc, char **argv)
 	test_pscw_star();
 	test_pscw_early_post();
 	test_proc_null();
+	test_progress();
 	return mtest_finish();
 }

@@ -35,6 +35,25 @@ bool mpirma_shmq_on(void)
 	return true;
 }
 
+/* No messages: nothing to advance while a wait polls. */
+bool mpirma_nbc_pending(void)
+{
+	return false;
+}
+
+void mpirma_nbc_progress(void)
+{
+}
+
+bool mpirma_p2p_progress_due(void)
+{
+	return false;
+}
+
+void mpirma_p2p_progress(void)
+{
+}
+
 int mpirma_err_errno(int negerrno, const char *fmt, ...)
 {
 	(void)fmt;

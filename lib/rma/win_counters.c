@@ -22,15 +22,19 @@
  *    failed word, for good (a gone rank stays gone), before the signals of
  *    its later rounds, and reads its partner's after each signal: the news
  *    reaches every rank in the rounds that the arrivals do.
- *  - Sleeping: a wait polls at lib/runtime/poll.c's pace, then counts itself
+ *  - Sleeping: a wait polls at lib/runtime/poll.c's pace, advancing what
+ *    the transport's waits advance (nonblocking collectives, receives a
+ *    synchronous sender waits for; it then never sleeps), then counts itself
  *    in the area's sleepers, looks once more and sleeps until the table's
  *    seq moves (MPIRMA_IOC_WIN_LOCK_WAIT); whoever moves a counter reads
  *    sleepers after a full fence and wakes them (Dekker's order, as the
  *    locks' waits do, lib/rma/ulock.c).
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "runtime.h"
+#include "nbc.h"
 #include "p2p.h"
 #include "tool.h"
 #include "win.h"
@@ -107,6 +111,27 @@ static bool gone(const struct mpirma_window *w, uint32_t r)
 }
 
 /*
+ * What every wait of the transport advances (shmq_recv()): a peer may
+ * wait for it before it comes to this epoch.  True while there is such
+ * work, when nothing would wake a sleep on the table for its messages.
+ */
+static bool progress(const struct mpirma_poller *p)
+{
+	bool due = false;
+
+	if (mpirma_nbc_pending()) {
+		mpirma_nbc_progress();
+		due = true;
+	}
+	if (mpirma_p2p_progress_due()) {
+		if (!(p->rounds & 15))
+			mpirma_p2p_progress();
+		due = true;
+	}
+	return due;
+}
+
+/*
  * Waits until @word (of window rank @peer) reaches @want: 0, EOWNERDEAD
  * once @peer is gone without it, -EAGAIN with @test, or -errno of a sleep.
  */
@@ -115,6 +140,7 @@ static int wait_for(struct mpirma_window *w, uint32_t peer, const void *word,
 {
 	struct mpirma_poller p = { 0 };
 	uint32_t seq;
+	bool busy;
 	int ret;
 
 	for (;;) {
@@ -125,8 +151,13 @@ static int wait_for(struct mpirma_window *w, uint32_t peer, const void *word,
 			return reached(word, byte, want) ? 0 : -EOWNERDEAD;
 		if (test)
 			return -EAGAIN;
+		busy = progress(&p);
 		if (!mpirma_poll_step(&p))
 			continue;
+		if (busy) {
+			sched_yield();
+			continue;
+		}
 		seq = __atomic_load_n(w->ulock.seq, SC);
 		__atomic_fetch_add(sleepers(w), 1, SC);
 		ret = 0;
