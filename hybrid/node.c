@@ -225,6 +225,20 @@ static int peer_fetch(const char *name, pid_t leader)
  * the engine in it.  Collective over @lnode.  @s->ok says whether it worked
  * everywhere on the node.
  */
+/*
+ * The engine's waits on a window's counters call this now and then: the
+ * host advances its nonblocking collectives and matches the receives a
+ * synchronous sender waits for in its own waits, which another rank may
+ * need of this one before it comes to the fence or epoch.
+ */
+static void host_progress(void)
+{
+	int flag;
+
+	(void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+			  MPI_STATUS_IGNORE);
+}
+
 static void join_node(MPI_Comm lnode, struct hy_setup *s)
 {
 	int n, r, job_fd = -1, sock = -1, ok, provided, ret;
@@ -276,6 +290,7 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 		} else {
 			MPII_Comm_set_errhandler(MPII_COMM_WORLD,
 						 MPII_ERRORS_RETURN);
+			mpirma_set_host_progress(host_progress);
 			hy_win_init();
 		}
 	} else if (job_fd >= 0) {

@@ -365,6 +365,13 @@ static void test_proc_null(void)
  * progress) and a receive that a synchronous send waits for.  The
  * epochs' waits must advance them, as every wait of the transport does.
  */
+static bool env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, value);
+}
+
 static void test_progress(void)
 {
 	long mem = 0, v = mtest_rank;
@@ -374,6 +381,12 @@ static void test_progress(void)
 	int i;
 
 	mtest_section("progress inside the epochs' waits");
+	/*
+	 * With neither the lock table nor the queues, fence and PSCW wait in
+	 * the module, which advances nothing: mpirma's diagnostic mode.
+	 */
+	if (env_is("MPIRMA_SHMQ", "0") && env_is("MPIRMA_ULOCK", "0"))
+		return;
 	win = long_window(&mem);
 	CHECK_MPI(MPI_Win_fence(0, win));
 	for (i = 0; i < ROUNDS; i++) {

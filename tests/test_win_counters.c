@@ -30,10 +30,7 @@ struct mpirma_proc mpirma_proc;
 struct mpirma_counters mpirma_counters;
 bool mpirma_threads = true;	/* the ranks are threads: counts atomic */
 
-bool mpirma_shmq_on(void)
-{
-	return true;
-}
+void (*mpirma_host_progress)(void);	/* standalone: no host */
 
 /* No messages: nothing to advance while a wait polls. */
 bool mpirma_nbc_pending(void)

@@ -215,6 +215,15 @@ int mpirma_win_fence_local(int assert, int win, bool *counted);
 int mpirma_win_fence_counted(int win);
 
 /*
+ * The layer's: @fn advances the host MPI (a probe).  The engine's waits on
+ * a window's counters (fence, PSCW) call it now and then, as the host's
+ * own waits advance its nonblocking collectives and the receives a
+ * synchronous sender waits for, and never sleep in the module, where a
+ * host message would not wake them.
+ */
+void mpirma_set_host_progress(void (*fn)(void));
+
+/*
  * The bodies of the communication calls and the flushes (rma.c,
  * win_sync.c), without the public entry's checks of the library's state and
  * error handler: the hybrid layer's fast lane (hybrid/rma.c), which raises

@@ -24,7 +24,8 @@
  *    reaches every rank in the rounds that the arrivals do.
  *  - Sleeping: a wait polls at lib/runtime/poll.c's pace, advancing what
  *    the transport's waits advance (nonblocking collectives, receives a
- *    synchronous sender waits for; it then never sleeps), then counts itself
+ *    synchronous sender waits for; under the layer, the host; it then
+ *    never sleeps), then counts itself
  *    in the area's sleepers, looks once more and sleeps until the table's
  *    seq moves (MPIRMA_IOC_WIN_LOCK_WAIT); whoever moves a counter reads
  *    sleepers after a full fence and wakes them (Dekker's order, as the
@@ -89,8 +90,7 @@ void mpirma_win_counters_map(struct mpirma_window *w)
 
 	w->counters = NULL;
 	if ((mpirma_proc.query.features & MPIRMA_FEAT_WSYNC) && w->ulock.map &&
-	    w->ulock.map_len >= MPIRMA_ULOCK_TABLE_SIZE(n) &&
-	    mpirma_shmq_on())
+	    w->ulock.map_len >= MPIRMA_ULOCK_TABLE_SIZE(n))
 		w->counters = (char *)w->ulock.map + MPIRMA_ULOCK_SYNC(n);
 }
 
@@ -111,13 +111,21 @@ static bool gone(const struct mpirma_window *w, uint32_t r)
 }
 
 /*
- * What every wait of the transport advances (shmq_recv()): a peer may
- * wait for it before it comes to this epoch.  True while there is such
- * work, when nothing would wake a sleep on the table for its messages.
+ * What every wait of the transport advances (shmq_recv()), and under the
+ * hybrid layer the host's progress: a peer may wait for it before it
+ * comes to this epoch.  True while there is such work, when nothing would
+ * wake a sleep on the table for its messages.
  */
 static bool progress(const struct mpirma_poller *p)
 {
 	bool due = false;
+
+	if (mpirma_host_progress) {
+		/* not at the first look: a peer there already costs no call */
+		if ((p->rounds & 15) == 15)
+			mpirma_host_progress();
+		due = true;
+	}
 
 	if (mpirma_nbc_pending()) {
 		mpirma_nbc_progress();

@@ -3,9 +3,9 @@
  * win_pscw.c - generalized active target synchronization:
  * MPI_Win_post, start, complete, wait and test.
  *
- * Where messages use the shared-memory queues, posts and completes are
- * counters in the window's lock table (win_counters.c) or, where the
- * kernel made none, messages in the window's synchronization context
+ * Posts and completes are counters in the window's lock table
+ * (win_counters.c); where the kernel made none and messages use the
+ * shared-memory queues, messages in the window's synchronization context
  * (win_sync.h), polled in user space; else the kernel matches them
  * (MPIRMA_IOC_WIN_POST...).
  * Errors never break synchronization (win_sync.c says how): a complete
@@ -175,6 +175,12 @@ static int pscw_wait(struct mpirma_window *w, bool test)
 	return first;
 }
 
+/* PSCW on the counters or over the queues, not in the kernel? */
+static bool in_user_space(const struct mpirma_window *w)
+{
+	return w->counters || mpirma_shmq_on();
+}
+
 /* WIN_POST or WIN_START with @group; MPI class (recorded). */
 static int group_ioctl(const struct mpirma_window *w, unsigned long cmd,
 		       const uint32_t *ranks, uint32_t n, const char *what)
@@ -209,7 +215,7 @@ static int win_post(MPI_Group group, int assert, MPI_Win win)
 	if (ret)
 		return ret;
 	/* NOCHECK changes nothing: posting never waits. */
-	if (mpirma_shmq_on())
+	if (in_user_space(w))
 		ret = pscw_post(w, ranks, n);
 	else
 		ret = group_ioctl(w, MPIRMA_IOC_WIN_POST, ranks, n,
@@ -256,7 +262,7 @@ static int win_start(MPI_Group group, int assert, MPI_Win win)
 	 * happened, so it does not wait, and it consumes them so that
 	 * complete and wait stay matched.
 	 */
-	if (mpirma_shmq_on())
+	if (in_user_space(w))
 		ret = pscw_start(w, ranks, n);
 	else
 		ret = group_ioctl(w, MPIRMA_IOC_WIN_START, ranks, n,
@@ -292,7 +298,7 @@ static int win_complete(MPI_Win win)
 				  "(MPI_Win_start) is open");
 	/* The targets wait in MPI_Win_wait for this complete: always sent. */
 	ret = mpirma_win_drain(w);
-	if (mpirma_shmq_on())
+	if (in_user_space(w))
 		ret = mpirma_first_err(ret, pscw_complete(w));
 	else
 		ret = mpirma_first_err(ret, mpirma_sync_ioctl(w,
@@ -322,7 +328,7 @@ static int win_wait(MPI_Win win, int *flag)
 	if (!w->posted)
 		return mpirma_err(MPI_ERR_RMA_SYNC, "no exposure epoch "
 				  "(MPI_Win_post) is open");
-	if (mpirma_shmq_on()) {
+	if (in_user_space(w)) {
 		ret = pscw_wait(w, !!flag);
 	} else {
 		mpirma_sync_arg(&s, w, flag ? MPIRMA_SYNC_TEST : 0, 0);
@@ -336,7 +342,7 @@ static int win_wait(MPI_Win win, int *flag)
 	w->posted = false;
 	if (flag)
 		*flag = 1;
-	return ret ? mpirma_err_errno(ret, "%s", mpirma_shmq_on() ?
+	return ret ? mpirma_err_errno(ret, "%s", in_user_space(w) ?
 				      "waiting for the completes" :
 				      "MPIRMA_IOC_WIN_WAIT") : MPI_SUCCESS;
 }

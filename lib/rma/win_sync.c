@@ -194,7 +194,7 @@ static int fence_sync(struct mpirma_window *w)
 {
 	int err;
 
-	if (!mpirma_shmq_on())
+	if (!w->counters && !mpirma_shmq_on())
 		return mpirma_sync_ioctl(w, MPIRMA_IOC_WIN_FENCE, 0, 0,
 					 "MPIRMA_IOC_WIN_FENCE");
 	err = w->counters ? mpirma_win_counters_fence(w) : fence_barrier(w);

@@ -32,8 +32,7 @@ int mpirma_win_msg_recv(const struct mpirma_window *w, int tag,
 
 /*
  * Fences and PSCW on counters in the lock table (win_counters.c), where
- * the kernel made its sync area and messages use the queues: @w->counters
- * set, else NULL.
+ * the kernel made its sync area: @w->counters set, else NULL.
  */
 void mpirma_win_counters_map(struct mpirma_window *w);
 /* The fence's barrier: 0, or -errno (EOWNERDEAD: a rank has gone). */

@@ -66,3 +66,10 @@ bool mpirma_poll_step(struct mpirma_poller *p)
 	}
 	return true;
 }
+
+void (*mpirma_host_progress)(void);
+
+void mpirma_set_host_progress(void (*fn)(void))
+{
+	mpirma_host_progress = fn;
+}

@@ -374,4 +374,12 @@ struct mpirma_poller {
  */
 bool mpirma_poll_step(struct mpirma_poller *p);
 
+/*
+ * The hybrid layer's (mpirma_set_host_progress(), rma_args.h): advances
+ * the host MPI, which a wait in the engine must do as the host's own
+ * waits would (a peer may wait in the host for this rank's progress);
+ * NULL standalone.
+ */
+extern void (*mpirma_host_progress)(void);
+
 #endif /* MPIRMA_LIB_RUNTIME_H */
