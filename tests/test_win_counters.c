@@ -33,22 +33,10 @@ bool mpirma_threads = true;	/* the ranks are threads: counts atomic */
 void (*mpirma_host_progress)(void);	/* standalone: no host */
 
 /* No messages: nothing to advance while a wait polls. */
-bool mpirma_nbc_pending(void)
+bool mpirma_poll_progress(const struct mpirma_poller *p)
 {
+	(void)p;
 	return false;
-}
-
-void mpirma_nbc_progress(void)
-{
-}
-
-bool mpirma_p2p_progress_due(void)
-{
-	return false;
-}
-
-void mpirma_p2p_progress(void)
-{
 }
 
 int mpirma_err_errno(int negerrno, const char *fmt, ...)

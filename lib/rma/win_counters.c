@@ -35,8 +35,6 @@
 #include <sched.h>
 
 #include "runtime.h"
-#include "nbc.h"
-#include "p2p.h"
 #include "tool.h"
 #include "win.h"
 #include "win_sync.h"
@@ -111,29 +109,19 @@ static bool gone(const struct mpirma_window *w, uint32_t r)
 }
 
 /*
- * What every wait of the transport advances (shmq_recv()), and under the
- * hybrid layer the host's progress: a peer may wait for it before it
- * comes to this epoch.  True while there is such work, when nothing would
- * wake a sleep on the table for its messages.
+ * What every wait of the transport advances (mpirma_poll_progress()), and
+ * under the hybrid layer the host's progress: a peer may wait for it
+ * before it comes to this epoch.  True while there is such work, when
+ * nothing would wake a sleep on the table for its messages.
  */
 static bool progress(const struct mpirma_poller *p)
 {
-	bool due = false;
+	bool due = mpirma_poll_progress(p);
 
 	if (mpirma_host_progress) {
 		/* not at the first look: a peer there already costs no call */
 		if ((p->rounds & 15) == 15)
 			mpirma_host_progress();
-		due = true;
-	}
-
-	if (mpirma_nbc_pending()) {
-		mpirma_nbc_progress();
-		due = true;
-	}
-	if (mpirma_p2p_progress_due()) {
-		if (!(p->rounds & 15))
-			mpirma_p2p_progress();
 		due = true;
 	}
 	return due;

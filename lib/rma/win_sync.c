@@ -194,10 +194,13 @@ static int fence_sync(struct mpirma_window *w)
 {
 	int err;
 
-	if (!w->counters && !mpirma_shmq_on())
+	if (w->counters)
+		err = mpirma_win_counters_fence(w);
+	else if (mpirma_shmq_on())
+		err = fence_barrier(w);
+	else
 		return mpirma_sync_ioctl(w, MPIRMA_IOC_WIN_FENCE, 0, 0,
 					 "MPIRMA_IOC_WIN_FENCE");
-	err = w->counters ? mpirma_win_counters_fence(w) : fence_barrier(w);
 	return err ? mpirma_err_errno(err, "fence barrier") : MPI_SUCCESS;
 }
 

@@ -14,6 +14,8 @@
  */
 #include <sched.h>
 
+#include "nbc.h"
+#include "p2p.h"
 #include "runtime.h"
 
 /*
@@ -65,6 +67,22 @@ bool mpirma_poll_step(struct mpirma_poller *p)
 		return false;
 	}
 	return true;
+}
+
+bool mpirma_poll_progress(const struct mpirma_poller *p)
+{
+	bool due = false;
+
+	if (mpirma_nbc_pending()) {
+		mpirma_nbc_progress();
+		due = true;
+	}
+	if (mpirma_p2p_progress_due()) {
+		if (!(p->rounds & 15))
+			mpirma_p2p_progress();
+		due = true;
+	}
+	return due;
 }
 
 void (*mpirma_host_progress)(void);

@@ -375,6 +375,14 @@ struct mpirma_poller {
 bool mpirma_poll_step(struct mpirma_poller *p);
 
 /*
+ * What every wait of the transport advances while it polls: nonblocking
+ * collectives at each look, the receives a synchronous sender may wait
+ * for at every 16th.  True while there is such work, when a message from
+ * any rank may be what the wait needs.
+ */
+bool mpirma_poll_progress(const struct mpirma_poller *p);
+
+/*
  * The hybrid layer's (mpirma_set_host_progress(), rma_args.h): advances
  * the host MPI, which a wait in the engine must do as the host's own
  * waits would (a peer may wait in the host for this rank's progress);

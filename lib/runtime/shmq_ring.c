@@ -24,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nbc.h"
-#include "p2p.h"
 #include "shmq.h"
 #include "tool.h"
 
@@ -650,18 +648,12 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		if (flags & MPIRMA_MSG_NOWAIT)
 			return -EAGAIN;
 		/*
-		 * Nonblocking collectives advance while anything waits, and
-		 * a message for one of them from any rank must wake us.
+		 * Nonblocking collectives and posted receives advance while
+		 * anything waits, and a message for one of them from any rank
+		 * must wake us.
 		 */
-		if (mpirma_nbc_pending()) {
-			mpirma_nbc_progress();
+		if (mpirma_poll_progress(&w))
 			wait_peer = MPIRMA_ANY_SOURCE;
-		}
-		/* a synchronous sender may wait for a receive posted here */
-		if (!(w.rounds & 15) && mpirma_p2p_progress_due()) {
-			mpirma_p2p_progress();
-			wait_peer = MPIRMA_ANY_SOURCE;
-		}
 		gone = shmq_wait_round(&w, wait_peer);
 		if (gone && gone != -EOWNERDEAD)
 			return gone;
