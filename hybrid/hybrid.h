@@ -239,6 +239,11 @@ struct hy_span {
  *	(MPI_Win_get_group answers with that communicator's), else MPI_COMM_NULL
  * @flavor, @model, @base, @size, @disp_unit: the values MPI_Win_get_attr
  *	reports (the host window's own would describe an empty window)
+ * @pscw: per slot (0: posts, 1: starts) the group of the last epoch, a
+ *	copy (@host) and the engine's (@inner), and the program's handle it
+ *	came from (@prog) while hy_group_frees was @frees (hy_group_cached())
+ * @counted: 1 once a fence found the engine's barrier on counters, -1
+ *	once it found none, 0 before the first fence (sync.c)
  * @span: the remote side when the window spans nodes, else NULL
  * @next: the next window of its hy_win_table chain (win.h)
  */
@@ -266,7 +271,10 @@ struct hy_win {
 	struct {
 		MPI_Group host;
 		MPII_Group inner;
+		MPI_Group prog;
+		unsigned int frees;
 	} pscw[2];
+	signed char counted;
 	int flavor;
 	int model;
 	void *base;

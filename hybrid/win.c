@@ -285,6 +285,7 @@ static int create(struct create_args *a, MPI_Win *win)
 	for (int k = 0; k < 2; k++) {
 		w->pscw[k].host = MPI_GROUP_NULL;
 		w->pscw[k].inner = MPII_GROUP_NULL;
+		w->pscw[k].prog = MPI_GROUP_NULL;
 	}
 	hy_lock();
 	ret = create_inner(w, a, iranks, n);

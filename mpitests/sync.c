@@ -14,7 +14,8 @@
  *    flush_all;
  *  - post/start/complete/wait on a ring, with MPI_Win_test polling, one
  *    target posting to all origins, and a post for a later epoch that
- *    arrives before the one for the current epoch;
+ *    arrives before the one for the current epoch, and groups freed and
+ *    made anew each epoch with other members (their handles come back);
  *  - MPI_PROC_NULL as the target of lock, unlock and operations: no-ops;
  *  - a fence and a PSCW epoch whose waits must advance a nonblocking
  *    barrier and a receive that other ranks wait for first.
@@ -337,6 +338,43 @@ static void test_pscw_early_post(void)
 	MPI_Group_free(&world);
 }
 
+/*
+ * Each round every rank puts to the rank @s after it and exposes to the
+ * one @s before, through groups made for the round and freed after it:
+ * the next round's groups mostly get the same handles with other members
+ * (from 3 ranks), which must not be taken for the last epoch's groups.
+ */
+static void test_pscw_groups_remade(void)
+{
+	MPI_Group world, to, from;
+	long mem = -1, v;
+	int round, s, t, o;
+	MPI_Win win;
+
+	mtest_section("pscw groups remade");
+	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	win = long_window(&mem);
+	for (round = 0; round < ROUNDS; round++) {
+		s = mtest_size > 1 ? 1 + round % (mtest_size - 1) : 0;
+		t = (mtest_rank + s) % mtest_size;
+		o = (mtest_rank - s + mtest_size) % mtest_size;
+		CHECK_MPI(MPI_Group_incl(world, 1, &t, &to));
+		CHECK_MPI(MPI_Group_incl(world, 1, &o, &from));
+		v = round * 1000 + mtest_rank;
+		CHECK_MPI(MPI_Win_post(from, 0, win));
+		CHECK_MPI(MPI_Win_start(to, 0, win));
+		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t, 0, 1, MPI_LONG, win));
+		CHECK_MPI(MPI_Win_complete(win));
+		CHECK_MPI(MPI_Win_wait(win));
+		CHECK_EQ(mem, round * 1000 + o, "put through remade groups");
+		/* the last freed first: most allocators hand it out again */
+		CHECK_MPI(MPI_Group_free(&from));
+		CHECK_MPI(MPI_Group_free(&to));
+	}
+	CHECK_MPI(MPI_Win_free(&win));
+	MPI_Group_free(&world);
+}
+
 static void test_proc_null(void)
 {
 	long mem = 5, v = 9;
@@ -442,6 +480,7 @@ int main(int argc, char **argv)
 	test_pscw_ring();
 	test_pscw_star();
 	test_pscw_early_post();
+	test_pscw_groups_remade();
 	test_proc_null();
 	test_progress();
 	return mtest_finish();
