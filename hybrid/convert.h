@@ -98,7 +98,13 @@ HY_CONVERT_LAST(hy_op, MPI_Op, MPII_Op, hy_op_pair, MPII_OP_NULL)
 
 void hy_type_forget(MPI_Datatype t);
 int hy_info(MPI_Info info, MPII_Info *out);
-int hy_assert(int assert);
+int hy_assert_bits(int assert);
+
+/* The engine's assertion bits of the host's @assert (mostly none). */
+static inline int hy_assert(int assert)
+{
+	return assert ? hy_assert_bits(assert) : 0;
+}
 int hy_lock_type(int lock_type, int *out);
 int hy_rank_span(const struct hy_win *w, int rank);
 

@@ -5,7 +5,8 @@
  * a fence's barrier is the host's), on every other window the host's.
  *
  * The engine's blocking calls run with hy.lock held: other threads of this
- * process that call into the engine meanwhile wait for them.
+ * process that call into the engine meanwhile wait for them.  A program
+ * with one thread in MPI takes a lane to the engine's call (sync_lane()).
  *
  * On a window that spans nodes synchronization is the layer's, over the
  * host's messages: the agents' locks (agent_slots.c), a fence of completion and a
@@ -95,6 +96,24 @@ static inline bool host_only(struct hy_win *w)
 		return false;
 	hy_unlock();
 	return true;
+}
+
+/*
+ * The lane of the synchronization calls, as the operations' (rma.c): in a
+ * program with one thread in MPI (hy.lock is no lock then), on a window of
+ * one node (hy_win_fast(): the last one, or found without the lock), the
+ * engine's call at once.  NULL: the general path.  In the VM it took a
+ * third of what the layer added to a lock, put and unlock.
+ */
+static inline struct hy_win *sync_lane(MPI_Win win)
+{
+	return hy.threads ? NULL : hy_win_fast(win);
+}
+
+/* The end of a lane's call: the engine's @code, raised as the host's. */
+static inline int lane_end(const struct hy_win *w, int code, const char *fn)
+{
+	return hy_raise(w->host, hy_inner(code), fn);
 }
 
 /*
@@ -205,16 +224,20 @@ static int fence_comm(struct hy_win *w, MPI_Comm *comm)
  * module's, which sleeps (the module's 105-220 us, Open MPI's barrier 3-9
  * us).  That barrier runs whatever the engine's part found, so that the
  * other ranks never wait for this one; it runs without hy.lock, as the
- * host's own calls do.
+ * host's own calls do.  Once the first fence has found the counters, the
+ * lane makes the engine's fence one call (MPI_Win_fence): half what the
+ * layer added to a fence.
  */
 static int node_fence(struct hy_win *w, int assert)
 {
 	bool counted;
-	int ret = hy_inner(mpirma_win_fence_local(hy_assert(assert), w->inner,
-						  &counted));
+	int ret;
 	MPI_Comm comm;
 	int host;
 
+	ret = hy_inner(mpirma_win_fence_local(hy_assert(assert), w->inner,
+					      &counted));
+	w->counted = counted ? 1 : -1;
 	hy_unlock();
 	if (counted) {
 		host = hy_inner(mpirma_win_fence_counted(w->inner));
@@ -229,7 +252,8 @@ static int node_fence(struct hy_win *w, int assert)
 	return hy_raise(w->host, ret, "MPI_Win_fence");
 }
 
-int MPI_Win_fence(int assert, MPI_Win win)
+/* MPI_Win_fence past its lane. */
+static __attribute__((noinline)) int fence_general(int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -251,7 +275,19 @@ int MPI_Win_fence(int assert, MPI_Win win)
 	return node_fence(w, assert);
 }
 
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+int MPI_Win_fence(int assert, MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w && w->counted > 0)
+		return lane_end(w, MPII_Win_fence(hy_assert(assert), w->inner),
+				"MPI_Win_fence");
+	return fence_general(assert, win);
+}
+
+/* MPI_Win_lock past its lane. */
+static __attribute__((noinline)) int
+lock_general(int lock_type, int rank, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 	int type, ret;
@@ -319,7 +355,22 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 					 w->inner), "MPI_Win_lock");
 }
 
-int MPI_Win_unlock(int rank, MPI_Win win)
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w && rank != MPI_PROC_NULL &&
+	    (lock_type == MPI_LOCK_EXCLUSIVE || lock_type == MPI_LOCK_SHARED))
+		return lane_end(w, MPII_Win_lock(lock_type == MPI_LOCK_EXCLUSIVE ?
+						 MPII_LOCK_EXCLUSIVE :
+						 MPII_LOCK_SHARED, rank,
+						 hy_assert(assert), w->inner),
+				"MPI_Win_lock");
+	return lock_general(lock_type, rank, assert, win);
+}
+
+/* MPI_Win_unlock past its lane. */
+static __attribute__((noinline)) int unlock_general(int rank, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -355,7 +406,18 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 			"MPI_Win_unlock");
 }
 
-int MPI_Win_lock_all(int assert, MPI_Win win)
+int MPI_Win_unlock(int rank, MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w && rank != MPI_PROC_NULL)
+		return lane_end(w, MPII_Win_unlock(rank, w->inner),
+				"MPI_Win_unlock");
+	return unlock_general(rank, win);
+}
+
+/* MPI_Win_lock_all past its lane. */
+static __attribute__((noinline)) int lock_all_general(int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -392,7 +454,19 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 			"MPI_Win_lock_all");
 }
 
-int MPI_Win_unlock_all(MPI_Win win)
+int MPI_Win_lock_all(int assert, MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w)
+		return lane_end(w, MPII_Win_lock_all(hy_assert(assert),
+						     w->inner),
+				"MPI_Win_lock_all");
+	return lock_all_general(assert, win);
+}
+
+/* MPI_Win_unlock_all past its lane. */
+static __attribute__((noinline)) int unlock_all_general(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -414,6 +488,16 @@ int MPI_Win_unlock_all(MPI_Win win)
 		return span_end(w, ret, host, "MPI_Win_unlock_all");
 	}
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
+}
+
+int MPI_Win_unlock_all(MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w)
+		return lane_end(w, MPII_Win_unlock_all(w->inner),
+				"MPI_Win_unlock_all");
+	return unlock_all_general(win);
 }
 
 /* The host's flush of @win: of @rank, or @all, @local or not. */
@@ -564,7 +648,9 @@ static int with_group(struct hy_win *w, int slot, MPI_Group group,
 	return hy_raise(w->host, ret, fn);
 }
 
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+/* MPI_Win_post past its lane. */
+static __attribute__((noinline)) int
+post_general(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -577,7 +663,19 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 			  "MPI_Win_post");
 }
 
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w)
+		return with_group(w, 0, group, assert, MPII_Win_post,
+				  "MPI_Win_post");
+	return post_general(group, assert, win);
+}
+
+/* MPI_Win_start past its lane. */
+static __attribute__((noinline)) int
+start_general(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -592,7 +690,18 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 			  "MPI_Win_start");
 }
 
-int MPI_Win_complete(MPI_Win win)
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w)
+		return with_group(w, 1, group, assert, MPII_Win_start,
+				  "MPI_Win_start");
+	return start_general(group, assert, win);
+}
+
+/* MPI_Win_complete past its lane. */
+static __attribute__((noinline)) int complete_general(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -606,7 +715,17 @@ int MPI_Win_complete(MPI_Win win)
 	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
 }
 
-int MPI_Win_wait(MPI_Win win)
+int MPI_Win_complete(MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w)
+		return lane_end(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
+	return complete_general(win);
+}
+
+/* MPI_Win_wait past its lane. */
+static __attribute__((noinline)) int wait_general(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
@@ -615,6 +734,15 @@ int MPI_Win_wait(MPI_Win win)
 	if (!w)
 		return PMPI_Win_wait(win);
 	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
+}
+
+int MPI_Win_wait(MPI_Win win)
+{
+	struct hy_win *w = sync_lane(win);
+
+	if (w)
+		return lane_end(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
+	return wait_general(win);
 }
 
 int MPI_Win_test(MPI_Win win, int *flag)
