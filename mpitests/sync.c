@@ -435,15 +435,7 @@ static void test_progress(void)
 		if (mtest_rank != 0)
 			CHECK_MPI(MPI_Win_fence(0, win));
 	}
-	/*
-	 * Not where the window spans logical nodes under the layer: there
-	 * its PSCW waits for notices on the agents' transport and advances
-	 * nothing of the host's meanwhile (docs/hybrid.md, "Windows that
-	 * span nodes").
-	 */
-	if (mtest_size > 1 && mtest_rank < 2 &&
-	    (!getenv("MPIRMA_LOGICAL_NODES") ||
-	     atoi(getenv("MPIRMA_LOGICAL_NODES")) <= 1)) {
+	if (mtest_size > 1 && mtest_rank < 2) {
 		int peer = !mtest_rank;
 
 		CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));

@@ -30,10 +30,14 @@ struct mpirma_proc mpirma_proc;
 struct mpirma_counters mpirma_counters;
 bool mpirma_threads = true;	/* the ranks are threads: counts atomic */
 
-void (*mpirma_host_progress)(void);	/* standalone: no host */
-
-/* No messages: nothing to advance while a wait polls. */
+/* No messages and no host: nothing to advance while a wait polls. */
 bool mpirma_poll_progress(const struct mpirma_poller *p)
+{
+	(void)p;
+	return false;
+}
+
+bool mpirma_poll_host(const struct mpirma_poller *p)
 {
 	(void)p;
 	return false;

@@ -118,13 +118,7 @@ static bool progress(const struct mpirma_poller *p)
 {
 	bool due = mpirma_poll_progress(p);
 
-	if (mpirma_host_progress) {
-		/* not at the first look: a peer there already costs no call */
-		if ((p->rounds & 15) == 15)
-			mpirma_host_progress();
-		due = true;
-	}
-	return due;
+	return mpirma_poll_host(p) || due;
 }
 
 /*

@@ -299,12 +299,16 @@ static int recv_progress(struct mpirma_request *req, int block)
 	if (mpirma_threads) {
 		/*
 		 * Never waiting in the transport on a pattern: another thread may
-		 * hand this receive its message from the queue meanwhile.
+		 * hand this receive its message from the queue meanwhile.  Under
+		 * the layer the host advances too, as the transport's waits
+		 * advance it (mpirma_poll_host()).
 		 */
 		while (block && !r->req.done) {
 			mpirma_wait_pause(&spins);
 			mpirma_p2p_progress();
 			mpirma_nbc_progress();
+			if (mpirma_host_progress)
+				mpirma_host_progress();
 		}
 		return MPI_SUCCESS;
 	}

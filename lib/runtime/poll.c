@@ -4,6 +4,10 @@
  * the shared-memory queues (lib/runtime/shmq_wait.c) and fences and PSCW
  * epochs in a window's lock table (lib/rma/win_counters.c).
  *
+ * Under the hybrid layer every such wait also advances the host now and
+ * then (mpirma_poll_host()), and never sleeps in the kernel, where a
+ * host message would not wake it: it yields instead.
+ *
  * It polls for mpirma_proc.spin (init.c: 1 ms where every rank has a CPU,
  * else not at all; a sched_yield() every POLL_YIELD_EVERY among the
  * polls), then for mpirma_proc.yield_spin with a sched_yield() after each
@@ -86,6 +90,16 @@ bool mpirma_poll_progress(const struct mpirma_poller *p)
 }
 
 void (*mpirma_host_progress)(void);
+
+bool mpirma_poll_host(const struct mpirma_poller *p)
+{
+	if (!mpirma_host_progress)
+		return false;
+	/* not at the first look: a peer there already costs no call */
+	if ((p->rounds & 15) == 15)
+		mpirma_host_progress();
+	return true;
+}
 
 void mpirma_set_host_progress(void (*fn)(void))
 {

@@ -390,4 +390,11 @@ bool mpirma_poll_progress(const struct mpirma_poller *p);
  */
 extern void (*mpirma_host_progress)(void);
 
+/*
+ * A wait's look at the host under the layer: mpirma_host_progress() at
+ * every 16th look; true when there is a host, whose messages would not
+ * wake a sleep in the kernel.
+ */
+bool mpirma_poll_host(const struct mpirma_poller *p);
+
 #endif /* MPIRMA_LIB_RUNTIME_H */

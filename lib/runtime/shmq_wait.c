@@ -19,11 +19,12 @@
  * sleeper asleep), and ask the kernel now and then whether the peer lives.
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "shmq.h"
 #include "tool.h"
 
-#define LIVE_EVERY	256	/* threads: pauses between liveness checks */
+#define LIVE_EVERY	256	/* waits that never sleep: looks between liveness checks */
 
 void shmq_bell_ring(uint32_t peer)
 {
@@ -90,9 +91,15 @@ static int sleep_round(uint32_t peer)
 
 int shmq_wait_round(struct mpirma_poller *w, uint32_t peer)
 {
-	if (mpirma_poll_step(w))
-		return sleep_round(peer);
-	if (mpirma_threads && !(w->rounds % LIVE_EVERY) &&
+	/* under the layer: the host advances, and a sleep would miss it */
+	bool awake = mpirma_poll_host(w);
+
+	if (mpirma_poll_step(w)) {
+		if (!awake)
+			return sleep_round(peer);
+		sched_yield();
+	}
+	if ((mpirma_threads || awake) && !(w->rounds % LIVE_EVERY) &&
 	    shmq_peer_gone(peer))
 		return -EOWNERDEAD;
 	return 0;
