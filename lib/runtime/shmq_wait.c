@@ -24,7 +24,7 @@
 #include "shmq.h"
 #include "tool.h"
 
-#define LIVE_EVERY	256	/* waits that never sleep: looks between liveness checks */
+#define LIVE_EVERY	256	/* unsleeping waits: looks between liveness checks */
 
 void shmq_bell_ring(uint32_t peer)
 {
