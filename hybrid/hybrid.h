@@ -242,8 +242,7 @@ struct hy_span {
  * @pscw: per slot (0: posts, 1: starts) the group of the last epoch, a
  *	copy (@host) and the engine's (@inner), and the program's handle it
  *	came from (@prog) while hy_group_frees was @frees (hy_group_cached())
- * @counted: 1 once a fence found the engine's barrier on counters, -1
- *	once it found none, 0 before the first fence (sync.c)
+ * @counted: a fence has found the engine's barrier on counters (sync.c)
  * @span: the remote side when the window spans nodes, else NULL
  * @next: the next window of its hy_win_table chain (win.h)
  */
@@ -274,7 +273,7 @@ struct hy_win {
 		MPI_Group prog;
 		unsigned int frees;
 	} pscw[2];
-	signed char counted;
+	bool counted;
 	int flavor;
 	int model;
 	void *base;

@@ -221,15 +221,11 @@ static int peer_fetch(const char *name, pid_t leader)
 }
 
 /*
- * Forms the module job of this process's logical node @lnode and starts
- * the engine in it.  Collective over @lnode.  @s->ok says whether it worked
- * everywhere on the node.
- */
-/*
- * The engine's waits on a window's counters call this now and then: the
- * host advances its nonblocking collectives and matches the receives a
- * synchronous sender waits for in its own waits, which another rank may
- * need of this one before it comes to the fence or epoch.
+ * The engine's waits (on a window's counters, in its queues, its threaded
+ * receives) call this now and then: the host advances its nonblocking
+ * collectives and matches the receives a synchronous sender waits for in
+ * its own waits, which another rank may need of this one before it comes
+ * to the fence or epoch.
  */
 static void host_progress(void)
 {
@@ -239,6 +235,11 @@ static void host_progress(void)
 			  MPI_STATUS_IGNORE);
 }
 
+/*
+ * Forms the module job of this process's logical node @lnode and starts
+ * the engine in it.  Collective over @lnode.  @s->ok says whether it worked
+ * everywhere on the node.
+ */
 static void join_node(MPI_Comm lnode, struct hy_setup *s)
 {
 	int n, r, job_fd = -1, sock = -1, ok, provided, ret;

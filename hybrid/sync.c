@@ -237,7 +237,7 @@ static int node_fence(struct hy_win *w, int assert)
 
 	ret = hy_inner(mpirma_win_fence_local(hy_assert(assert), w->inner,
 					      &counted));
-	w->counted = counted ? 1 : -1;
+	w->counted = counted;
 	hy_unlock();
 	if (counted) {
 		host = hy_inner(mpirma_win_fence_counted(w->inner));
@@ -279,7 +279,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
-	if (w && w->counted > 0)
+	if (w && w->counted)
 		return lane_end(w, MPII_Win_fence(hy_assert(assert), w->inner),
 				"MPI_Win_fence");
 	return fence_general(assert, win);

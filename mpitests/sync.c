@@ -396,13 +396,7 @@ static void test_proc_null(void)
 	CHECK_MPI(MPI_Win_free(&win));
 }
 
-/*
- * Fences and a PSCW epoch entered while this rank still has to advance
- * something another rank waits for before it comes to the epoch: a
- * nonblocking barrier (from 3 ranks its later rounds need this rank's
- * progress) and a receive that a synchronous send waits for.  The
- * epochs' waits must advance them, as every wait of the transport does.
- */
+/* Is environment variable @name set to @value? */
 static bool env_is(const char *name, const char *value)
 {
 	const char *v = getenv(name);
@@ -410,6 +404,13 @@ static bool env_is(const char *name, const char *value)
 	return v && !strcmp(v, value);
 }
 
+/*
+ * Fences and a PSCW epoch entered while this rank still has to advance
+ * something another rank waits for before it comes to the epoch: a
+ * nonblocking barrier (from 3 ranks its later rounds need this rank's
+ * progress) and a receive that a synchronous send waits for.  The
+ * epochs' waits must advance them, as every wait of the transport does.
+ */
 static void test_progress(void)
 {
 	long mem = 0, v = mtest_rank;
