@@ -10,6 +10,7 @@
  * order; MPI_Reduce_local; and many collectives back to back on the same
  * and on different communicators; the same again with a window open.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +375,71 @@ static void test_back_to_back(void)
 }
 
 /*
+ * Allreduces of doubles whose sum depends on the order of the additions,
+ * of sizes on either side of the library's thresholds (a lane for up to
+ * 1 KiB, recursive doubling up to 8 KiB, then reduce and bcast): odd ranks
+ * pass one contiguous type of n doubles, even ranks n MPI_DOUBLE (the
+ * same type signature, which may take different paths), every other
+ * round in place.  Every rank must end with the same bits.
+ */
+static double term(int rank, int i)
+{
+	return ldexp((rank + i) % 3 - 1.0, 53) + rank + 0.25 * i;
+}
+
+/* Element @i's sum, exact (a 64-bit mantissa holds it). */
+static long double exact_sum(int i)
+{
+	long double sum = 0;
+	int r;
+
+	for (r = 0; r < mtest_size; r++)
+		sum += term(r, i);
+	return sum;
+}
+
+static void test_allreduce_sizes(void)
+{
+	static const int sizes[] = { 1, 3, 128, 129, 1024, 1025, 1500 };
+	double *in = malloc(1500 * sizeof(double));
+	double *out = malloc(1500 * sizeof(double));
+	double *ref = malloc(1500 * sizeof(double));
+	MPI_Datatype vec;
+	unsigned int k;
+	int i, n, bad;
+
+	mtest_section("allreduce sizes and signatures");
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		n = sizes[k];
+		for (i = 0; i < n; i++)
+			in[i] = term(mtest_rank, i);
+		MPI_Type_contiguous(n, MPI_DOUBLE, &vec);
+		MPI_Type_commit(&vec);
+		if (k % 2)
+			memcpy(out, in, n * sizeof(double));
+		CHECK_MPI(MPI_Allreduce(k % 2 ? MPI_IN_PLACE : in, out,
+					mtest_rank % 2 ? 1 : n,
+					mtest_rank % 2 ? vec : MPI_DOUBLE,
+					MPI_SUM, MPI_COMM_WORLD));
+		MPI_Type_free(&vec);
+		memcpy(ref, out, n * sizeof(double));
+		CHECK_MPI(MPI_Bcast(ref, n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+		for (i = 0, bad = -1; i < n && bad < 0; i++)
+			if (memcmp(&ref[i], &out[i], sizeof(double)) ||
+			    fabsl(out[i] - exact_sum(i)) > 4 * mtest_size)
+				bad = i;
+		i = bad < 0 ? 0 : bad;	/* the arguments are read anyway */
+		if (!CHECK(bad < 0, "%d doubles: element %d is %.17g, rank 0's "
+			   "%.17g, exact %.17Lg", n, bad, out[i], ref[i],
+			   exact_sum(i)))
+			break;
+	}
+	free(in);
+	free(out);
+	free(ref);
+}
+
+/*
  * Alltoallw: rank s sends rank d 3 ints when s + d is odd, else
  * (s + d) % 3 + 1 doubles, at byte displacement 64 d; ints are received
  * every other int (one vector type), doubles in a row.
@@ -506,7 +572,8 @@ int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_rooted, test_all, test_alltoallw, test_user_op,
-		test_back_to_back, test_with_window, NULL,
+		test_back_to_back, test_allreduce_sizes, test_with_window,
+		NULL,
 	};
 
 	return mtest_run(&argc, &argv, "coll", tests);

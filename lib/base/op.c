@@ -239,6 +239,27 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 	return MPI_SUCCESS;
 }
 
+/* op.h */
+bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l)
+{
+	int ktype = mpirma_dtype_elem_ktype(dt);
+
+	if (!is_predefined(op) || op == MPI_REPLACE || op == MPI_NO_OP ||
+	    ktype < 0 || !(group_ops[mpirma_dtype_mclass(dt)] & B(op)))
+		return false;
+	l->kop = kernel_op[op];
+	l->ktype = ktype;
+	l->esz = mpirma_type_info[ktype].size;
+	return true;
+}
+
+/* op.h */
+void mpirma_op_lane_apply(const struct mpirma_op_lane *l, const void *in,
+			  void *inout, size_t n)
+{
+	mpirma_reduce(l->ktype, l->kop, inout, in, NULL, n);
+}
+
 /* ------------------------------------------------------------ API */
 
 /* A user op of @fn or (large-count) @fn_c. */

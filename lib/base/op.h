@@ -65,6 +65,25 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 			 const void *in, void *inout, int count);
 
 /*
+ * A reduction that runs straight on the kernel's elements (the small
+ * allreduce's lane, coll.c): @kop and @ktype of a predefined op on a
+ * predefined datatype that is one kernel element of @esz bytes, which the
+ * op/type table admits for reductions.
+ */
+struct mpirma_op_lane {
+	int kop;
+	int ktype;
+	size_t esz;
+};
+
+/* Fills *@l if @op on @dt can take the lane; false: check as usual. */
+bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l);
+
+/* inout[i] = in[i] op inout[i] for @n elements of lane @l. */
+void mpirma_op_lane_apply(const struct mpirma_op_lane *l, const void *in,
+			  void *inout, size_t n);
+
+/*
  * A pending operation (a nonblocking or persistent collective) takes a
  * reference on user op @op, so that MPI_Op_free before its completion, as
  * the standard allows, frees it only after; predefined ops: nothing.

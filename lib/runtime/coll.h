@@ -43,6 +43,16 @@ int mpirma_coll_run_allreduce(struct mpirma_comm *c, const void *sendbuf,
 			      void *recvbuf, int count, struct mpirma_dtype *t,
 			      MPI_Datatype dt, MPI_Op op);
 /*
+ * A small allreduce of a predefined datatype and op on an intra-
+ * communicator of 2^k ranks, on the stack and without the checks: the
+ * arguments it takes are valid.  MPIRMA_COLL_GENERAL when it does not take
+ * them (any other, or an error to report): check and run the above.
+ */
+#define MPIRMA_COLL_GENERAL	(-1)
+int mpirma_coll_allreduce_small(struct mpirma_comm *c, const void *sendbuf,
+				void *recvbuf, int count, MPI_Datatype dt,
+				MPI_Op op);
+/*
  * Gather(v) (@gather) and Scatter(v): the root's side is @buf (what a
  * gather receives into, a scatter sends from), every other rank's @obuf.
  */

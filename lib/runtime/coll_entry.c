@@ -436,8 +436,15 @@ static int allreduce_body(const void *sendbuf, void *recvbuf, int count,
 	struct mpirma_dtype *t;
 	int ret = mpirma_comm_check(comm, &c);
 
-	if (!ret)
-		ret = reduce_check(count, datatype, op, &t);
+	if (ret)
+		return ret;
+	if (!request) {
+		ret = mpirma_coll_allreduce_small(c, sendbuf, recvbuf, count,
+						  datatype, op);
+		if (ret != MPIRMA_COLL_GENERAL)
+			return ret;
+	}
+	ret = reduce_check(count, datatype, op, &t);
 	if (ret)
 		return ret;
 	if (request)
