@@ -27,7 +27,12 @@
 #define SHMQ_SEG_BYTES	(2U << 20)	/* a rank's rings, together ... */
 #define SHMQ_RING_MIN	(8U << 10)	/* ... each at least ... */
 #define SHMQ_RING_MAX	(512U << 10)	/* ... and at most */
-#define SHMQ_FRAG_MAX	(64U << 10)	/* data in one unit, at most */
+/*
+ * Data in one unit, at most: the receiver copies a unit out while the
+ * sender copies the next in, so the two copies of a message overlap by
+ * all but one unit (shmq_ring.c, unit_chunk()).
+ */
+#define SHMQ_FRAG_MAX	(8U << 10)
 #define SHMQ_WIN_CTX	3		/* the window's creation context */
 #define ONECOPY_DEFAULT	(1U << 20)	/* MPIRMA_ONECOPY unset */
 #define ONECOPY_MAX	(1U << 30)

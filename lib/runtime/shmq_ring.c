@@ -252,14 +252,34 @@ static int offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
 	return 2;
 }
 
+/*
+ * The data in each unit of a message of @len bytes: one unit up to
+ * PIPE_MIN, else at least two, so that the receiver copies one out while
+ * the sender copies the next in.  Under emulation a ping-pong of 8 KiB
+ * took 13-16 us in one unit and 11-14 in two, of 64 KiB 68-95 us in one
+ * and 38-63 in units of 8 KiB; on hardware a unit costs less than
+ * copying 4 KiB.
+ */
+#define PIPE_MIN	4096
+
+static uint64_t unit_chunk(size_t len)
+{
+	uint64_t half;
+
+	if (len <= PIPE_MIN)
+		return min_u64(len, shmq.frag);
+	half = (len / 2 + SHMQ_LINE - 1) & ~(uint64_t)(SHMQ_LINE - 1);
+	return min_u64(half, shmq.frag);
+}
+
 int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 	      size_t len, uint64_t sync)
 {
 	struct shmq_rec h = { .tag = tag, .ctx = ctx, .len = len,
 			      .sync = sync };
-	uint64_t off = 0;
+	uint64_t off = 0, unit = unit_chunk(len);
 	/* Units may wait for room while the receiver takes them. */
-	bool wait = len > shmq.frag && dst != shmq.me, more = false;
+	bool wait = len > unit && dst != shmq.me, more = false;
 	int ret;
 
 	if (dst >= shmq.n)
@@ -274,9 +294,9 @@ int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 		more = ret == 2;
 	}
 	do {
-		h.kind = more ? REC_MORE : len <= shmq.frag ? REC_DATA :
+		h.kind = more ? REC_MORE : len <= unit ? REC_DATA :
 			 off ? REC_MORE : REC_FIRST;
-		h.chunk = min_u64(len - off, shmq.frag);
+		h.chunk = min_u64(len - off, unit);
 		ret = unit_send(dst, &h, (const char *)buf + off, &wait);
 		if (ret)
 			return ret;
