@@ -20,6 +20,11 @@
  * in messages and reductions, never freed; the large-count queries, pack
  * calls and counts agree with the int forms; values past what the library
  * supports are MPI_ERR_COUNT.
+ *
+ * A subarray type made again after a free (as ARMCI-MPI does for every
+ * strided call, and mpirma then hands back the freed one) is a new type:
+ * uncommitted, no name, no attributes, its own elements; a freed type
+ * that another type still holds keeps serving that one.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -557,12 +562,129 @@ static void test_large_calls(void)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* The ints MPI_Pack takes from 0..19 through @t (count 1), in *@n. */
+static void pack_ints(MPI_Datatype t, int *out, int *n)
+{
+	int src[40], pos = 0, i;
+
+	for (i = 0; i < 40; i++)
+		src[i] = i;
+	CHECK_MPI(MPI_Pack(src, 1, t, out, 40 * sizeof(int), &pos,
+			   MPI_COMM_WORLD));
+	*n = pos / (int)sizeof(int);
+}
+
+static int deletes;
+
+static int count_delete(MPI_Datatype t, int key, void *val, void *extra)
+{
+	(void)t, (void)key, (void)val, (void)extra;
+	deletes++;
+	return MPI_SUCCESS;
+}
+
+/* subarray 4x5 of MPI_INT, 2x3 from (@r, @c) */
+static MPI_Datatype sub45(int r, int c)
+{
+	int sizes[2] = { 4, 5 }, subs[2] = { 2, 3 }, starts[2] = { r, c };
+	MPI_Datatype t = MPI_DATATYPE_NULL;
+
+	CHECK_MPI(MPI_Type_create_subarray(2, sizes, subs, starts,
+					   MPI_ORDER_C, MPI_INT, &t));
+	return t;
+}
+
+static void test_made_again(void)
+{
+	char name[MPI_MAX_OBJECT_NAME];
+	int got[40], n, key, flag, len, ni, na, nt, comb, k;
+	MPI_Count szc[2] = { 4, 5 }, subc[2] = { 2, 3 }, stc[2] = { 1, 1 };
+	MPI_Count cni, cna, cnc, cnt;
+	MPI_Datatype t, u, pair, many[10];
+	void *val;
+
+	mtest_section("subarray made again");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CHECK_MPI(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, count_delete,
+					 &key, NULL));
+	t = sub45(1, 1);
+	CHECK_MPI(MPI_Type_commit(&t));
+	CHECK_MPI(MPI_Type_set_name(t, "first"));
+	CHECK_MPI(MPI_Type_set_attr(t, key, &flag));
+	CHECK_MPI(MPI_Type_free(&t));
+	CHECK_EQ(deletes, 1, "attribute deleted at the free");
+
+	t = sub45(1, 1);
+	CHECK_MPI(MPI_Type_get_name(t, name, &len));
+	CHECK_EQ(len, 0, "name of the type made again");
+	CHECK_MPI(MPI_Type_get_attr(t, key, &val, &flag));
+	CHECK_EQ(flag, 0, "attribute on the type made again");
+	n = 0;
+	CHECK_CLASS(MPI_Pack(got, 1, t, got, sizeof(got), &n, MPI_COMM_WORLD),
+		    MPI_ERR_TYPE);
+	CHECK_MPI(MPI_Type_commit(&t));
+	pack_ints(t, got, &n);
+	CHECK(n == 6 && got[0] == 6 && got[2] == 8 && got[3] == 11 &&
+	      got[5] == 13, "made again: %d ints from %d", n, got[0]);
+	CHECK_MPI(MPI_Type_get_envelope(t, &ni, &na, &nt, &comb));
+	CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 8 && nt == 1,
+	      "made again: combiner %d, %d ints", comb, ni);
+	CHECK_MPI(MPI_Type_free(&t));
+
+	/* other starts are another type */
+	t = sub45(2, 2);
+	CHECK_MPI(MPI_Type_commit(&t));
+	pack_ints(t, got, &n);
+	CHECK(n == 6 && got[0] == 12 && got[5] == 19, "starts 2,2: %d ints "
+	      "from %d to %d", n, got[0], got[n > 0 ? n - 1 : 0]);
+	CHECK_MPI(MPI_Type_free(&t));
+
+	/* the large-count form records MPI_Counts: not the int form's type */
+	t = sub45(1, 1);
+	CHECK_MPI(MPI_Type_free(&t));
+	CHECK_MPI(MPI_Type_create_subarray_c(2, szc, subc, stc, MPI_ORDER_C,
+					     MPI_INT, &t));
+	CHECK_MPI(MPI_Type_get_envelope_c(t, &cni, &cna, &cnc, &cnt, &comb));
+	CHECK(cni == 2 && cnc == 6, "_c form: %lld ints, %lld counts",
+	      (long long)cni, (long long)cnc);
+	CHECK_MPI(MPI_Type_free(&t));
+
+	/* freed while a pair of it holds it: the pair keeps its elements */
+	t = sub45(1, 1);
+	CHECK_MPI(MPI_Type_contiguous(2, t, &pair));
+	CHECK_MPI(MPI_Type_commit(&pair));
+	CHECK_MPI(MPI_Type_free(&t));
+	u = sub45(0, 0);
+	CHECK_MPI(MPI_Type_commit(&u));
+	CHECK_MPI(MPI_Type_free(&u));
+	pack_ints(pair, got, &n);
+	CHECK(n == 12 && got[0] == 6 && got[6] == 26, "pair after the "
+	      "free: %d ints, %d and %d", n, got[0], got[6]);
+	CHECK_MPI(MPI_Type_free(&pair));
+
+	/* more freed than are kept, then the first again */
+	for (k = 0; k < 10; k++) {
+		many[k] = sub45(k % 3, k % 3);
+		CHECK_MPI(MPI_Type_commit(&many[k]));
+	}
+	for (k = 0; k < 10; k++)
+		CHECK_MPI(MPI_Type_free(&many[k]));
+	t = sub45(0, 0);
+	CHECK_MPI(MPI_Type_commit(&t));
+	pack_ints(t, got, &n);
+	CHECK(n == 6 && got[0] == 0 && got[5] == 7, "after many: %d ints "
+	      "from %d", n, got[0]);
+	CHECK_MPI(MPI_Type_free(&t));
+	CHECK_MPI(MPI_Type_free_keyval(&key));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_constructors, test_named_and_errors, test_ownership,
 		test_walk, test_darray, test_large_ctors, test_f90,
-		test_large_calls, NULL,
+		test_large_calls, test_made_again, NULL,
 	};
 
 	return mtest_run(&argc, &argv, "typedecode", tests);

@@ -21,6 +21,7 @@
 #include "../lib/base/datatype_flat.c"
 #include "../lib/base/datatype_ctor.c"
 #include "../lib/base/datatype_array.c"
+#include "../lib/base/datatype_reuse.c"
 #include "../lib/base/datatype_query.c"
 #include "../lib/base/datatype_pack.c"
 #include "../lib/base/datatype_ext32.c"

@@ -502,7 +502,8 @@ int mpirma_dtype_release(struct mpirma_dtype *t, MPI_Datatype *datatype)
 
 	mpirma_handle_free(MPIRMA_HK_DATATYPE, *datatype);
 	t->handle = 0;
-	mpirma_dtype_unref(t);
+	if (!mpirma_dtype_keep(t))
+		mpirma_dtype_unref(t);
 	*datatype = MPI_DATATYPE_NULL;
 	if (ret)
 		return mpirma_err(ret, "the delete callback of an attribute "

@@ -167,6 +167,42 @@ static int array_check(int ndims, const void *a0, const void *a1,
 }
 
 /*
+ * A subarray type kept since a free with these arguments (the order its
+ * constructor records them in: ndims, sizes, subsizes, starts, order),
+ * registered as *@newtype with its result in *@ret; false: build one.
+ */
+#define REUSE_DIMS	8	/* arrays of more dimensions: always built */
+
+static bool reuse(int ndims, const struct mpirma_nums *sizes,
+		  const struct mpirma_nums *subsizes,
+		  const struct mpirma_nums *starts, int order, bool large,
+		  struct mpirma_dtype *old, MPI_Datatype *newtype, int *ret)
+{
+	int ints[3 * REUSE_DIMS + 2], ni = 0, nc = 0, i, k;
+	MPI_Count counts[3 * REUSE_DIMS];
+	struct mpirma_dtype_args want = {
+		.ints = ints, .counts = counts, .types = &old, .nt = 1,
+	};
+	struct mpirma_dtype *t;
+
+	if (ndims > REUSE_DIMS)
+		return false;
+	put_arg(&want, &ni, &nc, ndims, false);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < ndims; i++)
+			put_arg(&want, &ni, &nc, num(k == 0 ? sizes : k == 1 ?
+						 subsizes : starts, i), large);
+	put_arg(&want, &ni, &nc, order, false);
+	want.ni = ni;
+	want.nc = nc;
+	t = mpirma_dtype_take(MPIRMA_COMBINER_SUBARRAY, &want);
+	if (!t)
+		return false;
+	*ret = mpirma_dtype_register(t, newtype);
+	return true;
+}
+
+/*
  * MPI_Type_create_subarray and its _c form: the numbers come as ints or
  * MPI_Counts (@large), in @sizes, @subsizes, @starts.
  */
@@ -194,6 +230,9 @@ static int subarray(int ndims, struct mpirma_nums sizes,
 			return mpirma_err(MPI_ERR_ARG, "bad size, subsize or "
 					  "start in dimension %d", i);
 	}
+	if (reuse(ndims, &sizes, &subsizes, &starts, order, large, old,
+		  newtype, &ret))
+		return ret;
 	parts = mpirma_zalloc(ndims > 0 ? ndims : 1, sizeof(*parts));
 	if (!parts)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");

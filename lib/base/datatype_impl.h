@@ -9,6 +9,7 @@
  *   datatype_ctor.c   the constructors of one old type, struct, resized,
  *                     dup, and the arguments they record
  *   datatype_array.c  subarray
+ *   datatype_reuse.c  subarray types freed and made again
  *   datatype_query.c  envelope and contents, size and extents, names,
  *                     addresses, counts in a status
  *   datatype_pack.c   MPI_Pack and its kin
@@ -107,6 +108,20 @@ int mpirma_dtype_register(struct mpirma_dtype *t, MPI_Datatype *newtype);
  * the handle.  MPI class of the first failing delete callback (recorded).
  */
 int mpirma_dtype_release(struct mpirma_dtype *t, MPI_Datatype *datatype);
+
+/*
+ * Keeps type @t, whose handle MPI_Type_free has just freed, for
+ * mpirma_dtype_take() when nothing else holds it and it is of a kind worth
+ * keeping: true when it took the handle's reference.
+ */
+bool mpirma_dtype_keep(struct mpirma_dtype *t);
+
+/*
+ * A kept type of @combiner made from the arguments @want (the old types as
+ * objects), to be registered as new; NULL: build one.
+ */
+struct mpirma_dtype *mpirma_dtype_take(int combiner,
+				       const struct mpirma_dtype_args *want);
 
 /*
  * The checks of a constructor of one old type: MPI_ERR_COUNT for a
