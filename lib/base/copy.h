@@ -50,6 +50,37 @@ static __always_inline void mpirma_copy_small(char *d, const char *s,
 	}
 }
 
+/*
+ * 17 to 64 bytes inline, as words from both ends (they overlap in the
+ * middle), all loads before the stores (so overlap is fine).  glibc's
+ * memcpy() of these sizes runs AVX code that emulators run slowly: in the
+ * VM a ping-pong of 32 to 64 bytes took 2.4-2.9 us through it, 1.3-2.0
+ * inline, where 16 bytes took 1.3-1.9.
+ */
+static __always_inline void mpirma_copy_mid(char *d, const char *s, size_t n)
+{
+	uint64_t w[8];
+
+	memcpy(&w[0], s, 8);
+	memcpy(&w[1], s + 8, 8);
+	memcpy(&w[2], s + n - 16, 8);
+	memcpy(&w[3], s + n - 8, 8);
+	if (n > 32) {
+		memcpy(&w[4], s + 16, 8);
+		memcpy(&w[5], s + 24, 8);
+		memcpy(&w[6], s + n - 32, 8);
+		memcpy(&w[7], s + n - 24, 8);
+		memcpy(d + 16, &w[4], 8);
+		memcpy(d + 24, &w[5], 8);
+		memcpy(d + n - 32, &w[6], 8);
+		memcpy(d + n - 24, &w[7], 8);
+	}
+	memcpy(d, &w[0], 8);
+	memcpy(d + 8, &w[1], 8);
+	memcpy(d + n - 16, &w[2], 8);
+	memcpy(d + n - 8, &w[3], 8);
+}
+
 /* memcpy(): @dst and @src do not overlap. */
 static inline void mpirma_copy(void *dst, const void *src, size_t n)
 {
@@ -58,6 +89,10 @@ static inline void mpirma_copy(void *dst, const void *src, size_t n)
 
 	if (n <= 16) {
 		mpirma_copy_small(d, s, n);
+		return;
+	}
+	if (n <= 64) {
+		mpirma_copy_mid(d, s, n);
 		return;
 	}
 	for (; n > MPIRMA_COPY_PIECE; n -= MPIRMA_COPY_PIECE) {
@@ -76,6 +111,8 @@ static inline void mpirma_move(void *dst, const void *src, size_t n)
 
 	if (n <= 16)
 		mpirma_copy_small(dst, src, n);
+	else if (n <= 64)
+		mpirma_copy_mid(dst, src, n);
 	else if (n > MPIRMA_COPY_PIECE && (d + n <= s || s + n <= d))
 		mpirma_copy(dst, src, n);
 	else
