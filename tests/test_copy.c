@@ -56,13 +56,15 @@ int main(void)
 	};
 	size_t n, a, b, i;
 
-	for (n = 0; n <= 40; n++)
+	for (n = 0; n <= MPIRMA_COPY_MID + 32; n++)
 		for (a = 0; a < 8; a++)
 			for (b = 0; b < 8; b++) {
-				one(n, a, 64 + b, false);
-				/* overlapping moves, both directions */
-				one(n, 100 + a, 100 + a + b % 4, true);
-				one(n, 100 + a + b % 4, 100 + a, true);
+				one(n, a, 256 + b, false);
+				/* overlapping moves, both directions, by 0-35 */
+				one(n, 600 + a, 600 + a + b % 4, true);
+				one(n, 600 + a + b % 4, 600 + a, true);
+				one(n, 900 + a, 900 + a + b * 5, true);
+				one(n, 900 + a + b * 5, 900 + a, true);
 			}
 	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
 		one(big[i], 3, 5, false);
