@@ -167,9 +167,32 @@ static int array_check(int ndims, const void *a0, const void *a1,
 }
 
 /*
- * A subarray type kept since a free with these arguments (the order its
- * constructor records them in: ndims, sizes, subsizes, starts, order),
- * registered as *@newtype with its result in *@ret; false: build one.
+ * Records a subarray's integer arguments in @a, in the order the standard
+ * gives them (ndims, sizes, subsizes, starts, order), the three arrays as
+ * large counts in the _c form (@large); sets a->ni and a->nc.  What the
+ * constructor keeps, and what reuse() looks for.
+ */
+static void subarray_args(struct mpirma_dtype_args *a, int ndims,
+			  const struct mpirma_nums *sizes,
+			  const struct mpirma_nums *subsizes,
+			  const struct mpirma_nums *starts, int order,
+			  bool large)
+{
+	const struct mpirma_nums *v[3] = { sizes, subsizes, starts };
+	int ni = 0, nc = 0, i, k;
+
+	put_arg(a, &ni, &nc, ndims, false);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < ndims; i++)
+			put_arg(a, &ni, &nc, num(v[k], i), large);
+	put_arg(a, &ni, &nc, order, false);
+	a->ni = ni;
+	a->nc = nc;
+}
+
+/*
+ * A subarray type kept since a free with these arguments, registered as
+ * *@newtype with its result in *@ret; false: build one.
  */
 #define REUSE_DIMS	8	/* arrays of more dimensions: always built */
 
@@ -178,7 +201,7 @@ static bool reuse(int ndims, const struct mpirma_nums *sizes,
 		  const struct mpirma_nums *starts, int order, bool large,
 		  struct mpirma_dtype *old, MPI_Datatype *newtype, int *ret)
 {
-	int ints[3 * REUSE_DIMS + 2], ni = 0, nc = 0, i, k;
+	int ints[3 * REUSE_DIMS + 2];
 	MPI_Count counts[3 * REUSE_DIMS];
 	struct mpirma_dtype_args want = {
 		.ints = ints, .counts = counts, .types = &old, .nt = 1,
@@ -187,14 +210,7 @@ static bool reuse(int ndims, const struct mpirma_nums *sizes,
 
 	if (ndims > REUSE_DIMS)
 		return false;
-	put_arg(&want, &ni, &nc, ndims, false);
-	for (k = 0; k < 3; k++)
-		for (i = 0; i < ndims; i++)
-			put_arg(&want, &ni, &nc, num(k == 0 ? sizes : k == 1 ?
-						 subsizes : starts, i), large);
-	put_arg(&want, &ni, &nc, order, false);
-	want.ni = ni;
-	want.nc = nc;
+	subarray_args(&want, ndims, sizes, subsizes, starts, order, large);
 	t = mpirma_dtype_take(MPIRMA_COMBINER_SUBARRAY, &want);
 	if (!t)
 		return false;
@@ -214,7 +230,7 @@ static int subarray(int ndims, struct mpirma_nums sizes,
 	struct mpirma_dtype *old = NULL;
 	struct mpirma_dtype_args *a;
 	struct dim_part *parts;
-	int i, k, ni = 0, nc = 0;
+	int i;
 	int ret = array_check(ndims, large ? (void *)sizes.c : sizes.i,
 			      large ? (void *)subsizes.c : subsizes.i,
 			      large ? (void *)starts.c : starts.i, order,
@@ -246,13 +262,7 @@ static int subarray(int ndims, struct mpirma_nums sizes,
 				      0, large ? 3 * ndims : 0, 1, &a);
 	if (ret)
 		return ret;
-	put_arg(a, &ni, &nc, ndims, false);
-	for (k = 0; k < 3; k++)
-		for (i = 0; i < ndims; i++)
-			put_arg(a, &ni, &nc, num(k == 0 ? &sizes : k == 1 ?
-						 &subsizes : &starts, i),
-				large);
-	put_arg(a, &ni, &nc, order, false);
+	subarray_args(a, ndims, &sizes, &subsizes, &starts, order, large);
 	mpirma_dtype_args_type(a, 0, old);
 	return MPI_SUCCESS;
 }

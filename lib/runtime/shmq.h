@@ -7,8 +7,9 @@
  * and shmq_wait.c (polling and bells).
  *
  * Units: a small message is one unit (REC_DATA), a larger one a REC_FIRST
- * unit and REC_MORE units of up to shmq.frag bytes each (unit_chunk()).  Every unit from one
- * sender to one receiver has the next number of that pair (seq, from 1).
+ * unit and REC_MORE units of up to shmq.frag bytes each (unit_chunk()).
+ * Every unit from one sender to one receiver has the next number of that
+ * pair (seq, from 1).
  * It goes into the receiver's ring from that sender when there is room,
  * else into the kernel mailbox (spilled: MPIRMA_IOC_MSG_SEND, which
  * buffers without bound, so a send never waits); the sender then

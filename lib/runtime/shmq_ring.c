@@ -256,8 +256,8 @@ static int offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
  * The data in each unit of a message of @len bytes: one unit up to
  * PIPE_MIN, else at least two, so that the receiver copies one out while
  * the sender copies the next in.  Under emulation a ping-pong of 8 KiB
- * took 13-16 us in one unit and 11-14 in two, of 64 KiB 68-95 us in one
- * and 38-63 in units of 8 KiB; on hardware a unit costs less than
+ * took 12.9-16.1 us in one unit and 10.7-13.6 in two, of 64 KiB 68-95 us
+ * in one and 38-63 in units of 8 KiB; on hardware a unit costs less than
  * copying 4 KiB.
  */
 #define PIPE_MIN	4096
