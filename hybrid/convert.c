@@ -221,8 +221,16 @@ static const struct hy_op_pair op_pairs[] = {
  * linear search of type_pairs cost more than the rest of the layer's work
  * on an operation.  Likewise the op.
  */
-const struct hy_type_pair *_Atomic hy_type_last;
-const struct hy_op_pair *_Atomic hy_op_last;
+/*
+ * Until the first conversion they hold a pair of no handle a call can pass
+ * (0: a null pointer under Open MPI, no handle's bits under MPICH), so
+ * that a lookup needs no test for NULL.
+ */
+static const struct hy_type_pair type_none = { (MPI_Datatype)0,
+					       MPII_DATATYPE_NULL };
+static const struct hy_op_pair op_none = { (MPI_Op)0, MPII_OP_NULL };
+const struct hy_type_pair *_Atomic hy_type_last = &type_none;
+const struct hy_op_pair *_Atomic hy_op_last = &op_none;
 
 #define NR_TYPE_PAIRS	(sizeof(type_pairs) / sizeof(type_pairs[0]))
 

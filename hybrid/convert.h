@@ -27,11 +27,13 @@ struct hy_op_pair {
 
 /*
  * Any thread may read or replace them without a lock (relaxed: a stale
- * entry is still a right one, it is only a miss); entries are never freed.
+ * entry is still a right one, it is only a miss); entries are never freed,
+ * and never NULL: the first is a pair of no handle, whose engine value is
+ * NONE (HY_CONVERT_LAST()).
  * Not thread-local: in a shared library that costs a __tls_get_addr call.
  */
-extern const struct hy_type_pair *_Atomic hy_type_last;
-extern const struct hy_op_pair *_Atomic hy_op_last;
+extern HY_LOCAL const struct hy_type_pair *_Atomic hy_type_last;
+extern HY_LOCAL const struct hy_op_pair *_Atomic hy_op_last;
 
 int hy_type_lookup(MPI_Datatype t, MPII_Datatype *out);
 int hy_op_lookup(MPI_Op op, MPII_Op *out);
@@ -69,14 +71,14 @@ static inline const struct PAIR *NAME##_hit(HOST h)			\
 	const struct PAIR *last =					\
 		atomic_load_explicit(&NAME##_last, memory_order_relaxed); \
 									\
-	return last && last->h == h ? last : NULL;			\
+	return last->h == h ? last : NULL;				\
 }									\
 									\
 static inline int NAME(HOST h, INNER *out)				\
 {									\
 	const struct PAIR *last = NAME##_hit(h);			\
 									\
-	if (last) {							\
+	if (last && last->i != (NONE)) {				\
 		*out = last->i;						\
 		return MPI_SUCCESS;					\
 	}								\

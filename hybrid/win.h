@@ -28,7 +28,7 @@ extern struct hy_win *hy_win_table[HY_WIN_BUCKETS];
  * window, never given back to malloc while the job runs, so such a reader
  * never touches freed memory.
  */
-extern unsigned int hy_win_seq;
+extern HY_LOCAL unsigned int hy_win_seq;
 
 /* Open MPI's handles are pointers, MPICH's integers: both hash. */
 static inline struct hy_win **hy_win_bucket(MPI_Win win)
@@ -84,7 +84,7 @@ static inline struct hy_win *hy_win_peek(MPI_Win win)
  * nodes, kept while no other thread calls MPI (!hy.threads); NULL after
  * any table change (win.c).  Programs mostly call on one window in a row.
  */
-extern struct hy_win *hy_win_last;
+extern HY_LOCAL struct hy_win *hy_win_last;
 
 /* hy_win_last if it is @win's, else NULL: no lookup at all. */
 static inline struct hy_win *hy_win_cached(MPI_Win win)

@@ -390,16 +390,31 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval,
 				void *attribute_val, void *extra_state);
 
+/*
+ * What the library exports: the library is built with hidden visibility,
+ * so that its own globals are reached without the GOT (the hybrid engine,
+ * one relocatable object, has no version script to say so).
+ */
+#if defined(__GNUC__)
+#define MPIRMA_API __attribute__((visibility("default")))
+#else
+#define MPIRMA_API
+#endif
+
 /* The predefined callbacks are real functions, as the standard has them. */
-int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
-int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
-int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
-int MPI_WIN_NULL_COPY_FN(MPI_Win, int, void *, void *, void *, int *);
-int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
-int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
-int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
-int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
-int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
+MPIRMA_API int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *,
+			int *);
+MPIRMA_API int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+MPIRMA_API int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+MPIRMA_API int MPI_WIN_NULL_COPY_FN(MPI_Win, int, void *, void *, void *,
+			int *);
+MPIRMA_API int MPI_WIN_DUP_FN(MPI_Win, int, void *, void *, void *, int *);
+MPIRMA_API int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void *, void *);
+MPIRMA_API int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *,
+			int *);
+MPIRMA_API int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *,
+			int *);
+MPIRMA_API int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 #define MPI_NULL_COPY_FN	MPI_COMM_NULL_COPY_FN
 #define MPI_DUP_FN		MPI_COMM_DUP_FN
 #define MPI_NULL_DELETE_FN	MPI_COMM_NULL_DELETE_FN
@@ -407,7 +422,8 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 /* ------------------------------------------------------------ functions */
 
 /* Declares MPI_<name> and its profiling name PMPI_<name>. */
-#define MPIRMA_DECL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+#define MPIRMA_DECL(ret, name, args) \
+	MPIRMA_API ret MPI_##name args; MPIRMA_API ret PMPI_##name args;
 
 /* Environment (lib/runtime/init.c) */
 MPIRMA_DECL(int, Init, (int *argc, char ***argv))
@@ -2281,8 +2297,8 @@ MPIRMA_DECL(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
  * the common blocks the `mpi` and `mpi_f08` modules and mpif.h name,
  * defined in libmpirma (lib/base/status.c).
  */
-extern MPI_Fint mpirma_status_ignore_[];
-extern MPI_Fint mpirma_statuses_ignore_[];
+extern MPIRMA_API MPI_Fint mpirma_status_ignore_[];
+extern MPIRMA_API MPI_Fint mpirma_statuses_ignore_[];
 #define MPI_F_STATUS_IGNORE	((MPI_Fint *)mpirma_status_ignore_)
 #define MPI_F_STATUSES_IGNORE	((MPI_Fint *)mpirma_statuses_ignore_)
 

@@ -77,8 +77,8 @@ extern "C" {
  * user's pages are at the time of the call).  Errors: MPI_ERR_WIN,
  * MPI_ERR_RANK, MPI_ERR_ARG, raised on the window.
  */
-int MPIX_Win_get_node(MPI_Win win, int rank, int *node);
-int PMPIX_Win_get_node(MPI_Win win, int rank, int *node);
+MPIRMA_API int MPIX_Win_get_node(MPI_Win win, int rank, int *node);
+MPIRMA_API int PMPIX_Win_get_node(MPI_Win win, int rank, int *node);
 
 /**
  * MPIX_Win_get_worker - the kernel worker that serves a process's memory
@@ -92,8 +92,8 @@ int PMPIX_Win_get_node(MPI_Win win, int rank, int *node);
  *
  * Errors: as MPIX_Win_get_node.
  */
-int MPIX_Win_get_worker(MPI_Win win, int rank, int *worker);
-int PMPIX_Win_get_worker(MPI_Win win, int rank, int *worker);
+MPIRMA_API int MPIX_Win_get_worker(MPI_Win win, int rank, int *worker);
+MPIRMA_API int PMPIX_Win_get_worker(MPI_Win win, int rank, int *worker);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,8 @@
  * its extra_state, is freed with it).  MPI_SUCCESS, or MPI_ERR_KEYVAL when
  * @keyval is no keyval of this process (lib/base/attr.c).
  */
-int mpirma_keyval_on_free(int keyval, void (*release)(void *extra_state));
+MPIRMA_API int mpirma_keyval_on_free(int keyval,
+				      void (*release)(void *extra_state));
 
 /*
  * How long the datatype arrays of the w collectives on @comm are: *@peers
@@ -23,7 +24,7 @@ int mpirma_keyval_on_free(int keyval, void (*release)(void *extra_state));
  * fail (not running, an invalid handle, no topology), which it then
  * reports itself: this raises nothing (lib/runtime/topo.c).
  */
-void mpirma_comm_w_lengths(MPI_Comm comm, int *peers, int *indeg,
-			   int *outdeg);
+MPIRMA_API void mpirma_comm_w_lengths(MPI_Comm comm, int *peers,
+				      int *indeg, int *outdeg);
 
 #endif

@@ -104,33 +104,25 @@ static inline void mpirma_count_add(uint64_t *c, uint64_t v)
 			 __ATOMIC_RELAXED);
 }
 
+void mpirma_direct_count_tally(struct mpirma_window *w, unsigned int kind,
+			       uint64_t bytes);
+
 /*
  * Private counters: plain increments, reported later; with threads, in this
- * thread's own tally (atomic only in the last one, which threads share).
+ * thread's own tally (mpirma_direct_count_tally(), rma_direct.c).  Inline
+ * in every lane: a call here was a tenth of a lean put under the layer.
  */
-static inline void mpirma_direct_count(struct mpirma_window *w,
-				       unsigned int kind, uint64_t bytes)
+static __always_inline void mpirma_direct_count(struct mpirma_window *w,
+						unsigned int kind,
+						uint64_t bytes)
 {
-	struct mpirma_direct_tally *t;
-	unsigned int k;
-
 	if (mpirma_likely(!w->tallies)) {
 		w->direct_count.ops[kind]++;
 		w->direct_count.bytes += bytes;
 		w->direct_count.n++;
 		return;
 	}
-	k = mpirma_tally_slot();
-	t = &w->tallies[k];
-	if (mpirma_likely(k < MPIRMA_TALLIES - 1)) {
-		mpirma_count_add(&t->ops[kind], 1);
-		mpirma_count_add(&t->bytes, bytes);
-		mpirma_count_add(&t->n, 1);
-		return;
-	}
-	__atomic_add_fetch(&t->ops[kind], 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->n, 1, __ATOMIC_RELAXED);
+	mpirma_direct_count_tally(w, kind, bytes);
 }
 
 #endif /* MPIRMA_LIB_DIRECT_H */

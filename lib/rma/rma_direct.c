@@ -208,6 +208,24 @@ char *mpirma_win_direct_target(struct mpirma_window *w,
  * Advances *@taken to *@count and returns by how much: 0 when another
  * reporter has taken that much already.
  */
+/* mpirma_direct_count() with threads: atomic only in the shared tally. */
+void mpirma_direct_count_tally(struct mpirma_window *w, unsigned int kind,
+			       uint64_t bytes)
+{
+	unsigned int k = mpirma_tally_slot();
+	struct mpirma_direct_tally *t = &w->tallies[k];
+
+	if (mpirma_likely(k < MPIRMA_TALLIES - 1)) {
+		mpirma_count_add(&t->ops[kind], 1);
+		mpirma_count_add(&t->bytes, bytes);
+		mpirma_count_add(&t->n, 1);
+		return;
+	}
+	__atomic_add_fetch(&t->ops[kind], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->bytes, bytes, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->n, 1, __ATOMIC_RELAXED);
+}
+
 static uint64_t take_one(const uint64_t *count, uint64_t *taken)
 {
 	uint64_t now = __atomic_load_n(count, __ATOMIC_RELAXED);
