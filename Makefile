@@ -917,7 +917,7 @@ bench-strategies: module $(B)/bin/mpirma-bench
 UNIT_COSTS := $(BENCH_DIR)/unit_costs
 userspace: $(UNIT_COSTS)
 
-$(UNIT_COSTS): bench/unit_costs.c
+$(UNIT_COSTS): bench/unit_costs.c lib/base/copy.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
 

@@ -4,7 +4,9 @@
  * (lib/base/copy.h): mpirma_copy() against memcpy() and mpirma_move()
  * against memmove() for every length up to past the inline sizes and
  * around the 8 KiB pieces, at every alignment of both sides, overlapping
- * both ways for the move; nothing outside the destination is touched.
+ * both ways for the move, and at destinations just past the source's
+ * offset in a page (the copies that avoid rep movsb); nothing outside the
+ * destination is touched.
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
@@ -16,7 +18,7 @@
 #include "../lib/base/copy.h"
 #include "unit_check.h"
 
-#define AREA	(5 * MPIRMA_COPY_PIECE)
+#define AREA	(7 * MPIRMA_COPY_PIECE)
 
 static unsigned char got[AREA], want[AREA], src[AREA];
 
@@ -54,6 +56,11 @@ int main(void)
 		MPIRMA_COPY_PIECE - 1, MPIRMA_COPY_PIECE, MPIRMA_COPY_PIECE + 1,
 		2 * MPIRMA_COPY_PIECE + 17,
 	};
+	static const size_t alias[] = {
+		MPIRMA_COPY_ALIAS_MIN - 1, MPIRMA_COPY_ALIAS_MIN,
+		MPIRMA_COPY_ALIAS_MIN + 63, 4096, MPIRMA_COPY_PIECE + 17,
+		3 * MPIRMA_COPY_PIECE + 5,
+	};
 	size_t n, a, b, i;
 
 	for (n = 0; n <= MPIRMA_COPY_MID + 32; n++)
@@ -66,6 +73,24 @@ int main(void)
 				one(n, 900 + a, 900 + a + b * 5, true);
 				one(n, 900 + a + b * 5, 900 + a, true);
 			}
+	/* destinations 0-64 bytes past the source's page offset, and 4095 */
+	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		for (a = 0; a <= 65; a += (a < 2 || a > 62) ? 1 : 7) {
+			size_t d = (a + (uintptr_t)src - (uintptr_t)got) & 4095;
+			bool want_steps = a >= 1 && a <= 63 &&
+					  alias[i] >= MPIRMA_COPY_ALIAS_MIN;
+
+			checkf(mpirma_copy_aliased((char *)got + d,
+						   (char *)src, alias[i]) ==
+			       want_steps, "aliased(%zu bytes, %zu past)",
+			       alias[i], a);
+			one(alias[i], 0, d, false);
+			one(alias[i], 5, (d + 5) & 4095, false);
+		}
+	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++) {
+		one(alias[i], 0, alias[i] + 8, true);	/* apart, 8 past */
+		one(alias[i], alias[i] + 9, 1, true);
+	}
 	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
 		one(big[i], 3, 5, false);
 		one(big[i], 0, MPIRMA_COPY_PIECE / 2, true);
