@@ -219,12 +219,10 @@ static const struct hy_op_pair op_pairs[] = {
  * The predefined type converted last (hy_type(), hybrid.h): an RMA call
  * names the same type on both sides and again in the next call, and the
  * linear search of type_pairs cost more than the rest of the layer's work
- * on an operation.  Likewise the op.
- */
-/*
- * Until the first conversion they hold a pair of no handle a call can pass
- * (0: a null pointer under Open MPI, no handle's bits under MPICH), so
- * that a lookup needs no test for NULL.
+ * on an operation.  Likewise the op.  Until the first conversion they
+ * hold a pair of no handle a call can pass (0: a null pointer under Open
+ * MPI, no handle's bits under MPICH), so that a lookup needs no test for
+ * NULL.
  */
 static const struct hy_type_pair type_none = { (MPI_Datatype)0,
 					       MPII_DATATYPE_NULL };

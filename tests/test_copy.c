@@ -73,16 +73,16 @@ int main(void)
 				one(n, 900 + a, 900 + a + b * 5, true);
 				one(n, 900 + a + b * 5, 900 + a, true);
 			}
-	/* destinations 0-64 bytes past the source's page offset, and 4095 */
+	/* destinations 0-65 bytes past the source's offset in a page */
 	for (i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
 		for (a = 0; a <= 65; a += (a < 2 || a > 62) ? 1 : 7) {
 			size_t d = (a + (uintptr_t)src - (uintptr_t)got) & 4095;
-			bool want_steps = a >= 1 && a <= 63 &&
+			bool want_pieces = a >= 1 && a <= 63 &&
 					  alias[i] >= MPIRMA_COPY_ALIAS_MIN;
 
 			checkf(mpirma_copy_aliased((char *)got + d,
 						   (char *)src, alias[i]) ==
-			       want_steps, "aliased(%zu bytes, %zu past)",
+			       want_pieces, "aliased(%zu bytes, %zu past)",
 			       alias[i], a);
 			one(alias[i], 0, d, false);
 			one(alias[i], 5, (d + 5) & 4095, false);

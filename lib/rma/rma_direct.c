@@ -204,10 +204,6 @@ char *mpirma_win_direct_target(struct mpirma_window *w,
 	return NULL;
 }
 
-/*
- * Advances *@taken to *@count and returns by how much: 0 when another
- * reporter has taken that much already.
- */
 /* mpirma_direct_count() with threads: atomic only in the shared tally. */
 void mpirma_direct_count_tally(struct mpirma_window *w, unsigned int kind,
 			       uint64_t bytes)
@@ -226,6 +222,10 @@ void mpirma_direct_count_tally(struct mpirma_window *w, unsigned int kind,
 	__atomic_add_fetch(&t->n, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Advances *@taken to *@count and returns by how much: 0 when another
+ * reporter has taken that much already.
+ */
 static uint64_t take_one(const uint64_t *count, uint64_t *taken)
 {
 	uint64_t now = __atomic_load_n(count, __ATOMIC_RELAXED);
