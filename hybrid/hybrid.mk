@@ -238,7 +238,7 @@ HY_FDEPS_openmpi := $(HY_FSEEDS)
 # The same through each host's `use mpi_f08`: Open MPI's calls ompi_x_f,
 # MPICH's its own mpi_x_f08_ and mpi_x_f08ts_ entry points, which the
 # layer defines too (fortran/gen); MPICH's has the large-count forms.
-HY_FTESTS_F08 := f_f08_seed_sum f_f08_seed_mapvals f_f08_rma
+HY_FTESTS_F08 := f_f08_seed_sum f_f08_rma
 HY_FTESTS_openmpi := f_seed_sum f_seed_mapvals $(HY_FTESTS_F08)
 HY_FTESTS_mpich := f_seed_sum f_seed_mapvals $(HY_FTESTS_F08) f_f08_largecount
 HY_FHOSTS := $(foreach h,$(HY_HOSTS),$(if $(shell command -v $(HY_FC_$(h)) 2>/dev/null),$(h)))
