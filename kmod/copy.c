@@ -2,7 +2,11 @@
 /*
  * Bulk copies for one-copy messages (copy.h): memcpy() or a vector loop of
  * copy_vec.c, whichever copies 64 KiB fastest on this machine, measured
- * once at load (the copy_engine parameter forces the choice).
+ * once at load (the copy_engine parameter forces the choice).  A copy whose
+ * destination lies 1-63 bytes past its source's offset in a page gets its
+ * own choice, measured at that distance: rep movsb, which memcpy() is on
+ * processors with ERMS or FSRM, meets 4 KiB aliasing there and ran 20-40x
+ * slower on an AMD EPYC (docs/kmod.md, "One-copy messages").
  */
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -15,6 +19,7 @@
 
 #define PICK_BYTES	(64 * 1024)
 #define PICK_ROUNDS	4
+#define PICK_NEAR	8
 
 enum { ENGINE_AUTO = -1, ENGINE_MEMCPY, ENGINE_SSE, ENGINE_AVX, NR_ENGINES };
 
@@ -29,6 +34,11 @@ module_param(copy_engine, int, 0444);
 MODULE_PARM_DESC(copy_engine,
 		 "one-copy messages: -1 measure at load (default), 0 memcpy, 1 SSE2, 2 AVX");
 
+static int copy_engine_near = ENGINE_AUTO;
+module_param(copy_engine_near, int, 0444);
+MODULE_PARM_DESC(copy_engine_near,
+		 "the same, for a destination 1-63 bytes past its source in a page (-1: copy_engine's if forced, else measured)");
+
 static bool engine_usable(int e)
 {
 	return e == ENGINE_MEMCPY || e == ENGINE_SSE ||
@@ -36,7 +46,12 @@ static bool engine_usable(int e)
 		boot_cpu_has(X86_FEATURE_OSXSAVE));
 }
 
-static u64 time_engine(int e, void *dst, const void *src)
+static bool engine_valid(int e)
+{
+	return e == ENGINE_AUTO || (e >= 0 && e < NR_ENGINES && engine_usable(e));
+}
+
+static u64 time_engine(int e, void *dst, const void *src, size_t n)
 {
 	u64 best = U64_MAX, t;
 	int i;
@@ -45,62 +60,88 @@ static u64 time_engine(int e, void *dst, const void *src)
 		t = ktime_get_ns();
 		if (engines[e]) {
 			kernel_fpu_begin();
-			engines[e](dst, src, PICK_BYTES);
+			engines[e](dst, src, n);
 			kernel_fpu_end();
 		} else {
-			memcpy(dst, src, PICK_BYTES);
+			memcpy(dst, src, n);
 		}
 		best = min(best, ktime_get_ns() - t);
 	}
 	return best;
 }
 
-void mpirma_copy_init(void)
+/* The usable engine that copies @n bytes from @src to @dst fastest. */
+static int fastest_engine(void *dst, const void *src, size_t n)
 {
 	u64 t, best = U64_MAX;
-	char *buf;
-	int e;
+	int e, pick = ENGINE_MEMCPY;
 
-	if (copy_engine >= NR_ENGINES || copy_engine < ENGINE_AUTO ||
-	    (copy_engine != ENGINE_AUTO && !engine_usable(copy_engine))) {
-		pr_warn("copy_engine=%d is not usable here: measuring\n", copy_engine);
-		copy_engine = ENGINE_AUTO;
-	}
-	if (copy_engine != ENGINE_AUTO)
-		return;
-	copy_engine = ENGINE_MEMCPY;
-	buf = kmalloc(2 * PICK_BYTES, GFP_KERNEL);
-	if (!buf)
-		return;
-	memset(buf, 0x5a, 2 * PICK_BYTES);
 	for (e = 0; e < NR_ENGINES; e++) {
 		if (!engine_usable(e))
 			continue;
-		t = time_engine(e, buf, buf + PICK_BYTES);
+		t = time_engine(e, dst, src, n);
 		if (t < best) {
 			best = t;
-			copy_engine = e;
+			pick = e;
 		}
 	}
+	return pick;
+}
+
+void mpirma_copy_init(void)
+{
+	char *buf;
+
+	if (!engine_valid(copy_engine)) {
+		pr_warn("copy_engine=%d is not usable here: measuring\n", copy_engine);
+		copy_engine = ENGINE_AUTO;
+	}
+	if (!engine_valid(copy_engine_near)) {
+		pr_warn("copy_engine_near=%d is not usable here: measuring\n",
+			copy_engine_near);
+		copy_engine_near = ENGINE_AUTO;
+	}
+	if (copy_engine_near == ENGINE_AUTO && copy_engine != ENGINE_AUTO)
+		copy_engine_near = copy_engine;
+	if (copy_engine != ENGINE_AUTO && copy_engine_near != ENGINE_AUTO)
+		return;
+
+	buf = kmalloc(2 * PICK_BYTES, GFP_KERNEL);
+	if (!buf) {
+		if (copy_engine == ENGINE_AUTO)
+			copy_engine = ENGINE_MEMCPY;
+		if (copy_engine_near == ENGINE_AUTO)
+			copy_engine_near = ENGINE_MEMCPY;
+		return;
+	}
+	memset(buf, 0x5a, 2 * PICK_BYTES);
+	if (copy_engine == ENGINE_AUTO)
+		copy_engine = fastest_engine(buf, buf + PICK_BYTES, PICK_BYTES);
+	if (copy_engine_near == ENGINE_AUTO)
+		copy_engine_near = fastest_engine(buf + PICK_NEAR, buf + PICK_BYTES,
+						  PICK_BYTES - PICK_NEAR);
 	kfree(buf);
 }
 
-void mpirma_copy_begin(void)
+void mpirma_copy_begin(struct mpirma_copier *c, u64 dst_off, u64 src_off)
 {
-	if (engines[copy_engine])
+	bool near = ((dst_off - src_off) & (PAGE_SIZE - 1)) - 1 < 63;
+
+	c->engine = near ? copy_engine_near : copy_engine;
+	if (engines[c->engine])
 		kernel_fpu_begin();
 }
 
-void mpirma_copy(void *dst, const void *src, size_t n)
+void mpirma_copy(const struct mpirma_copier *c, void *dst, const void *src, size_t n)
 {
-	if (engines[copy_engine])
-		engines[copy_engine](dst, src, n);
+	if (engines[c->engine])
+		engines[c->engine](dst, src, n);
 	else
 		memcpy(dst, src, n);
 }
 
-void mpirma_copy_end(void)
+void mpirma_copy_end(const struct mpirma_copier *c)
 {
-	if (engines[copy_engine])
+	if (engines[c->engine])
 		kernel_fpu_end();
 }

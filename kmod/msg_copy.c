@@ -201,8 +201,9 @@ out_free_offer:
 static void copy_chunk(const struct mpirma_offer *o, u32 i)
 {
 	u64 pos = (u64)i * TAKE_CHUNK, end = min(o->n, pos + TAKE_CHUNK);
+	struct mpirma_copier c;
 
-	mpirma_copy_begin();
+	mpirma_copy_begin(&c, o->doff, o->offset);
 	while (pos < end) {
 		u64 s = o->offset + pos, d = o->doff + pos;
 		size_t piece = min3(PAGE_SIZE - offset_in_page(s), PAGE_SIZE - offset_in_page(d),
@@ -210,12 +211,12 @@ static void copy_chunk(const struct mpirma_offer *o, u32 i)
 		const char *from = kmap_local_page(o->pages[s >> PAGE_SHIFT]);
 		char *to = kmap_local_page(o->dst[d >> PAGE_SHIFT]);
 
-		mpirma_copy(to + offset_in_page(d), from + offset_in_page(s), piece);
+		mpirma_copy(&c, to + offset_in_page(d), from + offset_in_page(s), piece);
 		kunmap_local(to);
 		kunmap_local(from);
 		pos += piece;
 	}
-	mpirma_copy_end();
+	mpirma_copy_end(&c);
 }
 
 /*
