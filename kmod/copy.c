@@ -46,9 +46,13 @@ static bool engine_usable(int e)
 		boot_cpu_has(X86_FEATURE_OSXSAVE));
 }
 
-static bool engine_valid(int e)
+/* @e, the value of parameter @name, if usable here; else ENGINE_AUTO. */
+static int usable_or_auto(int e, const char *name)
 {
-	return e == ENGINE_AUTO || (e >= 0 && e < NR_ENGINES && engine_usable(e));
+	if (e == ENGINE_AUTO || (e >= 0 && e < NR_ENGINES && engine_usable(e)))
+		return e;
+	pr_warn("%s=%d is not usable here: measuring\n", name, e);
+	return ENGINE_AUTO;
 }
 
 static u64 time_engine(int e, void *dst, const void *src, size_t n)
@@ -70,16 +74,21 @@ static u64 time_engine(int e, void *dst, const void *src, size_t n)
 	return best;
 }
 
-/* The usable engine that copies @n bytes from @src to @dst fastest. */
-static int fastest_engine(void *dst, const void *src, size_t n)
+/*
+ * The usable engine that copies fastest into @buf + @dst_off from the
+ * second half of @buf; memcpy() when there is no @buf to time on.
+ */
+static int fastest_engine(char *buf, size_t dst_off)
 {
 	u64 t, best = U64_MAX;
 	int e, pick = ENGINE_MEMCPY;
 
+	if (!buf)
+		return pick;
 	for (e = 0; e < NR_ENGINES; e++) {
 		if (!engine_usable(e))
 			continue;
-		t = time_engine(e, dst, src, n);
+		t = time_engine(e, buf + dst_off, buf + PICK_BYTES, PICK_BYTES - dst_off);
 		if (t < best) {
 			best = t;
 			pick = e;
@@ -90,36 +99,22 @@ static int fastest_engine(void *dst, const void *src, size_t n)
 
 void mpirma_copy_init(void)
 {
-	char *buf;
+	char *buf = NULL;
 
-	if (!engine_valid(copy_engine)) {
-		pr_warn("copy_engine=%d is not usable here: measuring\n", copy_engine);
-		copy_engine = ENGINE_AUTO;
-	}
-	if (!engine_valid(copy_engine_near)) {
-		pr_warn("copy_engine_near=%d is not usable here: measuring\n",
-			copy_engine_near);
-		copy_engine_near = ENGINE_AUTO;
-	}
-	if (copy_engine_near == ENGINE_AUTO && copy_engine != ENGINE_AUTO)
-		copy_engine_near = copy_engine;
-	if (copy_engine != ENGINE_AUTO && copy_engine_near != ENGINE_AUTO)
-		return;
-
-	buf = kmalloc(2 * PICK_BYTES, GFP_KERNEL);
-	if (!buf) {
-		if (copy_engine == ENGINE_AUTO)
-			copy_engine = ENGINE_MEMCPY;
-		if (copy_engine_near == ENGINE_AUTO)
-			copy_engine_near = ENGINE_MEMCPY;
-		return;
-	}
-	memset(buf, 0x5a, 2 * PICK_BYTES);
-	if (copy_engine == ENGINE_AUTO)
-		copy_engine = fastest_engine(buf, buf + PICK_BYTES, PICK_BYTES);
+	copy_engine = usable_or_auto(copy_engine, "copy_engine");
+	copy_engine_near = usable_or_auto(copy_engine_near, "copy_engine_near");
+	/* a forced copy_engine holds for both; measured, each is measured */
 	if (copy_engine_near == ENGINE_AUTO)
-		copy_engine_near = fastest_engine(buf + PICK_NEAR, buf + PICK_BYTES,
-						  PICK_BYTES - PICK_NEAR);
+		copy_engine_near = copy_engine;
+	if (copy_engine == ENGINE_AUTO || copy_engine_near == ENGINE_AUTO) {
+		buf = kmalloc(2 * PICK_BYTES, GFP_KERNEL);
+		if (buf)
+			memset(buf, 0x5a, 2 * PICK_BYTES);
+	}
+	if (copy_engine == ENGINE_AUTO)
+		copy_engine = fastest_engine(buf, 0);
+	if (copy_engine_near == ENGINE_AUTO)
+		copy_engine_near = fastest_engine(buf, PICK_NEAR);
 	kfree(buf);
 }
 
