@@ -41,21 +41,15 @@ $(HY_DIR)/fortran.c: fortran/gen $(wildcard fortran/*.py) fortran/bindings.tab h
 	fortran/gen --c-wrappers --style host --only-list hybrid/fortran.list >$@.tmp
 	mv -f $@.tmp $@
 
-# The engine: every library object in one relocatable object, its public
-# symbols renamed (relocations follow the symbols).  The objects are fat
-# LTO objects (the Makefile's LIB_LTO_CFLAGS): optimized across files here
-# into machine code (-flinker-output=nolto-rel), as the library is, and any
-# intermediate code left dropped, which the renaming would not reach and a
-# later link would otherwise prefer.
-$(HY_INNER): $(LIB_OBJS) hybrid/hybrid.mk
+# The engine: the library's code in one relocatable object (the
+# Makefile's LIB_PRELINK, optimized across files as libmpirma.so is), its
+# public symbols renamed (relocations follow the symbols).
+$(HY_INNER): $(LIB_PRELINK) hybrid/hybrid.mk
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LIB_LTO_CFLAGS) -flinker-output=nolto-rel -r \
-		-nostdlib -o $@.r $(LIB_OBJS)
-	nm -g --defined-only $@.r | awk '$$3 ~ /^P?MPIX?_/ { print $$3 }' | \
+	nm -g --defined-only $< | awk '$$3 ~ /^P?MPIX?_/ { print $$3 }' | \
 		sed -E 's/^(P?)MPI(X?)_(.*)$$/& \1MPII\2_\3/' >$(HY_DIR)/rename.txt
-	objcopy -R '.gnu.lto_*' -R '.gnu.debuglto_*' \
-		--redefine-syms=$(HY_DIR)/rename.txt $@.r $@.tmp
-	rm -f $@.r && mv -f $@.tmp $@
+	objcopy --redefine-syms=$(HY_DIR)/rename.txt $< $@.tmp
+	mv -f $@.tmp $@
 
 # -iquote: "mpii.h", "mpirma_uapi.h" and the engine's "rma_args.h" (which uses
 # no MPI types) come from us, <mpi.h> from the host.
