@@ -85,7 +85,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
 # shim and the list in libexec/mpirma/hybrid/.
 HY_STAGE := $(B)/libexec/mpirma/hybrid
 HY_TESTS := killpoint
-HY_EXAMPLES := accumulate_map mapvals_gather fetch_op_counter
+HY_EXAMPLES := mapvals_gather
 HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \
 		 -iquote include
