@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -454,26 +453,6 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 	mpirma_abort_job(errorcode);
 }
 MPIRMA_ALIAS(Abort)
-
-double PMPI_Wtime(void)
-{
-	struct timespec ts;
-
-	/* CLOCK_MONOTONIC is one clock for the node: MPI_WTIME_IS_GLOBAL. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-MPIRMA_ALIAS(Wtime)
-
-double PMPI_Wtick(void)
-{
-	struct timespec ts;
-
-	if (clock_getres(CLOCK_MONOTONIC, &ts))
-		return 1e-9;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-MPIRMA_ALIAS(Wtick)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
