@@ -45,12 +45,12 @@
  * synchronizations (and busy_put) the origin runs until its clock ends the
  * round; fence and pscw need the same calls on both ranks, so they run
  * chunks of a calibrated count (a tenth of a round) until the round's
- * time is spent.  The figure is rank 0's time over its iterations.  The
- * latency rows under flush run as OSU's loop does, the call and the flush
- * and nothing else (osu_loop()), the clock read every 20 iterations: a
- * harness's own work per iteration would be added to every column alike
- * and hide their differences.
- * Every row is verified: the
+ * time is spent.  The figure is rank 0's time over its iterations.  As in
+ * OSU 7.4, rank 0 reads MPI_Wtime before and after each iteration (its
+ * t_graph_start and t_graph_end), so each column pays for its own clock;
+ * the latency rows under flush run as OSU's loop does, the call and the
+ * flush between those reads and nothing else (osu_loop()), the budget
+ * checked every 20 iterations.  Every row is verified: the
  * target's memory afterwards (the last put's data and sequence number,
  * the accumulated value of every element, a get's source unchanged),
  * and after every round the values the origin fetched last (get's data,
