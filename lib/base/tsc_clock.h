@@ -6,13 +6,14 @@
  * the TSC scaled by the vDSO, but its call and its sequence count cost
  * more than the counter: 47-52 ns against 16 in a KVM guest on an AMD
  * EPYC, 0.12-0.17 us against 0.03-0.05 in QEMU's emulation; OSU's latency
- * loops read MPI_Wtime twice per operation.  Here a thread scales the TSC itself: it reads clock and
- * counter together (a pair), learns the counter's rate from its first
- * pair and one at least TSC_ANCHOR_NS later, and from then on answers
- * from the counter, anchored to a fresh pair every TSC_ANCHOR_NS.  The
- * rate is averaged since the first pair, so its error falls as the
- * process runs; an answer is off by at most that error times a period
- * (below 0.1 us once a second has passed, on hardware from the start).
+ * loops read MPI_Wtime twice per operation.  Here a thread scales the
+ * counter itself: it reads clock and counter together (a pair), learns
+ * the counter's rate from its first pair and one at least TSC_ANCHOR_NS
+ * later, and from then on answers from the counter, anchored to a fresh
+ * pair every TSC_ANCHOR_NS.  The rate is averaged since the first pair,
+ * so its error falls as the process runs; an answer is off by at most
+ * that error times a period (below 0.1 us once a second has passed, on
+ * hardware from the start).
  * A pair that took long (an interrupt between its reads) anchors
  * nothing: the call answers with its clock reading, which is exact.  A
  * counter that went back or jumped (a rate 0.1% off the last: a CPU out
@@ -62,6 +63,7 @@ struct tsc_clock {
 	uint64_t anchor_tsc;	/* the last pair answers are scaled from */
 	int64_t anchor_ns;
 	uint64_t period;	/* ticks of TSC_ANCHOR_NS; 0: rate unknown */
+	uint64_t mult;		/* ns per tick, times 2^32 */
 	double ns_per_tick;
 	int64_t last;		/* the last answer */
 };
@@ -103,6 +105,7 @@ static __attribute__((noinline)) int64_t tsc_clock_anchor(struct tsc_clock *c)
 		goto base;		/* or jumped: start over */
 	c->ns_per_tick = rate;
 	c->period = (uint64_t)(TSC_ANCHOR_NS / rate);
+	c->mult = (uint64_t)(rate * 4294967296.0 + 0.5);
 	c->anchor_tsc = tsc;
 	c->anchor_ns = ns;
 #ifdef TSC_ANCHORED
@@ -123,8 +126,13 @@ static inline int64_t tsc_clock_ns(struct tsc_clock *c)
 	uint64_t d = TSC_READ() - c->anchor_tsc;
 	int64_t ns;
 
+	/*
+	 * In integers, as the vDSO scales: emulators run each floating-point
+	 * instruction as a call (QEMU's TCG: 0.18 us an answer in doubles).
+	 * Within a period d * mult stays below 2^53.
+	 */
 	if (__builtin_expect(d < c->period, 1))
-		ns = c->anchor_ns + (int64_t)((double)d * c->ns_per_tick);
+		ns = c->anchor_ns + (int64_t)((d * c->mult) >> 32);
 	else
 		ns = tsc_clock_anchor(c);
 	if (ns < c->last)
