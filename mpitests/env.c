@@ -2,7 +2,8 @@
 /*
  * env: the environment functions.  MPI_Init_thread (the level granted is
  * at most... whatever was asked, and MPI_Query_thread agrees),
- * MPI_Initialized / MPI_Finalized before, during and after, MPI_Wtime and
+ * MPI_Initialized / MPI_Finalized before, during and after, MPI_Wtime
+ * (monotonic, and CLOCK_MONOTONIC's time also where it reads the TSC) and
  * MPI_Wtick, MPI_Get_version, MPI_Get_library_version,
  * MPI_Get_processor_name, MPI_Alloc_mem / MPI_Free_mem, MPI_Is_thread_main,
  * MPI_Abort's absence here; and the launcher contract: rank and size are
@@ -118,6 +119,25 @@ int main(int argc, char **argv)
 		if (!CHECK(t >= t1, "MPI_Wtime went back: %.9f < %.9f", t, t1))
 			break;
 		t1 = t;
+	}
+	/*
+	 * CLOCK_MONOTONIC, also where it comes from the TSC: each answer
+	 * between the clock read before and after it (20 us of slack: the
+	 * counter's rate is timed over a millisecond at first).
+	 */
+	for (i = 0; i < 200000; i++) {
+		struct timespec b, e;
+		double t;
+
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		t = MPI_Wtime();
+		clock_gettime(CLOCK_MONOTONIC, &e);
+		if (!CHECK(t >= b.tv_sec + b.tv_nsec * 1e-9 - 20e-6 &&
+			   t <= e.tv_sec + e.tv_nsec * 1e-9 + 20e-6,
+			   "MPI_Wtime %.9f outside the clock's %ld.%09ld-%ld.%09ld",
+			   t, (long)b.tv_sec, b.tv_nsec, (long)e.tv_sec,
+			   e.tv_nsec))
+			break;
 	}
 
 	mtest_section("alloc_mem");

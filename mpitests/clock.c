@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * clock: MPI_Wtime agrees with PMPI_Wtime within a millisecond (under the
+ * hybrid layer, which answers from mpirma's clock where the host's is the
+ * same clock, the host's own), never goes back over a million calls, and
+ * measures a sleep of 20 ms as at least 19 ms; MPI_Wtick is positive.
+ */
+#include <time.h>
+
+#include "mtest.h"
+
+int main(int argc, char **argv)
+{
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	double t, h, prev, t0, t1, tick;
+	long i, back = 0;
+
+	mtest_init(&argc, &argv, "clock");
+	mtest_section("wtime");
+	tick = MPI_Wtick();
+	CHECK(tick > 0 && tick <= 0.01, "MPI_Wtick = %g", tick);
+	t = MPI_Wtime();
+	h = PMPI_Wtime();
+	CHECK(h - t < 1e-3 && t - h < 1e-3, "MPI_Wtime %.9f, PMPI_Wtime %.9f",
+	      t, h);
+	prev = MPI_Wtime();
+	for (i = 0; i < 1000000; i++) {
+		t = MPI_Wtime();
+		back += t < prev;
+		prev = t;
+	}
+	CHECK(!back, "MPI_Wtime went back %ld times in a million", back);
+	t0 = MPI_Wtime();
+	nanosleep(&nap, NULL);
+	t1 = MPI_Wtime();
+	CHECK(t1 - t0 >= 0.019 && t1 - t0 < 10, "20 ms measured as %g s",
+	      t1 - t0);
+	return mtest_finish();
+}
