@@ -114,7 +114,7 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 # program of its own (mpitests/run runs NAME alone in the suite).  The
 # suites depend on this file, which lists them: a member added to a built
 # tree is linked in.
-HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount \
+HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount clock \
 	p2p epochs coll nodes span
 HY_SUITE_OBJ := $(B)/obj/hybrid-suite
 

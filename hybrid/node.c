@@ -474,6 +474,7 @@ int hy_start(void)
 	struct hy_setup s;
 	int level = hy.thread_level;
 	const char *why_not;
+	bool wtime = hy_wtime_start();
 
 	hy_locks_init();
 	/* 0: the host's MPI_TAG_UB (agent.c); lower only for tests */
@@ -539,9 +540,10 @@ int hy_start(void)
 	if (verbose && lrank == 0 && s.ok)
 		fprintf(stderr, "mpirma: active on " HY_HOST_NAME ": logical "
 			"node %d, %d ranks from world rank %d; %d ranks on "
-			"%d CPUs of the node%s\n", hy.node, lsize, wrank,
-			nsize, cpus, hy.yield ? ": waits in "
-			HY_HOST_NAME " yield the CPU" : "");
+			"%d CPUs of the node%s; MPI_Wtime from %s\n", hy.node,
+			lsize, wrank, nsize, cpus, hy.yield ? ": waits in "
+			HY_HOST_NAME " yield the CPU" : "",
+			wtime ? "mpirma" : HY_HOST_NAME);
 	why_not = span_start(s.ok, verbose && wrank == 0);
 	if (require && why_not) {
 		if (wrank == 0)

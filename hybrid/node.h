@@ -16,6 +16,12 @@
 int hy_start(void);
 void hy_stop(void);
 
+/*
+ * hybrid/wtime.c: whose clock MPI_Wtime reads, from hy_start() on: true
+ * where the engine's (but for MPIRMA_WTIME_TSC=0).
+ */
+bool hy_wtime_start(void);
+
 /* Must MPI_Init ask the host for MPI_THREAD_MULTIPLE (transport.c)? */
 bool hy_want_threads(void);
 
