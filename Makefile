@@ -280,6 +280,7 @@ help:
 	@echo "make bench        mpirma vs Open MPI vs MPICH in one VM, in $(BENCH_DIR)/"
 	@echo "make bench-msg    messages and collectives, each MPI alone and with the layer"
 	@echo "make bench-osu    the OSU one-sided benchmarks' shapes, each MPI alone and with the layer"
+	@echo "make bench-omb    OSU's own one-sided tests (OMB_SRC=an unpacked OMB 7.x), the same columns"
 	@echo "make bench-strided strided calls (a reused vector, a subarray per call), each MPI alone and with the layer"
 	@echo "make bench-costs  what a call, branch, fence, copy and sleep cost: host CPU against the VM"
 	@echo "make bench-2node  each host MPI alone and with the layer across two VMs"
@@ -1093,6 +1094,32 @@ bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
 		$(if $(BENCH_OSU_WARMUP),-e BENCH_OSU_WARMUP=$(BENCH_OSU_WARMUP)) \
 		-- bench/osu-run -o $(BENCH_DIR) $(BENCH_OSU_ARGS) | tee $(BENCH_DIR)/osu-run.log
 	bench/osu-summary $(BENCH_DIR) | tee $(BENCH_DIR)/osu-results.txt
+
+# The OSU Micro-Benchmarks' own one-sided tests, with their defaults: OMB
+# is not in Debian, so make bench-omb OMB_SRC=DIR builds them from an
+# unpacked OMB 7.x release (bench/omb-build) with each MPI's mpicc, runs
+# them in one boot for mpirma, both hosts alone and under the layer, each
+# launched with its defaults (bench/omb-run; BENCH_OMB_ARGS go to every
+# test, e.g. -m 16384, BENCH_OMB_TESTS, BENCH_OMB_IMPLS and
+# BENCH_OMB_REPEAT choose), and prints bench/osu-summary's table of them.
+BENCH_OMB_DIR := $(BENCH_DIR)/omb
+BENCH_OMB_VM_ARGS ?= --cpus 2 --timeout 7200
+BENCH_OMB_ARGS ?=
+BENCH_OMB_TESTS ?=
+BENCH_OMB_IMPLS ?=
+BENCH_OMB_REPEAT ?=
+SCRIPTS += bench/omb-build bench/omb-run
+.PHONY: bench-omb
+bench-omb: bench-deps
+	@[ -n "$(OMB_SRC)" ] || { echo "make bench-omb: name an unpacked OMB 7.x source: OMB_SRC=DIR" >&2; exit 2; }
+	$(MAKE) all
+	bench/omb-build $(OMB_SRC) $(BENCH_OMB_DIR)
+	$(VM) $(BENCH_OMB_VM_ARGS) \
+		$(if $(BENCH_OMB_TESTS),-e 'BENCH_OMB_TESTS=$(BENCH_OMB_TESTS)') \
+		$(if $(BENCH_OMB_IMPLS),-e 'BENCH_OMB_IMPLS=$(BENCH_OMB_IMPLS)') \
+		$(if $(BENCH_OMB_REPEAT),-e BENCH_OMB_REPEAT=$(BENCH_OMB_REPEAT)) \
+		-- bench/omb-run -o $(BENCH_OMB_DIR) $(BENCH_OMB_ARGS) | tee $(BENCH_OMB_DIR)/run.log
+	bench/osu-summary $(BENCH_OMB_DIR) | tee $(BENCH_OMB_DIR)/results.txt
 
 .PHONY: bench bench-deps bench-run
 bench: bench-deps

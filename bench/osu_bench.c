@@ -435,8 +435,15 @@ int main(int argc, char **argv)
 	char version[MPI_MAX_LIBRARY_VERSION_STRING];
 	MPI_Group world;
 	double start;
-	int len, bad;
+	int len, bad, i;
 
+	/* help without MPI (and without the module) */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+	}
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
