@@ -1110,8 +1110,9 @@ BENCH_OMB_IMPLS ?=
 BENCH_OMB_REPEAT ?=
 SCRIPTS += bench/omb-build bench/omb-run
 .PHONY: bench-omb
-bench-omb: bench-deps
+bench-omb:
 	@[ -n "$(OMB_SRC)" ] || { echo "make bench-omb: name an unpacked OMB 7.x source: OMB_SRC=DIR" >&2; exit 2; }
+	$(MAKE) bench-deps
 	$(MAKE) all
 	bench/omb-build $(OMB_SRC) $(BENCH_OMB_DIR)
 	$(VM) $(BENCH_OMB_VM_ARGS) \
