@@ -16,9 +16,7 @@
  * hand).  Before MPI_Init, and with MPIRMA_WTIME_TSC=0, the host's own.
  * MPI_Wtick stays the host's.
  */
-#include <stdlib.h>
-#include <string.h>
-
+#include "env.h"
 #include "node.h"
 
 static bool wtime_engine;	/* set once, in hy_start() */
@@ -26,11 +24,10 @@ static double wtime_offset;	/* the engine's clock less the host's */
 
 bool hy_wtime_start(void)
 {
-	const char *v = getenv("MPIRMA_WTIME_TSC");
 	double h0, e, h1, width = 0;
 	int k;
 
-	if (v && !strcmp(v, "0"))
+	if (!hy_env_int("MPIRMA_WTIME_TSC", 1, 0, 1))
 		return false;
 	/* the engine's first answer decides its clock: not one to time */
 	PMPII_Wtime();

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "../lib/base/tool.h"
 #include "unit_check.h"
 
 /* The driven counter and clock; with real set, this host's. */
@@ -57,22 +58,12 @@ static int64_t fake_clock(void)
 	return ns;
 }
 
-static int64_t real_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 #define TSC_READ()	(real ? __rdtsc() : fake_tsc())
 #define TSC_READ_ORDERED() (real ? (_mm_lfence(), __rdtsc()) : fake_tsc())
-#define TSC_CLOCK_NS()	(real ? real_clock() : fake_clock())
+#define TSC_CLOCK_NS()	(real ? mpirma_clock_ns() : fake_clock())
 
 static char source_file[64];
 #define WTIME_CLOCKSOURCE source_file
-
-#include "../lib/base/tool.h"
 
 bool mpirma_env_on(const char *name)
 {
@@ -241,9 +232,9 @@ static void host(void)
 	real = true;
 	write_source("tsc\n");
 	for (i = 0; i < 2000000; i++) {
-		c0 = real_clock();
+		c0 = mpirma_clock_ns();
 		a = answer_ns();
-		c1 = real_clock();
+		c1 = mpirma_clock_ns();
 		/* 2 us: a rate timed over the first millisecond at worst */
 		if (a < c0 - 2000 || a > c1 + 2000) {
 			outside++;

@@ -195,8 +195,8 @@ static inline void osu_clock(void)
  * The latency rows under flush (OSU's default) as OSU's own loop runs
  * them: the call and its flush between OSU's two clock reads and nothing
  * else per iteration but the verification's sequence numbers, in blocks
- * of OSU_BLOCK between checks of the budget.  OSU_BLOCK divides TRI_HALF, so an accumulate's addend
- * changes only between blocks.  At rank 0, inside the held lock; returns
+ * of OSU_BLOCK between checks of the budget.  OSU_BLOCK divides TRI_HALF,
+ * so an accumulate's addend changes only between blocks.  At rank 0, inside the held lock; returns
  * the iterations run (0: not such a row).
  */
 #define OSU_BLOCK	20

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpi.h"
 #include "mpirma_uapi.h"
@@ -54,6 +55,15 @@
 #define mpirma_unlikely(x)	__builtin_expect(!!(x), 0)
 
 #define MPIRMA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC in nanoseconds (MPI_Wtime's clock, lib/base/wtime.c). */
+static inline int64_t mpirma_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* ------------------------------------------------------------ threads */
 

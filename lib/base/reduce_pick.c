@@ -19,7 +19,6 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 #include "reduce.h"
@@ -56,14 +55,6 @@ static const struct {
 /* Per type, the build picked (NULL: not yet); racing threads agree. */
 static reduce_fn picked[MPIRMA_NR_TYPES];
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The best of 3 timings of PICK_ROUNDS SUMs (or REPLACEs) by @fn. */
 static long long time_build(reduce_fn fn, unsigned int type, void *t,
 			    const void *s, size_t n)
@@ -74,10 +65,10 @@ static long long time_build(reduce_fn fn, unsigned int type, void *t,
 	int k, r;
 
 	for (k = 0; k < 3; k++) {
-		t0 = now_ns();
+		t0 = mpirma_clock_ns();
 		for (r = 0; r < PICK_ROUNDS; r++)
 			fn(type, op, t, s, NULL, n);
-		d = now_ns() - t0;
+		d = mpirma_clock_ns() - t0;
 		if (best < 0 || d < best)
 			best = d;
 	}

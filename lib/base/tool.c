@@ -84,6 +84,15 @@ bool mpirma_env_on(const char *name)
 	return !v || strcmp(v, "0");
 }
 
+int mpirma_env_switch_check(const char *name, const char *meaning)
+{
+	const char *v = getenv(name);
+
+	if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
+		return mpirma_err(MPI_ERR_OTHER, "%s=%s: %s", name, v, meaning);
+	return MPI_SUCCESS;
+}
+
 int mpirma_tool_lookup(const char *name, int n,
 		       const char *(*name_of)(int i, int arg), int arg,
 		       int *index)

@@ -106,4 +106,10 @@ static void __attribute__((constructor)) tag##_cvars_register(void)	\
 /* A switch of the environment, on unless @name is set to "0" (tool.c). */
 bool mpirma_env_on(const char *name);
 
+/*
+ * MPI_SUCCESS when @name is unset, empty, 0 or 1; else MPI_ERR_OTHER,
+ * recorded as "NAME=VALUE: @meaning" (@meaning says what each takes).
+ */
+int mpirma_env_switch_check(const char *name, const char *meaning);
+
 #endif /* MPIRMA_LIB_TOOL_H */

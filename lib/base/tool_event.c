@@ -8,19 +8,10 @@
  * so with the class the standard gives.
  */
 #include <stdint.h>
-#include <time.h>
 
 #include "tool_impl.h"
 
 #define NR_SOURCES	1
-
-static MPI_Count clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (MPI_Count)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 MPIRMA_TOOL_GET_NUM(source, NR_SOURCES)
 
@@ -53,7 +44,7 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 		return MPI_T_ERR_INVALID_INDEX;
 	if (!timestamp)
 		return MPI_T_ERR_INVALID;
-	*timestamp = clock_ns();
+	*timestamp = (MPI_Count)mpirma_clock_ns();
 	return MPI_SUCCESS;
 }
 MPIRMA_ALIAS(T_source_get_timestamp)

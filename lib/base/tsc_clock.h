@@ -28,7 +28,6 @@
 #define MPIRMA_LIB_TSC_CLOCK_H
 
 #include <stdint.h>
-#include <time.h>
 
 #define TSC_ANCHOR_NS	1000000		/* a new pair every millisecond */
 
@@ -45,14 +44,7 @@
 #endif
 
 #ifndef TSC_CLOCK_NS
-static inline int64_t tsc_clock_gettime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-#define TSC_CLOCK_NS()	tsc_clock_gettime_ns()
+#define TSC_CLOCK_NS()	mpirma_clock_ns()	/* internal.h */
 #endif
 
 /* One thread's scale of the counter (zeroed: knows nothing yet). */

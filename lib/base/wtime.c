@@ -79,10 +79,7 @@ double PMPI_Wtime(void)
 #else
 double PMPI_Wtime(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)mpirma_clock_ns() * 1e-9;
 }
 #endif
 MPIRMA_ALIAS(Wtime)

@@ -267,24 +267,14 @@ MPIRMA_CVARS(wait,
 	},
 )
 
-/* A switch of the environment: unset, 0 or 1, else @meaning says which. */
-static int switch_setting(const char *name, const char *meaning)
-{
-	const char *v = getenv(name);
-
-	if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
-		return mpirma_err(MPI_ERR_OTHER, "%s=%s: %s", name, v, meaning);
-	return MPI_SUCCESS;
-}
-
 /* MPIRMA_STRICT_TYPES (lib/base/datatype.c), MPIRMA_WTIME_TSC (wtime.c) */
 static int switch_settings(void)
 {
-	return switch_setting("MPIRMA_STRICT_TYPES",
+	return mpirma_env_switch_check("MPIRMA_STRICT_TYPES",
 			      "1 (MPI_CHAR and MPI_WCHAR only in MPI_REPLACE "
 			      "and MPI_NO_OP, as the standard's table) or 0 (as "
 			      "C integers, the default)") ?:
-	       switch_setting("MPIRMA_WTIME_TSC",
+	       mpirma_env_switch_check("MPIRMA_WTIME_TSC",
 			      "1 (MPI_Wtime from the TSC where the kernel's "
 			      "clock is, the default) or 0 (clock_gettime())");
 }

@@ -351,10 +351,11 @@ int mpirma_shmq_setup(void)
 	int ret;
 	uint32_t r;
 
-	if (v && *v && strcmp(v, "0") && strcmp(v, "1"))
-		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_SHMQ=%s: 0 (messages "
-				  "through the kernel) or 1 (shared-memory "
-				  "queues, the default)", v);
+	ret = mpirma_env_switch_check("MPIRMA_SHMQ", "0 (messages through "
+				      "the kernel) or 1 (shared-memory queues, "
+				      "the default)");
+	if (ret)
+		return ret;
 	if ((v && !strcmp(v, "0")) ||
 	    !(mpirma_proc.query.features & MPIRMA_FEAT_WIN_ALLOC))
 		return MPI_SUCCESS;
