@@ -12,9 +12,12 @@
  * Usage: mpiexec -n N suite NAME[@ARG,ARG...]...   A member's arguments
  * (MAX_ARGS at most) follow its name, commas between them, as the list's
  * args= gives a program its own.  Exit status: 1 when a test failed, 2
- * for an unknown NAME or too many arguments.
+ * for an unknown NAME or too many arguments.  MTEST_SUITE_TIMES set: rank 0
+ * says how long each member took (to stderr).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
@@ -89,7 +92,9 @@ static int level(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int provided, status = 0, i;
+	int provided, status = 0, rank, i;
+	bool times;
+	double start;
 	size_t k;
 
 	/* Unknown names first: the job ends before it has started a test. */
@@ -107,12 +112,18 @@ int main(int argc, char **argv)
 	}
 	MPI_Init_thread(&argc, &argv, level(argc, argv), &provided);
 	mtest_in_suite = true;
+	times = getenv("MTEST_SUITE_TIMES") != NULL;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	for (i = 1; i < argc; i++) {
 		k = find(argv[i]);
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 		MPI_Barrier(MPI_COMM_WORLD);
+		start = MPI_Wtime();
 		if (run(k, argv[i]))
 			status = 1;
+		if (times && rank == 0)
+			fprintf(stderr, "# suite: %s: %.2f s\n", tests[k].name,
+				MPI_Wtime() - start);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
