@@ -11,8 +11,10 @@
  * the target untouched.  MPI_REPLACE works on every type, MPI_NO_OP only in
  * MPI_Get_accumulate and MPI_Fetch_and_op.
  *
- * Each rank targets its right neighbour.  The owner of the target fills its
- * window itself, padding bytes included, from a seed both sides know; after
+ * Each rank targets its right neighbour, every op of one type and call in
+ * one fence epoch, each op on a slot of its own (a forbidden op fails at
+ * its call and leaves the epoch to the others).  The owner of the target
+ * fills its window itself, padding bytes included, from a seed both sides know; after
  * the closing fence it checks every byte: values as the reference computes
  * them (selections bit for bit, arithmetic up to NaN payloads) and padding
  * exactly as it was (the peers' MAXLOC writing padding is one of the
@@ -210,39 +212,37 @@ static void describe(char *buf, size_t len, const struct mtype *t,
 	ref_format(t->kt, e, buf, len);
 }
 
-/* One (type, op, kind) case over the window @win whose memory is @mem. */
-static void acc_case(MPI_Win win, uint8_t *mem, int ti, int oi, enum kind kind)
+/* Each op's part of a window: the largest case of any type. */
+#define SLOT	(MAXN * ELEM)
+
+/* The origin's part of one case: op @oi on my right neighbour's slot. */
+static void acc_issue(MPI_Win win, int ti, int oi, enum kind kind,
+		      uint8_t *src, uint8_t *res)
 {
-	static uint8_t tgt[MAXN * ELEM], src[MAXN * ELEM], want[MAXN * ELEM];
-	static uint8_t res[MAXN * ELEM];
+	static uint8_t tgt[SLOT];
 	const struct mtype *t = &mtypes[ti];
 	const struct mop *o = &mops[oi];
-	size_t size = ref_type_size(t->kt), n = case_n(t, kind), k;
+	size_t size = ref_type_size(t->kt), n = case_n(t, kind);
+	MPI_Aint disp = (MPI_Aint)oi * SLOT;
 	int right = (mtest_rank + 1) % mtest_size;
-	int left = (mtest_rank + mtest_size - 1) % mtest_size;
 	enum verdict v = allowed(o, t, kind);
-	int rc, failed_here = 0;
-	char a[96], b[96], c[96];
+	int rc;
 
-	/* the owner's part: my window, from my seed */
-	case_data(ti, oi, kind, mtest_rank, n, mem, src);
-	MPI_Win_fence(0, win);
-
-	/* the origin's part: the same data for my right neighbour */
 	case_data(ti, oi, kind, right, n, tgt, src);
 	memset(res, 0x5a, n * size);
 	switch (kind) {
 	case K_ACC:
 	case K_FEW_ACC:
-		rc = MPI_Accumulate(src, n, t->t, right, 0, n, t->t, o->op, win);
+		rc = MPI_Accumulate(src, n, t->t, right, disp, n, t->t, o->op,
+				    win);
 		break;
 	case K_GET_ACC:
 	case K_FEW:
-		rc = MPI_Get_accumulate(src, n, t->t, res, n, t->t, right, 0, n,
-					t->t, o->op, win);
+		rc = MPI_Get_accumulate(src, n, t->t, res, n, t->t, right, disp,
+					n, t->t, o->op, win);
 		break;
 	default:
-		rc = MPI_Fetch_and_op(src, res, t->t, right, 0, o->op, win);
+		rc = MPI_Fetch_and_op(src, res, t->t, right, disp, o->op, win);
 		break;
 	}
 	if (v == ALLOWED)
@@ -252,26 +252,46 @@ static void acc_case(MPI_Win win, uint8_t *mem, int ti, int oi, enum kind kind)
 		CHECK(mtest_class(rc) == MPI_ERR_OP,
 		      "%s(%s, %s): %s, want MPI_ERR_OP", kind_name[kind], t->name,
 		      o->name, mtest_class_name(mtest_class(rc)));
-	rc = MPI_Win_fence(0, win);
-	CHECK(rc == MPI_SUCCESS, "fence after %s(%s, %s): %s", kind_name[kind],
-	      t->name, o->name, mtest_class_name(mtest_class(rc)));
+}
 
-	/* the origin: get_accumulate returned the old values */
-	if (kind != K_ACC && kind != K_FEW_ACC && v == ALLOWED) {
-		for (k = 0; k < n && !failed_here; k++) {
-			const uint8_t *g = res + k * size, *w = tgt + k * size;
+/* The origin's check of one case: get_accumulate returned the old values. */
+static void acc_check_result(int ti, int oi, enum kind kind, const uint8_t *res)
+{
+	static uint8_t tgt[SLOT], src[SLOT];
+	const struct mtype *t = &mtypes[ti];
+	const struct mop *o = &mops[oi];
+	size_t size = ref_type_size(t->kt), n = case_n(t, kind), k;
+	int right = (mtest_rank + 1) % mtest_size;
+	char a[96], b[96];
 
-			if (!ref_same_bits(t->kt, g, w)) {
-				describe(a, sizeof(a), t, g);
-				describe(b, sizeof(b), t, w);
-				CHECK(0, "%s(%s, %s): result %zu = %s, want %s",
-				      kind_name[kind], t->name, o->name, k, a, b);
-				failed_here = 1;
-			}
+	if (kind == K_ACC || kind == K_FEW_ACC ||
+	    allowed(o, t, kind) != ALLOWED)
+		return;
+	case_data(ti, oi, kind, right, n, tgt, src);
+	for (k = 0; k < n; k++) {
+		const uint8_t *g = res + k * size, *w = tgt + k * size;
+
+		if (!ref_same_bits(t->kt, g, w)) {
+			describe(a, sizeof(a), t, g);
+			describe(b, sizeof(b), t, w);
+			CHECK(0, "%s(%s, %s): result %zu = %s, want %s",
+			      kind_name[kind], t->name, o->name, k, a, b);
+			return;
 		}
 	}
+}
 
-	/* the owner: what my left neighbour did to my window */
+/* The owner's check of one case: what my left neighbour did to my slot. */
+static void acc_check_target(int ti, int oi, enum kind kind, const uint8_t *mem)
+{
+	static uint8_t tgt[SLOT], src[SLOT], want[SLOT];
+	const struct mtype *t = &mtypes[ti];
+	const struct mop *o = &mops[oi];
+	size_t size = ref_type_size(t->kt), n = case_n(t, kind), k;
+	int left = (mtest_rank + mtest_size - 1) % mtest_size;
+	enum verdict v = allowed(o, t, kind);
+	char a[96], b[96], c[96];
+
 	case_data(ti, oi, kind, mtest_rank, n, tgt, src);
 	memcpy(want, tgt, n * size);
 	if (v != FORBIDDEN)
@@ -295,8 +315,35 @@ static void acc_case(MPI_Win win, uint8_t *mem, int ti, int oi, enum kind kind)
 			      k, a, b, c,
 			      ref_same_padding(t->kt, g, orig) ? "" :
 			      " (padding changed)");
-			break;
+			return;
 		}
+	}
+}
+
+/*
+ * Every op on one type in one kind, in one fence epoch over the window
+ * @win whose memory is @mem: op i on slot i.  (Two fences a case took 9 of
+ * the 14 s of ops+coll at 2 logical nodes under a host; now 4-5.)
+ */
+static void acc_epoch(MPI_Win win, uint8_t *mem, int ti, enum kind kind)
+{
+	static uint8_t src[NOPS][SLOT], res[NOPS][SLOT], scratch[SLOT];
+	size_t n = case_n(&mtypes[ti], kind);
+	int oi, rc;
+
+	/* the owner's part: my window, from my seed */
+	for (oi = 0; oi < NOPS; oi++)
+		case_data(ti, oi, kind, mtest_rank, n, mem + oi * SLOT, scratch);
+	MPI_Win_fence(0, win);
+	for (oi = 0; oi < NOPS; oi++)
+		acc_issue(win, ti, oi, kind, src[oi], res[oi]);
+	rc = MPI_Win_fence(0, win);
+	CHECK(rc == MPI_SUCCESS, "fence after the %s of %s: %s",
+	      kind_name[kind], mtypes[ti].name,
+	      mtest_class_name(mtest_class(rc)));
+	for (oi = 0; oi < NOPS; oi++) {
+		acc_check_result(ti, oi, kind, res[oi]);
+		acc_check_target(ti, oi, kind, mem + oi * SLOT);
 	}
 }
 
@@ -304,29 +351,25 @@ static void test_accumulate(void)
 {
 	MPI_Win win_alloc, win_create;
 	uint8_t *mem_alloc, *mem_create;
-	int ti, oi, kind;
+	int ti, kind;
 
 	mtest_section("accumulate");
-	CHECK_MPI(MPI_Win_allocate(MAXN * ELEM, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
-				   &mem_alloc, &win_alloc));
-	mem_create = malloc(MAXN * ELEM);
-	CHECK_MPI(MPI_Win_create(mem_create, MAXN * ELEM, 1, MPI_INFO_NULL,
+	CHECK_MPI(MPI_Win_allocate(NOPS * SLOT, 1, MPI_INFO_NULL,
+				   MPI_COMM_WORLD, &mem_alloc, &win_alloc));
+	mem_create = malloc(NOPS * SLOT);
+	CHECK_MPI(MPI_Win_create(mem_create, NOPS * SLOT, 1, MPI_INFO_NULL,
 				 MPI_COMM_WORLD, &win_create));
 	MPI_Win_set_errhandler(win_alloc, MPI_ERRORS_RETURN);
 	MPI_Win_set_errhandler(win_create, MPI_ERRORS_RETURN);
 
 	for (ti = 0; ti < NTYPES; ti++)
-		for (oi = 0; oi < NOPS; oi++)
-			for (kind = 0; kind < NKINDS; kind++) {
-				/* few elements: the other flavor too */
-				if ((ti + (kind == K_FEW ||
-					   kind == K_FEW_ACC)) % 2)
-					acc_case(win_create, mem_create, ti, oi,
-						 kind);
-				else
-					acc_case(win_alloc, mem_alloc, ti, oi,
-						 kind);
-			}
+		for (kind = 0; kind < NKINDS; kind++) {
+			/* few elements: the other flavor too */
+			if ((ti + (kind == K_FEW || kind == K_FEW_ACC)) % 2)
+				acc_epoch(win_create, mem_create, ti, kind);
+			else
+				acc_epoch(win_alloc, mem_alloc, ti, kind);
+		}
 	CHECK_MPI(MPI_Win_free(&win_create));
 	CHECK_MPI(MPI_Win_free(&win_alloc));
 	free(mem_create);
