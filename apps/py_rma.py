@@ -5,8 +5,8 @@ mpirma's layer, every result checked.
 
 Every window flavor (Create, Allocate, Allocate_shared on the ranks that
 share memory, Create_dynamic with an attached NumPy array) on every
-communicator shape (COMM_WORLD, COMM_SELF,
-a duplicate, an odd/even split, the world reversed), and on each: Put under
+communicator shape (COMM_WORLD, COMM_SELF, the ranks of one node, a
+duplicate, an odd/even split, the world reversed), and on each: Put under
 fence, Accumulate under fence, a PSCW epoch with the neighbours,
 Fetch_and_op and Compare_and_swap under Lock_all with Flush, Get_accumulate
 under an exclusive Lock, and the request-based Rput, Rget, Raccumulate and
@@ -41,6 +41,8 @@ def shapes():
     """(name, communicator, free it after) for every shape tested."""
     yield "world", world, False
     yield "self", MPI.COMM_SELF, False
+    # at several logical nodes, windows of mpirma's node alone
+    yield "node", world.Split_type(MPI.COMM_TYPE_SHARED), True
     yield "dup", world.Dup(), True
     yield "split", world.Split(me % 2, me), True
     yield "reversed", world.Split(0, -me), True
