@@ -828,30 +828,13 @@ static void interesting_field(uint8_t *p, const struct ref_field *f,
 		store_fp(p, f, fp_value(idx % NR_FP_VALUES, f->kind));
 }
 
-void ref_value(unsigned int type, size_t idx, uint64_t *seed, void *dst)
+/* Interesting value @idx of @rt at @p, its fields only. */
+static void interesting_value(const struct ref_type *rt, size_t idx, uint8_t *p)
 {
 	static const int32_t index_values[NR_INDEX_VALUES] = {
 		0, 1, -1, INT32_MIN, INT32_MAX,
 	};
-	const struct ref_type *rt;
-	uint8_t *p = dst;
 	size_t nv;
-
-	if (type >= MPIRMA_NR_TYPES)
-		return;
-	rt = &ref_types[type];
-
-	if (idx >= ref_ninteresting(type)) {
-		rand_field(p, &rt->f[0], seed);
-		if (rt->nfields > 1)
-			rand_field(p, &rt->f[1], seed);
-		if (rt->cls == RC_BOOL)
-			p[0] &= 1;
-		else if (rt->cls == RC_PAIR && (ref_rand(seed) & 3) == 0)
-			/* small indices, so ties pick between real candidates */
-			store_index(p, &rt->f[1], ref_rand(seed) % 4);
-		return;
-	}
 
 	switch (rt->cls) {
 	case RC_BOOL:
@@ -876,6 +859,67 @@ void ref_value(unsigned int type, size_t idx, uint64_t *seed, void *dst)
 		interesting_field(p, &rt->f[0], idx);
 		break;
 	}
+}
+
+/*
+ * Every type's interesting values, made at its first use: computing them
+ * again for each element (long doubles, which emulators run in software)
+ * was most of the ops selftest's time in the VM.  A thread that finds the
+ * table of a type being made by another computes its values itself.
+ */
+#define MEMO_VALUES	(NR_FP_VALUES * NR_INDEX_VALUES)	/* the most */
+#define MEMO_SIZE	32					/* the largest */
+static uint8_t memo[MPIRMA_NR_TYPES][MEMO_VALUES][MEMO_SIZE];
+static int memo_state[MPIRMA_NR_TYPES];	/* 0 none, 1 being made, 2 made */
+
+static const uint8_t *memo_value(unsigned int type, size_t idx)
+{
+	const struct ref_type *rt = &ref_types[type];
+	size_t ni = ref_ninteresting(type), k;
+	int none = 0;
+
+	if (__atomic_load_n(&memo_state[type], __ATOMIC_ACQUIRE) == 2)
+		return memo[type][idx];
+	if (rt->size > MEMO_SIZE || ni > MEMO_VALUES ||
+	    !__atomic_compare_exchange_n(&memo_state[type], &none, 1, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return NULL;
+	for (k = 0; k < ni; k++)
+		interesting_value(rt, k, memo[type][k]);
+	__atomic_store_n(&memo_state[type], 2, __ATOMIC_RELEASE);
+	return memo[type][idx];
+}
+
+void ref_value(unsigned int type, size_t idx, uint64_t *seed, void *dst)
+{
+	const struct ref_type *rt;
+	const uint8_t *v;
+	uint8_t *p = dst;
+
+	if (type >= MPIRMA_NR_TYPES)
+		return;
+	rt = &ref_types[type];
+
+	if (idx >= ref_ninteresting(type)) {
+		rand_field(p, &rt->f[0], seed);
+		if (rt->nfields > 1)
+			rand_field(p, &rt->f[1], seed);
+		if (rt->cls == RC_BOOL)
+			p[0] &= 1;
+		else if (rt->cls == RC_PAIR && (ref_rand(seed) & 3) == 0)
+			/* small indices, so ties pick between real candidates */
+			store_index(p, &rt->f[1], ref_rand(seed) % 4);
+		return;
+	}
+	v = memo_value(type, idx);
+	if (!v) {
+		interesting_value(rt, idx, p);
+		return;
+	}
+	/* the fields alone: the caller's padding stays */
+	copy_field(p, v, &rt->f[0]);
+	if (rt->nfields > 1)
+		copy_field(p, v, &rt->f[1]);
 }
 
 void ref_fill(unsigned int type, void *buf, size_t n, uint64_t *seed,
