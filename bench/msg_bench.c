@@ -15,6 +15,14 @@
  *   put_flush_barrier	MPI_Put of 8 bytes to the next rank, MPI_Win_flush,
  *		MPI_Barrier, in a lock_all epoch (IMB's truly passive put)
  *
+ * --entry-pairs: each round of the message rows also runs the same loop
+ * through the profiling entries (PMPI_Send, PMPI_Barrier...), right before
+ * or after (the order alternates), and a row "entry_cost" gives the median
+ * over rounds of MPI_ time / PMPI_ time.  Under the hybrid layer, which
+ * wraps some MPI_ calls, PMPI_ is the host's own call: the ratio is what the
+ * layer adds, free of the spread between launches (up to 2x in a VM);
+ * elsewhere both are the same call and the ratio shows the noise.
+ *
  * Output: CSV rows workload,ranks,impl,metric,median,min,max,unit (the
  * format of rma_bench, so bench/summary's tools read both).
  */
@@ -39,7 +47,12 @@ static struct {
 	int rounds;
 	size_t pp_max;
 	size_t coll_max;
-} opt = { "mpi", NULL, 0.2, 3, 4 << 20, 64 << 10 };
+	bool pairs;
+} opt = { "mpi", NULL, 0.2, 3, 4 << 20, 64 << 10, false };
+
+/* The message steps' entry: MPI_NAME, or PMPI_NAME while timing the pair. */
+static bool use_pmpi;
+#define ENTRY(name)	(use_pmpi ? PMPI_##name : MPI_##name)
 
 static FILE *csv;
 
@@ -58,7 +71,9 @@ static void usage(void)
 		       "  --pingpong-max BYTES largest ping-pong (default 4194304)\n"
 		       "  --coll-max BYTES     largest allreduce and bcast (default 65536)\n"
 		       "  --thread-multiple    MPI_Init_thread(MPI_THREAD_MULTIPLE), the level\n"
-		       "                       the hybrid layer asks of its host for its agents\n",
+		       "                       the hybrid layer asks of its host for its agents\n"
+		       "  --entry-pairs        also time the message rows through PMPI_ in the\n"
+		       "                       same rounds: rows entry_cost (MPI_ over PMPI_)\n",
 		       PROG, MAX_ROUNDS);
 }
 
@@ -69,11 +84,13 @@ static MPI_Win win;
 static void step_pingpong(void *buf, size_t n)
 {
 	if (rank == 0) {
-		MPI_Send(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-		MPI_Recv(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		ENTRY(Send)(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+		ENTRY(Recv)(buf, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE);
 	} else if (rank == 1) {
-		MPI_Recv(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		MPI_Send(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+		ENTRY(Recv)(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+			    MPI_STATUS_IGNORE);
+		ENTRY(Send)(buf, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
 	}
 }
 
@@ -81,20 +98,20 @@ static void step_barrier(void *buf, size_t n)
 {
 	(void)buf;
 	(void)n;
-	MPI_Barrier(MPI_COMM_WORLD);
+	ENTRY(Barrier)(MPI_COMM_WORLD);
 }
 
 static void step_allreduce(void *buf, size_t n)
 {
 	char *b = buf;
 
-	MPI_Allreduce(b, b + n, (int)(n / sizeof(double)), MPI_DOUBLE, MPI_SUM,
-		      MPI_COMM_WORLD);
+	ENTRY(Allreduce)(b, b + n, (int)(n / sizeof(double)), MPI_DOUBLE,
+			 MPI_SUM, MPI_COMM_WORLD);
 }
 
 static void step_bcast(void *buf, size_t n)
 {
-	MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+	ENTRY(Bcast)(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
 static void step_put_flush_barrier(void *buf, size_t n)
@@ -121,6 +138,17 @@ static double timed(step_fn fn, void *buf, size_t n, long iters)
 	return t / (double)iters;
 }
 
+/* timed() through the profiling entries. */
+static double timed_pmpi(step_fn fn, void *buf, size_t n, long iters)
+{
+	double t;
+
+	use_pmpi = true;
+	t = timed(fn, buf, n, iters);
+	use_pmpi = false;
+	return t;
+}
+
 static void row(const char *workload, const char *metric, const double *v,
 		int n, const char *unit)
 {
@@ -140,10 +168,13 @@ static void row(const char *workload, const char *metric, const double *v,
  * rounds.  Prints latency in us and, with @bw, bandwidth in MB/s.
  */
 static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
-		    double scale)
+		    double scale, bool pairs)
 {
-	double lat[MAX_ROUNDS], band[MAX_ROUNDS], t;
+	double lat[MAX_ROUNDS], band[MAX_ROUNDS], plat[MAX_ROUNDS];
+	double cost[MAX_ROUNDS], t;
 	long iters = 1;
+
+	pairs = pairs && opt.pairs;
 
 	/* grow the count until a run takes a tenth of the round */
 	for (;;) {
@@ -156,12 +187,21 @@ static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
 	if (iters < 1)
 		iters = 1;
 	for (int r = 0; r < opt.rounds; r++) {
+		/* the pair's PMPI_ loop first in every other round */
+		if (pairs && r % 2)
+			plat[r] = timed_pmpi(fn, buf, n, iters);
 		lat[r] = timed(fn, buf, n, iters) * 1e6 * scale;
 		band[r] = lat[r] > 0 ? (double)n / lat[r] : 0;
+		if (pairs && !(r % 2))
+			plat[r] = timed_pmpi(fn, buf, n, iters);
+		if (pairs)
+			cost[r] = plat[r] > 0 ? lat[r] / (plat[r] * 1e6 * scale) : 0;
 	}
 	row(name, "latency", lat, opt.rounds, "us");
 	if (bw)
 		row(name, "bandwidth", band, opt.rounds, "MB/s");
+	if (pairs)
+		row(name, "entry_cost", cost, opt.rounds, "x");
 }
 
 /* Runs small ping-pongs, then barriers, for about a round each. */
@@ -212,6 +252,7 @@ static void parse(int argc, char **argv)
 		{ "pingpong-max", required_argument, NULL, 'p' },
 		{ "coll-max", required_argument, NULL, 'm' },
 		{ "thread-multiple", no_argument, NULL, 'T' },
+		{ "entry-pairs", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -232,6 +273,7 @@ static void parse(int argc, char **argv)
 			opt.coll_max = cli_ulong("--coll-max", optarg, 8, 1 << 26);
 			break;
 		case 'T': break;	/* read before MPI_Init (main) */
+		case 'e': opt.pairs = true; break;
 		case 'h':
 			usage();
 			MPI_Finalize();
@@ -279,21 +321,22 @@ int main(int argc, char **argv)
 	measure_warmup(buf);
 	for (size_t n = 8; n; n = next_size(n, 4, opt.pp_max)) {
 		snprintf(name, sizeof(name), "pingpong_%zu", n);
-		measure(name, step_pingpong, buf, n, true, 0.5);
+		measure(name, step_pingpong, buf, n, true, 0.5, true);
 	}
-	measure("barrier", step_barrier, buf, 0, false, 1);
+	measure("barrier", step_barrier, buf, 0, false, 1, true);
 	for (size_t n = 8; n; n = next_size(n, 8, opt.coll_max)) {
 		snprintf(name, sizeof(name), "allreduce_%zu", n);
-		measure(name, step_allreduce, buf, n, false, 1);
+		measure(name, step_allreduce, buf, n, false, 1, true);
 	}
 	for (size_t n = 8; n; n = next_size(n, 8, opt.coll_max)) {
 		snprintf(name, sizeof(name), "bcast_%zu", n);
-		measure(name, step_bcast, buf, n, false, 1);
+		measure(name, step_bcast, buf, n, false, 1, true);
 	}
 
 	MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbase, &win);
 	MPI_Win_lock_all(0, win);
-	measure("put_flush_barrier", step_put_flush_barrier, buf, 8, false, 1);
+	measure("put_flush_barrier", step_put_flush_barrier, buf, 8, false,
+		1, false);
 	MPI_Win_unlock_all(win);
 	MPI_Win_free(&win);
 
