@@ -53,12 +53,18 @@
 
 /*
  * Puts of at least this many bytes write the target with non-temporal
- * stores, as the kernel's puts do (kmod/rma.c, MPIRMA_PUT_NT_MIN): the
- * origin will not read that data again, and a copy this large would only
- * push the origin's working set out of its caches.  It also keeps such puts
- * off memcpy()'s rep movsb, which emulators run a byte per step.
+ * stores: a copy this large would only push the origin's working set out
+ * of its caches, and the stores need not read the lines they replace.
+ * Below it the target's lines are likely cached (OSU's loops put into the
+ * same window over and over) and ordinary stores win: copies of 64 KiB to
+ * 1 MiB took 1.7-2.7x as long non-temporal on an AMD EPYC, 1.2-1.4x in the
+ * VM, where OSU's put latency from 64 KiB was 0.74-0.87x Open MPI's
+ * memcpy() when this was 64 KiB (glibc's own threshold is most of the
+ * last-level cache).  The kernel's puts (kmod/rma.c, MPIRMA_PUT_NT_MIN)
+ * keep 64 KiB: their other copy, copy_from_user(), is a rep movs, which
+ * emulators run an element per step.
  */
-#define PUT_NT_MIN	(64 * 1024)
+#define PUT_NT_MIN	(4 * 1024 * 1024)
 
 #ifdef __SSE2__
 static void copy_nt(char *t, const char *s, uint64_t n)
