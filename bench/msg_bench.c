@@ -189,13 +189,13 @@ static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
 	for (int r = 0; r < opt.rounds; r++) {
 		/* the pair's PMPI_ loop first in every other round */
 		if (pairs && r % 2)
-			plat[r] = timed_pmpi(fn, buf, n, iters);
+			plat[r] = timed_pmpi(fn, buf, n, iters) * 1e6 * scale;
 		lat[r] = timed(fn, buf, n, iters) * 1e6 * scale;
 		band[r] = lat[r] > 0 ? (double)n / lat[r] : 0;
 		if (pairs && !(r % 2))
-			plat[r] = timed_pmpi(fn, buf, n, iters);
+			plat[r] = timed_pmpi(fn, buf, n, iters) * 1e6 * scale;
 		if (pairs)
-			cost[r] = plat[r] > 0 ? lat[r] / (plat[r] * 1e6 * scale) : 0;
+			cost[r] = plat[r] > 0 ? lat[r] / plat[r] : 0;
 	}
 	row(name, "latency", lat, opt.rounds, "us");
 	if (bw)

@@ -14,8 +14,8 @@
  * Each rank targets its right neighbour, every op of one type and call in
  * one fence epoch, each op on a slot of its own (a forbidden op fails at
  * its call and leaves the epoch to the others).  The owner of the target
- * fills its window itself, padding bytes included, from a seed both sides know; after
- * the closing fence it checks every byte: values as the reference computes
+ * fills its window itself, padding bytes included, from a seed both sides
+ * know; after the closing fence it checks every byte: values as the reference computes
  * them (selections bit for bit, arithmetic up to NaN payloads) and padding
  * exactly as it was (the peers' MAXLOC writing padding is one of the
  * bugs this looks for).  The origin checks what get_accumulate returned.
@@ -215,11 +215,14 @@ static void describe(char *buf, size_t len, const struct mtype *t,
 /* Each op's part of a window: the largest case of any type. */
 #define SLOT	(MAXN * ELEM)
 
-/* The origin's part of one case: op @oi on my right neighbour's slot. */
+/*
+ * The origin's part of one case: op @oi on my right neighbour's slot, from
+ * @src, into @res; @old gets what the slot held before (what a
+ * get_accumulate must return).
+ */
 static void acc_issue(MPI_Win win, int ti, int oi, enum kind kind,
-		      uint8_t *src, uint8_t *res)
+		      uint8_t *src, uint8_t *old, uint8_t *res)
 {
-	static uint8_t tgt[SLOT];
 	const struct mtype *t = &mtypes[ti];
 	const struct mop *o = &mops[oi];
 	size_t size = ref_type_size(t->kt), n = case_n(t, kind);
@@ -228,7 +231,7 @@ static void acc_issue(MPI_Win win, int ti, int oi, enum kind kind,
 	enum verdict v = allowed(o, t, kind);
 	int rc;
 
-	case_data(ti, oi, kind, right, n, tgt, src);
+	case_data(ti, oi, kind, right, n, old, src);
 	memset(res, 0x5a, n * size);
 	switch (kind) {
 	case K_ACC:
@@ -254,22 +257,20 @@ static void acc_issue(MPI_Win win, int ti, int oi, enum kind kind,
 		      o->name, mtest_class_name(mtest_class(rc)));
 }
 
-/* The origin's check of one case: get_accumulate returned the old values. */
-static void acc_check_result(int ti, int oi, enum kind kind, const uint8_t *res)
+/* The origin's check of one case: get_accumulate returned @old. */
+static void acc_check_result(int ti, int oi, enum kind kind,
+			     const uint8_t *old, const uint8_t *res)
 {
-	static uint8_t tgt[SLOT], src[SLOT];
 	const struct mtype *t = &mtypes[ti];
 	const struct mop *o = &mops[oi];
 	size_t size = ref_type_size(t->kt), n = case_n(t, kind), k;
-	int right = (mtest_rank + 1) % mtest_size;
 	char a[96], b[96];
 
 	if (kind == K_ACC || kind == K_FEW_ACC ||
 	    allowed(o, t, kind) != ALLOWED)
 		return;
-	case_data(ti, oi, kind, right, n, tgt, src);
 	for (k = 0; k < n; k++) {
-		const uint8_t *g = res + k * size, *w = tgt + k * size;
+		const uint8_t *g = res + k * size, *w = old + k * size;
 
 		if (!ref_same_bits(t->kt, g, w)) {
 			describe(a, sizeof(a), t, g);
@@ -327,7 +328,8 @@ static void acc_check_target(int ti, int oi, enum kind kind, const uint8_t *mem)
  */
 static void acc_epoch(MPI_Win win, uint8_t *mem, int ti, enum kind kind)
 {
-	static uint8_t src[NOPS][SLOT], res[NOPS][SLOT], scratch[SLOT];
+	static uint8_t src[NOPS][SLOT], old[NOPS][SLOT], res[NOPS][SLOT];
+	static uint8_t scratch[SLOT];
 	size_t n = case_n(&mtypes[ti], kind);
 	int oi, rc;
 
@@ -336,13 +338,13 @@ static void acc_epoch(MPI_Win win, uint8_t *mem, int ti, enum kind kind)
 		case_data(ti, oi, kind, mtest_rank, n, mem + oi * SLOT, scratch);
 	MPI_Win_fence(0, win);
 	for (oi = 0; oi < NOPS; oi++)
-		acc_issue(win, ti, oi, kind, src[oi], res[oi]);
+		acc_issue(win, ti, oi, kind, src[oi], old[oi], res[oi]);
 	rc = MPI_Win_fence(0, win);
 	CHECK(rc == MPI_SUCCESS, "fence after the %s of %s: %s",
 	      kind_name[kind], mtypes[ti].name,
 	      mtest_class_name(mtest_class(rc)));
 	for (oi = 0; oi < NOPS; oi++) {
-		acc_check_result(ti, oi, kind, res[oi]);
+		acc_check_result(ti, oi, kind, old[oi], res[oi]);
 		acc_check_target(ti, oi, kind, mem + oi * SLOT);
 	}
 }

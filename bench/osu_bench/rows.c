@@ -196,8 +196,8 @@ static inline void osu_clock(void)
  * them: the call and its flush between OSU's two clock reads and nothing
  * else per iteration but the verification's sequence numbers, in blocks
  * of OSU_BLOCK between checks of the budget.  OSU_BLOCK divides TRI_HALF,
- * so an accumulate's addend changes only between blocks.  At rank 0, inside the held lock; returns
- * the iterations run (0: not such a row).
+ * so an accumulate's addend changes only between blocks.  At rank 0,
+ * inside the held lock; returns the iterations run (0: not such a row).
  */
 #define OSU_BLOCK	20
 

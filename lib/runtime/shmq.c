@@ -345,7 +345,6 @@ MPIRMA_CVARS(shmq,
 
 int mpirma_shmq_setup(void)
 {
-	const char *v = getenv("MPIRMA_SHMQ");
 	uint64_t seg;
 	bool all;
 	int ret;
@@ -356,7 +355,7 @@ int mpirma_shmq_setup(void)
 				      "the default)");
 	if (ret)
 		return ret;
-	if ((v && !strcmp(v, "0")) ||
+	if (!mpirma_env_on("MPIRMA_SHMQ") ||
 	    !(mpirma_proc.query.features & MPIRMA_FEAT_WIN_ALLOC))
 		return MPI_SUCCESS;
 	shmq.n = (uint32_t)mpirma_proc.size;
