@@ -6,7 +6,9 @@
  * crossing ring wrap-arounds, both ways at once with blocking sends),
  * large messages received after later small ones (unexpected while their
  * units still come), probed, truncated and from any source, and large and
- * small messages interleaved while the ring is full.  Every byte checked.
+ * small messages interleaved while the ring is full, and the small ones
+ * MPI_Send and MPI_Recv take by their lean lane where it must step aside.
+ * Every byte checked.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -220,6 +222,89 @@ static void test_interleave(void)
 	free(b);
 }
 
+/*
+ * Small messages, which MPI_Send and MPI_Recv take by their lean lane
+ * (shmq_lean.c) unless something could be owed them: every case where it
+ * must step aside for the general path, between ranks 0 and 1.
+ */
+static void test_lean(void)
+{
+	struct { short s; int i; } si[2];	/* MPI_SHORT_INT: a hole each */
+	int v[4], n, i;
+	MPI_Request rq;
+	MPI_Status st;
+	MPI_Comm dup;
+
+	mtest_section("small messages, lean and not");
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	if (mtest_rank == 0) {
+		for (i = 0; i < 8; i++) {
+			v[0] = 100 + i;
+			CHECK_MPI(MPI_Send(v, 1, MPI_INT, 1, i < 2 ? 20 + i : 22,
+					   MPI_COMM_WORLD));
+		}
+		v[0] = 200;
+		CHECK_MPI(MPI_Send(v, 1, MPI_INT, 1, 22, dup));
+		v[0] = 300;
+		CHECK_MPI(MPI_Ssend(v, 1, MPI_INT, 1, 23, MPI_COMM_WORLD));
+		for (i = 0; i < 2; i++) {
+			si[i].s = (short)(400 + i);
+			si[i].i = 410 + i;
+		}
+		CHECK_MPI(MPI_Send(si, 2, MPI_SHORT_INT, 1, 24,
+				   MPI_COMM_WORLD));
+		v[0] = 500;
+		v[1] = 501;
+		CHECK_MPI(MPI_Send(v, 2, MPI_INT, 1, 25, MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Send(v, 1, MPI_INT, 1, 26, MPI_COMM_WORLD));
+	} else if (mtest_rank == 1) {
+		/* tag 21 first: tag 20 waits aside, then comes from there */
+		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 21, MPI_COMM_WORLD, &st));
+		CHECK_EQ(v[0], 101, "tag 21 past tag 20");
+		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 20, MPI_COMM_WORLD, &st));
+		CHECK_EQ(v[0], 100, "tag 20 from aside");
+		/* a receive posted first is owed the first message */
+		CHECK_MPI(MPI_Irecv(&v[1], 1, MPI_INT, 0, MPI_ANY_TAG,
+				    MPI_COMM_WORLD, &rq));
+		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 22, MPI_COMM_WORLD, &st));
+		CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+		CHECK_EQ(v[1], 102, "the posted receive's");
+		CHECK_EQ(v[0], 103, "the blocking receive's");
+		/* another communicator's message with the same tag is not it */
+		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 22, dup, &st));
+		CHECK_EQ(v[0], 200, "on the duplicate");
+		for (i = 4; i < 8; i++) {
+			CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, MPI_ANY_TAG,
+					   MPI_COMM_WORLD, &st));
+			CHECK_EQ(v[0], 100 + i, "in order");
+			CHECK_EQ(st.MPI_TAG, 22, "status tag");
+			CHECK_EQ(st.MPI_SOURCE, 0, "status source");
+		}
+		/* a synchronous send is answered */
+		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 23, MPI_COMM_WORLD, &st));
+		CHECK_EQ(v[0], 300, "synchronous");
+		memset(si, 0, sizeof(si));
+		CHECK_MPI(MPI_Recv(si, 2, MPI_SHORT_INT, 0, 24,
+				   MPI_COMM_WORLD, &st));
+		for (i = 0; i < 2; i++) {
+			CHECK_EQ(si[i].s, 400 + i, "MPI_SHORT_INT's short");
+			CHECK_EQ(si[i].i, 410 + i, "MPI_SHORT_INT's int");
+		}
+		/* too small a buffer: truncated, and the next one intact */
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		v[1] = -1;
+		CHECK_CLASS(MPI_Recv(v, 1, MPI_INT, 0, 25, MPI_COMM_WORLD,
+				     &st), MPI_ERR_TRUNCATE);
+		CHECK_EQ(v[1], -1, "past a truncated buffer");
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+		CHECK_MPI(MPI_Recv(v, 4, MPI_INT, 0, 26, MPI_COMM_WORLD, &st));
+		MPI_Get_count(&st, MPI_INT, &n);
+		CHECK_EQ(n, 1, "count of a short message");
+		CHECK_EQ(v[0], 500, "after the truncated one");
+	}
+	CHECK_MPI(MPI_Comm_free(&dup));
+}
+
 #define THREADS		3
 #define THREAD_ROUNDS	24
 
@@ -285,6 +370,7 @@ int main(int argc, char **argv)
 		test_large_unexpected();
 		test_truncate();
 		test_interleave();
+		test_lean();
 	}
 	test_any_source();
 	MPI_Barrier(MPI_COMM_WORLD);

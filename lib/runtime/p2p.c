@@ -258,6 +258,12 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 }
 
 /* p2p.h */
+bool mpirma_p2p_posted(void)
+{
+	return q_head;
+}
+
+/* p2p.h */
 bool mpirma_p2p_progress_due(void)
 {
 	return q_head && !p2p_busy;
@@ -619,6 +625,8 @@ int PMPI_##name(const void *buf, int count, MPI_Datatype datatype,	\
 		int dest, int tag, MPI_Comm comm)			\
 {									\
 	MPIRMA_CHECK_INIT();						\
+	if (mpirma_lean_send(buf, count, datatype, dest, tag, comm))	\
+		return MPI_SUCCESS;					\
 	return RAISE_COMM(comm, do_send(buf, count, datatype, dest, tag, \
 					comm), NULL);			\
 }									\
@@ -662,8 +670,10 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
 	      int tag, MPI_Comm comm, MPI_Status *status)
 {
 	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, mpirma_p2p_recv(buf, count, datatype, source, tag, comm,
-					status), NULL);
+	if (mpirma_lean_recv(buf, count, datatype, source, tag, comm, status))
+		return MPI_SUCCESS;
+	return RAISE_COMM(comm, mpirma_p2p_recv(buf, count, datatype, source,
+						tag, comm, status), NULL);
 }
 MPIRMA_ALIAS(Recv)
 

@@ -68,6 +68,19 @@ void mpirma_p2p_progress(void);
  */
 bool mpirma_p2p_progress_due(void);
 
+/*
+ * The lean lane of MPI_Send (and MPI_Rsend) and MPI_Recv (shmq_lean.c):
+ * true once it has sent or received the message (@status filled); false
+ * when the call is not its case, with nothing done: the general path then
+ * checks and runs it.
+ */
+bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
+		      int tag, MPI_Comm comm);
+bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
+		      int tag, MPI_Comm comm, MPI_Status *status);
+/* Are receives posted (waiting in p2p.c's queue)? */
+bool mpirma_p2p_posted(void);
+
 /* For the probes (p2p_probe.c). */
 struct mpirma_comm;
 /* The transport's source and tag of a receive's (@source, @tag) on @c. */

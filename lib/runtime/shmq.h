@@ -3,8 +3,9 @@
  * shmq.h - the shared-memory queues under point-to-point messages and
  * collectives (docs/lib.md, "Message transport"): their layout in the
  * job-wide window and this process's state.  Private to shmq.c (setup,
- * the transport's entry), shmq_ring.c (units into and out of the rings)
- * and shmq_wait.c (polling and bells).
+ * the transport's entry), shmq_ring.c (units into and out of the rings),
+ * shmq_lean.c (MPI_Send's and MPI_Recv's lean lane) and shmq_wait.c
+ * (polling and bells).
  *
  * Units: a small message is one unit (REC_DATA), a larger one a REC_FIRST
  * unit and REC_MORE units of up to shmq.frag bytes each (unit_chunk()).
@@ -132,6 +133,13 @@ static inline char *shmq_ring_data(uint32_t dst, uint32_t src)
 	       src * shmq.ring;
 }
 
+/* Ring bytes a unit of @chunk data bytes takes: whole lines. */
+static inline uint64_t shmq_rec_bytes(uint64_t chunk)
+{
+	return (sizeof(struct shmq_rec) + chunk + SHMQ_LINE - 1) &
+	       ~(uint64_t)(SHMQ_LINE - 1);
+}
+
 static inline void shmq_fence(void)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -160,6 +168,11 @@ void shmq_sync_taken(uint32_t src, const struct shmq_rec *h);
 /* shmq_wait.c */
 /* After publishing a unit for @peer: ring its bell if it sleeps. */
 void shmq_bell_ring(uint32_t peer);
+/*
+ * Polls @peer's ring flat out for a while (not where a wait must yield,
+ * advance the host or let go of the lock): has a unit come?
+ */
+bool shmq_spin(uint32_t peer);
 /* Is @peer (MPIRMA_ANY_SOURCE: any rank) gone? */
 bool shmq_peer_gone(uint32_t peer);
 /*
@@ -168,5 +181,59 @@ bool shmq_peer_gone(uint32_t peer);
  * caller looks once more before it fails), or another -errno.
  */
 int shmq_wait_round(struct mpirma_poller *w, uint32_t peer);
+
+/*
+ * Writing units, inline in shmq_ring.c and shmq_lean.c: under emulation
+ * a call and its return cost more than these bodies.
+ *
+ * Has rank @dst's ring from this rank room for a unit of @chunk bytes?
+ * The head last read says so mostly; only when it does not is the
+ * receiver's line read again (and so left in its cache while it has room).
+ */
+static inline bool shmq_ring_room(uint32_t dst, uint64_t chunk)
+{
+	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
+	struct shmq_out *o = &shmq.out[dst];
+	uint64_t tail = rg->tail, pos = tail & (shmq.ring - 1);
+	uint64_t need = shmq_rec_bytes(chunk);
+
+	if (pos + need > shmq.ring)
+		need += shmq.ring - pos;	/* a REC_PAD to the end first */
+	if (shmq.ring - (tail - o->head) >= need)
+		return true;
+	o->head = __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE);
+	return shmq.ring - (tail - o->head) >= need;
+}
+
+/* Writes unit @h and its data into @dst's ring, which has room. */
+static inline void shmq_ring_write(uint32_t dst, const struct shmq_rec *h,
+				   const void *data)
+{
+	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
+	char *base = shmq_ring_data(dst, shmq.me);
+	uint64_t tail = rg->tail, pos = tail & (shmq.ring - 1);
+
+	if (pos + shmq_rec_bytes(h->chunk) > shmq.ring) {
+		const struct shmq_rec pad = { .kind = REC_PAD };
+
+		memcpy(base + pos, &pad, sizeof(pad));
+		tail += shmq.ring - pos;
+		pos = 0;
+	}
+	memcpy(base + pos, h, sizeof(*h));
+	if (h->chunk)
+		mpirma_copy(base + pos + sizeof(*h), data, h->chunk);
+	__atomic_store_n(&rg->tail, tail + shmq_rec_bytes(h->chunk),
+			 __ATOMIC_RELEASE);
+}
+
+/* Unit @seq to @dst is in its ring or spilled: says so, rings its bell. */
+static inline void shmq_unit_publish(uint32_t dst, uint64_t seq)
+{
+	shmq.out[dst].seq = seq;
+	__atomic_store_n(&shmq_ring_of(dst, shmq.me)->sent, seq,
+			 __ATOMIC_RELEASE);
+	shmq_bell_ring(dst);
+}
 
 #endif /* MPIRMA_LIB_SHMQ_H */

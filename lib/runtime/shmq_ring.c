@@ -35,60 +35,12 @@ struct unit {
 	uint64_t end;		/* in the ring: where it ends, the new head */
 };
 
-static uint64_t rec_bytes(uint64_t chunk)
-{
-	return (sizeof(struct shmq_rec) + chunk + SHMQ_LINE - 1) &
-	       ~(uint64_t)(SHMQ_LINE - 1);
-}
-
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
 }
 
 /* ------------------------------------------------------------ sending */
-
-/*
- * Has rank @dst's ring from this rank room for a unit of @chunk bytes?
- * The head last read says so mostly; only when it does not is the
- * receiver's line read again (and so left in its cache while it has room).
- */
-static bool ring_room(uint32_t dst, uint64_t chunk)
-{
-	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
-	struct shmq_out *o = &shmq.out[dst];
-	uint64_t tail = rg->tail, pos = tail & (shmq.ring - 1);
-	uint64_t need = rec_bytes(chunk);
-
-	if (pos + need > shmq.ring)
-		need += shmq.ring - pos;	/* a REC_PAD to the end first */
-	if (shmq.ring - (tail - o->head) >= need)
-		return true;
-	o->head = __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE);
-	return shmq.ring - (tail - o->head) >= need;
-}
-
-/* Writes unit @h and its data into @dst's ring, which has room. */
-static void ring_write(uint32_t dst, const struct shmq_rec *h,
-		       const void *data)
-{
-	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
-	char *base = shmq_ring_data(dst, shmq.me);
-	uint64_t tail = rg->tail, pos = tail & (shmq.ring - 1);
-
-	if (pos + rec_bytes(h->chunk) > shmq.ring) {
-		const struct shmq_rec pad = { .kind = REC_PAD };
-
-		memcpy(base + pos, &pad, sizeof(pad));
-		tail += shmq.ring - pos;
-		pos = 0;
-	}
-	memcpy(base + pos, h, sizeof(*h));
-	if (h->chunk)
-		mpirma_copy(base + pos + sizeof(*h), data, h->chunk);
-	__atomic_store_n(&rg->tail, tail + rec_bytes(h->chunk),
-			 __ATOMIC_RELEASE);
-}
 
 /*
  * Waits for room for @chunk bytes while @dst takes units; false once it
@@ -104,7 +56,7 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 
 	if (mpirma_threads)
 		return false;
-	for (i = 0; !ring_room(dst, chunk); i++) {
+	for (i = 0; !shmq_ring_room(dst, chunk); i++) {
 		now = __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE);
 		if (now != head) {
 			head = now;
@@ -152,9 +104,9 @@ static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 	int ret;
 
 	h->seq = shmq.out[dst].seq + 1;
-	if (ring_room(dst, h->chunk) ||
+	if (shmq_ring_room(dst, h->chunk) ||
 	    (*wait && (*wait = room_wait(dst, h->chunk)))) {
-		ring_write(dst, h, data);
+		shmq_ring_write(dst, h, data);
 	} else {
 		/* the receiver is not taking this one: no more waits */
 		*wait = false;
@@ -163,10 +115,7 @@ static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 			return ret;
 		mpirma_counters.spills++;
 	}
-	shmq.out[dst].seq = h->seq;
-	__atomic_store_n(&shmq_ring_of(dst, shmq.me)->sent, h->seq,
-			 __ATOMIC_RELEASE);
-	shmq_bell_ring(dst);
+	shmq_unit_publish(dst, h->seq);
 	return 0;
 }
 
@@ -370,7 +319,7 @@ static int unit_get(uint32_t src, struct unit *u)
 		u->rec = *r;
 		u->data = (const char *)(r + 1);
 		u->spilled = NULL;
-		u->end = h + rec_bytes(r->chunk);
+		u->end = h + shmq_rec_bytes(r->chunk);
 		return 1;
 	}
 	return unit_unspill(src, due, u);
@@ -674,6 +623,8 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		 */
 		if (mpirma_poll_progress(&w))
 			wait_peer = MPIRMA_ANY_SOURCE;
+		else if (wait_peer != MPIRMA_ANY_SOURCE && shmq_spin(wait_peer))
+			continue;
 		gone = shmq_wait_round(&w, wait_peer);
 		if (gone && gone != -EOWNERDEAD)
 			return gone;

@@ -25,6 +25,12 @@
 #include "tool.h"
 
 #define LIVE_EVERY	256	/* unsleeping waits: looks between liveness checks */
+/*
+ * Looks of shmq_spin(): a peer that answers at once answers within them
+ * (a look is a load and a compare: nanoseconds on hardware, tens of them
+ * under emulation, where a wait round's calls cost ten times that).
+ */
+#define SPIN_LOOKS	1024
 
 void shmq_bell_ring(uint32_t peer)
 {
@@ -34,6 +40,21 @@ void shmq_bell_ring(uint32_t peer)
 	if (__atomic_load_n(f, __ATOMIC_RELAXED) &&
 	    __atomic_exchange_n(f, 0, __ATOMIC_ACQ_REL))
 		shmq_kmsg_send(peer, 0, SHMQ_BELL_CTX, NULL, 0);
+}
+
+/* shmq.h */
+bool shmq_spin(uint32_t peer)
+{
+	const uint64_t *sent = &shmq_ring_of(shmq.me, peer)->sent;
+	uint64_t due = shmq.next[peer];
+	int i;
+
+	if (mpirma_proc.spin <= 0 || mpirma_threads || mpirma_host_progress)
+		return false;
+	for (i = 0; i < SPIN_LOOKS; i++)
+		if (__atomic_load_n(sent, __ATOMIC_ACQUIRE) >= due)
+			return true;
+	return false;
 }
 
 bool shmq_peer_gone(uint32_t peer)

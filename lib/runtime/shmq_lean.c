@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * shmq_lean.c - the lean lane of MPI_Send and MPI_Recv: a small message
+ * of a contiguous predefined datatype goes straight into its ring, and a
+ * receive takes it straight out when it is the next unit from its sender
+ * and nothing else could be owed it.  An 8-byte send and its receive
+ * otherwise passed five layers of checks and dispatch each (about 530
+ * and 550 instructions under callgrind); under emulation, where a
+ * ping-pong's time is its instructions, that was the whole latency.
+ *
+ * The lane only ever takes the commonest case and answers false for the
+ * rest before it has changed anything: the general path (p2p.c) then
+ * runs the call from the start, with every check and error.  So it needs
+ * no error of its own: a bad argument simply is not the common case.
+ */
+#include "datatype.h"
+#include "nbc.h"
+#include "p2p.h"
+#include "reduce.h"
+#include "shmq.h"
+#include "tool.h"
+
+/*
+ * The largest message the lane takes: one REC_DATA unit (shmq_ring.c,
+ * unit_chunk(): up to 4 KiB a message is one unit).
+ */
+#define LEAN_MAX	4096
+
+/*
+ * The communicator of a call the lane may take (@peer a rank of it, not
+ * MPI_PROC_NULL or MPI_ANY_SOURCE) with the bytes of its message in
+ * *@len, or NULL.
+ */
+static __always_inline struct mpirma_comm *lean_args(MPI_Comm comm, int count,
+						     MPI_Datatype dt, int peer,
+						     size_t *len)
+{
+	int kt = mpirma_dtype_elem_ktype(dt);
+	struct mpirma_comm *c;
+
+	if (mpirma_threads || !shmq.on || kt < 0 || count < 0 ||
+	    count > LEAN_MAX)
+		return NULL;
+	*len = (size_t)count * mpirma_type_info[kt].size;
+	if (*len > LEAN_MAX || *len > shmq.frag)
+		return NULL;
+	c = mpirma_comm_get(comm);
+	if (!c || peer < 0 || peer >= mpirma_comm_peer_size(c))
+		return NULL;
+	return c;
+}
+
+/* p2p.h */
+bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
+		      int tag, MPI_Comm comm)
+{
+	struct mpirma_comm *c;
+	struct shmq_rec h;
+	uint32_t dst;
+	size_t len;
+
+	c = lean_args(comm, count, dt, dest, &len);
+	if (!c || tag < 0)
+		return false;
+	dst = (uint32_t)mpirma_comm_job_rank(c, dest);
+	/* A unit that would wrap (REC_PAD first) goes the general way. */
+	if ((shmq_ring_of(dst, shmq.me)->tail & (shmq.ring - 1)) +
+	    shmq_rec_bytes(len) > shmq.ring || !shmq_ring_room(dst, len))
+		return false;
+	h = (struct shmq_rec){
+		.kind = REC_DATA, .tag = tag, .ctx = mpirma_ctx_p2p(c),
+		.len = len, .chunk = len, .seq = shmq.out[dst].seq + 1,
+	};
+	shmq_ring_write(dst, &h, buf);
+	shmq_unit_publish(dst, h.seq);
+	mpirma_counters.msgs_sent++;
+	mpirma_counters.bytes_sent += len;
+	return true;
+}
+
+/*
+ * Is the unit due from @src in its ring (not spilled), now or within
+ * shmq_spin()'s looks?  Its header then, else NULL.
+ */
+static const struct shmq_rec *lean_due(uint32_t src)
+{
+	const struct shmq_ring *rg = shmq_ring_of(shmq.me, src);
+	uint64_t due = shmq.next[src], head;
+	const struct shmq_rec *r;
+
+	if (!shmq_unit_ready(src) && !shmq_spin(src))
+		return NULL;
+	head = rg->head;
+	if (head == __atomic_load_n(&rg->tail, __ATOMIC_ACQUIRE))
+		return NULL;
+	r = (const struct shmq_rec *)(shmq_ring_data(shmq.me, src) +
+				      (head & (shmq.ring - 1)));
+	return r->kind == REC_DATA && r->seq == due ? r : NULL;
+}
+
+/* p2p.h */
+bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
+		      int tag, MPI_Comm comm, MPI_Status *status)
+{
+	const struct shmq_rec *r;
+	struct shmq_rec h;
+	struct mpirma_comm *c;
+	uint32_t src;
+	size_t cap;
+
+	c = lean_args(comm, count, dt, source, &cap);
+	/* Nothing posted or unexpected that the message could be owed to. */
+	if (!c || (tag < 0 && tag != MPI_ANY_TAG) || mpirma_p2p_posted() ||
+	    shmq.uhead || mpirma_nbc_pending())
+		return false;
+	src = (uint32_t)mpirma_comm_job_rank(c, source);
+	if (shmq.build[src].active)
+		return false;
+	r = lean_due(src);
+	if (!r || r->ctx != mpirma_ctx_p2p(c) || r->len > cap ||
+	    (tag != MPI_ANY_TAG && r->tag != tag))
+		return false;
+	h = *r;
+	if (h.len)
+		mpirma_copy(buf, r + 1, h.len);
+	__atomic_store_n(&shmq_ring_of(shmq.me, src)->head,
+			 shmq_ring_of(shmq.me, src)->head +
+			 shmq_rec_bytes(h.chunk), __ATOMIC_RELEASE);
+	shmq.next[src]++;
+	shmq_sync_taken(src, &h);
+	mpirma_counters.msgs_received++;
+	mpirma_counters.bytes_received += h.len;
+	mpirma_status_user(status, source, h.tag, (MPI_Count)h.len);
+	return true;
+}
