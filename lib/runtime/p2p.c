@@ -643,7 +643,8 @@ static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
 
 	if (!request)
 		return mpirma_err(MPI_ERR_ARG, "request is NULL");
-	ret = do_send(buf, count, datatype, dest, tag, comm);
+	ret = mpirma_lean_send(buf, count, datatype, dest, tag, comm) ?
+	      MPI_SUCCESS : do_send(buf, count, datatype, dest, tag, comm);
 	if (!ret)
 		ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
 					      request);

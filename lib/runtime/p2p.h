@@ -69,7 +69,8 @@ void mpirma_p2p_progress(void);
 bool mpirma_p2p_progress_due(void);
 
 /*
- * The lean lane of MPI_Send (and MPI_Rsend) and MPI_Recv (shmq_lean.c):
+ * The lean lane of the standard and ready sends, blocking or not, and of
+ * MPI_Recv (shmq_lean.c):
  * true once it has sent or received the message (@status filled); false
  * when the call is not its case, with nothing done: the general path then
  * checks and runs it.

@@ -73,6 +73,12 @@ bool mpirma_poll_step(struct mpirma_poller *p)
 	return true;
 }
 
+bool mpirma_poll_flat(void)
+{
+	return mpirma_proc.spin > 0 && !mpirma_threads &&
+	       !mpirma_host_progress;
+}
+
 bool mpirma_poll_progress(const struct mpirma_poller *p)
 {
 	bool due = false;

@@ -375,6 +375,20 @@ struct mpirma_poller {
 bool mpirma_poll_step(struct mpirma_poller *p);
 
 /*
+ * Looks a wait may take at the word it waits for with no call between
+ * (shmq_spin(), for MPI_Recv's lean lane) before it goes its general way:
+ * a peer that answers at once answers within them (a look is a load and
+ * a compare: nanoseconds on hardware, tens of them under emulation, where
+ * a round of calls costs ten times that).
+ */
+#define MPIRMA_FLAT_LOOKS	1024
+/*
+ * May a wait take them now: every rank has a CPU, no other thread needs
+ * the library lock, no host needs advancing?
+ */
+bool mpirma_poll_flat(void);
+
+/*
  * What every wait of the transport advances while it polls: nonblocking
  * collectives at each look, the receives a synchronous sender may wait
  * for at every 16th.  True while there is such work, when a message from

@@ -623,8 +623,6 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 		 */
 		if (mpirma_poll_progress(&w))
 			wait_peer = MPIRMA_ANY_SOURCE;
-		else if (wait_peer != MPIRMA_ANY_SOURCE && shmq_spin(wait_peer))
-			continue;
 		gone = shmq_wait_round(&w, wait_peer);
 		if (gone && gone != -EOWNERDEAD)
 			return gone;

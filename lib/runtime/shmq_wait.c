@@ -25,12 +25,6 @@
 #include "tool.h"
 
 #define LIVE_EVERY	256	/* unsleeping waits: looks between liveness checks */
-/*
- * Looks of shmq_spin(): a peer that answers at once answers within them
- * (a look is a load and a compare: nanoseconds on hardware, tens of them
- * under emulation, where a wait round's calls cost ten times that).
- */
-#define SPIN_LOOKS	1024
 
 void shmq_bell_ring(uint32_t peer)
 {
@@ -49,9 +43,9 @@ bool shmq_spin(uint32_t peer)
 	uint64_t due = shmq.next[peer];
 	int i;
 
-	if (mpirma_proc.spin <= 0 || mpirma_threads || mpirma_host_progress)
+	if (!mpirma_poll_flat())
 		return false;
-	for (i = 0; i < SPIN_LOOKS; i++)
+	for (i = 0; i < MPIRMA_FLAT_LOOKS; i++)
 		if (__atomic_load_n(sent, __ATOMIC_ACQUIRE) >= due)
 			return true;
 	return false;
