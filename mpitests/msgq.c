@@ -230,7 +230,7 @@ static void test_interleave(void)
 static void test_lean(void)
 {
 	struct { short s; int i; } si[2];	/* MPI_SHORT_INT: a hole each */
-	int v[4], n, i;
+	int v[4], n, i, peer = 0;
 	MPI_Request rq;
 	MPI_Status st;
 	MPI_Comm dup;
@@ -301,6 +301,28 @@ static void test_lean(void)
 		MPI_Get_count(&st, MPI_INT, &n);
 		CHECK_EQ(n, 1, "count of a short message");
 		CHECK_EQ(v[0], 500, "after the truncated one");
+	}
+	/* both halves at once; a receive half that fails sends nothing */
+	if (mtest_rank < 2) {
+		peer = 1 - mtest_rank;
+		v[0] = 600 + mtest_rank;
+		CHECK_MPI(MPI_Sendrecv(v, 1, MPI_INT, peer, 27, &v[1], 1,
+				       MPI_INT, peer, 27, MPI_COMM_WORLD, &st));
+		CHECK_EQ(v[1], 600 + peer, "MPI_Sendrecv");
+		v[0] = 700 + mtest_rank;
+		CHECK_MPI(MPI_Sendrecv_replace(v, 1, MPI_INT, peer, 28, peer,
+					       28, MPI_COMM_WORLD, &st));
+		CHECK_EQ(v[0], 700 + peer, "MPI_Sendrecv_replace");
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		CHECK_CLASS(MPI_Sendrecv(v, 1, MPI_INT, peer, 29, &v[1], 1,
+					 MPI_DATATYPE_NULL, peer, 29,
+					 MPI_COMM_WORLD, &st), MPI_ERR_TYPE);
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+	}
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (mtest_rank < 2) {
+		CHECK_MPI(MPI_Iprobe(peer, 29, MPI_COMM_WORLD, &n, &st));
+		CHECK_EQ(n, 0, "a failed MPI_Sendrecv's message");
 	}
 	CHECK_MPI(MPI_Comm_free(&dup));
 }

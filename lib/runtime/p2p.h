@@ -79,6 +79,14 @@ bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 		      int tag, MPI_Comm comm);
 bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 		      int tag, MPI_Comm comm, MPI_Status *status);
+/*
+ * Are a receive's arguments valid, and its case one the lane may take
+ * (once nothing posted or unexpected stands in its way)?  MPI_Sendrecv
+ * sends by the lane only then: its send may not leave when its receive
+ * would fail the general path's checks.
+ */
+bool mpirma_lean_recv_ok(int count, MPI_Datatype dt, int source, int tag,
+			 MPI_Comm comm);
 /* Are receives posted (waiting in p2p.c's queue)? */
 bool mpirma_p2p_posted(void);
 

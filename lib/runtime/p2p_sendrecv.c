@@ -52,16 +52,44 @@ static int sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	return ret;
 }
 
+/*
+ * The blocking forms by the lean lanes (p2p.h) when both halves are
+ * theirs: the receive's arguments checked first, as sendrecv() checks.
+ * False when the send is not the lane's (nothing done); else the call's
+ * class, the receive by whichever path takes it.
+ */
+static bool lean_sendrecv(const void *sendbuf, int sendcount,
+			  MPI_Datatype sendtype, int dest, int sendtag,
+			  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			  int source, int recvtag, MPI_Comm comm,
+			  MPI_Status *status, int *ret)
+{
+	if (!mpirma_lean_recv_ok(recvcount, recvtype, source, recvtag, comm) ||
+	    !mpirma_lean_send(sendbuf, sendcount, sendtype, dest, sendtag,
+			      comm))
+		return false;
+	*ret = mpirma_lean_recv(recvbuf, recvcount, recvtype, source,
+				recvtag, comm, status) ? MPI_SUCCESS :
+	       mpirma_p2p_recv(recvbuf, recvcount, recvtype, source, recvtag,
+			       comm, status);
+	return true;
+}
+
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		  int dest, int sendtag, void *recvbuf, int recvcount,
 		  MPI_Datatype recvtype, int source, int recvtag,
 		  MPI_Comm comm, MPI_Status *status)
 {
+	int ret;
+
 	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, sendrecv(sendbuf, sendcount, sendtype, dest,
-					 sendtag, recvbuf, recvcount,
-					 recvtype, source, recvtag, comm,
-					 status, NULL), NULL);
+	if (!lean_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+			   recvbuf, recvcount, recvtype, source, recvtag,
+			   comm, status, &ret))
+		ret = sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+			       recvbuf, recvcount, recvtype, source, recvtag,
+			       comm, status, NULL);
+	return RAISE_COMM(comm, ret, NULL);
 }
 MPIRMA_ALIAS(Sendrecv)
 
@@ -69,10 +97,14 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
 			  int dest, int sendtag, int source, int recvtag,
 			  MPI_Comm comm, MPI_Status *status)
 {
+	int ret;
+
 	MPIRMA_CHECK_INIT();
-	return RAISE_COMM(comm, sendrecv(buf, count, datatype, dest, sendtag,
-					 buf, count, datatype, source,
-					 recvtag, comm, status, NULL), NULL);
+	if (!lean_sendrecv(buf, count, datatype, dest, sendtag, buf, count,
+			   datatype, source, recvtag, comm, status, &ret))
+		ret = sendrecv(buf, count, datatype, dest, sendtag, buf, count,
+			       datatype, source, recvtag, comm, status, NULL);
+	return RAISE_COMM(comm, ret, NULL);
 }
 MPIRMA_ALIAS(Sendrecv_replace)
 

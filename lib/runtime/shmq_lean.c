@@ -98,6 +98,25 @@ static const struct shmq_rec *lean_due(uint32_t src)
 	return r->kind == REC_DATA && r->seq == due ? r : NULL;
 }
 
+/* The communicator of a receive the lane may take, with its capacity. */
+static struct mpirma_comm *lean_recv_args(int count, MPI_Datatype dt,
+					  int source, int tag, MPI_Comm comm,
+					  size_t *cap)
+{
+	struct mpirma_comm *c = lean_args(comm, count, dt, source, cap);
+
+	return c && (tag >= 0 || tag == MPI_ANY_TAG) ? c : NULL;
+}
+
+/* p2p.h */
+bool mpirma_lean_recv_ok(int count, MPI_Datatype dt, int source, int tag,
+			 MPI_Comm comm)
+{
+	size_t cap;
+
+	return lean_recv_args(count, dt, source, tag, comm, &cap);
+}
+
 /* p2p.h */
 bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 		      int tag, MPI_Comm comm, MPI_Status *status)
@@ -108,10 +127,9 @@ bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 	uint32_t src;
 	size_t cap;
 
-	c = lean_args(comm, count, dt, source, &cap);
+	c = lean_recv_args(count, dt, source, tag, comm, &cap);
 	/* Nothing posted or unexpected that the message could be owed to. */
-	if (!c || (tag < 0 && tag != MPI_ANY_TAG) || mpirma_p2p_posted() ||
-	    shmq.uhead || mpirma_nbc_pending())
+	if (!c || mpirma_p2p_posted() || shmq.uhead || mpirma_nbc_pending())
 		return false;
 	src = (uint32_t)mpirma_comm_job_rank(c, source);
 	if (shmq.build[src].active)
