@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mtest.h"
 
@@ -323,6 +324,26 @@ static void test_lean(void)
 	if (mtest_rank < 2) {
 		CHECK_MPI(MPI_Iprobe(peer, 29, MPI_COMM_WORLD, &n, &st));
 		CHECK_EQ(n, 0, "a failed MPI_Sendrecv's message");
+	}
+	/* MPI_Irecv of a message already there: complete at once */
+	if (mtest_rank == 0) {
+		for (i = 0; i < 2; i++) {
+			v[0] = 800 + i;
+			CHECK_MPI(MPI_Send(v, 1, MPI_INT, 1, 30 + i,
+					   MPI_COMM_WORLD));
+		}
+	} else if (mtest_rank == 1) {
+		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 30, MPI_COMM_WORLD, &st));
+		usleep(20000);	/* the next one is in the ring by now */
+		v[1] = 0;
+		CHECK_MPI(MPI_Irecv(&v[1], 2, MPI_INT, 0, MPI_ANY_TAG,
+				    MPI_COMM_WORLD, &rq));
+		CHECK_MPI(MPI_Wait(&rq, &st));
+		MPI_Get_count(&st, MPI_INT, &n);
+		CHECK_EQ(v[1], 801, "MPI_Irecv's message");
+		CHECK_EQ(st.MPI_TAG, 31, "MPI_Irecv's tag");
+		CHECK_EQ(st.MPI_SOURCE, 0, "MPI_Irecv's source");
+		CHECK_EQ(n, 1, "MPI_Irecv's count");
 	}
 	CHECK_MPI(MPI_Comm_free(&dup));
 }

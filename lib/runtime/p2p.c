@@ -718,6 +718,9 @@ static int irecv(void *buf, int count, MPI_Datatype datatype, int source,
 	struct mpirma_dtype *t;
 	int ret;
 
+	if (mpirma_lean_irecv(buf, count, datatype, source, tag, comm,
+			      request, &ret))
+		return ret;
 	ret = recv_check(comm, count, datatype, source, tag, &c, &t);
 	if (!ret && !request)
 		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");

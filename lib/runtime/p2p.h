@@ -80,6 +80,13 @@ bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 		      int tag, MPI_Comm comm, MPI_Status *status);
 /*
+ * MPI_Irecv's: the message already in the ring is taken into a request
+ * made complete (true, *@ret its class: on an error nothing is taken);
+ * false leaves the call to the general path, which posts the receive.
+ */
+bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
+		       int tag, MPI_Comm comm, MPI_Request *request, int *ret);
+/*
  * Are a receive's arguments valid, and its case one the lane may take
  * (once nothing posted or unexpected stands in its way)?  MPI_Sendrecv
  * sends by the lane only then: its send may not leave when its receive

@@ -17,6 +17,7 @@
 #include "nbc.h"
 #include "p2p.h"
 #include "reduce.h"
+#include "request.h"
 #include "shmq.h"
 #include "tool.h"
 
@@ -79,16 +80,16 @@ bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 
 /*
- * Is the unit due from @src in its ring (not spilled), now or within
- * shmq_spin()'s looks?  Its header then, else NULL.
+ * Is the unit due from @src in its ring (not spilled), now or (@wait)
+ * within shmq_spin()'s looks?  Its header then, else NULL.
  */
-static const struct shmq_rec *lean_due(uint32_t src)
+static const struct shmq_rec *lean_due(uint32_t src, bool wait)
 {
 	const struct shmq_ring *rg = shmq_ring_of(shmq.me, src);
 	uint64_t due = shmq.next[src], head;
 	const struct shmq_rec *r;
 
-	if (!shmq_unit_ready(src) && !shmq_spin(src))
+	if (!shmq_unit_ready(src) && !(wait && shmq_spin(src)))
 		return NULL;
 	head = rg->head;
 	if (head == __atomic_load_n(&rg->tail, __ATOMIC_ACQUIRE))
@@ -117,37 +118,84 @@ bool mpirma_lean_recv_ok(int count, MPI_Datatype dt, int source, int tag,
 	return lean_recv_args(count, dt, source, tag, comm, &cap);
 }
 
+/*
+ * The unit a receive may take by the lane, from job rank *@src: in the
+ * ring (@wait: within shmq_spin()'s looks), matching, fitting, with
+ * nothing posted or unexpected that it could be owed to.  Else NULL.
+ */
+static const struct shmq_rec *lean_find(int count, MPI_Datatype dt,
+					int source, int tag, MPI_Comm comm,
+					bool wait, uint32_t *src)
+{
+	const struct shmq_rec *r;
+	struct mpirma_comm *c;
+	size_t cap;
+
+	c = lean_recv_args(count, dt, source, tag, comm, &cap);
+	if (!c || mpirma_p2p_posted() || shmq.uhead || mpirma_nbc_pending())
+		return NULL;
+	*src = (uint32_t)mpirma_comm_job_rank(c, source);
+	if (shmq.build[*src].active)
+		return NULL;
+	r = lean_due(*src, wait);
+	if (!r || r->ctx != mpirma_ctx_p2p(c) || r->len > cap ||
+	    (tag != MPI_ANY_TAG && r->tag != tag))
+		return NULL;
+	return r;
+}
+
+/* Takes unit @r, found by lean_find(), into @buf: its header in *@h. */
+static void lean_take(uint32_t src, const struct shmq_rec *r, void *buf,
+		      struct shmq_rec *h)
+{
+	struct shmq_ring *rg = shmq_ring_of(shmq.me, src);
+
+	*h = *r;
+	if (h->len)
+		mpirma_copy(buf, r + 1, h->len);
+	__atomic_store_n(&rg->head, rg->head + shmq_rec_bytes(h->chunk),
+			 __ATOMIC_RELEASE);
+	shmq.next[src]++;
+	shmq_sync_taken(src, h);
+	mpirma_counters.msgs_received++;
+	mpirma_counters.bytes_received += h->len;
+}
+
 /* p2p.h */
 bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 		      int tag, MPI_Comm comm, MPI_Status *status)
 {
 	const struct shmq_rec *r;
 	struct shmq_rec h;
-	struct mpirma_comm *c;
 	uint32_t src;
-	size_t cap;
 
-	c = lean_recv_args(count, dt, source, tag, comm, &cap);
-	/* Nothing posted or unexpected that the message could be owed to. */
-	if (!c || mpirma_p2p_posted() || shmq.uhead || mpirma_nbc_pending())
+	r = lean_find(count, dt, source, tag, comm, true, &src);
+	if (!r)
 		return false;
-	src = (uint32_t)mpirma_comm_job_rank(c, source);
-	if (shmq.build[src].active)
-		return false;
-	r = lean_due(src);
-	if (!r || r->ctx != mpirma_ctx_p2p(c) || r->len > cap ||
-	    (tag != MPI_ANY_TAG && r->tag != tag))
-		return false;
-	h = *r;
-	if (h.len)
-		mpirma_copy(buf, r + 1, h.len);
-	__atomic_store_n(&shmq_ring_of(shmq.me, src)->head,
-			 shmq_ring_of(shmq.me, src)->head +
-			 shmq_rec_bytes(h.chunk), __ATOMIC_RELEASE);
-	shmq.next[src]++;
-	shmq_sync_taken(src, &h);
-	mpirma_counters.msgs_received++;
-	mpirma_counters.bytes_received += h.len;
+	lean_take(src, r, buf, &h);
 	mpirma_status_user(status, source, h.tag, (MPI_Count)h.len);
+	return true;
+}
+
+/* p2p.h */
+bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
+		       int tag, MPI_Comm comm, MPI_Request *request, int *ret)
+{
+	const struct shmq_rec *r;
+	struct shmq_rec h;
+	uint32_t src;
+
+	r = request ? lean_find(count, dt, source, tag, comm, false, &src) :
+		      NULL;
+	if (!r)
+		return false;
+	/* The request first: without one the message stays where it is. */
+	*ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
+				       request);
+	if (*ret)
+		return true;
+	lean_take(src, r, buf, &h);
+	mpirma_status_set(&mpirma_request_get(*request)->status, source, h.tag,
+			  MPI_SUCCESS, (MPI_Count)h.len);
 	return true;
 }
