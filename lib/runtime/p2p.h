@@ -69,11 +69,10 @@ void mpirma_p2p_progress(void);
 bool mpirma_p2p_progress_due(void);
 
 /*
- * The lean lane of the standard and ready sends, blocking or not, and of
- * MPI_Recv (shmq_lean.c):
- * true once it has sent or received the message (@status filled); false
- * when the call is not its case, with nothing done: the general path then
- * checks and runs it.
+ * The lean lane (shmq_lean.c) of the standard and ready sends, blocking or
+ * not, and of MPI_Recv: true once it has sent or received the message
+ * (@status filled); false when the call is not its case, with nothing
+ * done: the general path then checks and runs it.
  */
 bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 		      int tag, MPI_Comm comm);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * shmq_lean.c - the lean lane of MPI_Send and MPI_Recv: a small message
- * of a contiguous predefined datatype goes straight into its ring, and a
- * receive takes it straight out when it is the next unit from its sender
- * and nothing else could be owed it.  An 8-byte send and its receive
- * otherwise passed five layers of checks and dispatch each (about 530
- * and 550 instructions under callgrind); under emulation, where a
- * ping-pong's time is its instructions, that was the whole latency.
+ * shmq_lean.c - the lean lane of MPI_Send, MPI_Isend, MPI_Recv,
+ * MPI_Irecv and MPI_Sendrecv: a small message of a contiguous predefined
+ * datatype goes straight into its ring, and a receive takes it straight
+ * out when it is the next unit from its sender and nothing else could be
+ * owed it.  An 8-byte send and its receive otherwise passed five layers
+ * of checks and dispatch each (about 530 and 550 instructions under
+ * callgrind); under emulation, where every call and return costs a
+ * lookup, that was the whole of a ping-pong's latency.
  *
  * The lane only ever takes the commonest case and answers false for the
  * rest before it has changed anything: the general path (p2p.c) then
