@@ -15,10 +15,10 @@
  * one fence epoch, each op on a slot of its own (a forbidden op fails at
  * its call and leaves the epoch to the others).  The owner of the target
  * fills its window itself, padding bytes included, from a seed both sides
- * know; after the closing fence it checks every byte: values as the reference computes
- * them (selections bit for bit, arithmetic up to NaN payloads) and padding
- * exactly as it was (the peers' MAXLOC writing padding is one of the
- * bugs this looks for).  The origin checks what get_accumulate returned.
+ * know; after the closing fence it checks every byte: values as the
+ * reference computes them (selections bit for bit, arithmetic up to NaN
+ * payloads) and padding exactly as it was (the peers' MAXLOC writing
+ * padding is one of the bugs this looks for).  The origin checks what get_accumulate returned.
  * The values pair every "interesting" value of the type (0, -1, extremes,
  * -0.0, inf, NaN, denormals...) with every other.  Windows alternate
  * between MPI_Win_allocate and MPI_Win_create memory.

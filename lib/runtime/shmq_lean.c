@@ -65,9 +65,8 @@ bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 	if (!c || tag < 0)
 		return false;
 	dst = (uint32_t)mpirma_comm_job_rank(c, dest);
-	/* A unit that would wrap (REC_PAD first) goes the general way. */
-	if ((shmq_ring_of(dst, shmq.me)->tail & (shmq.ring - 1)) +
-	    shmq_rec_bytes(len) > shmq.ring || !shmq_ring_room(dst, len))
+	/* room counts a REC_PAD to the ring's end, which the write puts */
+	if (!shmq_ring_room(dst, len))
 		return false;
 	h = (struct shmq_rec){
 		.kind = REC_DATA, .tag = tag, .ctx = mpirma_ctx_p2p(c),
