@@ -335,6 +335,8 @@ check: deps
 	ok=0; wait $$host || ok=$$?; \
 	cat $(CHECK_HOST_LOG); \
 	if [ $$ok != 0 ]; then echo "check: lint or unit tests failed (above)" >&2; fi; \
+	if [ $$vm != 0 ]; then tools/check-tally --failures $(VMTEST_TALLY); \
+		tools/check-tally --summary $(VMTEST_TALLY); fi; \
 	[ $$vm = 0 ] && [ $$mods = 0 ] && [ $$ok = 0 ]
 
 .PHONY: check-host module-others
@@ -864,7 +866,7 @@ vmtest: all fault-module module-all
 vmtest-first: CHECK_TALLY = $(VMTEST_TALLY)
 vmtest-first:
 	$(need_check_script)
-	@rm -f $(CHECK_TALLY)
+	@rm -f $(CHECK_TALLY) $(CHECK_TALLY).failures
 	$(TALLY) $(KREL) -- $(VM) $(VM_CHECK_ARGS) $(CHECK_STRESS) -- $(CHECK_SCRIPT)
 
 vmtest-second: CHECK_TALLY = $(VMTEST_TALLY)
@@ -890,7 +892,7 @@ check-kernel: deps
 
 vmtest-kernel:
 	$(need_check_script)
-	@rm -f $(CHECK_TALLY)
+	@rm -f $(CHECK_TALLY) $(CHECK_TALLY).failures
 	$(TALLY) $(KREL) -- $(VM) --kernel $(KREL) $(VM_CHECK_ARGS) -- $(CHECK_SCRIPT)
 	$(TALLY) $(KREL) -- $(VM) --kernel $(KREL) $(VM_NUMA4_ARGS) -- \
 		$(CHECK_SCRIPT) $(VM_NUMA4_TESTS)
@@ -1635,7 +1637,7 @@ check-dkms: deps all
 	@for r in $(INSTALL_KERNELS); do mkdir -p $(DKMS_CHECK_ROOT)/lib/modules/$$r; done
 	mok_signing_key=$(DKMS_CHECK_ROOT)/mok.key mok_certificate=$(DKMS_CHECK_ROOT)/mok.pub \
 		$(MAKE) install DESTDIR=$(DKMS_CHECK_ROOT) DKMS_ROOT=$(DKMS_CHECK_ROOT)
-	@rm -f $(CHECK_TALLY)
+	@rm -f $(CHECK_TALLY) $(CHECK_TALLY).failures
 	@for r in $(INSTALL_KERNELS); do \
 		ko=$$(find $(DKMS_CHECK_ROOT)/lib/modules/$$r -name 'mpirma.ko*' | head -n 1); \
 		[ -n "$$ko" ] || { echo "check-dkms: DKMS installed nothing for $$r" >&2; exit 1; }; \
