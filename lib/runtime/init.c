@@ -367,6 +367,7 @@ int mpirma_release(void)
 		return mpirma_err_errno(ret, "job barrier");
 	mpirma_shmq_teardown();
 	mpirma_comm_teardown();
+	mpirma_request_teardown();
 	close(mpirma_proc.fd);
 	mpirma_proc.fd = -1;
 	mpirma_proc.state = MPIRMA_STATE_FINALIZED;

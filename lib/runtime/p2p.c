@@ -389,8 +389,13 @@ bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
 
 /* ------------------------------------------------------------ checks */
 
-#define RAISE_COMM(comm, cls, ...) \
-	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, __VA_ARGS__)
+/* Raises a class on @comm; a success costs no call. */
+#define RAISE_COMM(comm, cls, ...) ({					\
+	int cls_ = (cls);						\
+									\
+	cls_ ? mpirma_raise_comm((comm), cls_, MPIRMA_FUNC, __VA_ARGS__) : \
+	       MPI_SUCCESS;						\
+})
 
 static int dest_check(const struct mpirma_comm *c, int dest, int tag)
 {
@@ -646,8 +651,7 @@ static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
 	ret = mpirma_lean_send(buf, count, datatype, dest, tag, comm) ?
 	      MPI_SUCCESS : do_send(buf, count, datatype, dest, tag, comm);
 	if (!ret)
-		ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
-					      request);
+		ret = mpirma_request_send_done(request);
 	return ret;
 }
 

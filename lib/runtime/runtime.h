@@ -302,6 +302,8 @@ struct mpirma_request_ops {
  *	freed
  * @active: a persistent request between MPI_Start and its completion;
  *	an inactive one counts as MPI_REQUEST_NULL in the waits and tests
+ * @pooled: its memory is a block of request.c's pool, returned there
+ * @shared: the one request of every send complete at its call, never freed
  *
  * A kind embeds this first in its own struct, allocated with
  * mpirma_request_alloc(size of the kind's struct).
@@ -315,6 +317,8 @@ struct mpirma_request {
 	MPI_Status status;
 	bool persistent;
 	bool active;
+	bool pooled;
+	bool shared;
 };
 
 /*
@@ -328,6 +332,13 @@ int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
  * memory.  Returns ops->release's class.
  */
 int mpirma_request_destroy(struct mpirma_request *r);
+/*
+ * Implemented in lib/runtime/request.c: *@out is the request of a send
+ * that completed at its call, one for them all.  MPI class.
+ */
+int mpirma_request_send_done(MPI_Request *out);
+/* Implemented in lib/runtime/request.c: frees the pool of request blocks. */
+void mpirma_request_teardown(void);
 /* Implemented in lib/runtime/request.c: the request of a handle, or NULL. */
 struct mpirma_request *mpirma_request_get(MPI_Request req);
 
