@@ -242,6 +242,21 @@ static void test_errors(void)
 	      st[1].MPI_ERROR == MPI_ERR_OTHER, "waitall statuses: %d %d",
 	      st[0].MPI_ERROR, st[1].MPI_ERROR);
 
+	/* The first fails, the second's MPI_ERROR is still set. */
+	r[0] = start(&g[0], 64);
+	r[1] = start(&g[1], 65);
+	g[0].query_ret = MPI_ERR_OTHER;
+	g[1].query_ret = MPI_SUCCESS;
+	CHECK_MPI(MPI_Grequest_complete(r[0]));
+	CHECK_MPI(MPI_Grequest_complete(r[1]));
+	st[1].MPI_ERROR = -1;
+	CHECK_CLASS(MPI_Waitall(2, r, st), MPI_ERR_IN_STATUS);
+	CHECK(st[0].MPI_ERROR == MPI_ERR_OTHER &&
+	      st[1].MPI_ERROR == MPI_SUCCESS &&
+	      r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
+	      "waitall statuses, first failed: %d %d", st[0].MPI_ERROR,
+	      st[1].MPI_ERROR);
+
 	CHECK_MPI(MPI_Isend(&v, 1, MPI_INT, mtest_rank, 9, MPI_COMM_WORLD, &s));
 	CHECK_CLASS(MPI_Grequest_complete(s), MPI_ERR_REQUEST);
 	CHECK_CLASS(MPI_Grequest_complete(MPI_REQUEST_NULL), MPI_ERR_REQUEST);

@@ -232,7 +232,7 @@ static void test_lean(void)
 {
 	struct { short s; int i; } si[2];	/* MPI_SHORT_INT: a hole each */
 	int v[4], n, i, peer = 0;
-	MPI_Request rq;
+	MPI_Request rq, sq[4];
 	MPI_Status st;
 	MPI_Comm dup;
 
@@ -332,6 +332,24 @@ static void test_lean(void)
 			CHECK_MPI(MPI_Send(v, 1, MPI_INT, 1, 30 + i,
 					   MPI_COMM_WORLD));
 		}
+		/* sends complete at the call: every way to end them */
+		for (i = 0; i < 4; i++) {
+			v[i] = 900 + i;
+			CHECK_MPI(MPI_Isend(&v[i], 1, MPI_INT, 1, 32,
+					    MPI_COMM_WORLD, &sq[i]));
+		}
+		CHECK_MPI(MPI_Request_get_status(sq[0], &n, &st));
+		CHECK_EQ(n, 1, "a complete send's MPI_Request_get_status");
+		CHECK_MPI(MPI_Cancel(&sq[0]));
+		CHECK_MPI(MPI_Wait(&sq[0], &st));
+		CHECK_MPI(MPI_Test_cancelled(&st, &n));
+		CHECK_EQ(n, 0, "a complete send cancelled");
+		CHECK_MPI(MPI_Request_free(&sq[1]));
+		CHECK_MPI(MPI_Test(&sq[2], &n, MPI_STATUS_IGNORE));
+		CHECK_EQ(n, 1, "MPI_Test of a complete send");
+		CHECK_MPI(MPI_Waitall(2, &sq[2], MPI_STATUSES_IGNORE));
+		for (i = 0; i < 4; i++)
+			CHECK_EQ(sq[i], MPI_REQUEST_NULL, "ended send request");
 	} else if (mtest_rank == 1) {
 		CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 30, MPI_COMM_WORLD, &st));
 		usleep(20000);	/* the next one is in the ring by now */
@@ -344,6 +362,11 @@ static void test_lean(void)
 		CHECK_EQ(st.MPI_TAG, 31, "MPI_Irecv's tag");
 		CHECK_EQ(st.MPI_SOURCE, 0, "MPI_Irecv's source");
 		CHECK_EQ(n, 1, "MPI_Irecv's count");
+		for (i = 0; i < 4; i++) {
+			CHECK_MPI(MPI_Recv(v, 1, MPI_INT, 0, 32,
+					   MPI_COMM_WORLD, &st));
+			CHECK_EQ(v[0], 900 + i, "the sends' messages in order");
+		}
 	}
 	CHECK_MPI(MPI_Comm_free(&dup));
 }

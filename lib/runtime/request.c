@@ -365,7 +365,8 @@ static MPI_Status *status_at(MPI_Status *arr, int i)
 static int finish_many(int count, MPI_Request reqs[], MPI_Status sts[],
 		       MPI_Comm *ecomm, MPI_Win *ewin)
 {
-	int i, failed = 0, *codes = malloc((count ? count : 1) * sizeof(int));
+	size_t n = count > 0 ? (size_t)count : 1;
+	int i, failed = 0, *codes = malloc(n * sizeof(int));
 
 	*ecomm = MPI_COMM_NULL;
 	*ewin = MPI_WIN_NULL;
@@ -422,9 +423,9 @@ static int check_array(int count, MPI_Request reqs[])
 int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 		 MPI_Status *array_of_statuses)
 {
-	MPI_Comm comm;
-	MPI_Win win;
-	int i, ret;
+	MPI_Comm comm, ecomm = MPI_COMM_NULL;
+	MPI_Win win, ewin = MPI_WIN_NULL;
+	int i, j, failed = 0, ret;
 
 	MPIRMA_CHECK_INIT();
 	ret = check_array(count, array_of_requests);
@@ -434,17 +435,38 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 	 * Every one must complete, so waiting for each in turn is as good as
 	 * waiting for any: nothing another rank waits for depends on the
 	 * order in which our receives complete, and a synchronous send's
-	 * wait advances the posted receives its peer may wait for.
+	 * wait advances the posted receives its peer may wait for.  Each
+	 * ends as soon as it completes: one pass over the array.  MPI_ERROR
+	 * is set in every status only once one has failed.
 	 */
 	for (i = 0; i < count; i++) {
-		struct mpirma_request *r = live_get(array_of_requests[i]);
+		MPI_Request *slot = &array_of_requests[i];
+		struct mpirma_request *r = live_get(*slot);
+		MPI_Status tmp, *st = status_at(array_of_statuses, i);
+		int err = MPI_SUCCESS;
 
-		if (array_of_requests[i] != MPI_REQUEST_NULL && r)
+		if (*slot == MPI_REQUEST_NULL || !r) {
+			if (st)
+				mpirma_status_user(st, MPI_ANY_SOURCE,
+						   MPI_ANY_TAG, 0);
+		} else {
 			mpirma_request_progress(r, 1);
+			err = finish(slot, r, st ? st : &tmp, &comm, &win,
+				     false);
+		}
+		if (err && !failed++) {
+			ecomm = comm;
+			ewin = win;
+			for (j = 0; j < i; j++)
+				if (status_at(array_of_statuses, j))
+					array_of_statuses[j].MPI_ERROR =
+						MPI_SUCCESS;
+		}
+		if (failed && st)
+			st->MPI_ERROR = err;
 	}
-	ret = finish_many(count, array_of_requests, array_of_statuses, &comm,
-			  &win);
-	return raise_on(comm, win, ret, MPIRMA_FUNC);
+	return raise_on(ecomm, ewin, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS,
+			MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Waitall)
 
