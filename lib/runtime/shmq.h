@@ -64,6 +64,8 @@ struct shmq_ring {
 struct shmq_out {
 	uint64_t seq;		/* number of the last unit sent */
 	uint64_t head;		/* the ring's head when last read */
+	uint64_t stall;		/* the head a wait for room ended at in vain */
+	bool stalled;		/* @stall is set: no wait until the head moves */
 };
 
 enum { REC_DATA = 1, REC_FIRST, REC_MORE, REC_PAD, REC_OFFER };
