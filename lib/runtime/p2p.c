@@ -238,6 +238,14 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 		struct p2p_recv *e;
 
 		if (!shadowed(r)) {
+			/* the next message from its source, straight out */
+			if (!r->tmp && r->src != MPIRMA_ANY_SOURCE &&
+			    mpirma_lean_take(r->src, r->tag, r->ctx, r->land,
+					     r->cap, &m)) {
+				recv_finish(r, (int)m.source, m.msg_tag,
+					    MPI_SUCCESS, m.msg_len);
+				return;
+			}
 			recv_into(r, flags, r->src, r->tag);
 			return;
 		}

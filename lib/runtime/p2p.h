@@ -93,6 +93,16 @@ bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
  */
 bool mpirma_lean_recv_ok(int count, MPI_Datatype dt, int source, int tag,
 			 MPI_Comm comm);
+/*
+ * A posted receive's: the first of p2p.c's queue that could take a
+ * message from job rank @src with @tag (or MPIRMA_ANY_TAG) on @ctx takes
+ * the one due from @src straight out of the ring when it is a single unit
+ * of at most @cap bytes, nothing waits in the unexpected list and nothing
+ * from @src is half put together: true, *@m filled as a transport receive
+ * fills it.  False: nothing done.
+ */
+bool mpirma_lean_take(uint32_t src, int32_t tag, uint64_t ctx, void *buf,
+		      size_t cap, struct mpirma_msg *m);
 /* Are receives posted (waiting in p2p.c's queue)? */
 bool mpirma_p2p_posted(void);
 

@@ -162,6 +162,27 @@ static void lean_take(uint32_t src, const struct shmq_rec *r, void *buf,
 }
 
 /* p2p.h */
+bool mpirma_lean_take(uint32_t src, int32_t tag, uint64_t ctx, void *buf,
+		      size_t cap, struct mpirma_msg *m)
+{
+	const struct shmq_rec *r;
+	struct shmq_rec h;
+
+	if (mpirma_threads || !shmq.on || src >= shmq.n || shmq.uhead ||
+	    shmq.build[src].active || mpirma_nbc_pending())
+		return false;
+	r = lean_due(src, false);
+	if (!r || r->ctx != ctx || r->len > cap ||
+	    (tag != MPIRMA_ANY_TAG && r->tag != tag))
+		return false;
+	lean_take(src, r, buf, &h);
+	m->source = src;
+	m->msg_tag = h.tag;
+	m->msg_len = h.len;
+	return true;
+}
+
+/* p2p.h */
 bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 		      int tag, MPI_Comm comm, MPI_Status *status)
 {
