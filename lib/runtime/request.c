@@ -357,48 +357,45 @@ static MPI_Status *status_at(MPI_Status *arr, int i)
 }
 
 /*
- * Completes every done request of @reqs; @all: every one is done.  Fills
- * statuses; returns MPI_ERR_IN_STATUS if any failed (then with MPI_ERROR
- * set in every status, MPI_ERR_PENDING for the ones not done; otherwise
- * MPI_ERROR is left alone), and where to raise.
+ * Ends every request of @reqs, each as soon as it completes (@wait: waits
+ * for it; without, the caller has seen every one done), filling statuses.
+ * MPI_ERR_IN_STATUS if any failed, MPI_ERROR then set in every status
+ * (otherwise left alone); where to raise in *@ecomm and *@ewin.
  */
-static int finish_many(int count, MPI_Request reqs[], MPI_Status sts[],
-		       MPI_Comm *ecomm, MPI_Win *ewin)
+static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[],
+		      bool wait, MPI_Comm *ecomm, MPI_Win *ewin)
 {
-	size_t n = count > 0 ? (size_t)count : 1;
-	int i, failed = 0, *codes = malloc(n * sizeof(int));
+	MPI_Comm comm;
+	MPI_Win win;
+	int i, j, failed = 0;
 
 	*ecomm = MPI_COMM_NULL;
 	*ewin = MPI_WIN_NULL;
 	for (i = 0; i < count; i++) {
 		struct mpirma_request *r = live_get(reqs[i]);
-		MPI_Status tmp = { 0 }, *st = status_at(sts, i);
-		MPI_Comm comm;
-		MPI_Win win;
+		MPI_Status tmp, *st = status_at(sts, i);
 		int err = MPI_SUCCESS;
 
 		if (reqs[i] == MPI_REQUEST_NULL || !r) {
 			if (st)
 				mpirma_status_user(st, MPI_ANY_SOURCE,
 						   MPI_ANY_TAG, 0);
-		} else if (!r->done) {
-			err = MPI_ERR_PENDING;
 		} else {
-			/* without codes (no memory), the statuses get them */
+			if (wait)
+				mpirma_request_progress(r, 1);
 			err = finish(&reqs[i], r, st ? st : &tmp, &comm, &win,
-				     !codes);
-			if (err && !failed++) {
-				*ecomm = comm;
-				*ewin = win;
-			}
+				     false);
 		}
-		if (codes)
-			codes[i] = err;
+		if (err && !failed++) {
+			*ecomm = comm;
+			*ewin = win;
+			for (j = 0; j < i; j++)
+				if (status_at(sts, j))
+					sts[j].MPI_ERROR = MPI_SUCCESS;
+		}
+		if (failed && st)
+			st->MPI_ERROR = err;
 	}
-	for (i = 0; failed && codes && i < count; i++)
-		if (status_at(sts, i))
-			status_at(sts, i)->MPI_ERROR = codes[i];
-	free(codes);
 	return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
@@ -423,9 +420,9 @@ static int check_array(int count, MPI_Request reqs[])
 int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 		 MPI_Status *array_of_statuses)
 {
-	MPI_Comm comm, ecomm = MPI_COMM_NULL;
-	MPI_Win win, ewin = MPI_WIN_NULL;
-	int i, j, failed = 0, ret;
+	MPI_Comm comm;
+	MPI_Win win;
+	int ret;
 
 	MPIRMA_CHECK_INIT();
 	ret = check_array(count, array_of_requests);
@@ -436,37 +433,11 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[],
 	 * waiting for any: nothing another rank waits for depends on the
 	 * order in which our receives complete, and a synchronous send's
 	 * wait advances the posted receives its peer may wait for.  Each
-	 * ends as soon as it completes: one pass over the array.  MPI_ERROR
-	 * is set in every status only once one has failed.
+	 * ends as soon as it completes: one pass over the array.
 	 */
-	for (i = 0; i < count; i++) {
-		MPI_Request *slot = &array_of_requests[i];
-		struct mpirma_request *r = live_get(*slot);
-		MPI_Status tmp, *st = status_at(array_of_statuses, i);
-		int err = MPI_SUCCESS;
-
-		if (*slot == MPI_REQUEST_NULL || !r) {
-			if (st)
-				mpirma_status_user(st, MPI_ANY_SOURCE,
-						   MPI_ANY_TAG, 0);
-		} else {
-			mpirma_request_progress(r, 1);
-			err = finish(slot, r, st ? st : &tmp, &comm, &win,
-				     false);
-		}
-		if (err && !failed++) {
-			ecomm = comm;
-			ewin = win;
-			for (j = 0; j < i; j++)
-				if (status_at(array_of_statuses, j))
-					array_of_statuses[j].MPI_ERROR =
-						MPI_SUCCESS;
-		}
-		if (failed && st)
-			st->MPI_ERROR = err;
-	}
-	return raise_on(ecomm, ewin, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS,
-			MPIRMA_FUNC);
+	ret = finish_all(count, array_of_requests, array_of_statuses, true,
+			 &comm, &win);
+	return raise_on(comm, win, ret, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Waitall)
 
@@ -499,8 +470,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
 		mpirma_poll_missed();
 		return MPI_SUCCESS;
 	}
-	ret = finish_many(count, array_of_requests, array_of_statuses, &comm,
-			  &win);
+	ret = finish_all(count, array_of_requests, array_of_statuses, false,
+			 &comm, &win);
 	return raise_on(comm, win, ret, MPIRMA_FUNC);
 }
 MPIRMA_ALIAS(Testall)

@@ -119,29 +119,43 @@ bool mpirma_lean_recv_ok(int count, MPI_Datatype dt, int source, int tag,
 }
 
 /*
- * The unit a receive may take by the lane, from job rank *@src: in the
- * ring (@wait: within shmq_spin()'s looks), matching, fitting, with
- * nothing posted or unexpected that it could be owed to.  Else NULL.
+ * The unit due from job rank @src when a receive of transport tag @tag on
+ * @ctx into @cap bytes may take it by the lane: in the ring (@wait:
+ * within shmq_spin()'s looks), matching, fitting, with nothing unexpected
+ * or half put together from @src that it could be owed to and no
+ * nonblocking collective pending.  Else NULL.
+ */
+static const struct shmq_rec *lean_match(uint32_t src, int32_t tag,
+					 uint64_t ctx, size_t cap, bool wait)
+{
+	const struct shmq_rec *r;
+
+	if (shmq.uhead || shmq.build[src].active || mpirma_nbc_pending())
+		return NULL;
+	r = lean_due(src, wait);
+	if (!r || r->ctx != ctx || r->len > cap ||
+	    (tag != MPIRMA_ANY_TAG && r->tag != tag))
+		return NULL;
+	return r;
+}
+
+/*
+ * The unit a receive may take by the lane, from job rank *@src, with no
+ * receive posted that it could be owed to (lean_match()).  Else NULL.
  */
 static const struct shmq_rec *lean_find(int count, MPI_Datatype dt,
 					int source, int tag, MPI_Comm comm,
 					bool wait, uint32_t *src)
 {
-	const struct shmq_rec *r;
 	struct mpirma_comm *c;
 	size_t cap;
 
 	c = lean_recv_args(count, dt, source, tag, comm, &cap);
-	if (!c || mpirma_p2p_posted() || shmq.uhead || mpirma_nbc_pending())
+	if (!c || mpirma_p2p_posted())
 		return NULL;
 	*src = (uint32_t)mpirma_comm_job_rank(c, source);
-	if (shmq.build[*src].active)
-		return NULL;
-	r = lean_due(*src, wait);
-	if (!r || r->ctx != mpirma_ctx_p2p(c) || r->len > cap ||
-	    (tag != MPI_ANY_TAG && r->tag != tag))
-		return NULL;
-	return r;
+	return lean_match(*src, mpirma_p2p_tag(tag), mpirma_ctx_p2p(c), cap,
+			  wait);
 }
 
 /* Takes unit @r, found by lean_find(), into @buf: its header in *@h. */
@@ -168,12 +182,10 @@ bool mpirma_lean_take(uint32_t src, int32_t tag, uint64_t ctx, void *buf,
 	const struct shmq_rec *r;
 	struct shmq_rec h;
 
-	if (mpirma_threads || !shmq.on || src >= shmq.n || shmq.uhead ||
-	    shmq.build[src].active || mpirma_nbc_pending())
+	if (mpirma_threads || !shmq.on || src >= shmq.n)
 		return false;
-	r = lean_due(src, false);
-	if (!r || r->ctx != ctx || r->len > cap ||
-	    (tag != MPIRMA_ANY_TAG && r->tag != tag))
+	r = lean_match(src, tag, ctx, cap, false);
+	if (!r)
 		return false;
 	lean_take(src, r, buf, &h);
 	m->source = src;
