@@ -215,7 +215,7 @@ static void test_errors(void)
 	struct gstate g[2];
 	MPI_Request r[2], s;
 	MPI_Status st[2];
-	int v = 1, got;
+	int v = 1, got, flag;
 
 	mtest_section("errors");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -255,6 +255,21 @@ static void test_errors(void)
 	      st[1].MPI_ERROR == MPI_SUCCESS &&
 	      r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
 	      "waitall statuses, first failed: %d %d", st[0].MPI_ERROR,
+	      st[1].MPI_ERROR);
+
+	/* MPI_Testall ends them the same way once both are complete. */
+	r[0] = start(&g[0], 66);
+	r[1] = start(&g[1], 67);
+	g[0].query_ret = MPI_ERR_OTHER;
+	CHECK_MPI(MPI_Grequest_complete(r[0]));
+	CHECK_MPI(MPI_Grequest_complete(r[1]));
+	st[1].MPI_ERROR = -1;
+	flag = 0;
+	CHECK_CLASS(MPI_Testall(2, r, &flag, st), MPI_ERR_IN_STATUS);
+	CHECK(flag && st[0].MPI_ERROR == MPI_ERR_OTHER &&
+	      st[1].MPI_ERROR == MPI_SUCCESS &&
+	      r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
+	      "testall statuses, first failed: %d %d", st[0].MPI_ERROR,
 	      st[1].MPI_ERROR);
 
 	CHECK_MPI(MPI_Isend(&v, 1, MPI_INT, mtest_rank, 9, MPI_COMM_WORLD, &s));
