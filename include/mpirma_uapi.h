@@ -787,7 +787,7 @@ struct mpirma_msg {
  * receiver is copying it now (the offer ends when the copy does); ENOENT:
  * no such offer of the caller's (already taken).
  */
-#define MPIRMA_MAX_OFFERS	16
+#define MPIRMA_MAX_OFFERS	64
 #define MPIRMA_MSG_COPY_MAX	(1ULL << 32)	/* bytes in one offer */
 
 /**

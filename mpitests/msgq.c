@@ -7,8 +7,8 @@
  * large messages received after later small ones (unexpected while their
  * units still come), probed, truncated and from any source, and large and
  * small messages interleaved while the ring is full, and the small ones
- * MPI_Send and MPI_Recv take by their lean lane where it must step aside.
- * Every byte checked.
+ * MPI_Send and MPI_Recv take by their lean lane where it must step aside,
+ * and large MPI_Isends that go by one copy.  Every byte checked.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -146,6 +146,74 @@ static void test_window_both_ways(void)
 				 "first bad byte of a window message");
 		}
 	}
+	free(out);
+	free(in);
+}
+
+#define RDV		6
+#define RDV_BYTES	((1 << 20) + 4096)
+
+/*
+ * Large MPI_Isends, which go by one copy (shmq_offer.c) and complete only
+ * once the receiver has the data: a window both ways (osu_bibw at 1 MiB),
+ * one met by a look for a later small message (taken to the unexpected
+ * ones), and one whose request was freed.
+ */
+static void test_onecopy_isend(void)
+{
+	size_t bytes = (size_t)RDV * RDV_BYTES;
+	unsigned char *out = malloc(bytes), *in = malloc(bytes), small[8];
+	int peer = mtest_rank ^ 1, i, n;
+	MPI_Request rq[2 * RDV];
+	MPI_Status st[2 * RDV];
+
+	mtest_section("large MPI_Isend by one copy");
+	if (peer >= mtest_size)
+		goto out;
+	for (i = 0; i < RDV; i++) {
+		fill(out + (size_t)i * RDV_BYTES, RDV_BYTES, mtest_rank, 40 + i);
+		CHECK_MPI(MPI_Irecv(in + (size_t)i * RDV_BYTES, RDV_BYTES,
+				    MPI_BYTE, peer, 3, MPI_COMM_WORLD, &rq[i]));
+	}
+	for (i = 0; i < RDV; i++)
+		CHECK_MPI(MPI_Isend(out + (size_t)i * RDV_BYTES, RDV_BYTES,
+				    MPI_BYTE, peer, 3, MPI_COMM_WORLD,
+				    &rq[RDV + i]));
+	CHECK_MPI(MPI_Waitall(2 * RDV, rq, st));
+	for (i = 0; i < RDV; i++) {
+		MPI_Get_count(&st[i], MPI_BYTE, &n);
+		CHECK_EQ(n, RDV_BYTES, "one-copy message's count");
+		CHECK_EQ(bad_byte(in + (size_t)i * RDV_BYTES, RDV_BYTES, peer,
+				  40 + i), -1L, "first bad byte, one copy");
+	}
+	if (mtest_rank & 1) {
+		CHECK_MPI(MPI_Recv(small, 8, MPI_BYTE, peer, 5, MPI_COMM_WORLD,
+				   &st[0]));
+		CHECK_EQ(bad_byte(small, 8, peer, 51), -1L, "small after one copy");
+		memset(in, 0, 2 * RDV_BYTES);
+		for (i = 0; i < 2; i++)
+			CHECK_MPI(MPI_Recv(in + (size_t)i * RDV_BYTES, RDV_BYTES,
+					   MPI_BYTE, peer, 4, MPI_COMM_WORLD,
+					   &st[i]));
+		for (i = 0; i < 2; i++)
+			CHECK_EQ(bad_byte(in + (size_t)i * RDV_BYTES, RDV_BYTES,
+					  peer, 50 + 2 * i), -1L,
+				 "first bad byte, unexpected one copy");
+	} else {
+		fill(out, RDV_BYTES, mtest_rank, 50);
+		CHECK_MPI(MPI_Isend(out, RDV_BYTES, MPI_BYTE, peer, 4,
+				    MPI_COMM_WORLD, &rq[0]));
+		fill(small, 8, mtest_rank, 51);
+		CHECK_MPI(MPI_Send(small, 8, MPI_BYTE, peer, 5, MPI_COMM_WORLD));
+		CHECK_MPI(MPI_Wait(&rq[0], &st[0]));
+		fill(out + RDV_BYTES, RDV_BYTES, mtest_rank, 52);
+		CHECK_MPI(MPI_Isend(out + RDV_BYTES, RDV_BYTES, MPI_BYTE, peer,
+				    4, MPI_COMM_WORLD, &rq[1]));
+		CHECK_MPI(MPI_Request_free(&rq[1]));
+	}
+out:
+	/* the freed send's buffer is ours again once the peer has it */
+	MPI_Barrier(MPI_COMM_WORLD);
 	free(out);
 	free(in);
 }
@@ -479,6 +547,7 @@ int main(int argc, char **argv)
 	test_flood();
 	test_large_both_ways();
 	test_window_both_ways();
+	test_onecopy_isend();
 	if (mtest_size >= 2) {
 		test_large_unexpected();
 		test_truncate();

@@ -688,19 +688,34 @@ MPIRMA_ALIAS(name)
 SEND_DEFINE(Send)
 SEND_DEFINE(Rsend)
 
-/* A non-blocking send is complete once the kernel has the message. */
+/*
+ * A non-blocking send is complete once the transport has the message, but
+ * for a large one that goes by one copy, complete once its receiver has it.
+ */
 static int isend(const void *buf, int count, MPI_Datatype datatype, int dest,
 		 int tag, MPI_Comm comm, MPI_Request *request)
 {
+	struct mpirma_comm *c;
+	struct mpirma_dtype *t;
+	const void *data;
+	size_t len;
 	int ret;
 
 	if (!request)
 		return mpirma_err(MPI_ERR_ARG, "request is NULL");
-	ret = mpirma_lean_send(buf, count, datatype, dest, tag, comm) ?
-	      MPI_SUCCESS : do_send(buf, count, datatype, dest, tag, comm);
-	if (!ret)
-		ret = mpirma_request_send_done(request);
-	return ret;
+	if (mpirma_lean_send(buf, count, datatype, dest, tag, comm))
+		return mpirma_request_send_done(request);
+	ret = mpirma_p2p_check(true, comm, count, datatype, dest, tag, &c, &t);
+	if (ret)
+		return ret;
+	len = (size_t)count * t->size;
+	if (dest != MPI_PROC_NULL &&
+	    mpirma_msg_onecopy(mpirma_comm_job_rank(c, dest), len) &&
+	    mpirma_dtype_contig(t, count, buf, &data))
+		return mpirma_p2p_isend_onecopy(c, data, len, dest, tag,
+						request);
+	ret = mpirma_p2p_send(c, buf, count, t, dest, tag);
+	return ret ? ret : mpirma_request_send_done(request);
 }
 
 /* The non-blocking send modes, one as the blocking ones are. */

@@ -40,6 +40,30 @@ int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
 int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block);
 
 /*
+ * A nonblocking send (shmq_offer.c) of a message of @len bytes to job
+ * rank @job_rank for which mpirma_msg_onecopy() said yes goes by one copy
+ * when the kernel takes its offer: *@a then says what
+ * mpirma_msg_ack_wait() waits for, the receiver's answer once it has the
+ * data; else it is sent as mpirma_msg_send() sends and a->token is 0.
+ * 0 or -errno.
+ */
+struct mpirma_msg_ack {
+	uint64_t token;		/* the answer's; 0: nothing to wait for */
+	uint64_t seq;		/* the offer's unit, whose copy the wait helps */
+	uint64_t offer;		/* the kernel's offer, else 0 */
+};
+bool mpirma_msg_onecopy(int job_rank, size_t len);
+int mpirma_msg_isend(int job_rank, int tag, uint64_t ctx, const void *buf,
+		     size_t len, struct mpirma_msg_ack *a);
+/*
+ * mpirma_msg_sync_wait() for such a send, which helps the receiver copy;
+ * once it is complete, ends the offer if the receive left it standing.
+ */
+int mpirma_msg_ack_wait(int job_rank, const struct mpirma_msg_ack *a,
+			bool block);
+void mpirma_msg_offer_end(const struct mpirma_msg_ack *a);
+
+/*
  * Receives the oldest message matching @peer (a job rank or
  * MPIRMA_ANY_SOURCE), @tag (or MPIRMA_ANY_TAG) and @ctx; @flags
  * MPIRMA_MSG_*.  *@m receives msg_len, source and msg_tag.  0 or -errno
@@ -145,6 +169,15 @@ int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 int mpirma_p2p_send_sync(struct mpirma_comm *c, const void *buf, int count,
 			 struct mpirma_dtype *t, int dest, int tag,
 			 uint64_t *token);
+/*
+ * A nonblocking send of @len contiguous bytes at @data to comm rank @dest
+ * (checked, not PROC_NULL) by one copy (p2p_sync.c), its request in
+ * *@request: complete once the receiver has the data.  For sizes
+ * mpirma_msg_onecopy() says yes to.  MPI class.
+ */
+int mpirma_p2p_isend_onecopy(struct mpirma_comm *c, const void *data,
+			     size_t len, int dest, int tag,
+			     MPI_Request *request);
 /*
  * A buffered send of checked arguments, counted against the attached
  * buffer until its receive takes it (p2p_bsend.c).  MPI class.

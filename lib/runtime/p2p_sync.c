@@ -6,6 +6,10 @@
  * count on it: a completed MPI_Issend tells that the message was
  * received, which is what sparse data exchanges (a barrier entered once
  * every synchronous send completed) rely on to end.
+ *
+ * A large MPI_Isend that goes by one copy (shmq_offer.c) completes the same
+ * way: its receiver answers once the kernel has copied the data out of
+ * the sender's buffer, which is only then the sender's again.
  */
 #include <stdlib.h>
 
@@ -17,12 +21,13 @@
  * struct p2p_sync - a synchronous send in flight
  * @req: the request head (first)
  * @job: the destination's job rank
- * @token: the transport's token of the message
+ * @ack: what the transport answers: its token of the message (and a
+ *	one-copy send's offer)
  */
 struct p2p_sync {
 	struct mpirma_request req;
 	int job;
-	uint64_t token;
+	struct mpirma_msg_ack ack;
 };
 
 /* The class of mpirma_msg_sync_wait()'s @ret for job rank @job. */
@@ -37,7 +42,7 @@ static int sync_class(int ret, int job)
 static int sync_progress(struct mpirma_request *req, int block)
 {
 	struct p2p_sync *s = (struct p2p_sync *)req;
-	int ret = mpirma_msg_sync_wait(s->job, s->token, block);
+	int ret = mpirma_msg_ack_wait(s->job, &s->ack, block);
 
 	if (ret < 0)
 		return sync_class(ret, s->job);
@@ -48,8 +53,16 @@ static int sync_progress(struct mpirma_request *req, int block)
 	return MPI_SUCCESS;
 }
 
+/* A receive that failed to take a one-copy send's data left its offer. */
+static int sync_release(struct mpirma_request *req)
+{
+	mpirma_msg_offer_end(&((struct p2p_sync *)req)->ack);
+	return MPI_SUCCESS;
+}
+
 static const struct mpirma_request_ops sync_ops = {
 	.progress = sync_progress,
+	.release = sync_release,
 };
 
 /* p2p.h */
@@ -66,7 +79,7 @@ int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
 		return ret;
 	s = (struct p2p_sync *)req;
 	req->comm = c->handle;
-	ret = mpirma_p2p_send_sync(c, buf, count, t, dest, tag, &s->token);
+	ret = mpirma_p2p_send_sync(c, buf, count, t, dest, tag, &s->ack.token);
 	if (ret) {
 		mpirma_request_destroy(req);
 		return ret;
@@ -76,6 +89,32 @@ int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
 	/* Took at once (a receive of this rank's): complete already. */
 	mpirma_request_progress(req, 0);
 	*out = req;
+	return MPI_SUCCESS;
+}
+
+/* p2p.h */
+int mpirma_p2p_isend_onecopy(struct mpirma_comm *c, const void *data,
+			     size_t len, int dest, int tag,
+			     MPI_Request *request)
+{
+	struct mpirma_request *req;
+	struct p2p_sync *s;
+	int ret;
+
+	ret = mpirma_request_alloc(sizeof(*s), &sync_ops, &req);
+	if (ret)
+		return ret;
+	s = (struct p2p_sync *)req;
+	req->comm = c->handle;
+	s->job = mpirma_comm_job_rank(c, dest);
+	ret = mpirma_msg_isend(s->job, tag, mpirma_ctx_p2p(c), data, len,
+			       &s->ack);
+	if (ret < 0) {
+		mpirma_request_destroy(req);
+		return mpirma_err_errno(ret, "send to rank %d", dest);
+	}
+	/* no token: sent as units, complete at its first look */
+	*request = req->handle;
 	return MPI_SUCCESS;
 }
 

@@ -104,6 +104,37 @@ int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
 	return msg_send(job_rank, tag, ctx, buf, len, *token);
 }
 
+/* p2p.h */
+bool mpirma_msg_onecopy(int job_rank, size_t len)
+{
+	return shmq.on && shmq_offer_fits((uint32_t)job_rank, len);
+}
+
+/* p2p.h */
+int mpirma_msg_isend(int job_rank, int tag, uint64_t ctx, const void *buf,
+		     size_t len, struct mpirma_msg_ack *a)
+{
+	int ret;
+
+	*a = (struct mpirma_msg_ack){ 0 };
+	ret = shmq.on ? shmq_offer_rdv((uint32_t)job_rank, tag, ctx, buf, len,
+				       a) : 0;
+	if (!ret)
+		return msg_send(job_rank, tag, ctx, buf, len, 0);
+	if (ret < 0)
+		return ret;
+	mpirma_counters.msgs_sent++;
+	mpirma_counters.bytes_sent += len;
+	return 0;
+}
+
+/* p2p.h */
+void mpirma_msg_offer_end(const struct mpirma_msg_ack *a)
+{
+	if (a->offer)
+		(void)shmq_offer_end(a->offer);
+}
+
 /* A message received (not only looked at): counted. */
 static int received(int ret, unsigned int flags, const struct mpirma_msg *m)
 {

@@ -23,7 +23,10 @@
  * the pages into its buffer (MPIRMA_IOC_MSG_TAKE), saying so before
  * (struct shmq_ring.taking: the sender then helps it copy,
  * MPIRMA_IOC_MSG_HELP) and after (.taken); a sender that sees nobody take
- * it soon withdraws the offer and sends the data as REC_MORE units.
+ * it soon withdraws the offer and sends the data as REC_MORE units.  A
+ * nonblocking send's offer goes as a REC_RDV unit instead, never
+ * withdrawn: the receiver takes it when it meets it and answers its token
+ * (shmq_offer.c).
  */
 #ifndef MPIRMA_LIB_SHMQ_H
 #define MPIRMA_LIB_SHMQ_H
@@ -35,6 +38,7 @@
 #include "copy.h"
 #include "internal.h"
 #include "runtime.h"
+#include "p2p.h"
 
 #define SHMQ_LINE	64		/* units and ring headers: cache lines */
 #define SHMQ_BELL_CTX	UINT64_MAX	/* kernel contexts: bells, ... */
@@ -68,7 +72,7 @@ struct shmq_out {
 	bool stalled;		/* @stall is set: no wait until the head moves */
 };
 
-enum { REC_DATA = 1, REC_FIRST, REC_MORE, REC_PAD, REC_OFFER };
+enum { REC_DATA = 1, REC_FIRST, REC_MORE, REC_PAD, REC_OFFER, REC_RDV };
 
 /* A unit's header; chunk bytes of data follow, in the ring or the kernel. */
 struct shmq_rec {
@@ -163,6 +167,42 @@ int shmq_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 	      void *buf, size_t len, struct mpirma_msg *m);
 /* Has @src sent a unit not yet taken? */
 bool shmq_unit_ready(uint32_t src);
+/*
+ * Unit @h (its seq set here) with its data into @dst's ring, waiting for
+ * room (*@wait: while the receiver takes units; cleared once a wait was
+ * in vain), or else spilled; then published.  0 or -errno.
+ */
+int shmq_unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
+		   bool *wait);
+
+/* shmq_offer.c: one-copy messages. */
+/* May a message of @len bytes to @dst go by one copy? */
+bool shmq_offer_fits(uint32_t dst, size_t len);
+/*
+ * A blocking send's: offers @buf to @dst in a REC_OFFER unit (@h's header)
+ * and waits a little for the take.  1 taken, 0 not offered, 2 offered and
+ * withdrawn (the data must follow as REC_MORE units), or -errno.
+ */
+int shmq_offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
+		    size_t len);
+/*
+ * A nonblocking send's: offers @buf to @dst in a REC_RDV unit whose token
+ * the receiver answers once it has the data (*@a: p2p.h).  1 sent, 0 not
+ * offered (send it as units), or -errno.
+ */
+int shmq_offer_rdv(uint32_t dst, int tag, uint64_t ctx, const void *buf,
+		   size_t len, struct mpirma_msg_ack *a);
+/* Helps @dst copy offer @id of unit @seq if it has begun to take it. */
+void shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id);
+/* Ends offer @id if it stands: 0 withdrawn, -ENOENT over already. */
+int shmq_offer_end(uint64_t id);
+/*
+ * The receiver's: offer unit @seq (offer @id, from @src) into @buf of
+ * @cap bytes, by the kernel, said in @src's ring.  0 or -errno (ENOENT
+ * withdrawn, EFAULT a bad @buf: MPIRMA_IOC_MSG_TAKE's).
+ */
+int shmq_offer_take(uint32_t src, uint64_t seq, uint64_t id, void *buf,
+		    uint64_t cap);
 
 /* shmq_sync.c: a receive took message @h of @src: acks a synchronous send. */
 void shmq_sync_taken(uint32_t src, const struct shmq_rec *h);

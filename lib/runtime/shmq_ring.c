@@ -101,13 +101,9 @@ static int unit_spill(uint32_t dst, const struct shmq_rec *h,
 	return ret;
 }
 
-/*
- * Unit @h (its seq set here) with its data into @dst's ring, waiting for
- * room (*@wait: while the receiver takes units; cleared once a wait was
- * in vain), or else spilled; then published.  0 or -errno.
- */
-static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
-		     bool *wait)
+/* shmq.h */
+int shmq_unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
+		   bool *wait)
 {
 	int ret;
 
@@ -125,88 +121,6 @@ static int unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 	}
 	shmq_unit_publish(dst, h->seq);
 	return 0;
-}
-
-/* Is offer unit @seq to @dst taken? */
-static bool offer_taken(uint32_t dst, uint64_t seq)
-{
-	return __atomic_load_n(&shmq_ring_of(dst, shmq.me)->taken,
-			       __ATOMIC_ACQUIRE) >= seq;
-}
-
-/* Helps @dst copy offer @id of unit @seq once it has begun to take it. */
-static void offer_help(uint32_t dst, uint64_t seq, uint64_t id)
-{
-	struct mpirma_msg_copy hp = { .size = sizeof(hp), .id = id };
-
-	if (__atomic_load_n(&shmq_ring_of(dst, shmq.me)->taking,
-			    __ATOMIC_ACQUIRE) < seq)
-		return;
-	/* ENOENT: still pinning its buffer, or done */
-	while (mpirma_ioctl(MPIRMA_IOC_MSG_HELP, &hp) == -ENOENT &&
-	       !offer_taken(dst, seq))
-		mpirma_cpu_relax();
-}
-
-/*
- * Waits for @dst to take offer unit @seq (offer @id): true once it has.  A receiver
- * in a receive takes it within microseconds; one that is busy elsewhere
- * costs the sender no more than its two copies would have (at 1 GB/s,
- * plus the time to wake a sleeping receiver), and one that is sending to
- * this rank itself (a unit from it waits here) will not take it soon.
- */
-static bool offer_wait(uint32_t dst, uint64_t seq, uint64_t id, size_t len)
-{
-	double wait = 50e-6 + (double)len * 1e-9, end;
-	unsigned int i;
-
-	if (wait > mpirma_proc.spin)
-		wait = mpirma_proc.spin;
-	end = PMPI_Wtime() + wait;
-	for (i = 1; !offer_taken(dst, seq); i++) {
-		if (!(i & 63) &&
-		    (PMPI_Wtime() >= end || shmq_unit_ready(dst)))
-			return false;
-		offer_help(dst, seq, id);
-		mpirma_cpu_relax();
-	}
-	return true;
-}
-
-/*
- * One copy: offers @buf to @dst and waits for the take.  1 taken, 0 not
- * offered, 2 offered and withdrawn (the data must follow as REC_MORE
- * units), or -errno.
- */
-static int offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
-		      size_t len)
-{
-	struct mpirma_msg_copy oc = {
-		.size = sizeof(oc), .peer = dst, .buf = (uintptr_t)buf,
-		.len = len,
-	};
-	struct mpirma_msg_copy wd = { .size = sizeof(wd) };
-	bool wait = true;
-	int ret;
-
-	if (mpirma_ioctl(MPIRMA_IOC_MSG_OFFER, &oc))
-		return 0;	/* e.g. RLIMIT_MEMLOCK: the queues then */
-	h->kind = REC_OFFER;
-	h->chunk = 0;
-	h->offer = oc.id;
-	ret = unit_send(dst, h, NULL, &wait);
-	if (!ret && offer_wait(dst, h->seq, oc.id, len))
-		return 1;
-	wd.id = oc.id;
-	/* EBUSY: the receiver is copying now, and the copy always ends. */
-	while ((ret = mpirma_ioctl(MPIRMA_IOC_MSG_WITHDRAW, &wd)) == -EBUSY)
-		mpirma_cpu_relax();
-	if (ret == -ENOENT)
-		return 1;	/* taken, its number not published yet */
-	if (ret)
-		return ret;
-	h->offer = 0;
-	return 2;
 }
 
 /*
@@ -243,9 +157,8 @@ int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 		return -ENXIO;
 	if (tag < 0)
 		return -EINVAL;
-	if (shmq.onecopy && len >= shmq.onecopy && dst != shmq.me &&
-	    !mpirma_threads && mpirma_proc.spin > 0) {
-		ret = offer_send(dst, &h, buf, len);
+	if (shmq_offer_fits(dst, len)) {
+		ret = shmq_offer_send(dst, &h, buf, len);
 		if (ret == 1 || ret < 0)
 			return ret < 0 ? ret : 0;
 		more = ret == 2;
@@ -254,7 +167,7 @@ int shmq_send(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 		h.kind = more ? REC_MORE : len <= unit ? REC_DATA :
 			 off ? REC_MORE : REC_FIRST;
 		h.chunk = min_u64(len - off, unit);
-		ret = unit_send(dst, &h, (const char *)buf + off, &wait);
+		ret = shmq_unit_send(dst, &h, (const char *)buf + off, &wait);
 		if (ret)
 			return ret;
 		off += h.chunk;
@@ -427,53 +340,57 @@ static int build_wait(uint32_t src, bool *done)
 }
 
 /*
- * Offer unit @seq (offer @id, from @src) into @buf of @cap bytes, by the
- * kernel: true once taken, its number published for the sender.  False
- * when it was withdrawn (or @buf is bad): the data then follows as
- * REC_MORE units.
+ * REC_RDV unit @u of @src into @buf of @cap bytes: the kernel copies, then
+ * the sender hears (also when the take failed: its request ends, and the
+ * offer with it).  0 or -errno.
  */
-static bool offer_take(uint32_t src, uint64_t seq, uint64_t id, void *buf,
-		       uint64_t cap)
+static int rdv_take(uint32_t src, struct unit *u, void *buf, uint64_t cap)
 {
-	struct mpirma_msg_copy oc = {
-		.size = sizeof(oc), .peer = src, .id = id,
-		.buf = (uintptr_t)buf, .len = cap,
-	};
+	int ret = shmq_offer_take(src, u->rec.seq, u->rec.offer, buf, cap);
 
-	__atomic_store_n(&shmq_ring_of(shmq.me, src)->taking, seq,
-			 __ATOMIC_RELEASE);
-	if (mpirma_ioctl(MPIRMA_IOC_MSG_TAKE, &oc))
-		return false;
-	__atomic_store_n(&shmq_ring_of(shmq.me, src)->taken, seq,
-			 __ATOMIC_RELEASE);
-	return true;
+	shmq_sync_taken(src, &u->rec);
+	unit_put(src, u);
+	return ret;
 }
 
 /* First unit @u of a message from @src out to the unexpected list. */
 static int to_unexpected(uint32_t src, struct unit *u)
 {
 	struct shmq_msg *m = malloc(sizeof(*m) + u->rec.len);
+	int ret;
 
 	if (!m) {
-		unit_put(src, u);	/* lost; its REC_MOREs are dropped */
+		/* lost; its REC_MOREs are dropped, its sender not left waiting */
+		shmq_sync_taken(src, &u->rec);
+		unit_put(src, u);
 		return -ENOMEM;
 	}
 	m->next = NULL;
 	m->rec = u->rec;
 	m->src = src;
-	if (u->rec.kind == REC_FIRST || u->rec.kind == REC_OFFER) {
+	if (u->rec.kind == REC_RDV) {
+		/* taken now: its sender waits for that */
+		m->rec.sync = 0;
+		m->complete = true;
+		ret = rdv_take(src, u, m->data, u->rec.len);
+		if (ret) {
+			free(m);
+			return ret;
+		}
+	} else if (u->rec.kind == REC_FIRST || u->rec.kind == REC_OFFER) {
 		build_start(src, u, m->data, u->rec.len, &m->complete);
+		unit_put(src, u);
 	} else {
 		if (u->rec.chunk)
 			mpirma_copy(m->data, u->data, u->rec.chunk);
 		m->complete = true;
+		unit_put(src, u);
 	}
 	if (shmq.utail)
 		shmq.utail->next = m;
 	else
 		shmq.uhead = m;
 	shmq.utail = m;
-	unit_put(src, u);
 	return 0;
 }
 
@@ -525,7 +442,8 @@ static int try_unexpected(unsigned int flags, const struct pattern *p,
 		if (e->rec.kind == REC_OFFER && !e->complete &&
 		    shmq.build[e->src].dst == e->data &&
 		    !shmq.build[e->src].got &&
-		    offer_take(e->src, e->rec.seq, e->rec.offer, buf, len)) {
+		    !shmq_offer_take(e->src, e->rec.seq, e->rec.offer, buf,
+				     len)) {
 			shmq.build[e->src].active = false;
 			free(e);
 			return 1;
@@ -562,6 +480,10 @@ static int try_src(uint32_t src, unsigned int flags, const struct pattern *p,
 			continue;
 		}
 		describe(m, src, &u.rec);
+		if (u.rec.kind == REC_RDV) {
+			ret = rdv_take(src, &u, buf, len);
+			return ret ? ret : 1;
+		}
 		shmq_sync_taken(src, &u.rec);
 		if (u.rec.kind == REC_DATA) {
 			if (len && u.rec.chunk)
@@ -570,7 +492,7 @@ static int try_src(uint32_t src, unsigned int flags, const struct pattern *p,
 			return 1;
 		}
 		if (u.rec.kind == REC_OFFER &&
-		    offer_take(src, u.rec.seq, u.rec.offer, buf, len)) {
+		    !shmq_offer_take(src, u.rec.seq, u.rec.offer, buf, len)) {
 			unit_put(src, &u);
 			return 1;
 		}

@@ -38,6 +38,16 @@ void shmq_sync_taken(uint32_t src, const struct shmq_rec *h)
 /* p2p.h */
 int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block)
 {
+	const struct mpirma_msg_ack a = { .token = token };
+
+	return mpirma_msg_ack_wait(job_rank, &a, block);
+}
+
+/* p2p.h */
+int mpirma_msg_ack_wait(int job_rank, const struct mpirma_msg_ack *a,
+			bool block)
+{
+	uint64_t token = a->token;
 	uint32_t peer = (uint32_t)job_rank;
 	struct mpirma_poller w = { 0 };
 	struct mpirma_msg m;
@@ -46,22 +56,29 @@ int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block)
 	if (!token)
 		return 1;
 	for (;;) {
+		/*
+		 * The peer may wait for a receive of ours first (each sends
+		 * synchronously to the other, both receives posted): they
+		 * advance here, and any rank's message may be theirs.  And
+		 * before the look for the answer, which moves the units
+		 * before it out of the way: a one-copy unit a receive of
+		 * ours waits for would go to the unexpected ones, copied
+		 * twice.
+		 */
+		if (block)
+			mpirma_progress();
 		memset(&m, 0, sizeof(m));
 		m.size = sizeof(m);
 		ret = shmq_recv(MPIRMA_MSG_NOWAIT, peer, ack_tag(token),
 				SHMQ_ACK_CTX, NULL, 0, &m);
 		if (ret != -EAGAIN)
 			return ret ? ret : 1;
+		if (a->offer)
+			shmq_offer_help(peer, a->seq, a->offer);
 		if (!block)
 			return 0;
 		if (gone)
 			return gone;
-		/*
-		 * The peer may wait for a receive of ours first (each sends
-		 * synchronously to the other, both receives posted): they
-		 * advance here, and any rank's message may be theirs.
-		 */
-		mpirma_progress();
 		gone = shmq_wait_round(&w, mpirma_p2p_progress_due() ||
 				       mpirma_nbc_pending() ?
 				       MPIRMA_ANY_SOURCE : peer);
