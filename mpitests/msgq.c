@@ -105,49 +105,53 @@ static void test_large_both_ways(void)
 }
 
 #define WINDOW		48
-#define WINDOW_BYTES	16384
 
 /*
  * Pairs: OSU's osu_bibw, both ways at once: a window of receives posted,
  * as many sends (more than a ring holds, so the later ones spill at once
- * after one wait), then one MPI_Waitall; twice, the data checked.
+ * after one wait, or from 32 KiB go by one copy), then one MPI_Waitall;
+ * twice, the data checked.
  */
-static void test_window_both_ways(void)
+static void window_both_ways(size_t bytes)
 {
 	int peer = mtest_rank ^ 1, i, round, n;
 	MPI_Request rq[2 * WINDOW];
 	MPI_Status st[2 * WINDOW];
 	unsigned char *out, *in;
 
-	mtest_section("a window both ways past the ring's room");
 	if (peer >= mtest_size)
 		return;
-	out = malloc((size_t)WINDOW * WINDOW_BYTES);
-	in = malloc((size_t)WINDOW * WINDOW_BYTES);
+	out = malloc(WINDOW * bytes);
+	in = malloc(WINDOW * bytes);
 	for (round = 0; round < 2; round++) {
 		for (i = 0; i < WINDOW; i++) {
-			fill(out + (size_t)i * WINDOW_BYTES, WINDOW_BYTES,
-			     mtest_rank, round * WINDOW + i);
-			CHECK_MPI(MPI_Irecv(in + (size_t)i * WINDOW_BYTES,
-					    WINDOW_BYTES, MPI_BYTE, peer, 2,
-					    MPI_COMM_WORLD, &rq[i]));
+			fill(out + i * bytes, bytes, mtest_rank,
+			     round * WINDOW + i);
+			CHECK_MPI(MPI_Irecv(in + i * bytes, (int)bytes, MPI_BYTE,
+					    peer, 2, MPI_COMM_WORLD, &rq[i]));
 		}
 		for (i = 0; i < WINDOW; i++)
-			CHECK_MPI(MPI_Isend(out + (size_t)i * WINDOW_BYTES,
-					    WINDOW_BYTES, MPI_BYTE, peer, 2,
-					    MPI_COMM_WORLD, &rq[WINDOW + i]));
+			CHECK_MPI(MPI_Isend(out + i * bytes, (int)bytes, MPI_BYTE,
+					    peer, 2, MPI_COMM_WORLD,
+					    &rq[WINDOW + i]));
 		CHECK_MPI(MPI_Waitall(2 * WINDOW, rq, st));
 		for (i = 0; i < WINDOW; i++) {
 			MPI_Get_count(&st[i], MPI_BYTE, &n);
-			CHECK_EQ(n, WINDOW_BYTES, "window message's count");
-			CHECK_EQ(bad_byte(in + (size_t)i * WINDOW_BYTES,
-					  WINDOW_BYTES, peer,
+			CHECK_EQ(n, (int)bytes, "window message's count");
+			CHECK_EQ(bad_byte(in + i * bytes, bytes, peer,
 					  round * WINDOW + i), -1L,
 				 "first bad byte of a window message");
 		}
 	}
 	free(out);
 	free(in);
+}
+
+static void test_window_both_ways(void)
+{
+	mtest_section("a window both ways past the ring's room");
+	window_both_ways(16384);
+	window_both_ways(65536);
 }
 
 #define RDV		6

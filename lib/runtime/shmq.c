@@ -107,7 +107,7 @@ int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
 /* p2p.h */
 bool mpirma_msg_onecopy(int job_rank, size_t len)
 {
-	return shmq.on && shmq_offer_fits((uint32_t)job_rank, len);
+	return shmq.on && shmq_rdv_fits((uint32_t)job_rank, len);
 }
 
 /* p2p.h */

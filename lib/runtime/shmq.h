@@ -178,6 +178,8 @@ int shmq_unit_send(uint32_t dst, struct shmq_rec *h, const void *data,
 /* shmq_offer.c: one-copy messages. */
 /* May a message of @len bytes to @dst go by one copy? */
 bool shmq_offer_fits(uint32_t dst, size_t len);
+/* The same for a nonblocking send's: also a smaller one that would spill. */
+bool shmq_rdv_fits(uint32_t dst, size_t len);
 /*
  * A blocking send's: offers @buf to @dst in a REC_OFFER unit (@h's header)
  * and waits a little for the take.  1 taken, 0 not offered, 2 offered and

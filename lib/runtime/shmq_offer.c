@@ -39,6 +39,30 @@ bool shmq_offer_fits(uint32_t dst, size_t len)
 	       dst < shmq.n && !mpirma_threads && mpirma_proc.spin > 0;
 }
 
+/*
+ * The least a nonblocking send's message must have to go by one copy to a
+ * receiver that is not taking units (it let a wait for room pass in vain
+ * and has taken nothing since): the rest of its units would spill, two
+ * copies and a system call for each unit on either side.
+ */
+#define RDV_STALLED_MIN	(32U << 10)
+
+/* shmq.h */
+bool shmq_rdv_fits(uint32_t dst, size_t len)
+{
+	const struct shmq_out *o;
+
+	if (shmq_offer_fits(dst, len))
+		return true;
+	if (!shmq.onecopy || len < RDV_STALLED_MIN || dst == shmq.me ||
+	    dst >= shmq.n || mpirma_threads || mpirma_proc.spin <= 0)
+		return false;
+	o = &shmq.out[dst];
+	return o->stalled &&
+	       o->stall == __atomic_load_n(&shmq_ring_of(dst, shmq.me)->head,
+					   __ATOMIC_ACQUIRE);
+}
+
 /* ------------------------------------------------------------ sender */
 
 /* Is offer unit @seq to @dst taken? */
@@ -128,7 +152,7 @@ int shmq_offer_rdv(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 	bool wait = false;
 	int ret;
 
-	if (tag < 0 || !shmq_offer_fits(dst, len) ||
+	if (tag < 0 || !shmq_rdv_fits(dst, len) ||
 	    mpirma_ioctl(MPIRMA_IOC_MSG_OFFER, &oc))
 		return 0;	/* e.g. ENOSPC, RLIMIT_MEMLOCK: units then */
 	h.offer = oc.id;
