@@ -71,6 +71,8 @@ struct p2p_recv {
 	uint32_t src;
 	int32_t tag;
 	uint64_t ctx;
+	bool missed;		/* a look found nothing, at transport state ... */
+	uint64_t miss_gen;	/* ... mpirma_msg_gen() then */
 };
 
 static struct p2p_recv *q_head, *q_tail;
@@ -238,6 +240,15 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 		struct p2p_recv *e;
 
 		if (!shadowed(r)) {
+			uint64_t gen = mpirma_msg_gen();
+
+			/*
+			 * Nothing came since its last look: OSU's osu_bibw
+			 * looked for its first receive at every MPI_Irecv.
+			 */
+			if (flags && r->missed &&
+			    mpirma_msg_quiet(r->src, r->miss_gen))
+				return;
 			/* the next message from its source, straight out */
 			if (!r->tmp && r->src != MPIRMA_ANY_SOURCE &&
 			    mpirma_lean_take(r->src, r->tag, r->ctx, r->land,
@@ -247,6 +258,9 @@ static void try_recv(struct p2p_recv *r, unsigned int flags)
 				return;
 			}
 			recv_into(r, flags, r->src, r->tag);
+			r->missed = !r->req.done && !r->taking &&
+				    mpirma_lock_drops == drops;
+			r->miss_gen = gen;
 			return;
 		}
 		ret = p2p_msg_recv(flags | MPIRMA_MSG_PEEK, r->src, r->tag,

@@ -40,6 +40,17 @@ int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
 int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block);
 
 /*
+ * What has come for receives, as a number that changes when messages go to
+ * the unexpected ones; and has nothing come from job rank @src since
+ * mpirma_msg_gen() said @gen (no unit due from it in its ring or the
+ * kernel, no message set aside)?  false where it cannot tell (the kernel
+ * mailbox, any source).  A receive whose look found nothing need not look
+ * again while that holds.
+ */
+uint64_t mpirma_msg_gen(void);
+bool mpirma_msg_quiet(uint32_t src, uint64_t gen);
+
+/*
  * A nonblocking send (shmq_offer.c) of a message of @len bytes to job
  * rank @job_rank for which mpirma_msg_onecopy() said yes goes by one copy
  * when the kernel takes its offer: *@a then says what

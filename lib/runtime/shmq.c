@@ -105,6 +105,19 @@ int mpirma_msg_send_sync(int job_rank, int tag, uint64_t ctx,
 }
 
 /* p2p.h */
+uint64_t mpirma_msg_gen(void)
+{
+	return shmq.uq_gen;
+}
+
+/* p2p.h */
+bool mpirma_msg_quiet(uint32_t src, uint64_t gen)
+{
+	return shmq.on && src < shmq.n && gen == shmq.uq_gen &&
+	       !shmq_unit_ready(src);
+}
+
+/* p2p.h */
 bool mpirma_msg_onecopy(int job_rank, size_t len)
 {
 	return shmq.on && shmq_rdv_fits((uint32_t)job_rank, len);

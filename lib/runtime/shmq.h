@@ -123,6 +123,7 @@ struct shmq_state {
 	uint64_t sync_next;	/* the last synchronous send's token */
 	struct shmq_build *build;	/* per sender */
 	struct shmq_msg *uhead, *utail;	/* unexpected, in arrival order */
+	uint64_t uq_gen;	/* messages added to them so far */
 };
 
 extern struct shmq_state shmq;

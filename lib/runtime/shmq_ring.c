@@ -391,6 +391,7 @@ static int to_unexpected(uint32_t src, struct unit *u)
 	else
 		shmq.uhead = m;
 	shmq.utail = m;
+	shmq.uq_gen++;
 	return 0;
 }
 
