@@ -65,6 +65,22 @@ static const struct mpirma_request_ops sync_ops = {
 	.release = sync_release,
 };
 
+/* A new request of a send to comm rank @dest of @c that waits. MPI class. */
+static int sync_new(struct mpirma_comm *c, int dest, struct p2p_sync **out)
+{
+	struct mpirma_request *req;
+	int ret;
+
+	ret = mpirma_request_alloc(sizeof(**out), &sync_ops, &req);
+	if (ret)
+		return ret;
+	req->comm = c->handle;
+	*out = (struct p2p_sync *)req;
+	if (dest != MPI_PROC_NULL)
+		(*out)->job = mpirma_comm_job_rank(c, dest);
+	return MPI_SUCCESS;
+}
+
 /* p2p.h */
 int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
 			  struct mpirma_dtype *t, int dest, int tag,
@@ -74,18 +90,15 @@ int mpirma_p2p_ssend_post(struct mpirma_comm *c, const void *buf, int count,
 	struct p2p_sync *s;
 	int ret;
 
-	ret = mpirma_request_alloc(sizeof(*s), &sync_ops, &req);
+	ret = sync_new(c, dest, &s);
 	if (ret)
 		return ret;
-	s = (struct p2p_sync *)req;
-	req->comm = c->handle;
+	req = &s->req;
 	ret = mpirma_p2p_send_sync(c, buf, count, t, dest, tag, &s->ack.token);
 	if (ret) {
 		mpirma_request_destroy(req);
 		return ret;
 	}
-	if (dest != MPI_PROC_NULL)
-		s->job = mpirma_comm_job_rank(c, dest);
 	/* Took at once (a receive of this rank's): complete already. */
 	mpirma_request_progress(req, 0);
 	*out = req;
@@ -97,24 +110,20 @@ int mpirma_p2p_isend_onecopy(struct mpirma_comm *c, const void *data,
 			     size_t len, int dest, int tag,
 			     MPI_Request *request)
 {
-	struct mpirma_request *req;
 	struct p2p_sync *s;
 	int ret;
 
-	ret = mpirma_request_alloc(sizeof(*s), &sync_ops, &req);
+	ret = sync_new(c, dest, &s);
 	if (ret)
 		return ret;
-	s = (struct p2p_sync *)req;
-	req->comm = c->handle;
-	s->job = mpirma_comm_job_rank(c, dest);
 	ret = mpirma_msg_isend(s->job, tag, mpirma_ctx_p2p(c), data, len,
 			       &s->ack);
 	if (ret < 0) {
-		mpirma_request_destroy(req);
+		mpirma_request_destroy(&s->req);
 		return mpirma_err_errno(ret, "send to rank %d", dest);
 	}
 	/* no token: sent as units, complete at its first look */
-	*request = req->handle;
+	*request = s->req.handle;
 	return MPI_SUCCESS;
 }
 
