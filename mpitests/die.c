@@ -16,6 +16,9 @@
  *             MPI_Recv from it
  *   midmsg    rank 0 receives a 128 MiB message the victim dies sending
  *             (its first units have come, the rest never will)
+ *   isend     the others MPI_Isend the victim 2 MiB each (by one copy
+ *             where ranks have CPUs enough: complete only once taken)
+ *             and wait; it never receives
  *   fatal     as fence, with the default MPI_ERRORS_ARE_FATAL handler
  *   abort     the victim calls MPI_Abort(MPI_COMM_WORLD, 7) instead
  *
@@ -186,6 +189,18 @@ int main(int argc, char **argv)
 		}
 		rc = MPI_Barrier(MPI_COMM_WORLD);
 		survived("MPI_Barrier", rc);
+	} else if (!strcmp(mode, "isend")) {
+		int len = 2 << 20;
+		char *big = calloc(1, (size_t)len);
+		MPI_Request rq;
+
+		if (rank == victim)
+			victim_dies();
+		rc = MPI_Isend(big, len, MPI_BYTE, victim, 0, MPI_COMM_WORLD,
+			       &rq);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		survived("MPI_Wait of a large MPI_Isend", rc);
 	} else if (!strcmp(mode, "abort")) {
 		if (rank == victim) {
 			sleep_ms(300);
