@@ -158,6 +158,40 @@ static void test_window_both_ways(void)
 #define RDV_BYTES	((1 << 20) + 4096)
 
 /*
+ * MPI_Cancel of a large MPI_Isend: withdrawn before its receiver took it
+ * (then the receiver never sees it) or not (then it gets it whole), and
+ * MPI_Wait returns either way.
+ */
+static void onecopy_cancel(int peer, unsigned char *out, unsigned char *in)
+{
+	MPI_Request rq;
+	MPI_Status st;
+	int flag = -1, found = 1;
+
+	if (!(mtest_rank & 1)) {
+		fill(out, RDV_BYTES, mtest_rank, 60);
+		CHECK_MPI(MPI_Isend(out, RDV_BYTES, MPI_BYTE, peer, 6,
+				    MPI_COMM_WORLD, &rq));
+		CHECK_MPI(MPI_Cancel(&rq));
+		CHECK_MPI(MPI_Wait(&rq, &st));
+		CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+		CHECK_MPI(MPI_Send(&flag, 1, MPI_INT, peer, 7, MPI_COMM_WORLD));
+		return;
+	}
+	CHECK_MPI(MPI_Recv(&flag, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, &st));
+	if (flag) {
+		CHECK_MPI(MPI_Iprobe(peer, 6, MPI_COMM_WORLD, &found, &st));
+		CHECK_EQ(found, 0, "a cancelled one-copy send is not there");
+		return;
+	}
+	memset(in, 0, RDV_BYTES);
+	CHECK_MPI(MPI_Recv(in, RDV_BYTES, MPI_BYTE, peer, 6, MPI_COMM_WORLD,
+			   &st));
+	CHECK_EQ(bad_byte(in, RDV_BYTES, peer, 60), -1L,
+		 "first bad byte of a one-copy send cancelled too late");
+}
+
+/*
  * Large MPI_Isends, which go by one copy (shmq_offer.c) and complete only
  * once the receiver has the data: a window both ways (osu_bibw at 1 MiB),
  * one met by a look for a later small message (taken to the unexpected
@@ -215,6 +249,7 @@ static void test_onecopy_isend(void)
 				    4, MPI_COMM_WORLD, &rq[1]));
 		CHECK_MPI(MPI_Request_free(&rq[1]));
 	}
+	onecopy_cancel(peer, out, in);
 out:
 	/* the freed send's buffer is ours again once the peer has it */
 	MPI_Barrier(MPI_COMM_WORLD);

@@ -66,13 +66,16 @@ struct mpirma_msg_ack {
 bool mpirma_msg_onecopy(int job_rank, size_t len);
 int mpirma_msg_isend(int job_rank, int tag, uint64_t ctx, const void *buf,
 		     size_t len, struct mpirma_msg_ack *a);
-/*
- * mpirma_msg_sync_wait() for such a send, which helps the receiver copy;
- * once it is complete, ends the offer if the receive left it standing.
- */
+/* mpirma_msg_sync_wait() for such a send, which helps the receiver copy. */
 int mpirma_msg_ack_wait(int job_rank, const struct mpirma_msg_ack *a,
 			bool block);
-void mpirma_msg_offer_end(const struct mpirma_msg_ack *a);
+/*
+ * Withdraws the offer of such a send: true when nobody has or will have
+ * its data (MPI_Cancel; its receiver skips it), false when it was taken
+ * (or is being copied: waits for that).  Once complete, ends an offer the
+ * receive left standing.
+ */
+bool mpirma_msg_offer_withdraw(struct mpirma_msg_ack *a);
 
 /*
  * Receives the oldest message matching @peer (a job rank or

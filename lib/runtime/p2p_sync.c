@@ -53,15 +53,32 @@ static int sync_progress(struct mpirma_request *req, int block)
 	return MPI_SUCCESS;
 }
 
+/*
+ * A one-copy send not taken yet is withdrawn, its request complete and
+ * cancelled; any other completes as sent (the standard's choice).
+ */
+static int sync_cancel(struct mpirma_request *req)
+{
+	struct p2p_sync *s = (struct p2p_sync *)req;
+
+	if (req->done || !mpirma_msg_offer_withdraw(&s->ack))
+		return MPI_SUCCESS;
+	mpirma_status_empty(&req->status);
+	req->status.mpirma_cancelled = 1;
+	req->done = 1;
+	return MPI_SUCCESS;
+}
+
 /* A receive that failed to take a one-copy send's data left its offer. */
 static int sync_release(struct mpirma_request *req)
 {
-	mpirma_msg_offer_end(&((struct p2p_sync *)req)->ack);
+	(void)mpirma_msg_offer_withdraw(&((struct p2p_sync *)req)->ack);
 	return MPI_SUCCESS;
 }
 
 static const struct mpirma_request_ops sync_ops = {
 	.progress = sync_progress,
+	.cancel = sync_cancel,
 	.release = sync_release,
 };
 

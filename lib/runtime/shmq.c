@@ -142,10 +142,12 @@ int mpirma_msg_isend(int job_rank, int tag, uint64_t ctx, const void *buf,
 }
 
 /* p2p.h */
-void mpirma_msg_offer_end(const struct mpirma_msg_ack *a)
+bool mpirma_msg_offer_withdraw(struct mpirma_msg_ack *a)
 {
-	if (a->offer)
-		(void)shmq_offer_end(a->offer);
+	bool withdrawn = a->offer && !shmq_offer_end(a->offer);
+
+	a->offer = 0;
+	return withdrawn;
 }
 
 /* A message received (not only looked at): counted. */

@@ -342,18 +342,25 @@ static int build_wait(uint32_t src, bool *done)
 /*
  * REC_RDV unit @u of @src into @buf of @cap bytes: the kernel copies, then
  * the sender hears (also when the take failed: its request ends, and the
- * offer with it).  0 or -errno.
+ * offer with it).  0, -ECANCELED when MPI_Cancel withdrew the offer (the
+ * message is as never sent, and nobody waits for an answer), or -errno.
  */
 static int rdv_take(uint32_t src, struct unit *u, void *buf, uint64_t cap)
 {
 	int ret = shmq_offer_take(src, u->rec.seq, u->rec.offer, buf, cap);
 
-	shmq_sync_taken(src, &u->rec);
+	if (ret == -ENOENT && !shmq_peer_gone(src))
+		ret = -ECANCELED;
+	else
+		shmq_sync_taken(src, &u->rec);
 	unit_put(src, u);
 	return ret;
 }
 
-/* First unit @u of a message from @src out to the unexpected list. */
+/*
+ * First unit @u of a message from @src out to the unexpected list.  0,
+ * -ECANCELED (a cancelled one: none), or -errno.
+ */
 static int to_unexpected(uint32_t src, struct unit *u)
 {
 	struct shmq_msg *m = malloc(sizeof(*m) + u->rec.len);
@@ -476,6 +483,8 @@ static int try_src(uint32_t src, unsigned int flags, const struct pattern *p,
 			if (match)
 				describe(m, src, &u.rec);
 			ret = to_unexpected(src, &u);
+			if (ret == -ECANCELED)
+				continue;
 			if (ret || match)
 				return ret ? ret : 1;
 			continue;
@@ -483,6 +492,8 @@ static int try_src(uint32_t src, unsigned int flags, const struct pattern *p,
 		describe(m, src, &u.rec);
 		if (u.rec.kind == REC_RDV) {
 			ret = rdv_take(src, &u, buf, len);
+			if (ret == -ECANCELED)
+				continue;
 			return ret ? ret : 1;
 		}
 		shmq_sync_taken(src, &u.rec);
