@@ -55,7 +55,8 @@
 struct shmq_ring {
 	uint64_t tail;		/* bytes written */
 	uint64_t sent;		/* number of the last unit sent, ring or kernel */
-	char pad0[SHMQ_LINE - 16];
+	uint32_t room_wait;	/* the sender waits for room (shmq_ring.c) */
+	char pad0[SHMQ_LINE - 20];
 	uint64_t head;		/* bytes consumed */
 	uint64_t taking;	/* number of the REC_OFFER unit being taken */
 	uint64_t taken;		/* number of the last REC_OFFER unit taken */
