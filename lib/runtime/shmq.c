@@ -75,20 +75,24 @@ int shmq_kmsg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 /* ------------------------------------------------------------ entry */
 
 /* A send, synchronous when @sync (a token; shmq_sync.c). */
-static int msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
-		    size_t len, uint64_t sync)
+/* A message of @len bytes sent (@ret 0): counted. */
+static int sent(int ret, size_t len)
 {
-	int ret;
-
-	if (shmq.on)
-		ret = shmq_send((uint32_t)job_rank, tag, ctx, buf, len, sync);
-	else
-		ret = shmq_kmsg_send((uint32_t)job_rank, tag, ctx, buf, len);
 	if (!ret) {
 		mpirma_counters.msgs_sent++;
 		mpirma_counters.bytes_sent += len;
 	}
 	return ret;
+}
+
+static int msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
+		    size_t len, uint64_t sync)
+{
+	if (shmq.on)
+		return sent(shmq_send((uint32_t)job_rank, tag, ctx, buf, len,
+				      sync), len);
+	return sent(shmq_kmsg_send((uint32_t)job_rank, tag, ctx, buf, len),
+		    len);
 }
 
 int mpirma_msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
@@ -134,11 +138,7 @@ int mpirma_msg_isend(int job_rank, int tag, uint64_t ctx, const void *buf,
 				       a) : 0;
 	if (!ret)
 		return msg_send(job_rank, tag, ctx, buf, len, 0);
-	if (ret < 0)
-		return ret;
-	mpirma_counters.msgs_sent++;
-	mpirma_counters.bytes_sent += len;
-	return 0;
+	return sent(ret < 0 ? ret : 0, len);
 }
 
 /* p2p.h */

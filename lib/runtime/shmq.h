@@ -129,6 +129,15 @@ struct shmq_state {
 
 extern struct shmq_state shmq;
 
+/*
+ * Did a wait for room in the ring to @o's receiver end in vain at @head,
+ * the ring's head still (it has taken nothing since)?
+ */
+static inline bool shmq_out_stalled(const struct shmq_out *o, uint64_t head)
+{
+	return o->stalled && o->stall == head;
+}
+
 /* Rank @dst's ring from @src, and its data. */
 static inline struct shmq_ring *shmq_ring_of(uint32_t dst, uint32_t src)
 {

@@ -32,11 +32,21 @@ int shmq_offer_end(uint64_t id)
 	return ret;
 }
 
+/*
+ * May anything to @dst go by one copy at all: the module copies (a
+ * threshold set), another rank, no threads, and CPUs for every rank (the
+ * sender would hold the CPU its receiver needs)?
+ */
+static bool offer_possible(uint32_t dst)
+{
+	return shmq.onecopy && dst != shmq.me && dst < shmq.n &&
+	       !mpirma_threads && mpirma_proc.spin > 0;
+}
+
 /* shmq.h */
 bool shmq_offer_fits(uint32_t dst, size_t len)
 {
-	return shmq.onecopy && len >= shmq.onecopy && dst != shmq.me &&
-	       dst < shmq.n && !mpirma_threads && mpirma_proc.spin > 0;
+	return offer_possible(dst) && len >= shmq.onecopy;
 }
 
 /*
@@ -50,17 +60,14 @@ bool shmq_offer_fits(uint32_t dst, size_t len)
 /* shmq.h */
 bool shmq_rdv_fits(uint32_t dst, size_t len)
 {
-	const struct shmq_out *o;
-
-	if (shmq_offer_fits(dst, len))
-		return true;
-	if (!shmq.onecopy || len < RDV_STALLED_MIN || dst == shmq.me ||
-	    dst >= shmq.n || mpirma_threads || mpirma_proc.spin <= 0)
+	if (!offer_possible(dst))
 		return false;
-	o = &shmq.out[dst];
-	return o->stalled &&
-	       o->stall == __atomic_load_n(&shmq_ring_of(dst, shmq.me)->head,
-					   __ATOMIC_ACQUIRE);
+	if (len >= shmq.onecopy)
+		return true;
+	return len >= RDV_STALLED_MIN &&
+	       shmq_out_stalled(&shmq.out[dst],
+				__atomic_load_n(&shmq_ring_of(dst, shmq.me)->head,
+						__ATOMIC_ACQUIRE));
 }
 
 /* ------------------------------------------------------------ sender */

@@ -63,7 +63,7 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 	double end = 0;
 	unsigned int i;
 
-	if (mpirma_threads || (o->stalled && o->stall == head))
+	if (mpirma_threads || shmq_out_stalled(o, head))
 		return false;
 	o->stalled = false;
 	/* Dekker's order: at least one of two waiting for each other sees it */
@@ -76,7 +76,7 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 			end = 0;
 		}
 		if (!(i & 63)) {
-			double t = end ? PMPI_Wtime() : 0;
+			double t = PMPI_Wtime();
 
 			if (__atomic_load_n(back, __ATOMIC_RELAXED) ||
 			    (end && t >= end)) {
@@ -85,7 +85,7 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 				break;
 			}
 			if (!end)
-				end = PMPI_Wtime() + mpirma_proc.spin;
+				end = t + mpirma_proc.spin;
 		}
 		mpirma_cpu_relax();
 	}
