@@ -11,11 +11,13 @@
  * and large MPI_Isends that go by one copy.  Every byte checked.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "mtest.h"
 
@@ -253,6 +255,114 @@ static void test_onecopy_isend(void)
 out:
 	/* the freed send's buffer is ours again once the peer has it */
 	MPI_Barrier(MPI_COMM_WORLD);
+	free(out);
+	free(in);
+}
+
+/* This process's VmPin in kB (pages pinned for it), or -1. */
+static long vm_pin_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Control variable @name (an int), or -1. */
+static int cvar_int(const char *name)
+{
+	MPI_T_cvar_handle h;
+	int idx, count, v = -1, provided;
+
+	if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+		return -1;
+	if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
+	    MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+		if (count != 1 || MPI_T_cvar_read(h, &v) != MPI_SUCCESS)
+			v = -1;
+		MPI_T_cvar_handle_free(&h);
+	}
+	MPI_T_finalize();
+	return v;
+}
+
+#define PIN_ROUNDS	100	/* more than MPIRMA_MAX_OFFERS */
+#define PIN_BYTES	(256 * 1024 + 4096)
+
+/*
+ * PIN_ROUNDS sends from the even rank of a pair to the odd one, and with
+ * @bad_take one more into read-only memory.
+ */
+static void onecopy_rounds(MPI_Comm c, int peer, unsigned char *out,
+			   unsigned char *in, bool bad_take)
+{
+	MPI_Request rq;
+	void *bad;
+	int i, ret;
+
+	for (i = 0; i < PIN_ROUNDS; i++) {
+		if (mtest_rank & 1) {
+			CHECK_MPI(MPI_Recv(in, PIN_BYTES, MPI_BYTE, peer, 8, c,
+					   MPI_STATUS_IGNORE));
+			continue;
+		}
+		fill(out, PIN_BYTES, mtest_rank, i & 127);
+		CHECK_MPI(MPI_Isend(out, PIN_BYTES, MPI_BYTE, peer, 8, c, &rq));
+		CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	}
+	if (!bad_take)
+		return;
+	if (!(mtest_rank & 1)) {
+		CHECK_MPI(MPI_Isend(out, PIN_BYTES, MPI_BYTE, peer, 9, c, &rq));
+		CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+		return;
+	}
+	bad = mmap(NULL, PIN_BYTES, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	CHECK(bad != MAP_FAILED, "mmap");
+	if (bad == MAP_FAILED)
+		return;
+	ret = MPI_Recv(bad, PIN_BYTES, MPI_BYTE, peer, 9, c,
+		       MPI_STATUS_IGNORE);
+	CHECK(ret != MPI_SUCCESS, "a receive into read-only memory fails");
+	munmap(bad, PIN_BYTES);
+}
+
+/*
+ * One-copy MPI_Isends end their offers: the take ends one, and the
+ * sender withdraws one whose take failed (a receive into memory nobody
+ * may write, which fails at the call), so nothing stays pinned.  The bad
+ * receive runs only where the send goes by one copy for sure (copied in
+ * user space, it would fault).
+ */
+static void test_onecopy_pins(void)
+{
+	unsigned char *out = malloc(PIN_BYTES), *in = malloc(PIN_BYTES);
+	int peer = mtest_rank ^ 1, onecopy, spin;
+	long before, after;
+	MPI_Comm c;
+
+	mtest_section("one-copy sends leave nothing pinned");
+	CHECK(out && in, "malloc");
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+	CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+	onecopy = cvar_int("MPIRMA_ONECOPY");
+	spin = cvar_int("MPIRMA_SPIN_US");
+	before = vm_pin_kb();
+	if (peer < mtest_size && out && in)
+		onecopy_rounds(c, peer, out, in, onecopy > 0 &&
+			       onecopy <= PIN_BYTES && spin > 0);
+	CHECK_MPI(MPI_Barrier(c));
+	after = vm_pin_kb();
+	CHECK_EQ(after, before, "VmPin (kB) after one-copy sends");
+	CHECK_MPI(MPI_Comm_free(&c));
 	free(out);
 	free(in);
 }
@@ -587,6 +697,7 @@ int main(int argc, char **argv)
 	test_large_both_ways();
 	test_window_both_ways();
 	test_onecopy_isend();
+	test_onecopy_pins();
 	if (mtest_size >= 2) {
 		test_large_unexpected();
 		test_truncate();

@@ -61,14 +61,13 @@ bool mpirma_msg_quiet(uint32_t src, uint64_t gen);
 struct mpirma_msg_ack {
 	uint64_t token;		/* the answer's; 0: nothing to wait for */
 	uint64_t seq;		/* the offer's unit, whose copy the wait helps */
-	uint64_t offer;		/* the kernel's offer, else 0 */
+	uint64_t offer;		/* the kernel's offer while it may stand, else 0 */
 };
 bool mpirma_msg_onecopy(int job_rank, size_t len);
 int mpirma_msg_isend(int job_rank, int tag, uint64_t ctx, const void *buf,
 		     size_t len, struct mpirma_msg_ack *a);
 /* mpirma_msg_sync_wait() for such a send, which helps the receiver copy. */
-int mpirma_msg_ack_wait(int job_rank, const struct mpirma_msg_ack *a,
-			bool block);
+int mpirma_msg_ack_wait(int job_rank, struct mpirma_msg_ack *a, bool block);
 /*
  * Withdraws the offer of such a send: true when nobody has or will have
  * its data (MPI_Cancel; its receiver skips it), false when it was taken

@@ -34,7 +34,8 @@
  */
 #define SHMQ_FRAG_MAX	(8U << 10)
 #define SHMQ_WIN_CTX	3		/* the window's creation context */
-#define ONECOPY_DEFAULT	(1U << 20)	/* MPIRMA_ONECOPY unset */
+#define ONECOPY_DEFAULT	(256U << 10)	/* MPIRMA_ONECOPY unset: blocking */
+#define ONECOPY_NB_DEFAULT (64U << 10)	/* ... and nonblocking sends */
 #define ONECOPY_MAX	(1U << 30)
 
 struct shmq_state shmq;
@@ -311,10 +312,12 @@ static int shm_agree(int mine, bool *all)
 
 /*
  * MPIRMA_ONECOPY: bytes from which a message goes by one copy (0: never).
- * 1 MiB unless set: below it the offer's system calls and page pinning
- * cost more than the second copy saves, as measured in QEMU (docs/lib.md,
- * "One-copy messages"); on hardware, where system calls are cheaper and
- * large copies run at memory speed, a lower value may pay.
+ * Unless set, 256 KiB for a blocking send and 64 KiB for a nonblocking
+ * one, as measured in QEMU (docs/lib.md, "One-copy messages"): below them
+ * the offer's system calls and page pinning cost more than the second
+ * copy saves, where the blocking sender waits for the take and the
+ * nonblocking one goes on.  On hardware, where system calls are cheaper
+ * and large copies run at memory speed, a lower value may pay.
  */
 static long onecopy_env(void)
 {
@@ -333,18 +336,21 @@ static long onecopy_env(void)
 
 static int onecopy_setting(void)
 {
+	const char *v = getenv("MPIRMA_ONECOPY");
 	long n;
 
 	shmq.onecopy = 0;
+	shmq.onecopy_nb = 0;
 	if (!(mpirma_proc.query.features & MPIRMA_FEAT_MSG_COPY))
 		return MPI_SUCCESS;
 	n = onecopy_env();
 	if (n < 0)
 		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_ONECOPY=%s: bytes from "
 				  "which messages go by one copy, 0 (never) "
-				  "to %u", getenv("MPIRMA_ONECOPY"),
+				  "to %u", v,
 				  ONECOPY_MAX);
 	shmq.onecopy = (uint64_t)n;
+	shmq.onecopy_nb = v && *v ? (uint64_t)n : ONECOPY_NB_DEFAULT;
 	return MPI_SUCCESS;
 }
 
@@ -382,7 +388,7 @@ MPIRMA_CVARS(shmq,
 		.name = "MPIRMA_ONECOPY",
 		.desc = "bytes from which a message goes by one copy, the "
 			"kernel copying from the sender's pages (0: never; by "
-			"default 1 MiB)",
+			"default 256 KiB, and 64 KiB for nonblocking sends)",
 		.cat = MPIRMA_TCAT_MSG,
 		.scope = MPI_T_SCOPE_READONLY,
 		.read = onecopy_read,

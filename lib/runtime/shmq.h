@@ -17,9 +17,9 @@
  * publishes its number (struct shmq_ring.sent).  The receiver takes units
  * in number order from wherever they are, so messages keep their order.
  *
- * One copy: a message of at least shmq.onecopy bytes may instead go as a
- * REC_OFFER unit naming a kernel offer of the sender's pages
- * (MPIRMA_IOC_MSG_OFFER).  A receive that matches it has the kernel copy
+ * One copy: a message of at least shmq.onecopy bytes (.onecopy_nb from a
+ * nonblocking send) may instead go as a REC_OFFER unit naming a kernel
+ * offer of the sender's pages (MPIRMA_IOC_MSG_OFFER).  A receive that matches it has the kernel copy
  * the pages into its buffer (MPIRMA_IOC_MSG_TAKE), saying so before
  * (struct shmq_ring.taking: the sender then helps it copy,
  * MPIRMA_IOC_MSG_HELP) and after (.taken); a sender that sees nobody take
@@ -117,6 +117,7 @@ struct shmq_state {
 	uint64_t ring;		/* bytes of a ring's data, a power of two */
 	uint64_t frag;		/* the most data in one unit */
 	uint64_t onecopy;	/* messages this large go by one copy; 0 never */
+	uint64_t onecopy_nb;	/* the same for nonblocking sends */
 	uint32_t scan;		/* where an any-source look starts */
 	int bells_due;		/* bells rung for this rank, not yet taken */
 	uint64_t *next;		/* per sender: the number of the unit due */
@@ -205,8 +206,11 @@ int shmq_offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
  */
 int shmq_offer_rdv(uint32_t dst, int tag, uint64_t ctx, const void *buf,
 		   size_t len, struct mpirma_msg_ack *a);
-/* Helps @dst copy offer @id of unit @seq if it has begun to take it. */
-void shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id);
+/*
+ * Helps @dst copy offer @id of unit @seq if it has begun to take it: true
+ * once no part of the copy is left to claim.
+ */
+bool shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id);
 /* Ends offer @id if it stands: 0 withdrawn, -ENOENT over already. */
 int shmq_offer_end(uint64_t id);
 /*
@@ -217,8 +221,16 @@ int shmq_offer_end(uint64_t id);
 int shmq_offer_take(uint32_t src, uint64_t seq, uint64_t id, void *buf,
 		    uint64_t cap);
 
-/* shmq_sync.c: a receive took message @h of @src: acks a synchronous send. */
-void shmq_sync_taken(uint32_t src, const struct shmq_rec *h);
+/*
+ * shmq_sync.c: a receive took message @h of @src: acks a synchronous
+ * send, saying whether a REC_RDV unit's offer is still @standing.
+ */
+void shmq_sync_answer(uint32_t src, const struct shmq_rec *h, bool standing);
+
+static inline void shmq_sync_taken(uint32_t src, const struct shmq_rec *h)
+{
+	shmq_sync_answer(src, h, false);
+}
 
 /* shmq_wait.c */
 /* After publishing a unit for @peer: ring its bell if it sleeps. */

@@ -62,7 +62,7 @@ bool shmq_rdv_fits(uint32_t dst, size_t len)
 {
 	if (!offer_possible(dst))
 		return false;
-	if (len >= shmq.onecopy)
+	if (len >= shmq.onecopy_nb)
 		return true;
 	return len >= RDV_STALLED_MIN &&
 	       shmq_out_stalled(&shmq.out[dst],
@@ -83,14 +83,15 @@ static bool offer_taken(uint32_t dst, uint64_t seq)
  * shmq.h.  Once: ENOENT means the receiver is still pinning its buffer,
  * or done, or failed (a bad buffer), when no wait for it may go on.
  */
-void shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id)
+bool shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id)
 {
 	struct mpirma_msg_copy hp = { .size = sizeof(hp), .id = id };
 
 	if (__atomic_load_n(&shmq_ring_of(dst, shmq.me)->taking,
-			    __ATOMIC_ACQUIRE) >= seq &&
-	    !offer_taken(dst, seq))
-		(void)mpirma_ioctl(MPIRMA_IOC_MSG_HELP, &hp);
+			    __ATOMIC_ACQUIRE) < seq)
+		return false;
+	return offer_taken(dst, seq) ||
+	       mpirma_ioctl(MPIRMA_IOC_MSG_HELP, &hp) != -ENOENT;
 }
 
 /*
@@ -103,6 +104,7 @@ void shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id)
 static bool offer_wait(uint32_t dst, uint64_t seq, uint64_t id, size_t len)
 {
 	double wait = 50e-6 + (double)len * 1e-9, end;
+	bool helped = false;
 	unsigned int i;
 
 	if (wait > mpirma_proc.spin)
@@ -112,7 +114,8 @@ static bool offer_wait(uint32_t dst, uint64_t seq, uint64_t id, size_t len)
 		if (!(i & 63) &&
 		    (PMPI_Wtime() >= end || shmq_unit_ready(dst)))
 			return false;
-		shmq_offer_help(dst, seq, id);
+		if (!helped)
+			helped = shmq_offer_help(dst, seq, id);
 		mpirma_cpu_relax();
 	}
 	return true;

@@ -362,7 +362,7 @@ static int rdv_take(uint32_t src, struct unit *u, void *buf, uint64_t cap)
 	if (ret == -ENOENT && !shmq_peer_gone(src))
 		ret = -ECANCELED;
 	else
-		shmq_sync_taken(src, &u->rec);
+		shmq_sync_answer(src, &u->rec, ret && ret != -ENOENT);
 	unit_put(src, u);
 	return ret;
 }
@@ -378,7 +378,7 @@ static int to_unexpected(uint32_t src, struct unit *u)
 
 	if (!m) {
 		/* lost; its REC_MOREs are dropped, its sender not left waiting */
-		shmq_sync_taken(src, &u->rec);
+		shmq_sync_answer(src, &u->rec, u->rec.kind == REC_RDV);
 		unit_put(src, u);
 		return -ENOMEM;
 	}

@@ -26,32 +26,38 @@ static int ack_tag(uint64_t token)
 	return (int)(token & INT32_MAX);
 }
 
-/* shmq.h */
-void shmq_sync_taken(uint32_t src, const struct shmq_rec *h)
+/*
+ * shmq.h.  The answer is empty, or one byte when a REC_RDV unit's offer
+ * still stands (its take failed): only then must its sender withdraw it,
+ * a system call every other one-copy send is spared.
+ */
+void shmq_sync_answer(uint32_t src, const struct shmq_rec *h, bool standing)
 {
+	static const char stands = 1;
+
 	/* An error means the sender is gone: nobody waits for the answer. */
 	if (h->sync)
-		(void)shmq_send(src, ack_tag(h->sync), SHMQ_ACK_CTX, NULL, 0,
-				0);
+		(void)shmq_send(src, ack_tag(h->sync), SHMQ_ACK_CTX, &stands,
+				standing, 0);
 }
 
 /* p2p.h */
 int mpirma_msg_sync_wait(int job_rank, uint64_t token, bool block)
 {
-	const struct mpirma_msg_ack a = { .token = token };
+	struct mpirma_msg_ack a = { .token = token };
 
 	return mpirma_msg_ack_wait(job_rank, &a, block);
 }
 
 /* p2p.h */
-int mpirma_msg_ack_wait(int job_rank, const struct mpirma_msg_ack *a,
-			bool block)
+int mpirma_msg_ack_wait(int job_rank, struct mpirma_msg_ack *a, bool block)
 {
 	uint64_t token = a->token;
 	uint32_t peer = (uint32_t)job_rank;
 	struct mpirma_poller w = { 0 };
 	struct mpirma_msg m;
 	int ret, gone = 0;
+	char stands;
 
 	if (!token)
 		return 1;
@@ -70,11 +76,16 @@ int mpirma_msg_ack_wait(int job_rank, const struct mpirma_msg_ack *a,
 		memset(&m, 0, sizeof(m));
 		m.size = sizeof(m);
 		ret = shmq_recv(MPIRMA_MSG_NOWAIT, peer, ack_tag(token),
-				SHMQ_ACK_CTX, NULL, 0, &m);
-		if (ret != -EAGAIN)
+				SHMQ_ACK_CTX, &stands, sizeof(stands), &m);
+		if (ret != -EAGAIN) {
+			if (!ret && !m.msg_len)
+				a->offer = 0;	/* the take ended it */
 			return ret ? ret : 1;
-		if (a->offer)
-			shmq_offer_help(peer, a->seq, a->offer);
+		}
+		/* Help until no part of the copy is left to claim. */
+		if (a->offer && a->seq &&
+		    shmq_offer_help(peer, a->seq, a->offer))
+			a->seq = 0;
 		if (!block)
 			return 0;
 		if (gone)
