@@ -110,9 +110,9 @@ static void test_large_both_ways(void)
 
 /*
  * Pairs: OSU's osu_bibw, both ways at once: a window of receives posted,
- * as many sends (more than a ring holds, so the later ones spill at once
- * after one wait, or from 32 KiB go by one copy), then one MPI_Waitall;
- * twice, the data checked.
+ * as many sends (past a ring's room the later ones spill at once after
+ * one wait, or from 32 KiB go by one copy; from 64 KiB all do), then one
+ * MPI_Waitall; twice, the data checked.
  */
 static void window_both_ways(size_t bytes)
 {
@@ -152,7 +152,8 @@ static void window_both_ways(size_t bytes)
 static void test_window_both_ways(void)
 {
 	mtest_section("a window both ways past the ring's room");
-	window_both_ways(16384);
+	window_both_ways(16384);	/* past the room of 8 ranks' rings */
+	window_both_ways(49152);	/* of 2 ranks' */
 	window_both_ways(65536);
 }
 
