@@ -195,9 +195,11 @@ FAULTS_SCRIPT := $(B)/libexec/mpirma/faults
 # (mpicc must find mpi.h by itself).  mpicc's rpath names the staged lib/;
 # $$ORIGIN first lets an installed copy find the installed library.
 MPICC_FLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11
-MT_LIB_OBJS := $(MT_LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/selftests/lib/reference.o
+MT_LIB_OBJS := $(MT_LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/selftests/lib/reference.o \
+	       $(OBJ)/selftests/lib/vmpin.o
 MT_ARCHIVE := $(OBJ)/libmpitests.a
-MT_HDRS := $(wildcard mpitests/lib/*.h) selftests/lib/reference.h
+MT_HDRS := $(wildcard mpitests/lib/*.h) selftests/lib/reference.h \
+	   selftests/lib/vmpin.h
 
 # ------------------------------------------------------------------ install
 

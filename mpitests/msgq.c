@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 
 #include "mtest.h"
+#include "vmpin.h"
 
 #define FLOOD	3000		/* messages, more than a ring holds */
 
@@ -260,22 +261,6 @@ out:
 	free(in);
 }
 
-/* This process's VmPin in kB (pages pinned for it), or -1. */
-static long vm_pin_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /* Control variable @name (an int), or -1. */
 static int cvar_int(const char *name)
 {
@@ -356,12 +341,12 @@ static void test_onecopy_pins(void)
 	CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
 	onecopy = cvar_int("MPIRMA_ONECOPY");
 	spin = cvar_int("MPIRMA_SPIN_US");
-	before = vm_pin_kb();
+	before = mt_vmpin_kb();
 	if (peer < mtest_size && out && in)
 		onecopy_rounds(c, peer, out, in, onecopy > 0 &&
 			       onecopy <= PIN_BYTES && spin > 0);
 	CHECK_MPI(MPI_Barrier(c));
-	after = vm_pin_kb();
+	after = mt_vmpin_kb();
 	CHECK_EQ(after, before, "VmPin (kB) after one-copy sends");
 	CHECK_MPI(MPI_Comm_free(&c));
 	free(out);

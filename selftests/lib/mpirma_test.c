@@ -748,21 +748,6 @@ int mt_drop_ipc_lock(void)
 	return 0;
 }
 
-long mt_vmpin_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 bool mt_counters_zero(unsigned int timeout_ms, char *why, size_t len)
 {
 	static const char *const names[] = {

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "mpirma_uapi.h"
+#include "vmpin.h"
 
 #define MT_POISON_BYTE	0xcc
 /* Fill an output struct with garbage before an ioctl (ntsync-style), so a
@@ -281,8 +282,6 @@ int mt_inc(volatile int *counter);	/* atomic, returns the new value */
 long mt_counter(const char *name);
 /* The number a sysfs or proc file holds, or -1. */
 long mt_read_long(const char *path);
-/* This process's VmPin in kB (pages pinned for it), or -1. */
-long mt_vmpin_kb(void);
 /*
  * Drop CAP_IPC_LOCK (which lifts RLIMIT_MEMLOCK; root has it) from this
  * process: 0 or -errno.
