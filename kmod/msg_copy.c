@@ -35,6 +35,12 @@
 /* A claim of the copy; checks for rescheduling and fatal signals between. */
 #define TAKE_CHUNK	(32 * 1024)
 
+/*
+ * How long a taker spins for its helpers' chunks before it sleeps: about
+ * one chunk's copy under QEMU, many on hardware.
+ */
+#define TAKE_SPIN_NS	(20 * NSEC_PER_USEC)
+
 enum offer_state { OFFERED, COPYING };
 
 struct mpirma_offer {
@@ -238,6 +244,23 @@ static int copy_chunks(struct mpirma_offer *o)
 	return 0;
 }
 
+/*
+ * Waits until the @claimed chunks of @o are copied.  A helper's chunk ends
+ * within about one chunk's copy of the taker's own: spin that long first,
+ * since a sleep and its wake-up cost more (perf, osu_bibw at 64 KiB under
+ * QEMU: 14% of the CPUs idle; osu_bw 64 KiB-1 MiB 19-39% faster with the
+ * spin, one boot, five launches each).
+ */
+static void take_wait_helpers(struct mpirma_offer *o, u32 claimed)
+{
+	u64 end = ktime_get_ns() + TAKE_SPIN_NS;
+
+	while (atomic_read(&o->chunks_done) < claimed && !need_resched() &&
+	       ktime_get_ns() < end)
+		cpu_relax();
+	wait_var_event(&o->chunks_done, atomic_read(&o->chunks_done) >= claimed);
+}
+
 #define ANY_PEER	U32_MAX
 
 /*
@@ -334,7 +357,7 @@ int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	pinned_dirty = true;
 	/* Stop the helpers (after a signal), then wait for what they claimed. */
 	claimed = min_t(u32, atomic_xchg(&o->next_chunk, o->nchunks), o->nchunks);
-	wait_var_event(&o->chunks_done, atomic_read(&o->chunks_done) >= claimed);
+	take_wait_helpers(o, claimed);
 	arg->copied = ret ? 0 : n;
 	arg->msg_len = o->len;
 	xa_erase(&job->offers, arg->id);
