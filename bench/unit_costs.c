@@ -4,12 +4,13 @@
  * paths are made of: a call and its return (to the same page of code and
  * to another), a branch not taken, a load, a full fence, a copy (also of
  * 8 KiB to a destination 8 bytes past its source's page offset; of 16 KiB
- * by three ways of copying), a short sleep.  Every figure in make bench comes from QEMU's emulation (TCG),
- * where these costs are not in the proportions of hardware: a return or a
- * jump to another page of code is a lookup in the emulator's table, a copy
- * runs at a tenth of memory speed, and a sleep takes tens of microseconds
- * however short.  Run on the host and in the VM (make bench-costs), the
- * two columns say how far a ratio measured in the VM carries to hardware.
+ * by three ways of copying), a short sleep.  Every figure in make bench
+ * comes from QEMU's emulation (TCG), where these costs are not in the
+ * proportions of hardware: a return or a jump to another page of code is a
+ * lookup in the emulator's table, a copy runs at a tenth of memory speed,
+ * and a sleep takes tens of microseconds however short.  Run on the host
+ * and in the VM (make bench-costs), the two columns say how far a ratio
+ * measured in the VM carries to hardware.
  *
  * Usage: unit_costs [--quick] [--against FILE]; prints "name ns" lines,
  * or with --against (a file of an earlier run) both columns and their

@@ -81,7 +81,6 @@ int shmq_kmsg_recv(unsigned int flags, uint32_t peer, int tag, uint64_t ctx,
 
 /* ------------------------------------------------------------ entry */
 
-/* A send, synchronous when @sync (a token; shmq_sync.c). */
 /* A message of @len bytes sent (@ret 0): counted. */
 static int sent(int ret, size_t len)
 {
@@ -92,6 +91,7 @@ static int sent(int ret, size_t len)
 	return ret;
 }
 
+/* A send, synchronous when @sync (a token; shmq_sync.c). */
 static int msg_send(int job_rank, int tag, uint64_t ctx, const void *buf,
 		    size_t len, uint64_t sync)
 {
@@ -353,8 +353,7 @@ static int onecopy_setting(void)
 	if (n < 0)
 		return mpirma_err(MPI_ERR_OTHER, "MPIRMA_ONECOPY=%s: bytes from "
 				  "which messages go by one copy, 0 (never) "
-				  "to %u", v,
-				  ONECOPY_MAX);
+				  "to %u", v, ONECOPY_MAX);
 	shmq.onecopy = (uint64_t)n;
 	shmq.onecopy_nb = v && *v ? (uint64_t)n : ONECOPY_NB_DEFAULT;
 	return MPI_SUCCESS;

@@ -19,11 +19,12 @@
  *
  * One copy: a message of at least shmq.onecopy bytes (.onecopy_nb from a
  * nonblocking send) may instead go as a REC_OFFER unit naming a kernel
- * offer of the sender's pages (MPIRMA_IOC_MSG_OFFER).  A receive that matches it has the kernel copy
- * the pages into its buffer (MPIRMA_IOC_MSG_TAKE), saying so before
- * (struct shmq_ring.taking: the sender then helps it copy,
- * MPIRMA_IOC_MSG_HELP) and after (.taken); a sender that sees nobody take
- * it soon withdraws the offer and sends the data as REC_MORE units.  A
+ * offer of the sender's pages (MPIRMA_IOC_MSG_OFFER).  A receive that
+ * matches it has the kernel copy the pages into its buffer
+ * (MPIRMA_IOC_MSG_TAKE), saying so before (struct shmq_ring.taking: the
+ * sender then helps it copy, MPIRMA_IOC_MSG_HELP) and after (.taken); a
+ * sender that sees nobody take it soon withdraws the offer and sends the
+ * data as REC_MORE units.  A
  * nonblocking send's offer goes as a REC_RDV unit instead, never
  * withdrawn: the receiver takes it when it meets it and answers its token
  * (shmq_offer.c).
