@@ -799,13 +799,17 @@ static int irecv(void *buf, int count, MPI_Datatype datatype, int source,
 	int ret;
 
 	if (mpirma_lean_irecv(buf, count, datatype, source, tag, comm,
-			      request, &ret))
+			      request, &ret, &c))
 		return ret;
-	ret = recv_check(comm, count, datatype, source, tag, &c, &t);
-	if (!ret && !request)
-		ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
-	if (ret)
-		return ret;
+	if (c) {
+		t = mpirma_dtype_get(datatype);	/* checked by the lane */
+	} else {
+		ret = recv_check(comm, count, datatype, source, tag, &c, &t);
+		if (!ret && !request)
+			ret = mpirma_err(MPI_ERR_ARG, "request is NULL");
+		if (ret)
+			return ret;
+	}
 	ret = mpirma_p2p_post(c, buf, count, t, source, tag, &req);
 	if (!ret)
 		*request = req->handle;

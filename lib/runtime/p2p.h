@@ -118,10 +118,13 @@ bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 /*
  * MPI_Irecv's: the message already in the ring is taken into a request
  * made complete (true, *@ret its class: on an error nothing is taken);
- * false leaves the call to the general path, which posts the receive.
+ * false leaves the call to the general path, which posts the receive,
+ * without checking again when *@c is set: the arguments were the lane's
+ * case (a rank of communicator *@c, a contiguous predefined datatype).
  */
 bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
-		       int tag, MPI_Comm comm, MPI_Request *request, int *ret);
+		       int tag, MPI_Comm comm, MPI_Request *request, int *ret,
+		       struct mpirma_comm **c);
 /*
  * Are a receive's arguments valid, and its case one the lane may take
  * (once nothing posted or unexpected stands in its way)?  MPI_Sendrecv

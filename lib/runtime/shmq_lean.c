@@ -141,16 +141,18 @@ static const struct shmq_rec *lean_match(uint32_t src, int32_t tag,
 
 /*
  * The unit a receive may take by the lane, from job rank *@src, with no
- * receive posted that it could be owed to (lean_match()).  Else NULL.
+ * receive posted that it could be owed to (lean_match()).  Else NULL;
+ * *@cp is the communicator when the arguments are the lane's case.
  */
 static const struct shmq_rec *lean_find(int count, MPI_Datatype dt,
 					int source, int tag, MPI_Comm comm,
-					bool wait, uint32_t *src)
+					bool wait, uint32_t *src,
+					struct mpirma_comm **cp)
 {
 	struct mpirma_comm *c;
 	size_t cap;
 
-	c = lean_recv_args(count, dt, source, tag, comm, &cap);
+	*cp = c = lean_recv_args(count, dt, source, tag, comm, &cap);
 	if (!c || mpirma_p2p_posted())
 		return NULL;
 	*src = (uint32_t)mpirma_comm_job_rank(c, source);
@@ -199,10 +201,11 @@ bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 		      int tag, MPI_Comm comm, MPI_Status *status)
 {
 	const struct shmq_rec *r;
+	struct mpirma_comm *c;
 	struct shmq_rec h;
 	uint32_t src;
 
-	r = lean_find(count, dt, source, tag, comm, true, &src);
+	r = lean_find(count, dt, source, tag, comm, true, &src, &c);
 	if (!r)
 		return false;
 	lean_take(src, r, buf, &h);
@@ -212,13 +215,15 @@ bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 
 /* p2p.h */
 bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
-		       int tag, MPI_Comm comm, MPI_Request *request, int *ret)
+		       int tag, MPI_Comm comm, MPI_Request *request, int *ret,
+		       struct mpirma_comm **c)
 {
 	const struct shmq_rec *r;
 	struct shmq_rec h;
 	uint32_t src;
 
-	r = request ? lean_find(count, dt, source, tag, comm, false, &src) :
+	*c = NULL;
+	r = request ? lean_find(count, dt, source, tag, comm, false, &src, c) :
 		      NULL;
 	if (!r)
 		return false;
