@@ -55,10 +55,10 @@ int mpirma_handle_alloc(enum mpirma_hkind kind, void *obj)
 		/* The table is full of handed-out slots: reuse a freed one. */
 		if (t->live == t->cap)
 			return 0;
-		for (i = t->cursor; *mpirma_handle_slot(t, i);
-		     i = (i + 1) % t->cap)
-			;
-		t->cursor = (i + 1) % t->cap;
+		for (i = t->cursor; *mpirma_handle_slot(t, i);)
+			if (++i == t->cap)
+				i = 0;
+		t->cursor = i + 1 == t->cap ? 0 : i + 1;
 		__atomic_store_n(mpirma_handle_slot(t, i), obj,
 				 __ATOMIC_RELEASE);
 	}

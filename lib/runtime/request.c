@@ -143,21 +143,34 @@ static const struct mpirma_request_ops done_ops = {
 	.progress = done_progress,
 };
 
-int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
-			    MPI_Request *out)
+/* A request complete already; NULL out of memory (the cause recorded). */
+static struct mpirma_request *done_new(MPI_Comm comm, MPI_Win win, int error,
+				       MPI_Request *out)
 {
-	MPIRMA_LOCK_GUARD();	/* the RMA calls come here without it */
 	struct mpirma_request *r;
-	int ret = mpirma_request_alloc(sizeof(*r), &done_ops, &r);
 
-	if (ret)
-		return ret;
+	if (mpirma_request_alloc(sizeof(*r), &done_ops, &r))
+		return NULL;
 	r->comm = comm;
 	r->win = win;
 	r->status.MPI_ERROR = error;
 	r->done = 1;
 	*out = r->handle;
-	return MPI_SUCCESS;
+	return r;
+}
+
+int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
+			    MPI_Request *out)
+{
+	MPIRMA_LOCK_GUARD();	/* the RMA calls come here without it */
+
+	return done_new(comm, win, error, out) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* request.h */
+struct mpirma_request *mpirma_request_recvd(MPI_Comm comm, MPI_Request *out)
+{
+	return done_new(comm, MPI_WIN_NULL, MPI_SUCCESS, out);
 }
 
 /*
@@ -380,6 +393,9 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status sts[],
 			if (st)
 				mpirma_status_user(st, MPI_ANY_SOURCE,
 						   MPI_ANY_TAG, 0);
+		} else if (r == &send_done) {	/* OSU's windows: half of them */
+			mpirma_status_out(st, &r->status);
+			reqs[i] = MPI_REQUEST_NULL;
 		} else {
 			if (wait)
 				mpirma_request_progress(r, 1);

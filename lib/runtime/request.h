@@ -43,6 +43,11 @@ void mpirma_request_complete(struct mpirma_request *r, int source, int tag,
  */
 int mpirma_request_new_done(MPI_Comm comm, MPI_Win win, int error,
 			    MPI_Request *out);
+/*
+ * The same for a receive on @comm complete at its call, under the library
+ * lock: the request, to fill its status, or NULL (MPI_ERR_NO_MEM recorded).
+ */
+struct mpirma_request *mpirma_request_recvd(MPI_Comm comm, MPI_Request *out);
 
 /*
  * One non-blocking pass over everything that can progress: posted

@@ -218,6 +218,7 @@ bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
 		       int tag, MPI_Comm comm, MPI_Request *request, int *ret,
 		       struct mpirma_comm **c)
 {
+	struct mpirma_request *req;
 	const struct shmq_rec *r;
 	struct shmq_rec h;
 	uint32_t src;
@@ -228,12 +229,14 @@ bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
 	if (!r)
 		return false;
 	/* The request first: without one the message stays where it is. */
-	*ret = mpirma_request_new_done(comm, MPI_WIN_NULL, MPI_SUCCESS,
-				       request);
-	if (*ret)
+	req = mpirma_request_recvd(comm, request);
+	if (!req) {
+		*ret = MPI_ERR_NO_MEM;
 		return true;
+	}
+	*ret = MPI_SUCCESS;
 	lean_take(src, r, buf, &h);
-	mpirma_status_set(&mpirma_request_get(*request)->status, source, h.tag,
-			  MPI_SUCCESS, (MPI_Count)h.len);
+	mpirma_status_set(&req->status, source, h.tag, MPI_SUCCESS,
+			  (MPI_Count)h.len);
 	return true;
 }
