@@ -591,7 +591,7 @@ flush_fast(MPI_Win win, int rank, bool all, bool local, const char *fn,
 	return hy_raise(w->host, hy_inner(ret), fn);
 }
 
-HY_HOT int MPI_Win_flush(int rank, MPI_Win win)
+HY_PAIR(Win_flush) int MPI_Win_flush(int rank, MPI_Win win)
 {
 	struct hy_win *w = hy_win_cached(win);
 

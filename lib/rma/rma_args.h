@@ -85,10 +85,20 @@ struct mpirma_window *mpirma_lean_window(int win);
  * page boundary their time depended on where the link happened to cut
  * them: fetch-and-op under MPICH + layer took 0.27 us against 0.19 under
  * Open MPI + layer, with the same instructions.  On hardware this costs
- * some padding, nothing else.  The layer's own calls use it too (HY_HOT).
+ * some padding, nothing else.
  */
 #define MPIRMA_HOT_TEXT(align) \
 	__attribute__((section(".text.hot.mpirma"), aligned(align)))
+
+/*
+ * A call of the layer's fast lane (part "0", starting a page) and the
+ * engine's code it jumps to (part "1", right after it), in one page, so
+ * that the jump is chained too: GNU ld places the sections .text.sorted.*
+ * in the order of their names, across objects.
+ */
+#define MPIRMA_PAIR_TEXT(name, part, align)				\
+	__attribute__((section(".text.sorted.mpirma." #name "." part),	\
+		       aligned(align)))
 
 /*
  * The layer's entries (lib/rma/rma_entry.c, win_sync.c): MPI_NAME (the
@@ -98,9 +108,9 @@ struct mpirma_window *mpirma_lean_window(int win);
  * handler and then mpirma_at_done().  They take the arguments of the
  * MPI call they serve, in its order, with @aw for the window, so that the
  * layer's MPI_NAME ends with a jump to the entry, whose return is the
- * call's.  Each plain one starts a page of its own (all are under 4 KiB).
+ * call's.  Each follows the layer's MPI_NAME (HY_PAIR) in its page.
  */
-#define MPIRMA_AT_ENTRY MPIRMA_HOT_TEXT(4096)
+#define MPIRMA_AT_ENTRY(name) MPIRMA_PAIR_TEXT(name, "1", 64)
 
 /* An engine window as the entries take it. */
 struct mpirma_at_win {
@@ -222,6 +232,13 @@ int mpirma_win_fence_counted(int win);
  * host message would not wake them.
  */
 void mpirma_set_host_progress(void (*fn)(void));
+
+/*
+ * What the engine's MPI_Wtime subtracts from CLOCK_MONOTONIC, in ns
+ * (lib/base/wtime.c): the layer sets its host's origin there once, before
+ * the engine starts (hybrid/wtime.c).
+ */
+extern int64_t mpirma_wtime_shift;
 
 /*
  * The bodies of the communication calls and the flushes (rma.c,

@@ -206,10 +206,10 @@ hot int mpirma_at_##fn(const struct mpirma_at_win *aw,			\
 			      "MPI_" #fn);				\
 }
 
-/* The plain call's on a page of its own, the large-count form's beside. */
+/* Each in the page of the layer's call (MPIRMA_AT_ENTRY). */
 #define RMA_AT_FORMS(name, k)						\
-	RMA_DEFINE_AT(name, k, name, MPIRMA_AT_ENTRY)			\
-	RMA_DEFINE_AT(name, k, name##_c, MPIRMA_HOT_TEXT(64))
+	RMA_DEFINE_AT(name, k, name, MPIRMA_AT_ENTRY(name))		\
+	RMA_DEFINE_AT(name, k, name##_c, MPIRMA_AT_ENTRY(name##_c))
 
 RMA_AT_FORMS(Put, PUT)
 RMA_AT_FORMS(Get, GET)
@@ -258,7 +258,7 @@ static __always_inline int fop_call(struct mpirma_window *lw,
 			   target_disp, op, win);
 }
 
-MPIRMA_AT_ENTRY int
+MPIRMA_AT_ENTRY(Fetch_and_op) int
 mpirma_at_Fetch_and_op(const struct mpirma_at_win *aw, const void *origin_addr,
 		       void *result_addr, MPI_Datatype datatype,
 		       int target_rank, MPI_Aint target_disp, MPI_Op op)
@@ -305,7 +305,7 @@ static __always_inline int cas_call(struct mpirma_window *lw,
 			   target_rank, target_disp, win);
 }
 
-MPIRMA_AT_ENTRY int
+MPIRMA_AT_ENTRY(Compare_and_swap) int
 mpirma_at_Compare_and_swap(const struct mpirma_at_win *aw,
 			   const void *origin_addr, const void *compare_addr,
 			   void *result_addr, MPI_Datatype datatype,

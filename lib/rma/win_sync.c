@@ -478,7 +478,7 @@ static __always_inline int flush_call(struct mpirma_window *lw, int rank,
 	return flush_entry(rank, false, win, "MPI_Win_flush");
 }
 
-MPIRMA_AT_ENTRY int
+MPIRMA_AT_ENTRY(Win_flush) int
 mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank)
 {
 	return mpirma_at_done(aw, flush_call(aw->lw, rank, aw->win),
