@@ -427,7 +427,7 @@ static __attribute__((noinline)) int rma_slow_##NAME(PARAMS(COUNT))	\
 	HY_RMA_RUN(NAME, FIELDS, ARGS, NULL);				\
 }									\
 									\
-HY_PAIR(NAME) int MPI_##NAME(PARAMS(COUNT))					\
+HY_PAIR(NAME) int MPI_##NAME(PARAMS(COUNT))				\
 {									\
 	HY_RMA_FAST(COUNT, FIELDS, true);				\
 	return rma_slow_##NAME ARGS;					\
