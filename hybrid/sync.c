@@ -355,17 +355,19 @@ lock_general(int lock_type, int rank, int assert, MPI_Win win)
 					 w->inner), "MPI_Win_lock");
 }
 
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+/* The lane ends with a jump to the engine's entry, in this page. */
+HY_PAIR(Win_lock) int MPI_Win_lock(int lock_type, int rank, int assert,
+				   MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w && rank != MPI_PROC_NULL &&
 	    (lock_type == MPI_LOCK_EXCLUSIVE || lock_type == MPI_LOCK_SHARED))
-		return lane_end(w, MPII_Win_lock(lock_type == MPI_LOCK_EXCLUSIVE ?
-						 MPII_LOCK_EXCLUSIVE :
-						 MPII_LOCK_SHARED, rank,
-						 hy_assert(assert), w->inner),
-				"MPI_Win_lock");
+		return mpirma_at_Win_lock(&w->at,
+					  lock_type == MPI_LOCK_EXCLUSIVE ?
+					  MPII_LOCK_EXCLUSIVE :
+					  MPII_LOCK_SHARED, rank,
+					  hy_assert(assert));
 	return lock_general(lock_type, rank, assert, win);
 }
 
@@ -406,13 +408,12 @@ static __attribute__((noinline)) int unlock_general(int rank, MPI_Win win)
 			"MPI_Win_unlock");
 }
 
-int MPI_Win_unlock(int rank, MPI_Win win)
+HY_PAIR(Win_unlock) int MPI_Win_unlock(int rank, MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w && rank != MPI_PROC_NULL)
-		return lane_end(w, MPII_Win_unlock(rank, w->inner),
-				"MPI_Win_unlock");
+		return mpirma_at_Win_unlock(&w->at, rank);
 	return unlock_general(rank, win);
 }
 

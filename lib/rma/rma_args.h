@@ -151,6 +151,10 @@ int mpirma_at_Compare_and_swap(const struct mpirma_at_win *aw,
 			       const void *oaddr, const void *caddr,
 			       void *raddr, int type, int trank, long tdisp);
 int mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank);
+/* @lock_type and @assert as the engine's mpi.h has them */
+int mpirma_at_Win_lock(const struct mpirma_at_win *aw, int lock_type,
+		       int rank, int assert);
+int mpirma_at_Win_unlock(const struct mpirma_at_win *aw, int rank);
 
 /*
  * The end of an entry for the layer @fn on @aw that the lanes left at

@@ -332,6 +332,24 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 }
 MPIRMA_ALIAS(Win_lock)
 
+/*
+ * The layer's lane of MPI_Win_lock and MPI_Win_unlock (rma_args.h): the
+ * call's body on the window of @aw, a failure raised as the public entry
+ * raises it and then handed to mpirma_at_done().
+ */
+MPIRMA_AT_ENTRY(Win_lock) int
+mpirma_at_Win_lock(const struct mpirma_at_win *aw, int lock_type, int rank,
+		   int assert)
+{
+	int ret = mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING) ?
+		  mpirma_not_running("MPI_Win_lock") :
+		  mpirma_raise_win(aw->win, win_lock(lock_type, rank, assert,
+						     aw->win),
+				   "MPI_Win_lock", NULL);
+
+	return mpirma_at_done(aw, ret, "MPI_Win_lock");
+}
+
 static int win_unlock(int rank, MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
@@ -362,6 +380,17 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 	return mpirma_raise_win(win, win_unlock(rank, win), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_unlock)
+
+MPIRMA_AT_ENTRY(Win_unlock) int
+mpirma_at_Win_unlock(const struct mpirma_at_win *aw, int rank)
+{
+	int ret = mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING) ?
+		  mpirma_not_running("MPI_Win_unlock") :
+		  mpirma_raise_win(aw->win, win_unlock(rank, aw->win),
+				   "MPI_Win_unlock", NULL);
+
+	return mpirma_at_done(aw, ret, "MPI_Win_unlock");
+}
 
 static int win_lock_all(int assert, MPI_Win win)
 {
