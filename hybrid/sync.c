@@ -455,14 +455,12 @@ static __attribute__((noinline)) int lock_all_general(int assert, MPI_Win win)
 			"MPI_Win_lock_all");
 }
 
-int MPI_Win_lock_all(int assert, MPI_Win win)
+HY_PAIR(Win_lock_all) int MPI_Win_lock_all(int assert, MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w)
-		return lane_end(w, MPII_Win_lock_all(hy_assert(assert),
-						     w->inner),
-				"MPI_Win_lock_all");
+		return mpirma_at_Win_lock_all(&w->at, hy_assert(assert));
 	return lock_all_general(assert, win);
 }
 
@@ -491,13 +489,12 @@ static __attribute__((noinline)) int unlock_all_general(MPI_Win win)
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
 }
 
-int MPI_Win_unlock_all(MPI_Win win)
+HY_PAIR(Win_unlock_all) int MPI_Win_unlock_all(MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w)
-		return lane_end(w, MPII_Win_unlock_all(w->inner),
-				"MPI_Win_unlock_all");
+		return mpirma_at_Win_unlock_all(&w->at);
 	return unlock_all_general(win);
 }
 

@@ -155,6 +155,8 @@ int mpirma_at_Win_flush(const struct mpirma_at_win *aw, int rank);
 int mpirma_at_Win_lock(const struct mpirma_at_win *aw, int lock_type,
 		       int rank, int assert);
 int mpirma_at_Win_unlock(const struct mpirma_at_win *aw, int rank);
+int mpirma_at_Win_lock_all(const struct mpirma_at_win *aw, int assert);
+int mpirma_at_Win_unlock_all(const struct mpirma_at_win *aw);
 
 /*
  * The end of an entry for the layer @fn on @aw that the lanes left at

@@ -333,21 +333,22 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 MPIRMA_ALIAS(Win_lock)
 
 /*
- * The layer's lane of MPI_Win_lock and MPI_Win_unlock (rma_args.h): the
- * call's body on the window of @aw, a failure raised as the public entry
- * raises it and then handed to mpirma_at_done().
+ * The layer's lane of a synchronization call @fn (rma_args.h): @body on
+ * the window of @aw, a failure raised as the public entry raises it and
+ * then handed to mpirma_at_done().
  */
+#define SYNC_AT(aw, fn, body)						\
+	mpirma_at_done(aw, mpirma_unlikely(mpirma_proc.state !=		\
+					   MPIRMA_STATE_RUNNING) ?	\
+		       mpirma_not_running(fn) :				\
+		       mpirma_raise_win((aw)->win, (body), fn, NULL), fn)
+
 MPIRMA_AT_ENTRY(Win_lock) int
 mpirma_at_Win_lock(const struct mpirma_at_win *aw, int lock_type, int rank,
 		   int assert)
 {
-	int ret = mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING) ?
-		  mpirma_not_running("MPI_Win_lock") :
-		  mpirma_raise_win(aw->win, win_lock(lock_type, rank, assert,
-						     aw->win),
-				   "MPI_Win_lock", NULL);
-
-	return mpirma_at_done(aw, ret, "MPI_Win_lock");
+	return SYNC_AT(aw, "MPI_Win_lock",
+		       win_lock(lock_type, rank, assert, aw->win));
 }
 
 static int win_unlock(int rank, MPI_Win win)
@@ -384,12 +385,7 @@ MPIRMA_ALIAS(Win_unlock)
 MPIRMA_AT_ENTRY(Win_unlock) int
 mpirma_at_Win_unlock(const struct mpirma_at_win *aw, int rank)
 {
-	int ret = mpirma_unlikely(mpirma_proc.state != MPIRMA_STATE_RUNNING) ?
-		  mpirma_not_running("MPI_Win_unlock") :
-		  mpirma_raise_win(aw->win, win_unlock(rank, aw->win),
-				   "MPI_Win_unlock", NULL);
-
-	return mpirma_at_done(aw, ret, "MPI_Win_unlock");
+	return SYNC_AT(aw, "MPI_Win_unlock", win_unlock(rank, aw->win));
 }
 
 static int win_lock_all(int assert, MPI_Win win)
@@ -428,6 +424,12 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 }
 MPIRMA_ALIAS(Win_lock_all)
 
+MPIRMA_AT_ENTRY(Win_lock_all) int
+mpirma_at_Win_lock_all(const struct mpirma_at_win *aw, int assert)
+{
+	return SYNC_AT(aw, "MPI_Win_lock_all", win_lock_all(assert, aw->win));
+}
+
 static int win_unlock_all(MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
@@ -450,6 +452,12 @@ int PMPI_Win_unlock_all(MPI_Win win)
 	return mpirma_raise_win(win, win_unlock_all(win), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_unlock_all)
+
+MPIRMA_AT_ENTRY(Win_unlock_all) int
+mpirma_at_Win_unlock_all(const struct mpirma_at_win *aw)
+{
+	return SYNC_AT(aw, "MPI_Win_unlock_all", win_unlock_all(aw->win));
+}
 
 /*
  * rma_args.h: the four flushes: one target @rank, or every target (@all).
