@@ -71,11 +71,10 @@
 #endif
 
 /*
- * The plain RMA calls and their flushes, the fast lanes of programs' inner
- * loops: beside the engine's entries for them (MPIRMA_HOT_TEXT), each
- * within one page (none is 512 bytes long).  HY_PAIR(NAME): MPI_NAME,
- * which ends with a jump to the engine's MPIRMA_AT_ENTRY(NAME), starts the
- * page that entry follows it in.
+ * The fast lanes of programs' inner loops.  HY_PAIR(NAME): MPI_NAME, which
+ * ends with a jump to the engine's MPIRMA_AT_ENTRY(NAME), starts the page
+ * that entry follows it in.  HY_HOT: the others, at the start of the text,
+ * each within one page (none is 512 bytes long).
  */
 #define HY_HOT MPIRMA_HOT_TEXT(512)
 #define HY_PAIR(name) MPIRMA_PAIR_TEXT(name, "0", 4096)

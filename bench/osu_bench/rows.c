@@ -196,9 +196,10 @@ static inline void osu_clock(void)
  * them: the call and its flush between OSU's two clock reads and nothing
  * else per iteration but the verification's sequence numbers, in blocks
  * of OSU_BLOCK between checks of the budget.  OSU_BLOCK divides TRI_HALF,
- * so an accumulate's addend changes only between blocks; puts under
- * -s lock and lock_all the same way (osu_lock_loop()).  At rank 0,
- * inside the held lock; returns the iterations run (0: not such a row).
+ * so an accumulate's addend changes only between blocks.  Puts under -s
+ * lock and lock_all run the same way, the epoch (a shared lock, as OSU's)
+ * around the put between the clock reads.  At rank 0 (under -s flush
+ * inside the held lock); returns the iterations run (0: not such a row).
  */
 #define OSU_BLOCK	20
 
@@ -210,61 +211,39 @@ static inline void osu_clock(void)
 			(rc) = e_;					\
 	} while (0)
 
-/*
- * A put under -s lock or lock_all as OSU 7.4's loop runs it: the epoch
- * around the put, between the two clock reads (a shared lock, as OSU's).
- */
-static long osu_lock_loop(struct row *r, long iters, double budget,
-			  double t0)
-{
-	const MPI_Win w = r->wn->w;
-	const int n = (int)r->bytes;
-	const MPI_Aint d = disp(r, 1, 0);
-	const bool all = r->sync == S_LOCK_ALL;
-	int rc = MPI_SUCCESS, j;
-	long i = 0;
-
-	while (i < iters && rc == MPI_SUCCESS) {
-		for (j = 0; j < OSU_BLOCK; j++) {
-			uint64_t k = ++r->issued;
-
-			memcpy(sbuf, &k, sizeof(k));
-			osu_clock();
-			KEEP(rc, all ? MPI_Win_lock_all(0, w) :
-			     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
-			KEEP(rc, MPI_Put(sbuf, n, MPI_CHAR, 1, d, n, MPI_CHAR, w));
-			KEEP(rc, all ? MPI_Win_unlock_all(w) : MPI_Win_unlock(1, w));
-			osu_clock();
-		}
-		i += OSU_BLOCK;
-		if (now() - t0 >= budget)
-			break;
-	}
-	check_rc(r, rc, "an epoch or its put");
-	return i;
-}
-
 static long osu_loop(struct row *r, long iters, double budget, double t0)
 {
 	const MPI_Win w = r->wn->w;
 	const MPI_Datatype dt = r->dt;
 	const int n = (int)r->bytes, cnt = r->count;
 	const MPI_Aint d = disp(r, 1, 0);
+	const bool epoch = r->sync != S_FLUSH, all = r->sync == S_LOCK_ALL;
 	int rc = MPI_SUCCESS, j;
 	long i = 0;
 
 	if (is_bw(r->op) || r->issued % OSU_BLOCK)
 		return 0;
-	if (r->sync == S_LOCK || r->sync == S_LOCK_ALL)
-		return r->op == OP_PUT ? osu_lock_loop(r, iters, budget, t0) : 0;
-	if (r->sync != S_FLUSH)
+	if (epoch && (r->op != OP_PUT || (!all && r->sync != S_LOCK)))
 		return 0;
 	while (i < iters && rc == MPI_SUCCESS) {
 		const void *add = step_up(r->issued + 1) ? ones : minus;
 
 		switch (r->op) {
 		case OP_PUT:
-			for (j = 0; j < OSU_BLOCK; j++) {
+			/* -s lock or lock_all: the epoch around the put */
+			for (j = 0; j < OSU_BLOCK && epoch; j++) {
+				uint64_t k = ++r->issued;
+
+				memcpy(sbuf, &k, sizeof(k));
+				osu_clock();
+				KEEP(rc, all ? MPI_Win_lock_all(0, w) :
+				     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
+				KEEP(rc, MPI_Put(sbuf, n, MPI_CHAR, 1, d, n, MPI_CHAR, w));
+				KEEP(rc, all ? MPI_Win_unlock_all(w) :
+				     MPI_Win_unlock(1, w));
+				osu_clock();
+			}
+			for (j = 0; j < OSU_BLOCK && !epoch; j++) {
 				uint64_t k = ++r->issued;
 
 				memcpy(sbuf, &k, sizeof(k));
@@ -327,7 +306,8 @@ static long osu_loop(struct row *r, long iters, double budget, double t0)
 		if (now() - t0 >= budget)
 			break;
 	}
-	check_rc(r, rc, "an operation or MPI_Win_flush");
+	check_rc(r, rc, epoch ? "an epoch or its put" :
+		 "an operation or MPI_Win_flush");
 	return i;
 }
 

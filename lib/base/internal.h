@@ -65,12 +65,6 @@ static inline int64_t mpirma_clock_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/*
- * Nanoseconds MPI_Wtime subtracts from that clock: 0, but under the layer
- * its host's origin (hybrid/wtime.c), set before the engine's first wait.
- */
-extern int64_t mpirma_wtime_shift;
-
 /* ------------------------------------------------------------ threads */
 
 /* MPI_THREAD_MULTIPLE was granted: API calls take the library lock. */

@@ -21,6 +21,15 @@
 
 int64_t mpirma_wtime_shift;
 
+/*
+ * MPI_Wtime's answer for @ns of CLOCK_MONOTONIC, shifted in integers: QEMU
+ * runs each floating-point instruction as a call.
+ */
+static inline double wtime_seconds(int64_t ns)
+{
+	return (double)(ns - mpirma_wtime_shift) * 1e-9;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 #define WTIME_RECHECK	1024	/* anchors (milliseconds) between reads */
 
@@ -66,10 +75,9 @@ static __attribute__((noinline)) double wtime_other(int how)
 		      clocksource_is_tsc() ? 1 : 2;
 		__atomic_store_n(&wtime_how, how, __ATOMIC_RELAXED);
 		if (how == 1)
-			return (double)(tsc_clock_ns(&wtime_clock) -
-					mpirma_wtime_shift) * 1e-9;
+			return wtime_seconds(tsc_clock_ns(&wtime_clock));
 	}
-	return (double)(TSC_CLOCK_NS() - mpirma_wtime_shift) * 1e-9;
+	return wtime_seconds(TSC_CLOCK_NS());
 }
 
 /* After the layer's MPI_Wtime, which jumps here, in its page. */
@@ -77,16 +85,14 @@ MPIRMA_AT_ENTRY(Wtime) double PMPI_Wtime(void)
 {
 	int how = __atomic_load_n(&wtime_how, __ATOMIC_RELAXED);
 
-	/* in integers: QEMU runs each floating-point instruction as a call */
 	if (mpirma_likely(how == 1))
-		return (double)(tsc_clock_ns(&wtime_clock) -
-				mpirma_wtime_shift) * 1e-9;
+		return wtime_seconds(tsc_clock_ns(&wtime_clock));
 	return wtime_other(how);
 }
 #else
 double PMPI_Wtime(void)
 {
-	return (double)(mpirma_clock_ns() - mpirma_wtime_shift) * 1e-9;
+	return wtime_seconds(mpirma_clock_ns());
 }
 #endif
 MPIRMA_ALIAS(Wtime)
