@@ -440,25 +440,12 @@ void hy_group_forget(struct hy_win *w, int slot)
  * hybrid/fortran.list): a group handle the program has not freed since
  * it was cached still names the same members, as groups never change.
  */
-static unsigned int hy_group_frees;
+unsigned int hy_group_frees;
 
 int MPI_Group_free(MPI_Group *group)
 {
 	__atomic_fetch_add(&hy_group_frees, 1, __ATOMIC_RELAXED);
 	return PMPI_Group_free(group);
-}
-
-/*
- * @group is the handle the slot's group came from, not freed since: no
- * compare (Open MPI's PMPI_Group_compare is 170 instructions, 40% of what
- * the layer added to a start, put and complete).
- */
-static bool group_same_handle(const struct hy_win *w, int slot,
-			      MPI_Group group)
-{
-	return group != MPI_GROUP_NULL && group == w->pscw[slot].prog &&
-	       w->pscw[slot].frees ==
-	       __atomic_load_n(&hy_group_frees, __ATOMIC_RELAXED);
 }
 
 int hy_group_cached(struct hy_win *w, int slot, MPI_Group group,
@@ -469,7 +456,7 @@ int hy_group_cached(struct hy_win *w, int slot, MPI_Group group,
 	int same = MPI_UNEQUAL, ret;
 	MPI_Group copy;
 
-	if (group_same_handle(w, slot, group)) {
+	if (hy_group_hit(w, slot, group)) {
 		*out = w->pscw[slot].inner;
 		return MPI_SUCCESS;
 	}

@@ -110,12 +110,6 @@ static inline struct hy_win *sync_lane(MPI_Win win)
 	return hy.threads ? NULL : hy_win_fast(win);
 }
 
-/* The end of a lane's call: the engine's @code, raised as the host's. */
-static inline int lane_end(const struct hy_win *w, int code, const char *fn)
-{
-	return hy_raise(w->host, hy_inner(code), fn);
-}
-
 /*
  * Is a passive-target epoch open to window rank @rank of a window that
  * spans nodes (-1: to any rank; @all: MPI_Win_lock_all's counts)?  A rank
@@ -275,13 +269,12 @@ static __attribute__((noinline)) int fence_general(int assert, MPI_Win win)
 	return node_fence(w, assert);
 }
 
-int MPI_Win_fence(int assert, MPI_Win win)
+HY_PAIR(Win_fence) int MPI_Win_fence(int assert, MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w && w->counted)
-		return lane_end(w, MPII_Win_fence(hy_assert(assert), w->inner),
-				"MPI_Win_fence");
+		return mpirma_at_Win_fence(&w->at, hy_assert(assert));
 	return fence_general(assert, win);
 }
 
@@ -661,13 +654,14 @@ post_general(MPI_Group group, int assert, MPI_Win win)
 			  "MPI_Win_post");
 }
 
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+/* The lane takes a group the window's cache has (with_group() fills it). */
+HY_PAIR(Win_post) int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
-	if (w)
-		return with_group(w, 0, group, assert, MPII_Win_post,
-				  "MPI_Win_post");
+	if (w && hy_group_hit(w, 0, group))
+		return mpirma_at_Win_post(&w->at, w->pscw[0].inner,
+					  hy_assert(assert));
 	return post_general(group, assert, win);
 }
 
@@ -688,13 +682,13 @@ start_general(MPI_Group group, int assert, MPI_Win win)
 			  "MPI_Win_start");
 }
 
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+HY_PAIR(Win_start) int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
-	if (w)
-		return with_group(w, 1, group, assert, MPII_Win_start,
-				  "MPI_Win_start");
+	if (w && hy_group_hit(w, 1, group))
+		return mpirma_at_Win_start(&w->at, w->pscw[1].inner,
+					   hy_assert(assert));
 	return start_general(group, assert, win);
 }
 
@@ -713,12 +707,12 @@ static __attribute__((noinline)) int complete_general(MPI_Win win)
 	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
 }
 
-int MPI_Win_complete(MPI_Win win)
+HY_PAIR(Win_complete) int MPI_Win_complete(MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w)
-		return lane_end(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
+		return mpirma_at_Win_complete(&w->at);
 	return complete_general(win);
 }
 
@@ -734,12 +728,12 @@ static __attribute__((noinline)) int wait_general(MPI_Win win)
 	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
 }
 
-int MPI_Win_wait(MPI_Win win)
+HY_PAIR(Win_wait) int MPI_Win_wait(MPI_Win win)
 {
 	struct hy_win *w = sync_lane(win);
 
 	if (w)
-		return lane_end(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
+		return mpirma_at_Win_wait(&w->at);
 	return wait_general(win);
 }
 

@@ -157,6 +157,13 @@ int mpirma_at_Win_lock(const struct mpirma_at_win *aw, int lock_type,
 int mpirma_at_Win_unlock(const struct mpirma_at_win *aw, int rank);
 int mpirma_at_Win_lock_all(const struct mpirma_at_win *aw, int assert);
 int mpirma_at_Win_unlock_all(const struct mpirma_at_win *aw);
+int mpirma_at_Win_fence(const struct mpirma_at_win *aw, int assert);
+/* @group an engine group */
+int mpirma_at_Win_post(const struct mpirma_at_win *aw, int group, int assert);
+int mpirma_at_Win_start(const struct mpirma_at_win *aw, int group,
+			int assert);
+int mpirma_at_Win_complete(const struct mpirma_at_win *aw);
+int mpirma_at_Win_wait(const struct mpirma_at_win *aw);
 
 /*
  * The end of an entry for the layer @fn on @aw that the lanes left at

@@ -19,6 +19,7 @@
 #include "runtime.h"
 #include "request.h"
 #include "p2p.h"
+#include "rma_args.h"
 #include "win.h"
 #include "win_sync.h"
 
@@ -236,6 +237,12 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 }
 MPIRMA_ALIAS(Win_post)
 
+MPIRMA_AT_ENTRY(Win_post) int
+mpirma_at_Win_post(const struct mpirma_at_win *aw, int group, int assert)
+{
+	return SYNC_AT(aw, "MPI_Win_post", win_post(group, assert, aw->win));
+}
+
 static int win_start(MPI_Group group, int assert, MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
@@ -286,6 +293,12 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 }
 MPIRMA_ALIAS(Win_start)
 
+MPIRMA_AT_ENTRY(Win_start) int
+mpirma_at_Win_start(const struct mpirma_at_win *aw, int group, int assert)
+{
+	return SYNC_AT(aw, "MPI_Win_start", win_start(group, assert, aw->win));
+}
+
 static int win_complete(MPI_Win win)
 {
 	struct mpirma_window *w = mpirma_window_check(win);
@@ -315,6 +328,12 @@ int PMPI_Win_complete(MPI_Win win)
 	return mpirma_raise_win(win, win_complete(win), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_complete)
+
+MPIRMA_AT_ENTRY(Win_complete) int
+mpirma_at_Win_complete(const struct mpirma_at_win *aw)
+{
+	return SYNC_AT(aw, "MPI_Win_complete", win_complete(aw->win));
+}
 
 /* Wait (@flag NULL) or test; MPI class (recorded). */
 static int win_wait(MPI_Win win, int *flag)
@@ -353,6 +372,12 @@ int PMPI_Win_wait(MPI_Win win)
 	return mpirma_raise_win(win, win_wait(win, NULL), MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_wait)
+
+MPIRMA_AT_ENTRY(Win_wait) int
+mpirma_at_Win_wait(const struct mpirma_at_win *aw)
+{
+	return SYNC_AT(aw, "MPI_Win_wait", win_wait(aw->win, NULL));
+}
 
 int PMPI_Win_test(MPI_Win win, int *flag)
 {

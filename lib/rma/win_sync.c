@@ -233,6 +233,12 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 }
 MPIRMA_ALIAS(Win_fence)
 
+MPIRMA_AT_ENTRY(Win_fence) int
+mpirma_at_Win_fence(const struct mpirma_at_win *aw, int assert)
+{
+	return SYNC_AT(aw, "MPI_Win_fence", win_fence(assert, aw->win, false));
+}
+
 int mpirma_win_fence_local(int assert, MPI_Win win, bool *counted)
 {
 	struct mpirma_window *w;
@@ -331,17 +337,6 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 				MPIRMA_FUNC, NULL);
 }
 MPIRMA_ALIAS(Win_lock)
-
-/*
- * The layer's lane of a synchronization call @fn (rma_args.h): @body on
- * the window of @aw, a failure raised as the public entry raises it and
- * then handed to mpirma_at_done().
- */
-#define SYNC_AT(aw, fn, body)						\
-	mpirma_at_done(aw, mpirma_unlikely(mpirma_proc.state !=		\
-					   MPIRMA_STATE_RUNNING) ?	\
-		       mpirma_not_running(fn) :				\
-		       mpirma_raise_win((aw)->win, (body), fn, NULL), fn)
 
 MPIRMA_AT_ENTRY(Win_lock) int
 mpirma_at_Win_lock(const struct mpirma_at_win *aw, int lock_type, int rank,

@@ -67,4 +67,15 @@ static inline int mpirma_first_err(int first, int next)
 	return first ? first : next;
 }
 
+/*
+ * The layer's lane of a synchronization call @fn (rma_args.h, which the
+ * user includes): @body on the window of @aw, a failure raised as the
+ * public entry raises it and then handed to mpirma_at_done().
+ */
+#define SYNC_AT(aw, fn, body)						\
+	mpirma_at_done(aw, mpirma_unlikely(mpirma_proc.state !=		\
+					   MPIRMA_STATE_RUNNING) ?	\
+		       mpirma_not_running(fn) :				\
+		       mpirma_raise_win((aw)->win, (body), fn, NULL), fn)
+
 #endif /* MPIRMA_LIB_WIN_SYNC_H */
