@@ -15,11 +15,13 @@
  * (hy_coll_serves); elsewhere they are the host's calls, at the host's
  * cost and at the program's thread level.  Where the node has more ranks
  * than CPUs (hy.crowded), or with hy.yield, the polls yield the CPU
- * between rounds.  Without agents and yield, each wait is the host's
- * blocking call.
+ * between rounds, and with hy.yield the program's MPI_Send and MPI_Recv
+ * of messages that go in pieces wait so too (poll_wait).  Without agents
+ * and yield, each wait is the host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
  */
+#include <limits.h>
 #include <sched.h>
 
 #include "agent.h"
@@ -28,6 +30,13 @@
 #include "net_host.h"
 #include "transport.h"
 #include "waits.h"
+
+/*
+ * Messages up to this many bytes keep the host's blocking call once the
+ * probe has seen them (a ping-pong to 8 KiB took no longer so); larger
+ * ones may go in pieces, each waiting for the peer (poll_wait).
+ */
+#define YIELD_WHOLE 16384
 
 /* Waits poll the host: to serve the agent's messages, or to yield. */
 static bool waits_poll(void)
@@ -203,39 +212,107 @@ static bool probe_args_ok(int source, int tag, MPI_Comm comm)
 	return source < size;
 }
 
+/*
+ * Can @count elements of @type be sent or received without an error the
+ * host would raise in another call's name?  Else the blocking call runs.
+ */
+static bool buffer_args_ok(int count, MPI_Datatype type, int *bytes)
+{
+	int size;
+
+	if (count < 0 || type == MPI_DATATYPE_NULL ||
+	    PMPI_Type_size(type, &size) != MPI_SUCCESS)
+		return false;
+	*bytes = (int)((long long)count * size > INT_MAX ? INT_MAX :
+		       (long long)count * size);
+	return true;
+}
+
+/*
+ * A wait that polls: tests @req, or with none probes for @source's message
+ * with @tag on @comm (*@status: the request's or the probe's), serving the
+ * agent between rounds without blocking in it, and yielding the CPU where
+ * the layer yields or CPUs are short.  Where the layer yields (the host
+ * spins and ranks outnumber CPUs), a transfer in pieces must not wait
+ * inside the host's blocking call: it spins there while the peer that has
+ * to take or give the next piece waits for its CPU until the scheduler's
+ * next tick (MPICH, 4 ranks on 2 CPUs: a ping-pong of 32 KiB took 7 ms).
+ */
+static int poll_wait(MPI_Request *req, int source, int tag, MPI_Comm comm,
+		     MPI_Status *status)
+{
+	int flag = 0, ret;
+
+	hy_agent_waiting(1);
+	for (;;) {
+		ret = req ? PMPI_Test(req, &flag, status) :
+			    PMPI_Iprobe(source, tag, comm, &flag, status);
+		if (ret != MPI_SUCCESS || flag)
+			break;
+		hy_agent_serve();
+		if (hy.yield || hy.crowded)
+			sched_yield();
+	}
+	hy_agent_waiting(-1);
+	return ret;
+}
+
 int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
 	bool serve = hy.agent && hy_slots_live();
-	int flag = 0, ret = MPI_SUCCESS;
+	int ret, room, bytes;
 	MPI_Request req;
 	MPI_Status st;
 
 	if (!(serve || hy.yield) || !probe_args_ok(source, tag, comm))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	/* Serving: the receive and the inbox in one wait of the host's. */
-	if (serve) {
-		ret = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
-		if (ret == MPI_SUCCESS)
-			ret = wait_status(1, &req, &st);
-		if (ret == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
-			*status = st;
-		return ret;
-	}
-	hy_agent_waiting(1);
-	for (;;) {
-		ret = PMPI_Iprobe(source, tag, comm, &flag, MPI_STATUS_IGNORE);
-		if (ret != MPI_SUCCESS || flag)
-			break;
-		ret = hy_agent_assist(0, NULL, NULL);
-		if (ret != MPI_SUCCESS)
-			break;
-		sched_yield();
-	}
-	hy_agent_waiting(-1);
+	ret = poll_wait(NULL, source, tag, comm, &st);
 	if (ret != MPI_SUCCESS)
 		return ret;
-	return PMPI_Recv(buf, count, type, source, tag, comm, status);
+	/*
+	 * The message is there: a truncating or bad receive is the host's
+	 * MPI_Recv, which reports it under its own name (in a wait of several
+	 * requests, its error would be another call's, or fatal).  Else a
+	 * receive that takes the earliest that matches (the one the probe
+	 * saw) and a wait that serves, or one that yields for a message that
+	 * may come in pieces.
+	 */
+	if (!buffer_args_ok(count, type, &room) ||
+	    PMPI_Get_count(&st, MPI_BYTE, &bytes) != MPI_SUCCESS ||
+	    bytes == MPI_UNDEFINED || bytes > room ||
+	    (!serve && bytes <= YIELD_WHOLE))
+		return PMPI_Recv(buf, count, type, source, tag, comm, status);
+	ret = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
+	if (ret != MPI_SUCCESS)
+		return ret;
+	if (!serve)
+		return poll_wait(&req, source, tag, comm, status);
+	ret = wait_status(1, &req, &st);
+	if (ret == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
+		*status = st;
+	return ret;
+}
+
+/*
+ * MPI_Send where the layer yields: a message that may go in pieces waits
+ * for its receiver with the CPU yielded (poll_wait).  Elsewhere, and for
+ * arguments the host would refuse, the host's call.
+ */
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+	     MPI_Comm comm)
+{
+	MPI_Request req;
+	int bytes, ret;
+
+	if (!hy.yield || tag < 0 || dest == MPI_ANY_SOURCE ||
+	    !probe_args_ok(dest, tag, comm) ||
+	    !buffer_args_ok(count, type, &bytes) || bytes <= YIELD_WHOLE)
+		return PMPI_Send(buf, count, type, dest, tag, comm);
+	ret = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
+	if (ret == MPI_SUCCESS)
+		ret = poll_wait(&req, dest, tag, comm, MPI_STATUS_IGNORE);
+	return ret;
 }
 
 int MPI_Barrier(MPI_Comm comm)

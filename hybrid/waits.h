@@ -25,13 +25,14 @@ int hy_wait_allgather(const void *in, int count, MPI_Datatype type, void *out,
 int hy_wait_comm_dup(MPI_Comm comm, MPI_Comm *out);
 
 /*
- * PMPI_Recv, serving meanwhile: with agents, PMPI_Irecv and a wait for it
- * and the inbox together (posted in call order, it matches as the
- * blocking receive would); with yield alone, polling until a probe finds
- * its message.  A receive the program posted earlier matches its message
- * as it arrives, before any probe sees it, and the receive then takes the
- * earliest message that matches, the one the probe saw, so the standard's
- * matching order holds.
+ * PMPI_Recv, serving meanwhile: with agents or yield, probes that serve
+ * (and yield where the layer yields) until the message is there, then the
+ * host's MPI_Recv for a truncating or bad receive (which names it), else
+ * PMPI_Irecv and a wait that serves, or yields for a message that may
+ * come in pieces.  A receive the program posted earlier matches its
+ * message as it arrives, before any probe sees it, and the receive then
+ * takes the earliest message that matches, the one the probe saw, so the
+ * standard's matching order holds.
  */
 int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status);

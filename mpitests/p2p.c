@@ -293,6 +293,60 @@ static void test_misc(void)
  * exchange that relies on it (a barrier entered once every MPI_Issend
  * completed ends the probing: a message not yet received then is lost).
  */
+/*
+ * Messages that go in pieces through MPI_Send and MPI_Recv (under the
+ * layer with yielding waits, hybrid/waits.c: a receive after a probe,
+ * waits that yield), wildcards and status, and a truncating receive that
+ * returns MPI_ERR_TRUNCATE with nothing left behind.
+ */
+static void test_large(void)
+{
+	static const int sizes[] = { 16384, 16392, 65536, 1 << 20 };
+	int peer = mtest_rank ^ 1, i, k, bad, count, eclass;
+	int n = peer < mtest_size ? (int)(sizeof(sizes) / sizeof(sizes[0])) : 0;
+	char *buf = malloc(1 << 20);
+	MPI_Status st;
+	MPI_Comm comm;
+
+	mtest_section("large Send and Recv");
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+	CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+	for (k = 0; k < n; k++) {
+		if (mtest_rank % 2 == 0) {
+			for (i = 0; i < sizes[k]; i++)
+				buf[i] = (char)(i * 7 + k);
+			CHECK_MPI(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 20 + k,
+					   comm));
+			continue;
+		}
+		memset(buf, 0, (size_t)sizes[k]);
+		CHECK_MPI(MPI_Recv(buf, 1 << 20, MPI_BYTE, MPI_ANY_SOURCE,
+				   MPI_ANY_TAG, comm, &st));
+		CHECK_EQ(st.MPI_SOURCE, peer, "large: status source");
+		CHECK_EQ(st.MPI_TAG, 20 + k, "large: status tag");
+		CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
+		CHECK_EQ(count, sizes[k], "large: count");
+		for (i = 0, bad = 0; i < sizes[k]; i++)
+			bad += buf[i] != (char)(i * 7 + k);
+		CHECK_EQ(bad, 0, "large: bytes wrong");
+	}
+
+	if (!n) {
+		/* the odd one out */
+	} else if (mtest_rank % 2 == 0) {
+		CHECK_MPI(MPI_Send(buf, 65536, MPI_BYTE, peer, 30, comm));
+		CHECK_MPI(MPI_Send(buf, 4, MPI_BYTE, peer, 31, comm));
+	} else {
+		MPI_Error_class(MPI_Recv(buf, 32768, MPI_BYTE, peer, 30, comm,
+					 MPI_STATUS_IGNORE), &eclass);
+		CHECK_EQ(eclass, MPI_ERR_TRUNCATE, "large: truncated receive");
+		CHECK_MPI(MPI_Recv(buf, 4, MPI_BYTE, peer, 31, comm, &st));
+		CHECK_EQ(st.MPI_TAG, 31, "large: the message after");
+	}
+	CHECK_MPI(MPI_Comm_free(&comm));
+	free(buf);
+}
+
 static void test_sync(void)
 {
 	const char *shmq = getenv("MPIRMA_SHMQ");
@@ -407,6 +461,7 @@ static void test_all(void)
 	test_requests();
 	test_probe();
 	test_misc();
+	test_large();
 	test_sync();
 #ifdef MPIRMA
 	test_bsend();
