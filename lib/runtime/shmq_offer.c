@@ -17,6 +17,7 @@
  * was withdrawn and spilled (1 MiB: 364 MB/s, 0.16x Open MPI's).
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "shmq.h"
 
@@ -34,13 +35,15 @@ int shmq_offer_end(uint64_t id)
 
 /*
  * May anything to @dst go by one copy at all: the module copies (a
- * threshold set), another rank, no threads, and CPUs for every rank (the
- * sender would hold the CPU its receiver needs)?
+ * threshold set), another rank, no threads, and a sender that may wait
+ * for its take (polling, or where ranks outnumber CPUs yielding its CPU to
+ * the receiver: init.c)?
  */
 static bool offer_possible(uint32_t dst)
 {
 	return shmq.onecopy && dst != shmq.me && dst < shmq.n &&
-	       !mpirma_threads && mpirma_proc.spin > 0;
+	       !mpirma_threads &&
+	       (mpirma_proc.spin > 0 || mpirma_proc.yield_spin > 0);
 }
 
 /* shmq.h */
@@ -100,23 +103,29 @@ bool shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id)
  * costs the sender no more than its two copies would have (at 1 GB/s,
  * plus the time to wake a sleeping receiver), and one that is sending to
  * this rank itself (a unit from it waits here) will not take it soon.
+ * Where ranks outnumber CPUs it yields after each look, so that the
+ * receiver it waits for may run (docs/lib.md, "One-copy messages": there
+ * units instead halved the speed of 2-4 MiB ping-pongs).
  */
 static bool offer_wait(uint32_t dst, uint64_t seq, uint64_t id, size_t len)
 {
 	double wait = 50e-6 + (double)len * 1e-9, end;
-	bool helped = false;
+	bool yield = mpirma_proc.spin <= 0, helped = false;
 	unsigned int i;
 
-	if (wait > mpirma_proc.spin)
-		wait = mpirma_proc.spin;
+	if (wait > mpirma_proc.spin + mpirma_proc.yield_spin)
+		wait = mpirma_proc.spin + mpirma_proc.yield_spin;
 	end = PMPI_Wtime() + wait;
 	for (i = 1; !offer_taken(dst, seq); i++) {
-		if (!(i & 63) &&
+		if ((yield || !(i & 63)) &&
 		    (PMPI_Wtime() >= end || shmq_unit_ready(dst)))
 			return false;
 		if (!helped)
 			helped = shmq_offer_help(dst, seq, id);
-		mpirma_cpu_relax();
+		if (yield)
+			sched_yield();
+		else
+			mpirma_cpu_relax();
 	}
 	return true;
 }
