@@ -378,7 +378,7 @@ static void test_back_to_back(void)
 /*
  * Allreduces of doubles whose sum depends on the order of the additions,
  * of sizes on either side of the library's thresholds (a lane for up to
- * 1 KiB, recursive doubling up to 8 KiB, then reduce and bcast): on
+ * 1 KiB, recursive doubling up to 64 KiB, then reduce and bcast): on
  * mpirma odd ranks pass one contiguous type of n doubles, even ranks n
  * MPI_DOUBLE (the same type signature, which may take different paths;
  * the hosts take predefined ops on predefined types only), every other
@@ -402,10 +402,11 @@ static long double exact_sum(int i)
 
 static void test_allreduce_sizes(void)
 {
-	static const int sizes[] = { 1, 3, 128, 129, 1024, 1025, 1500 };
-	double *in = malloc(1500 * sizeof(double));
-	double *out = malloc(1500 * sizeof(double));
-	double *ref = malloc(1500 * sizeof(double));
+	static const int sizes[] = { 1, 3, 128, 129, 1024, 1025, 1500, 8192,
+				     8193 };
+	double *in = malloc(8193 * sizeof(double));
+	double *out = malloc(8193 * sizeof(double));
+	double *ref = malloc(8193 * sizeof(double));
 	MPI_Datatype vec;
 	unsigned int k;
 	int i, n, bad;

@@ -291,8 +291,47 @@ static int reduce(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
  * adjacent rank ranges and both compute lower op higher, so every rank
  * gets the same bits in the canonical order, in log2(size) message
  * latencies instead of reduce + bcast's 2 log2(size).
+ *
+ * Without copies where the order allows: a rank's partial result stays
+ * where it is (the send buffer at first), the lower rank of a pair
+ * receives its peer's into a free buffer and computes into it (the
+ * operand it may overwrite), and only the higher one, whose own operand
+ * is overwritten, copies the send buffer once.  Copying it up front and
+ * the lower rank's result back cost an allreduce of 4 KiB of doubles at 2
+ * ranks two of its four copies.
  */
-#define DOUBLING_MAX	8192	/* bytes: above, each round's copy costs more */
+/*
+ * Bytes: above, reduce + bcast, which sends the vector fewer times.  Below,
+ * doubling won at 2 and 4 ranks (one boot, medians of 3 launches, us):
+ * 32 KiB of doubles 72.8 and 361 against 81.8 and 420, 64 KiB 136 and
+ * 638 against 157 and 1,041.
+ */
+#define DOUBLING_MAX	65536
+
+/*
+ * One round's buffers: @acc holds this rank's partial result (the send
+ * buffer, read-only, unless it is @recvbuf or @tmp).  Returns the buffer
+ * the peer's part goes into; *@into is the op's inout, which holds the
+ * round's result, and *@copy says that @acc must first be copied there.
+ */
+static void *doubling_bufs(bool lower, const void *acc, void *recvbuf,
+			   void *tmp, void **into, bool *copy)
+{
+	void *spare = acc == recvbuf ? tmp : recvbuf;
+
+	*copy = false;
+	if (lower) {
+		*into = spare;		/* acc op peer's, into the peer's */
+		return spare;
+	}
+	if (acc == recvbuf || acc == tmp) {
+		*into = (void *)acc;	/* peer's op acc, into acc */
+		return spare;
+	}
+	*into = recvbuf;		/* acc is the send buffer */
+	*copy = true;
+	return tmp;
+}
 
 static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
 			      void *recvbuf, int count, struct mpirma_dtype *t,
@@ -300,25 +339,30 @@ static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
 {
 	void *alloc = NULL, *tmp = mpirma_dtype_scratch(t, count, &alloc);
 	int mask, peer, ret = MPI_SUCCESS;
+	const void *acc = sendbuf;
+	void *in, *into;
+	bool copy;
 
 	if (!tmp)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	if (sendbuf != recvbuf)
-		mpirma_dtype_copy_same(t, count, recvbuf, sendbuf);
 	for (mask = 1; mask < c->size && !ret; mask <<= 1) {
 		peer = c->rank ^ mask;
-		ret = mpirma_coll_send(c, peer, TAG_ALLREDUCE, recvbuf, count, t);
-		if (!ret)
-			ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, tmp, count, t);
+		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
+				   &copy);
+		ret = mpirma_coll_send(c, peer, TAG_ALLREDUCE, acc, count, t);
 		if (ret)
 			break;
-		if (peer < c->rank) {
-			ret = mpirma_op_apply(op, dt, tmp, recvbuf, count);
-		} else {
-			ret = mpirma_op_apply(op, dt, recvbuf, tmp, count);
-			mpirma_dtype_copy_same(t, count, recvbuf, tmp);
-		}
+		if (copy)
+			mpirma_dtype_copy_same(t, count, into, acc);
+		ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, in, count, t);
+		if (ret)
+			break;
+		ret = c->rank < peer ? mpirma_op_apply(op, dt, acc, into, count) :
+				       mpirma_op_apply(op, dt, in, into, count);
+		acc = into;
 	}
+	if (!ret && acc != recvbuf)
+		mpirma_dtype_copy_same(t, count, recvbuf, acc);
 	free(alloc);
 	return ret;
 }
@@ -338,8 +382,11 @@ int mpirma_coll_allreduce_small(struct mpirma_comm *c, const void *sendbuf,
 				MPI_Op op)
 {
 	uint64_t tmp[SMALL_MAX / sizeof(uint64_t)];
+	const void *acc = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
 	struct mpirma_op_lane l;
 	int mask, peer, ret;
+	void *in, *into;
+	bool copy;
 	size_t len;
 
 	if (c->inter || (c->size & (c->size - 1)) || count <= 0 ||
@@ -348,23 +395,23 @@ int mpirma_coll_allreduce_small(struct mpirma_comm *c, const void *sendbuf,
 	len = (size_t)count * l.esz;
 	if (len > sizeof(tmp))
 		return MPIRMA_COLL_GENERAL;
-	if (sendbuf != MPI_IN_PLACE && sendbuf != recvbuf)
-		memcpy(recvbuf, sendbuf, len);
 	for (mask = 1; mask < c->size; mask <<= 1) {
 		peer = c->rank ^ mask;
-		ret = csend_bytes(c, peer, TAG_ALLREDUCE, recvbuf, len);
-		if (!ret)
-			ret = crecv_bytes(c, peer, TAG_ALLREDUCE, tmp, len,
-					  NULL);
+		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
+				   &copy);
+		ret = csend_bytes(c, peer, TAG_ALLREDUCE, acc, len);
 		if (ret)
 			return ret;
-		if (peer < c->rank) {
-			mpirma_op_lane_apply(&l, tmp, recvbuf, count);
-		} else {
-			mpirma_op_lane_apply(&l, recvbuf, tmp, count);
-			memcpy(recvbuf, tmp, len);
-		}
+		if (copy)
+			memcpy(into, acc, len);
+		ret = crecv_bytes(c, peer, TAG_ALLREDUCE, in, len, NULL);
+		if (ret)
+			return ret;
+		mpirma_op_lane_apply(&l, c->rank < peer ? acc : in, into, count);
+		acc = into;
 	}
+	if (acc != recvbuf)
+		memcpy(recvbuf, acc, len);
 	return MPI_SUCCESS;
 }
 
