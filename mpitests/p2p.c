@@ -287,13 +287,6 @@ static void test_misc(void)
 }
 
 /*
- * Synchronous sends complete only once their receive has started: not
- * before it (without the shared-memory queues mpirma buffers them, and
- * says so), in a ring whose receives are posted first, and in the sparse
- * exchange that relies on it (a barrier entered once every MPI_Issend
- * completed ends the probing: a message not yet received then is lost).
- */
-/*
  * Messages that go in pieces through MPI_Send and MPI_Recv (under the
  * layer with yielding waits, hybrid/waits.c: a receive after a probe,
  * waits that yield), wildcards and status, and a truncating receive that
@@ -331,12 +324,10 @@ static void test_large(void)
 		CHECK_EQ(bad, 0, "large: bytes wrong");
 	}
 
-	if (!n) {
-		/* the odd one out */
-	} else if (mtest_rank % 2 == 0) {
+	if (n && mtest_rank % 2 == 0) {
 		CHECK_MPI(MPI_Send(buf, 65536, MPI_BYTE, peer, 30, comm));
 		CHECK_MPI(MPI_Send(buf, 4, MPI_BYTE, peer, 31, comm));
-	} else {
+	} else if (n) {
 		MPI_Error_class(MPI_Recv(buf, 32768, MPI_BYTE, peer, 30, comm,
 					 MPI_STATUS_IGNORE), &eclass);
 		CHECK_EQ(eclass, MPI_ERR_TRUNCATE, "large: truncated receive");
@@ -347,6 +338,13 @@ static void test_large(void)
 	free(buf);
 }
 
+/*
+ * Synchronous sends complete only once their receive has started: not
+ * before it (without the shared-memory queues mpirma buffers them, and
+ * says so), in a ring whose receives are posted first, and in the sparse
+ * exchange that relies on it (a barrier entered once every MPI_Issend
+ * completed ends the probing: a message not yet received then is lost).
+ */
 static void test_sync(void)
 {
 	const char *shmq = getenv("MPIRMA_SHMQ");

@@ -109,13 +109,12 @@ bool shmq_offer_help(uint32_t dst, uint64_t seq, uint64_t id)
  */
 static bool offer_wait(uint32_t dst, uint64_t seq, uint64_t id, size_t len)
 {
-	double wait = 50e-6 + (double)len * 1e-9, end;
+	double wait = 50e-6 + (double)len * 1e-9, end,
+	       most = mpirma_proc.spin + mpirma_proc.yield_spin;
 	bool yield = mpirma_proc.spin <= 0, helped = false;
 	unsigned int i;
 
-	if (wait > mpirma_proc.spin + mpirma_proc.yield_spin)
-		wait = mpirma_proc.spin + mpirma_proc.yield_spin;
-	end = PMPI_Wtime() + wait;
+	end = PMPI_Wtime() + (wait < most ? wait : most);
 	for (i = 1; !offer_taken(dst, seq); i++) {
 		if ((yield || !(i & 63)) &&
 		    (PMPI_Wtime() >= end || shmq_unit_ready(dst)))
