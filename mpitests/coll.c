@@ -378,7 +378,8 @@ static void test_back_to_back(void)
 /*
  * Allreduces of doubles whose sum depends on the order of the additions,
  * of sizes on either side of the library's thresholds (a lane for up to
- * 1 KiB, recursive doubling up to 64 KiB, then reduce and bcast): on
+ * 1 KiB, recursive doubling, from 64 KiB reduce-scatter and allgather,
+ * whose halves of 70,001 go by one copy): on
  * mpirma odd ranks pass one contiguous type of n doubles, even ranks n
  * MPI_DOUBLE (the same type signature, which may take different paths;
  * the hosts take predefined ops on predefined types only), every other
@@ -402,11 +403,11 @@ static long double exact_sum(int i)
 
 static void test_allreduce_sizes(void)
 {
-	static const int sizes[] = { 1, 3, 128, 129, 1024, 1025, 1500, 8192,
-				     8193 };
-	double *in = malloc(8193 * sizeof(double));
-	double *out = malloc(8193 * sizeof(double));
-	double *ref = malloc(8193 * sizeof(double));
+	static const int sizes[] = { 1, 3, 128, 129, 1024, 1025, 1500, 8191,
+				     8192, 8193, 70001 };
+	double *in = malloc(70001 * sizeof(double));
+	double *out = malloc(70001 * sizeof(double));
+	double *ref = malloc(70001 * sizeof(double));
 	MPI_Datatype vec;
 	unsigned int k;
 	int i, n, bad;
@@ -442,6 +443,47 @@ static void test_allreduce_sizes(void)
 			   exact_sum(i)))
 			break;
 	}
+	free(in);
+	free(out);
+	free(ref);
+}
+
+/*
+ * A split allreduce whose odd ranks' buffers are strided (every other
+ * double: packed and unpacked around the split), the others contiguous.
+ */
+static void test_allreduce_strided(void)
+{
+	enum { NS = 9001 };
+	double *in = calloc(2 * NS, sizeof(double));
+	double *out = calloc(2 * NS, sizeof(double));
+	double *ref = malloc(NS * sizeof(double));
+#ifdef MPIRMA
+	bool strided = mtest_rank % 2;
+#else
+	bool strided = false;	/* hosts: predefined types only (above) */
+#endif
+	int i, step = strided ? 2 : 1, bad = -1;
+	MPI_Datatype vec;
+
+	mtest_section("allreduce strided");
+	MPI_Type_vector(NS, 1, 2, MPI_DOUBLE, &vec);
+	MPI_Type_commit(&vec);
+	for (i = 0; i < NS; i++)
+		in[i * step] = term(mtest_rank, i);
+	CHECK_MPI(MPI_Allreduce(in, out, strided ? 1 : NS,
+				strided ? vec : MPI_DOUBLE, MPI_SUM,
+				MPI_COMM_WORLD));
+	for (i = 0; i < NS; i++)
+		ref[i] = out[i * step];
+	CHECK_MPI(MPI_Bcast(ref, NS, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	for (i = 0; i < NS && bad < 0; i++)
+		if (memcmp(&ref[i], &out[i * step], sizeof(double)) ||
+		    fabsl(ref[i] - exact_sum(i)) > 4 * mtest_size ||
+		    (strided && out[i * 2 + 1] != 0))
+			bad = i;
+	CHECK(bad < 0, "element %d", bad);
+	MPI_Type_free(&vec);
 	free(in);
 	free(out);
 	free(ref);
@@ -580,7 +622,8 @@ int main(int argc, char **argv)
 {
 	static const mtest_fn tests[] = {
 		test_rooted, test_all, test_alltoallw, test_user_op,
-		test_back_to_back, test_allreduce_sizes, test_with_window,
+		test_back_to_back, test_allreduce_sizes,
+		test_allreduce_strided, test_with_window,
 		NULL,
 	};
 

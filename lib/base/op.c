@@ -254,6 +254,19 @@ bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l)
 }
 
 /* op.h */
+bool mpirma_op_lane_type(MPI_Op op, const struct mpirma_dtype *t,
+			 struct mpirma_op_lane *l)
+{
+	if (!is_predefined(op) || op == MPI_REPLACE || op == MPI_NO_OP ||
+	    t->ktype < 0 || t->padded)
+		return false;
+	l->kop = kernel_op[op];
+	l->ktype = t->ktype;
+	l->esz = mpirma_type_info[t->ktype].size;
+	return l->esz && t->size % l->esz == 0;
+}
+
+/* op.h */
 void mpirma_op_lane_apply(const struct mpirma_op_lane *l, const void *in,
 			  void *inout, size_t n)
 {

@@ -66,7 +66,7 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 
 /*
  * A reduction that runs straight on the kernel's elements (the small
- * allreduce's lane, coll.c): @kop and @ktype of a predefined op on a
+ * allreduce's lane, coll_allreduce.c): @kop and @ktype of a predefined op on a
  * predefined datatype that is one kernel element of @esz bytes, which the
  * op/type table admits for reductions.
  */
@@ -78,6 +78,14 @@ struct mpirma_op_lane {
 
 /* Fills *@l if @op on @dt can take the lane; false: check as usual. */
 bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l);
+
+/*
+ * The same for a datatype @t whose data are all one kernel element type,
+ * unpadded (a large allreduce's packed vector, coll_allreduce.c), after
+ * mpirma_op_check_type() passed; false for user ops and other datatypes.
+ */
+bool mpirma_op_lane_type(MPI_Op op, const struct mpirma_dtype *t,
+			 struct mpirma_op_lane *l);
 
 /* inout[i] = in[i] op inout[i] for @n elements of lane @l. */
 void mpirma_op_lane_apply(const struct mpirma_op_lane *l, const void *in,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * coll.c - collective operations over a communicator's collective context
- * (docs/lib.md, "Collectives"): barrier, bcast, reduce and allreduce, the
- * inter-communicator steps, and the messages of coll_msg.h; coll_spread.c
- * has the rest.
+ * (docs/lib.md, "Collectives"): barrier, bcast, reduce, the
+ * inter-communicator steps, and the messages of coll_msg.h;
+ * coll_allreduce.c has allreduce, coll_spread.c the rest.
  *
  * Every message here is received from a named source: messages from one
  * sender in one context arrive in order, and all members call collectives
@@ -24,10 +24,7 @@
  *  - Reduce: a binomial tree towards rank 0 that keeps rank order (each
  *    rank combines its range with the next higher range: acc op recv), so
  *    non-commutative user ops are evaluated in the canonical order; rank 0
- *    forwards the result to another root.  Allreduce is reduce + bcast, so
- *    every rank gets the same bits; small ones on a power-of-two
- *    communicator are recursive doubling, which keeps both (up to 1 KiB
- *    of a predefined type and op, on a lane of its own).
+ *    forwards the result to another root.  Allreduce: coll_allreduce.c.
  *    Reduce_scatter(_block) is reduce + scatter.  Scan and Exscan pass
  *    the prefix along the ranks.
  *
@@ -47,19 +44,21 @@
 
 /* ------------------------------------------------------------ messages */
 
-static int csend_bytes(struct mpirma_comm *c, int peer, int tag,
-		       const void *buf, size_t len)
+/* coll_msg.h */
+int mpirma_coll_send_bytes(struct mpirma_comm *c, int peer, int tag,
+			   const void *buf, size_t len)
 {
 	int ret = mpirma_msg_send(mpirma_comm_job_rank(c, peer), tag,
 				  mpirma_ctx_coll(c), buf, len);
 
 	if (ret < 0)
-		return mpirma_err_errno(ret, "collective send to rank %d", peer);
+		return mpirma_err_errno(ret, "collective send to rank %d",
+					peer);
 	return MPI_SUCCESS;
 }
 
-static int crecv_bytes(struct mpirma_comm *c, int peer, int tag, void *buf,
-		       size_t len, size_t *got)
+int mpirma_coll_recv_bytes(struct mpirma_comm *c, int peer, int tag,
+			   void *buf, size_t len, size_t *got)
 {
 	struct mpirma_msg m;
 	int ret = mpirma_msg_recv(0, mpirma_comm_job_rank(c, peer), tag,
@@ -87,12 +86,12 @@ int mpirma_coll_send(struct mpirma_comm *c, int peer, int tag,
 	int ret;
 
 	if (mpirma_dtype_contig(t, count, buf, &data))
-		return csend_bytes(c, peer, tag, data, len);
+		return mpirma_coll_send_bytes(c, peer, tag, data, len);
 	tmp = malloc(len);
 	if (!tmp)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	mpirma_dtype_pack(t, buf, count, tmp);
-	ret = csend_bytes(c, peer, tag, tmp, len);
+	ret = mpirma_coll_send_bytes(c, peer, tag, tmp, len);
 	free(tmp);
 	return ret;
 }
@@ -107,11 +106,12 @@ int mpirma_coll_recv(struct mpirma_comm *c, int peer, int tag, void *buf,
 	int ret;
 
 	if (mpirma_dtype_contig(t, count, buf, &data))
-		return crecv_bytes(c, peer, tag, (void *)data, len, NULL);
+		return mpirma_coll_recv_bytes(c, peer, tag, (void *)data, len,
+					      NULL);
 	tmp = malloc(len ? len : 1);
 	if (!tmp)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	ret = crecv_bytes(c, peer, tag, tmp, len, &got);
+	ret = mpirma_coll_recv_bytes(c, peer, tag, tmp, len, &got);
 	if (!ret)
 		mpirma_dtype_unpack(t, tmp, got, buf, count);
 	free(tmp);
@@ -138,11 +138,13 @@ int mpirma_coll_barrier(struct mpirma_comm *c)
 	}
 	/* Round k: tell rank + k, hear from rank - k. */
 	for (k = 1; k < c->size; k <<= 1) {
-		ret = csend_bytes(c, wrap_rank(c->rank + k, c->size), TAG_BARRIER,
-				  NULL, 0);
+		int to = wrap_rank(c->rank + k, c->size);
+		int from = wrap_rank(c->rank - k + c->size, c->size);
+
+		ret = mpirma_coll_send_bytes(c, to, TAG_BARRIER, NULL, 0);
 		if (!ret)
-			ret = crecv_bytes(c, wrap_rank(c->rank - k + c->size, c->size),
-					  TAG_BARRIER, NULL, 0, NULL);
+			ret = mpirma_coll_recv_bytes(c, from, TAG_BARRIER, NULL,
+						     0, NULL);
 		if (ret)
 			return ret;
 	}
@@ -154,20 +156,22 @@ static int bcast_bytes(struct mpirma_comm *c, void *data, size_t len,
 		       int root)
 {
 	int size = c->size, rel = wrap_rank(c->rank - root + size, size);
-	int mask, ret = MPI_SUCCESS;
+	int mask, peer, ret = MPI_SUCCESS;
 
 	for (mask = 1; mask < size; mask <<= 1)
 		if (rel & mask) {
-			ret = crecv_bytes(c, wrap_rank(rel - mask + root, size),
-					  TAG_BCAST, data, len, NULL);
+			peer = wrap_rank(rel - mask + root, size);
+			ret = mpirma_coll_recv_bytes(c, peer, TAG_BCAST, data,
+						     len, NULL);
 			if (ret)
 				return ret;
 			break;
 		}
 	for (mask >>= 1; mask > 0; mask >>= 1)
 		if (rel + mask < size) {
-			ret = csend_bytes(c, wrap_rank(rel + mask + root, size),
-					  TAG_BCAST, data, len);
+			peer = wrap_rank(rel + mask + root, size);
+			ret = mpirma_coll_send_bytes(c, peer, TAG_BCAST, data,
+						     len);
 			if (ret)
 				return ret;
 		}
@@ -285,156 +289,6 @@ static int reduce(struct mpirma_comm *c, const void *sendbuf, void *recvbuf,
 	return ret;
 }
 
-/*
- * Small buffers on a power-of-two communicator: recursive doubling.  In
- * round k a rank swaps with rank ^ 2^k; the two hold the results of
- * adjacent rank ranges and both compute lower op higher, so every rank
- * gets the same bits in the canonical order, in log2(size) message
- * latencies instead of reduce + bcast's 2 log2(size).
- *
- * Without copies where the order allows: a rank's partial result stays
- * where it is (the send buffer at first), the lower rank of a pair
- * receives its peer's into a free buffer and computes into it (the
- * operand it may overwrite), and only the higher one, whose own operand
- * is overwritten, copies the send buffer once.  Copying it up front and
- * the lower rank's result back cost an allreduce of 4 KiB of doubles at 2
- * ranks two of its four copies.
- */
-/*
- * Bytes: above, reduce + bcast, which sends the vector fewer times.  Below,
- * doubling won at 2 and 4 ranks (one boot, medians of 3 launches, us):
- * 32 KiB of doubles 72.8 and 361 against 81.8 and 420, 64 KiB 136 and
- * 638 against 157 and 1,041.
- */
-#define DOUBLING_MAX	65536
-
-/*
- * One round's buffers: @acc holds this rank's partial result (the send
- * buffer, read-only, unless it is @recvbuf or @tmp).  Returns the buffer
- * the peer's part goes into; *@into is the op's inout, which holds the
- * round's result, and *@copy says that @acc must first be copied there.
- */
-static void *doubling_bufs(bool lower, const void *acc, void *recvbuf,
-			   void *tmp, void **into, bool *copy)
-{
-	void *spare = acc == recvbuf ? tmp : recvbuf;
-
-	*copy = false;
-	if (lower) {
-		*into = spare;		/* acc op peer's, into the peer's */
-		return spare;
-	}
-	if (acc == recvbuf || acc == tmp) {
-		*into = (void *)acc;	/* peer's op acc, into acc */
-		return spare;
-	}
-	*into = recvbuf;		/* acc is the send buffer */
-	*copy = true;
-	return tmp;
-}
-
-static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
-			      void *recvbuf, int count, struct mpirma_dtype *t,
-			      MPI_Datatype dt, MPI_Op op)
-{
-	void *alloc = NULL, *tmp = mpirma_dtype_scratch(t, count, &alloc);
-	int mask, peer, ret = MPI_SUCCESS;
-	const void *acc = sendbuf;
-	void *in, *into;
-	bool copy;
-
-	if (!tmp)
-		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
-	for (mask = 1; mask < c->size && !ret; mask <<= 1) {
-		peer = c->rank ^ mask;
-		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
-				   &copy);
-		ret = mpirma_coll_send(c, peer, TAG_ALLREDUCE, acc, count, t);
-		if (ret)
-			break;
-		if (copy)
-			mpirma_dtype_copy_same(t, count, into, acc);
-		ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, in, count, t);
-		if (ret)
-			break;
-		ret = c->rank < peer ? mpirma_op_apply(op, dt, acc, into, count) :
-				       mpirma_op_apply(op, dt, in, into, count);
-		acc = into;
-	}
-	if (!ret && acc != recvbuf)
-		mpirma_dtype_copy_same(t, count, recvbuf, acc);
-	free(alloc);
-	return ret;
-}
-
-/*
- * The same for a few predefined elements, on the stack, the op run straight
- * on the kernel's elements: no scratch allocation, no walk of the
- * datatype's blocks, no second check of the op (half of what an allreduce
- * of 8 bytes cost).  The same messages as above, so ranks that pass other
- * datatypes of the same type signature still match.
- */
-#define SMALL_MAX	1024	/* bytes, on the stack */
-
-/* coll.h */
-int mpirma_coll_allreduce_small(struct mpirma_comm *c, const void *sendbuf,
-				void *recvbuf, int count, MPI_Datatype dt,
-				MPI_Op op)
-{
-	uint64_t tmp[SMALL_MAX / sizeof(uint64_t)];
-	const void *acc = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-	struct mpirma_op_lane l;
-	int mask, peer, ret;
-	void *in, *into;
-	bool copy;
-	size_t len;
-
-	if (c->inter || (c->size & (c->size - 1)) || count <= 0 ||
-	    !mpirma_op_lane(op, dt, &l))
-		return MPIRMA_COLL_GENERAL;
-	len = (size_t)count * l.esz;
-	if (len > sizeof(tmp))
-		return MPIRMA_COLL_GENERAL;
-	for (mask = 1; mask < c->size; mask <<= 1) {
-		peer = c->rank ^ mask;
-		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
-				   &copy);
-		ret = csend_bytes(c, peer, TAG_ALLREDUCE, acc, len);
-		if (ret)
-			return ret;
-		if (copy)
-			memcpy(into, acc, len);
-		ret = crecv_bytes(c, peer, TAG_ALLREDUCE, in, len, NULL);
-		if (ret)
-			return ret;
-		mpirma_op_lane_apply(&l, c->rank < peer ? acc : in, into, count);
-		acc = into;
-	}
-	if (acc != recvbuf)
-		memcpy(recvbuf, acc, len);
-	return MPI_SUCCESS;
-}
-
-static int allreduce(struct mpirma_comm *c, const void *sendbuf,
-		     void *recvbuf, int count, struct mpirma_dtype *t,
-		     MPI_Datatype dt, MPI_Op op)
-{
-	int ret;
-
-	if (sendbuf == MPI_IN_PLACE)
-		sendbuf = recvbuf;
-	if (!count)
-		return MPI_SUCCESS;
-	if (!(c->size & (c->size - 1)) &&
-	    (size_t)count * t->size <= DOUBLING_MAX)
-		return allreduce_doubling(c, sendbuf, recvbuf, count, t, dt,
-					  op);
-	ret = mpirma_coll_reduce_to0(c, sendbuf, recvbuf, count, t, dt, op);
-	if (!ret)
-		ret = bcast(c, recvbuf, count, t, 0);
-	return ret;
-}
-
 /* ------------------------------------------------------------ inter */
 
 /*
@@ -450,9 +304,10 @@ static int inter_barrier(struct mpirma_comm *c)
 	int ret = mpirma_coll_barrier(c->local), r2;
 
 	if (c->rank == 0) {
-		r2 = csend_bytes(c, 0, TAG_BARRIER, NULL, 0);
+		r2 = mpirma_coll_send_bytes(c, 0, TAG_BARRIER, NULL, 0);
 		if (!r2)
-			r2 = crecv_bytes(c, 0, TAG_BARRIER, NULL, 0, NULL);
+			r2 = mpirma_coll_recv_bytes(c, 0, TAG_BARRIER, NULL, 0,
+						    NULL);
 		ret = ret ? ret : r2;
 	}
 	r2 = mpirma_coll_barrier(c->local);
@@ -553,7 +408,8 @@ int mpirma_coll_run_allreduce(struct mpirma_comm *c, const void *sendbuf,
 {
 	if (c->inter)
 		return inter_allreduce(c, sendbuf, recvbuf, count, t, dt, op);
-	return allreduce(c, sendbuf, recvbuf, count, t, dt, op);
+	return mpirma_coll_allreduce_intra(c, sendbuf, recvbuf, count, t, dt,
+					   op);
 }
 
 int mpirma_coll_allreduce(struct mpirma_comm *c, const void *sendbuf,

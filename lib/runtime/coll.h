@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * coll.h - collectives as internal calls (lib/runtime/coll.c), for library
+ * coll.h - collectives as internal calls (lib/runtime/coll*.c), for library
  * code that needs them on a communicator object (window creation,
  * communicator construction) and for the MPI calls
  * (lib/runtime/coll_entry.c).  Arguments are trusted (checked datatypes,

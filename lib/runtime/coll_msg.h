@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * coll_msg.h - what the collectives' algorithms share (coll.c: barrier,
- * bcast, reduce, allreduce, the inter-communicator steps; coll_spread.c:
- * allgather, gather and scatter, all-to-all, reduce_scatter, scans): the
- * tags that name each collective, buffer blocks, and messages of
- * datatype elements over the collective context.
+ * bcast, reduce, the inter-communicator steps; coll_allreduce.c;
+ * coll_spread.c: allgather, gather and scatter, all-to-all,
+ * reduce_scatter, scans): the tags that name each collective, buffer
+ * blocks, and messages of bytes and of datatype elements over the
+ * collective context.
  */
 #ifndef MPIRMA_LIB_COLL_MSG_H
 #define MPIRMA_LIB_COLL_MSG_H
@@ -97,6 +98,21 @@ int mpirma_coll_recv(struct mpirma_comm *c, int peer, int tag, void *buf,
 int mpirma_coll_reduce_to0(struct mpirma_comm *c, const void *sendbuf,
 			   void *result, int count, struct mpirma_dtype *t,
 			   MPI_Datatype dt, MPI_Op op);
+
+/*
+ * @len bytes at @buf to (from) comm rank @peer with @tag; a receive takes
+ * up to @len and says how many came in *@got (@got may be NULL).
+ */
+int mpirma_coll_send_bytes(struct mpirma_comm *c, int peer, int tag,
+			   const void *buf, size_t len);
+int mpirma_coll_recv_bytes(struct mpirma_comm *c, int peer, int tag,
+			   void *buf, size_t len, size_t *got);
+
+/* MPI_Allreduce on an intra-communicator (coll_allreduce.c). */
+int mpirma_coll_allreduce_intra(struct mpirma_comm *c, const void *sendbuf,
+				void *recvbuf, int count,
+				struct mpirma_dtype *t, MPI_Datatype dt,
+				MPI_Op op);
 
 /* MPI_ERR_BUFFER (recorded) for MPI_IN_PLACE on an inter-communicator. */
 static inline int mpirma_coll_inter_in_place(const void *sendbuf)

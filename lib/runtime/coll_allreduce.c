@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * coll_allreduce.c - MPI_Allreduce on an intra-communicator (docs/lib.md,
+ * "Collectives"), by the size of the vector:
+ *  - up to 1 KiB of a predefined type and op on 2^k ranks: recursive
+ *    doubling on the stack (the small lane, straight from the MPI call);
+ *  - from 64 KiB of a predefined op: reduce-scatter, then allgather;
+ *  - the rest up to 64 KiB on 2^k ranks: recursive doubling;
+ *  - else (user ops, other sizes) reduce to rank 0, then bcast.
+ * Every rank gets the same bits: each element is combined once, in one
+ * order, and copied to the others.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+#include "coll.h"
+#include "datatype.h"
+#include "op.h"
+#include "p2p.h"
+#include "coll_msg.h"
+
+/*
+ * Small buffers on a power-of-two communicator: recursive doubling.  In
+ * round k a rank swaps with rank ^ 2^k; the two hold the results of
+ * adjacent rank ranges and both compute lower op higher, so every rank
+ * gets the same bits in the canonical order, in log2(size) message
+ * latencies instead of reduce + bcast's 2 log2(size).
+ *
+ * Without copies where the order allows: a rank's partial result stays
+ * where it is (the send buffer at first), the lower rank of a pair
+ * receives its peer's into a free buffer and computes into it (the
+ * operand it may overwrite), and only the higher one, whose own operand
+ * is overwritten, copies the send buffer once.  Copying it up front and
+ * the lower rank's result back cost an allreduce of 4 KiB of doubles at 2
+ * ranks two of its four copies.
+ */
+/*
+ * Bytes: above, the split or reduce + bcast, which send the vector fewer
+ * times.  Below, doubling won against reduce + bcast at 2 and 4 ranks (one
+ * boot, medians of 3 launches, us): 32 KiB of doubles 72.8 and 361
+ * against 81.8 and 420, 64 KiB 136 and 638 against 157 and 1,041.
+ */
+#define DOUBLING_MAX	65536
+
+/*
+ * Bytes from which an allreduce of a predefined op splits the vector
+ * (below).  Two launches in one boot, medians of five rounds, us, at 2 and
+ * 4 ranks on 2 vCPUs, split against doubling (above 64 KiB against reduce
+ * + bcast): 16 KiB 38-42 and 304 against 34-42 and 215-265, 32 KiB 63-73
+ * and 376-427 against 68-72 and 354-520, 64 KiB 114-127 and 528-572
+ * against 136-139 and 621-666, 1 MiB 1,377-1,435 and 5,385-5,581 against
+ * 2,348-2,380 and 9,531-10,016 (Open MPI 1,895-1,922 and 6,137-6,323).
+ */
+#define SPLIT_MIN	65536
+
+/*
+ * One round's buffers: @acc holds this rank's partial result (the send
+ * buffer, read-only, unless it is @recvbuf or @tmp).  Returns the buffer
+ * the peer's part goes into; *@into is the op's inout, which holds the
+ * round's result, and *@copy says that @acc must first be copied there.
+ */
+static void *doubling_bufs(bool lower, const void *acc, void *recvbuf,
+			   void *tmp, void **into, bool *copy)
+{
+	void *spare = acc == recvbuf ? tmp : recvbuf;
+
+	*copy = false;
+	if (lower) {
+		*into = spare;		/* acc op peer's, into the peer's */
+		return spare;
+	}
+	if (acc == recvbuf || acc == tmp) {
+		*into = (void *)acc;	/* peer's op acc, into acc */
+		return spare;
+	}
+	*into = recvbuf;		/* acc is the send buffer */
+	*copy = true;
+	return tmp;
+}
+
+static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
+			      void *recvbuf, int count, struct mpirma_dtype *t,
+			      MPI_Datatype dt, MPI_Op op)
+{
+	void *alloc = NULL, *tmp = mpirma_dtype_scratch(t, count, &alloc);
+	int mask, peer, ret = MPI_SUCCESS;
+	const void *acc = sendbuf;
+	void *in, *into;
+	bool copy;
+
+	if (!tmp)
+		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	for (mask = 1; mask < c->size && !ret; mask <<= 1) {
+		peer = c->rank ^ mask;
+		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
+				   &copy);
+		ret = mpirma_coll_send(c, peer, TAG_ALLREDUCE, acc, count, t);
+		if (ret)
+			break;
+		if (copy)
+			mpirma_dtype_copy_same(t, count, into, acc);
+		ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, in, count, t);
+		if (ret)
+			break;
+		ret = c->rank < peer ? mpirma_op_apply(op, dt, acc, into, count) :
+				       mpirma_op_apply(op, dt, in, into, count);
+		acc = into;
+	}
+	if (!ret && acc != recvbuf)
+		mpirma_dtype_copy_same(t, count, recvbuf, acc);
+	free(alloc);
+	return ret;
+}
+
+/*
+ * The same for a few predefined elements, on the stack, the op run straight
+ * on the kernel's elements: no scratch allocation, no walk of the
+ * datatype's blocks, no second check of the op (half of what an allreduce
+ * of 8 bytes cost).  The same messages as above, so ranks that pass other
+ * datatypes of the same type signature still match.
+ */
+#define SMALL_MAX	1024	/* bytes, on the stack */
+
+/* coll.h */
+int mpirma_coll_allreduce_small(struct mpirma_comm *c, const void *sendbuf,
+				void *recvbuf, int count, MPI_Datatype dt,
+				MPI_Op op)
+{
+	uint64_t tmp[SMALL_MAX / sizeof(uint64_t)];
+	const void *acc = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+	struct mpirma_op_lane l;
+	int mask, peer, ret;
+	void *in, *into;
+	bool copy;
+	size_t len;
+
+	if (c->inter || (c->size & (c->size - 1)) || count <= 0 ||
+	    !mpirma_op_lane(op, dt, &l))
+		return MPIRMA_COLL_GENERAL;
+	len = (size_t)count * l.esz;
+	if (len > sizeof(tmp))
+		return MPIRMA_COLL_GENERAL;
+	for (mask = 1; mask < c->size; mask <<= 1) {
+		peer = c->rank ^ mask;
+		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
+				   &copy);
+		ret = mpirma_coll_send_bytes(c, peer, TAG_ALLREDUCE, acc, len);
+		if (ret)
+			return ret;
+		if (copy)
+			memcpy(into, acc, len);
+		ret = mpirma_coll_recv_bytes(c, peer, TAG_ALLREDUCE, in, len,
+					     NULL);
+		if (ret)
+			return ret;
+		mpirma_op_lane_apply(&l, c->rank < peer ? acc : in, into, count);
+		acc = into;
+	}
+	if (acc != recvbuf)
+		memcpy(recvbuf, acc, len);
+	return MPI_SUCCESS;
+}
+
+/*
+ * Large vectors of a predefined op: reduce-scatter by recursive halving,
+ * then allgather by recursive doubling.  Each rank combines 1/p of the
+ * vector and sends 2 (p - 1)/p of it, where doubling combines and sends
+ * all of it log2(p) times, and reduce + bcast has rank 0 combine all of it
+ * p - 1 times.  With p = 2^k + r ranks, the first 2r fold in pairs first:
+ * the lower of a pair sends all to the higher, which takes part for both
+ * and sends it the result at the end.
+ *
+ * It splits the packed data by kernel elements (struct mpirma_op_lane), as
+ * every datatype of the same type signature packs, so ranks that pass n
+ * MPI_DOUBLE and one contiguous type of n doubles split alike.  In each
+ * swap the lower rank sends first: a send of shmq.onecopy bytes or more
+ * waits for its take, and two ranks offering to each other at once would
+ * both wait until they give up.
+ */
+struct split {
+	struct mpirma_comm *c;
+	struct mpirma_op_lane l;
+	size_t n;		/* kernel elements in the vector */
+	int np;			/* ranks in the halving: 2^k */
+	int folded;		/* r: pairs folded into one halving rank */
+	char *tmp;		/* a peer's part, while ours is where it goes */
+};
+
+/* The comm rank of halving rank @h. */
+static int split_rank(const struct split *s, int h)
+{
+	return h < s->folded ? 2 * h + 1 : h + s->folded;
+}
+
+/* The first element of block @b of s->np. */
+static size_t split_at(const struct split *s, int b)
+{
+	size_t q = s->n / s->np, r = s->n % s->np;
+
+	return q * b + ((size_t)b < r ? (size_t)b : r);
+}
+
+/* Bytes of blocks [@lo, @hi). */
+static size_t split_len(const struct split *s, int lo, int hi)
+{
+	return (split_at(s, hi) - split_at(s, lo)) * s->l.esz;
+}
+
+/* Where block @b starts in @buf. */
+static char *split_ptr(const struct split *s, const char *buf, int b)
+{
+	return (char *)buf + split_at(s, b) * s->l.esz;
+}
+
+/* Sends @olen bytes at @out to @peer and receives @ilen into @in. */
+static int split_swap(const struct split *s, int peer, const char *out,
+		      size_t olen, char *in, size_t ilen)
+{
+	struct mpirma_comm *c = s->c;
+	int ret;
+
+	if (c->rank < peer) {
+		ret = mpirma_coll_send_bytes(c, peer, TAG_ALLREDUCE, out, olen);
+		return ret ? ret : mpirma_coll_recv_bytes(c, peer, TAG_ALLREDUCE,
+							  in, ilen, NULL);
+	}
+	ret = mpirma_coll_recv_bytes(c, peer, TAG_ALLREDUCE, in, ilen, NULL);
+	return ret ? ret : mpirma_coll_send_bytes(c, peer, TAG_ALLREDUCE, out,
+						  olen);
+}
+
+/*
+ * One swap of the reduce-scatter: sends blocks [@slo, @shi) of @mine, this
+ * rank's partial results, and combines the peer's [@klo, @khi) with ours
+ * into @dst.  Ours elsewhere (the send buffer), the peer's go straight to
+ * @dst.
+ */
+static int split_step(const struct split *s, int peer, const char *mine,
+		      char *dst, int slo, int shi, int klo, int khi)
+{
+	bool direct = mine != dst;
+	char *in = direct ? split_ptr(s, dst, klo) : s->tmp;
+	int ret = split_swap(s, peer, split_ptr(s, mine, slo),
+			     split_len(s, slo, shi), in, split_len(s, klo, khi));
+
+	if (!ret)
+		mpirma_op_lane_apply(&s->l, direct ? split_ptr(s, mine, klo) :
+				     s->tmp, split_ptr(s, dst, klo),
+				     split_at(s, khi) - split_at(s, klo));
+	return ret;
+}
+
+/*
+ * Halving rank @h reduce-scatters @src into @dst, keeping the lower half
+ * of its range in each step where its bit is 0, then allgathers in the
+ * reverse order.
+ */
+static int split_halving(const struct split *s, int h, const char *src,
+			 char *dst)
+{
+	int lo = 0, hi = s->np, mid, mask, k = 0, peer, ret = MPI_SUCCESS;
+	int los[32], his[32];	/* the range before step k */
+	bool upper;
+
+	for (mask = 1; mask < s->np && !ret; mask <<= 1, k++) {
+		peer = split_rank(s, h ^ mask);
+		upper = h & mask;
+		los[k] = lo;
+		his[k] = hi;
+		mid = lo + (hi - lo) / 2;
+		ret = upper ? split_step(s, peer, src, dst, lo, mid, mid, hi) :
+			      split_step(s, peer, src, dst, mid, hi, lo, mid);
+		if (upper)
+			lo = mid;
+		else
+			hi = mid;
+		src = dst;
+	}
+	while (!ret && k-- > 0) {
+		/* the peer holds the other half of the range before step k */
+		int plo = lo == los[k] ? hi : los[k];
+		int phi = lo == los[k] ? his[k] : lo;
+
+		peer = split_rank(s, h ^ (1 << k));
+		ret = split_swap(s, peer, split_ptr(s, dst, lo),
+				 split_len(s, lo, hi), split_ptr(s, dst, plo),
+				 split_len(s, plo, phi));
+		lo = los[k];
+		hi = his[k];
+	}
+	return ret;
+}
+
+static int split_run(const struct split *s, const char *src, char *dst)
+{
+	struct mpirma_comm *c = s->c;
+	size_t len = s->n * s->l.esz;
+	bool direct = src != dst;
+	int ret;
+
+	if (c->rank >= 2 * s->folded)
+		return split_halving(s, c->rank - s->folded, src, dst);
+	if (!(c->rank & 1)) {
+		ret = mpirma_coll_send_bytes(c, c->rank + 1, TAG_ALLREDUCE,
+					     src, len);
+		return ret ? ret : mpirma_coll_recv_bytes(c, c->rank + 1,
+							  TAG_ALLREDUCE, dst,
+							  len, NULL);
+	}
+	ret = mpirma_coll_recv_bytes(c, c->rank - 1, TAG_ALLREDUCE,
+				     direct ? dst : s->tmp, len, NULL);
+	if (ret)
+		return ret;
+	mpirma_op_lane_apply(&s->l, direct ? src : s->tmp, dst, s->n);
+	ret = split_halving(s, c->rank / 2, dst, dst);
+	return ret ? ret : mpirma_coll_send_bytes(c, c->rank - 1, TAG_ALLREDUCE,
+						  dst, len);
+}
+
+static int allreduce_split(struct mpirma_comm *c, const void *sendbuf,
+			   void *recvbuf, int count, struct mpirma_dtype *t,
+			   const struct mpirma_op_lane *l)
+{
+	size_t len = (size_t)count * t->size;
+	struct split s = { .c = c, .l = *l, .n = len / l->esz, .np = 1 };
+	void *packed = NULL, *out = NULL;
+	const void *src, *dst;
+	int ret = MPI_SUCCESS;
+
+	while (s.np * 2 <= c->size)
+		s.np *= 2;
+	s.folded = c->size - s.np;
+	if (!mpirma_dtype_contig(t, count, sendbuf, &src)) {
+		src = packed = malloc(len);
+		if (packed)
+			mpirma_dtype_pack(t, sendbuf, count, packed);
+	}
+	if (!mpirma_dtype_contig(t, count, recvbuf, &dst))
+		dst = out = malloc(len);
+	/* in place, a folded rank keeps its own while its pair's comes in */
+	s.tmp = malloc((src == dst && c->rank < 2 * s.folded ? s.n :
+			split_at(&s, s.np / 2)) * l->esz);
+	if (!src || !dst || !s.tmp)
+		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
+	if (!ret)
+		ret = split_run(&s, src, (char *)dst);
+	if (!ret && out)
+		mpirma_dtype_unpack(t, out, len, recvbuf, count);
+	free(s.tmp);
+	free(out);
+	free(packed);
+	return ret;
+}
+
+/* coll_msg.h */
+int mpirma_coll_allreduce_intra(struct mpirma_comm *c, const void *sendbuf,
+				void *recvbuf, int count,
+				struct mpirma_dtype *t, MPI_Datatype dt,
+				MPI_Op op)
+{
+	size_t len = (size_t)count * t->size;
+	struct mpirma_op_lane l;
+	int ret;
+
+	if (sendbuf == MPI_IN_PLACE)
+		sendbuf = recvbuf;
+	if (!count)
+		return MPI_SUCCESS;
+	if (c->size > 1 && len >= SPLIT_MIN && mpirma_op_lane_type(op, t, &l) &&
+	    len / l.esz >= (size_t)c->size)
+		return allreduce_split(c, sendbuf, recvbuf, count, t, &l);
+	if (!(c->size & (c->size - 1)) && len <= DOUBLING_MAX)
+		return allreduce_doubling(c, sendbuf, recvbuf, count, t, dt,
+					  op);
+	ret = mpirma_coll_reduce_to0(c, sendbuf, recvbuf, count, t, dt, op);
+	if (!ret)
+		ret = mpirma_coll_run_bcast(c, recvbuf, count, t, 0);
+	return ret;
+}
