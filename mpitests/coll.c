@@ -383,7 +383,7 @@ static void test_back_to_back(void)
  * mpirma odd ranks pass one contiguous type of n doubles, even ranks n
  * MPI_DOUBLE (the same type signature, which may take different paths;
  * the hosts take predefined ops on predefined types only), every other
- * round in place.  Every rank must end with the same bits.
+ * round in place.  Every rank must end with the same bits, MPI_Reduce's.
  */
 static double term(int rank, int i)
 {
@@ -408,6 +408,7 @@ static void test_allreduce_sizes(void)
 	double *in = malloc(70001 * sizeof(double));
 	double *out = malloc(70001 * sizeof(double));
 	double *ref = malloc(70001 * sizeof(double));
+	double *red = malloc(70001 * sizeof(double));
 	MPI_Datatype vec;
 	unsigned int k;
 	int i, n, bad;
@@ -431,6 +432,15 @@ static void test_allreduce_sizes(void)
 					derived ? vec : MPI_DOUBLE,
 					MPI_SUM, MPI_COMM_WORLD));
 		MPI_Type_free(&vec);
+#ifdef MPIRMA
+		/* every algorithm associates as MPI_Reduce's binomial tree */
+		CHECK_MPI(MPI_Reduce(in, red, n, MPI_DOUBLE, MPI_SUM, 0,
+				     MPI_COMM_WORLD));
+		if (mtest_rank == 0)
+			CHECK(!memcmp(red, out, n * sizeof(double)),
+			      "%d doubles: MPI_Allreduce's bits are not "
+			      "MPI_Reduce's", n);
+#endif
 		memcpy(ref, out, n * sizeof(double));
 		CHECK_MPI(MPI_Bcast(ref, n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 		for (i = 0, bad = -1; i < n && bad < 0; i++)
@@ -446,6 +456,7 @@ static void test_allreduce_sizes(void)
 	free(in);
 	free(out);
 	free(ref);
+	free(red);
 }
 
 /*

@@ -50,7 +50,8 @@
  * + bcast): 16 KiB 38-42 and 304 against 34-42 and 215-265, 32 KiB 63-73
  * and 376-427 against 68-72 and 354-520, 64 KiB 114-127 and 528-572
  * against 136-139 and 621-666, 1 MiB 1,377-1,435 and 5,385-5,581 against
- * 2,348-2,380 and 9,531-10,016 (Open MPI 1,895-1,922 and 6,137-6,323).
+ * 2,348-2,380 and 9,531-10,016 (Open MPI 1,895-1,922 and 6,137-6,323);
+ * at 3 ranks, in another boot, 1 MiB 10,518-10,728 against 20,113-20,657.
  */
 #define SPLIT_MIN	65536
 
@@ -164,34 +165,30 @@ int mpirma_coll_allreduce_small(struct mpirma_comm *c, const void *sendbuf,
 
 /*
  * Large vectors of a predefined op: reduce-scatter by recursive halving,
- * then allgather by recursive doubling.  Each rank combines 1/p of the
- * vector and sends 2 (p - 1)/p of it, where doubling combines and sends
- * all of it log2(p) times, and reduce + bcast has rank 0 combine all of it
- * p - 1 times.  With p = 2^k + r ranks, the first 2r fold in pairs first:
- * the lower of a pair sends all to the higher, which takes part for both
- * and sends it the result at the end.
+ * then allgather by recursive doubling, on the first 2^k ranks.  Each of
+ * them combines 1/2^k of the vector and sends it about twice, where
+ * doubling combines and sends all of it k times and reduce + bcast has
+ * rank 0 combine all of it p - 1 times.  The r = p - 2^k ranks beyond
+ * reduce theirs in a binomial tree to rank 2^k, which sends each block to
+ * its owner before the allgather, and get the result from rank 0 after.
  *
- * It splits the packed data by kernel elements (struct mpirma_op_lane), as
- * every datatype of the same type signature packs, so ranks that pass n
- * MPI_DOUBLE and one contiguous type of n doubles split alike.  In each
- * swap the lower rank sends first: a send of shmq.onecopy bytes or more
- * waits for its take, and two ranks offering to each other at once would
- * both wait until they give up.
+ * Every element is combined in the binomial tree's association, as
+ * MPI_Reduce, MPI_Iallreduce and the doubling combine it: ((0 1)(2 3))
+ * for 4 ranks, then with (4 5) for 6.  Blocks split the packed data by
+ * kernel elements (struct mpirma_op_lane), as every datatype of the same
+ * type signature packs, so ranks that pass n MPI_DOUBLE and one
+ * contiguous type of n doubles split alike.  In each swap the lower rank
+ * sends first: a send of shmq.onecopy bytes or more waits for its take,
+ * and two ranks offering to each other at once would both wait until
+ * they give up.
  */
 struct split {
 	struct mpirma_comm *c;
 	struct mpirma_op_lane l;
 	size_t n;		/* kernel elements in the vector */
 	int np;			/* ranks in the halving: 2^k */
-	int folded;		/* r: pairs folded into one halving rank */
 	char *tmp;		/* a peer's part, while ours is where it goes */
 };
-
-/* The comm rank of halving rank @h. */
-static int split_rank(const struct split *s, int h)
-{
-	return h < s->folded ? 2 * h + 1 : h + s->folded;
-}
 
 /* The first element of block @b of s->np. */
 static size_t split_at(const struct split *s, int b)
@@ -213,77 +210,106 @@ static char *split_ptr(const struct split *s, const char *buf, int b)
 	return (char *)buf + split_at(s, b) * s->l.esz;
 }
 
+/* The block halving rank @h ends the reduce-scatter with. */
+static int split_block(const struct split *s, int h)
+{
+	int lo = 0, hi = s->np, mask;
+
+	for (mask = 1; mask < s->np; mask <<= 1)
+		if (h & mask)
+			lo = lo + (hi - lo) / 2;
+		else
+			hi = lo + (hi - lo) / 2;
+	return lo;
+}
+
+static int split_send(const struct split *s, int peer, const char *buf,
+		      size_t len)
+{
+	return mpirma_coll_send_bytes(s->c, peer, TAG_ALLREDUCE, buf, len);
+}
+
+static int split_recv(const struct split *s, int peer, char *buf, size_t len)
+{
+	return mpirma_coll_recv_bytes(s->c, peer, TAG_ALLREDUCE, buf, len,
+				      NULL);
+}
+
 /* Sends @olen bytes at @out to @peer and receives @ilen into @in. */
 static int split_swap(const struct split *s, int peer, const char *out,
 		      size_t olen, char *in, size_t ilen)
 {
-	struct mpirma_comm *c = s->c;
 	int ret;
 
-	if (c->rank < peer) {
-		ret = mpirma_coll_send_bytes(c, peer, TAG_ALLREDUCE, out, olen);
-		return ret ? ret : mpirma_coll_recv_bytes(c, peer, TAG_ALLREDUCE,
-							  in, ilen, NULL);
+	if (s->c->rank < peer) {
+		ret = split_send(s, peer, out, olen);
+		return ret ? ret : split_recv(s, peer, in, ilen);
 	}
-	ret = mpirma_coll_recv_bytes(c, peer, TAG_ALLREDUCE, in, ilen, NULL);
-	return ret ? ret : mpirma_coll_send_bytes(c, peer, TAG_ALLREDUCE, out,
-						  olen);
+	ret = split_recv(s, peer, in, ilen);
+	return ret ? ret : split_send(s, peer, out, olen);
 }
 
 /*
- * One swap of the reduce-scatter: sends blocks [@slo, @shi) of @mine, this
- * rank's partial results, and combines the peer's [@klo, @khi) with ours
- * into @dst.  Ours elsewhere (the send buffer), the peer's go straight to
- * @dst.
+ * Receives @len bytes from @peer and combines them with ours, @mine, into
+ * @dst: straight into @dst while ours are elsewhere, else through s->tmp.
  */
-static int split_step(const struct split *s, int peer, const char *mine,
-		      char *dst, int slo, int shi, int klo, int khi)
+static int split_combine(const struct split *s, int peer, const char *mine,
+			 char *dst, size_t len)
 {
 	bool direct = mine != dst;
-	char *in = direct ? split_ptr(s, dst, klo) : s->tmp;
-	int ret = split_swap(s, peer, split_ptr(s, mine, slo),
-			     split_len(s, slo, shi), in, split_len(s, klo, khi));
+	int ret = split_recv(s, peer, direct ? dst : s->tmp, len);
 
 	if (!ret)
-		mpirma_op_lane_apply(&s->l, direct ? split_ptr(s, mine, klo) :
-				     s->tmp, split_ptr(s, dst, klo),
-				     split_at(s, khi) - split_at(s, klo));
+		mpirma_op_lane_apply(&s->l, direct ? mine : s->tmp, dst,
+				     len / s->l.esz);
 	return ret;
 }
 
 /*
- * Halving rank @h reduce-scatters @src into @dst, keeping the lower half
- * of its range in each step where its bit is 0, then allgathers in the
- * reverse order.
+ * Halving rank @h: the reduce-scatter of @src into @dst, keeping the upper
+ * half of its range in each step where its bit is 1, the extra ranks'
+ * part of its block, and the allgather in the reverse order.
  */
 static int split_halving(const struct split *s, int h, const char *src,
 			 char *dst)
 {
-	int lo = 0, hi = s->np, mid, mask, k = 0, peer, ret = MPI_SUCCESS;
+	int lo = 0, hi = s->np, mid, klo, khi, mask, k = 0, peer;
 	int los[32], his[32];	/* the range before step k */
+	int ret = MPI_SUCCESS;
 	bool upper;
 
 	for (mask = 1; mask < s->np && !ret; mask <<= 1, k++) {
-		peer = split_rank(s, h ^ mask);
+		peer = h ^ mask;
 		upper = h & mask;
 		los[k] = lo;
 		his[k] = hi;
 		mid = lo + (hi - lo) / 2;
-		ret = upper ? split_step(s, peer, src, dst, lo, mid, mid, hi) :
-			      split_step(s, peer, src, dst, mid, hi, lo, mid);
-		if (upper)
-			lo = mid;
-		else
-			hi = mid;
+		klo = upper ? mid : lo;
+		khi = upper ? hi : mid;
+		/* the lower rank sends first, the upper receives first */
+		if (!upper)
+			ret = split_send(s, peer, split_ptr(s, src, mid),
+					 split_len(s, mid, hi));
+		if (!ret)
+			ret = split_combine(s, peer, split_ptr(s, src, klo),
+					    split_ptr(s, dst, klo),
+					    split_len(s, klo, khi));
+		if (!ret && upper)
+			ret = split_send(s, peer, split_ptr(s, src, lo),
+					 split_len(s, lo, mid));
+		lo = klo;
+		hi = khi;
 		src = dst;
 	}
+	if (!ret && s->c->size > s->np)
+		ret = split_combine(s, s->np, split_ptr(s, src, lo),
+				    split_ptr(s, dst, lo), split_len(s, lo, hi));
 	while (!ret && k-- > 0) {
 		/* the peer holds the other half of the range before step k */
 		int plo = lo == los[k] ? hi : los[k];
 		int phi = lo == los[k] ? his[k] : lo;
 
-		peer = split_rank(s, h ^ (1 << k));
-		ret = split_swap(s, peer, split_ptr(s, dst, lo),
+		ret = split_swap(s, h ^ (1 << k), split_ptr(s, dst, lo),
 				 split_len(s, lo, hi), split_ptr(s, dst, plo),
 				 split_len(s, plo, phi));
 		lo = los[k];
@@ -291,31 +317,57 @@ static int split_halving(const struct split *s, int h, const char *src,
 	}
 	return ret;
 }
+/*
+ * One of the r ranks beyond the halving: a binomial reduce of theirs to
+ * rank np, which sends each halving rank its block, then a binomial bcast
+ * of the result, which rank np gets from rank 0.
+ */
+static int split_extra(const struct split *s, const char *src, char *dst)
+{
+	struct mpirma_comm *c = s->c;
+	int rel = c->rank - s->np, e = c->size - s->np, mask, h, b;
+	size_t len = s->n * s->l.esz;
+	const char *acc = src;
+	int ret = MPI_SUCCESS;
+
+	for (mask = 1; mask < e && !ret; mask <<= 1) {
+		if (rel & mask) {
+			ret = split_send(s, c->rank - mask, acc, len);
+			break;
+		}
+		if (rel + mask < e) {
+			ret = split_combine(s, c->rank + mask, acc, dst, len);
+			acc = dst;
+		}
+	}
+	for (h = 0; !rel && h < s->np && !ret; h++) {
+		b = split_block(s, h);
+		ret = split_send(s, h, split_ptr(s, acc, b),
+				 split_len(s, b, b + 1));
+	}
+	if (ret)
+		return ret;
+	/* the result: rank np's from rank 0, the others' from their parent */
+	mask = rel & -rel;
+	ret = split_recv(s, rel ? c->rank - mask : 0, dst, len);
+	/* children: rel + 2^j below the lowest bit of rel (e < np) */
+	for (mask = (rel ? mask : s->np) >> 1; mask > 0 && !ret; mask >>= 1)
+		if (rel + mask < e)
+			ret = split_send(s, c->rank + mask, dst, len);
+	return ret;
+}
 
 static int split_run(const struct split *s, const char *src, char *dst)
 {
 	struct mpirma_comm *c = s->c;
-	size_t len = s->n * s->l.esz;
-	bool direct = src != dst;
 	int ret;
 
-	if (c->rank >= 2 * s->folded)
-		return split_halving(s, c->rank - s->folded, src, dst);
-	if (!(c->rank & 1)) {
-		ret = mpirma_coll_send_bytes(c, c->rank + 1, TAG_ALLREDUCE,
-					     src, len);
-		return ret ? ret : mpirma_coll_recv_bytes(c, c->rank + 1,
-							  TAG_ALLREDUCE, dst,
-							  len, NULL);
-	}
-	ret = mpirma_coll_recv_bytes(c, c->rank - 1, TAG_ALLREDUCE,
-				     direct ? dst : s->tmp, len, NULL);
-	if (ret)
-		return ret;
-	mpirma_op_lane_apply(&s->l, direct ? src : s->tmp, dst, s->n);
-	ret = split_halving(s, c->rank / 2, dst, dst);
-	return ret ? ret : mpirma_coll_send_bytes(c, c->rank - 1, TAG_ALLREDUCE,
-						  dst, len);
+	if (c->rank >= s->np)
+		return split_extra(s, src, dst);
+	ret = split_halving(s, c->rank, src, dst);
+	if (!ret && !c->rank && c->size > s->np)
+		ret = split_send(s, s->np, dst, s->n * s->l.esz);
+	return ret;
 }
 
 static int allreduce_split(struct mpirma_comm *c, const void *sendbuf,
@@ -330,7 +382,6 @@ static int allreduce_split(struct mpirma_comm *c, const void *sendbuf,
 
 	while (s.np * 2 <= c->size)
 		s.np *= 2;
-	s.folded = c->size - s.np;
 	if (!mpirma_dtype_contig(t, count, sendbuf, &src)) {
 		src = packed = malloc(len);
 		if (packed)
@@ -338,9 +389,9 @@ static int allreduce_split(struct mpirma_comm *c, const void *sendbuf,
 	}
 	if (!mpirma_dtype_contig(t, count, recvbuf, &dst))
 		dst = out = malloc(len);
-	/* in place, a folded rank keeps its own while its pair's comes in */
-	s.tmp = malloc((src == dst && c->rank < 2 * s.folded ? s.n :
-			split_at(&s, s.np / 2)) * l->esz);
+	/* a peer's part: the whole vector beyond the halving, else a half */
+	s.tmp = malloc((c->rank >= s.np ? s.n : split_at(&s, s.np / 2)) *
+		       l->esz);
 	if (!src || !dst || !s.tmp)
 		ret = mpirma_err(MPI_ERR_NO_MEM, "out of memory");
 	if (!ret)

@@ -10,8 +10,8 @@
  *  - Ireduce, Iallreduce, Ireduce_scatter(_block): the binomial tree
  *    towards rank 0 in rank order (acc op received, lower ranks on the
  *    left), then the result sent to the root, broadcast, or scattered.
- *    Small blocking Allreduces on a power-of-two communicator double
- *    recursively instead, which combines the same ranges in the same
+ *    Blocking Allreduces double recursively or split the vector
+ *    (coll_allreduce.c), which combines the same ranges in the same
  *    order, hence the same bits.
  *  - Igather(v), Iscatter(v), Iallgather(v), Ialltoall(v/w): one round of
  *    direct messages.  Sends come first in the round and are buffered,
