@@ -317,6 +317,7 @@ static int split_halving(const struct split *s, int h, const char *src,
 	}
 	return ret;
 }
+
 /*
  * One of the r ranks beyond the halving: a binomial reduce of theirs to
  * rank np, which sends each halving rank its block, then a binomial bcast
