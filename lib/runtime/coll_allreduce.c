@@ -45,13 +45,13 @@
 
 /*
  * Bytes from which an allreduce of a predefined op splits the vector
- * (below).  Two launches in one boot, medians of five rounds, us, at 2 and
- * 4 ranks on 2 vCPUs, split against doubling (above 64 KiB against reduce
- * + bcast): 16 KiB 38-42 and 304 against 34-42 and 215-265, 32 KiB 63-73
- * and 376-427 against 68-72 and 354-520, 64 KiB 114-127 and 528-572
- * against 136-139 and 621-666, 1 MiB 1,377-1,435 and 5,385-5,581 against
- * 2,348-2,380 and 9,531-10,016 (Open MPI 1,895-1,922 and 6,137-6,323);
- * at 3 ranks, in another boot, 1 MiB 10,518-10,728 against 20,113-20,657.
+ * (below).  One boot, three launches, medians of five rounds, us, at 2
+ * and 4 ranks on 2 vCPUs, split from 16 KiB against doubling: 16 KiB
+ * 40-45 and 310-322 against 33-35 and 211-233, 32 KiB 68-72 and 379-396
+ * against 64-73 and 345-403; from 64 KiB split against doubling (reduce +
+ * bcast above): 64 KiB 121-122 and 522-538 against 127-148 and 614-749,
+ * 1 MiB 1,484-1,541 and 5,184-5,327 against 2,403-2,455 and
+ * 10,609-11,146 (Open MPI, another boot: 1,895-1,922 and 6,137-6,323).
  */
 #define SPLIT_MIN	65536
 
@@ -249,19 +249,28 @@ static int split_swap(const struct split *s, int peer, const char *out,
 	return ret ? ret : split_send(s, peer, out, olen);
 }
 
-/*
- * Receives @len bytes from @peer and combines them with ours, @mine, into
- * @dst: straight into @dst while ours are elsewhere, else through s->tmp.
- */
+/* Where a peer's part that @mine combines with into @dst comes in. */
+static char *split_in(const struct split *s, const char *mine, char *dst)
+{
+	return mine != dst ? dst : s->tmp;
+}
+
+/* Combines the @len bytes that came in (split_in) with ours into @dst. */
+static void split_apply(const struct split *s, const char *mine, char *dst,
+			size_t len)
+{
+	mpirma_op_lane_apply(&s->l, mine != dst ? mine : s->tmp, dst,
+			     len / s->l.esz);
+}
+
+/* Receives @len bytes from @peer and combines them with @mine into @dst. */
 static int split_combine(const struct split *s, int peer, const char *mine,
 			 char *dst, size_t len)
 {
-	bool direct = mine != dst;
-	int ret = split_recv(s, peer, direct ? dst : s->tmp, len);
+	int ret = split_recv(s, peer, split_in(s, mine, dst), len);
 
 	if (!ret)
-		mpirma_op_lane_apply(&s->l, direct ? mine : s->tmp, dst,
-				     len / s->l.esz);
+		split_apply(s, mine, dst, len);
 	return ret;
 }
 
@@ -276,6 +285,8 @@ static int split_halving(const struct split *s, int h, const char *src,
 	int lo = 0, hi = s->np, mid, klo, khi, mask, k = 0, peer;
 	int los[32], his[32];	/* the range before step k */
 	int ret = MPI_SUCCESS;
+	const char *mine;
+	char *into;
 	bool upper;
 
 	for (mask = 1; mask < s->np && !ret; mask <<= 1, k++) {
@@ -286,17 +297,23 @@ static int split_halving(const struct split *s, int h, const char *src,
 		mid = lo + (hi - lo) / 2;
 		klo = upper ? mid : lo;
 		khi = upper ? hi : mid;
-		/* the lower rank sends first, the upper receives first */
+		mine = split_ptr(s, src, klo);
+		into = split_ptr(s, dst, klo);
+		/*
+		 * The lower rank sends first, the upper receives first and
+		 * sends before it combines, so that both combine at once.
+		 */
 		if (!upper)
 			ret = split_send(s, peer, split_ptr(s, src, mid),
 					 split_len(s, mid, hi));
 		if (!ret)
-			ret = split_combine(s, peer, split_ptr(s, src, klo),
-					    split_ptr(s, dst, klo),
-					    split_len(s, klo, khi));
+			ret = split_recv(s, peer, split_in(s, mine, into),
+					 split_len(s, klo, khi));
 		if (!ret && upper)
 			ret = split_send(s, peer, split_ptr(s, src, lo),
 					 split_len(s, lo, mid));
+		if (!ret)
+			split_apply(s, mine, into, split_len(s, klo, khi));
 		lo = klo;
 		hi = khi;
 		src = dst;
