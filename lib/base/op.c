@@ -239,13 +239,11 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 	return MPI_SUCCESS;
 }
 
-/* op.h */
-bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l)
+/* Fills *@l for predefined @op on kernel type @ktype, if it reduces. */
+static bool lane_fill(MPI_Op op, int ktype, struct mpirma_op_lane *l)
 {
-	int ktype = mpirma_dtype_elem_ktype(dt);
-
 	if (!is_predefined(op) || op == MPI_REPLACE || op == MPI_NO_OP ||
-	    ktype < 0 || !(group_ops[mpirma_dtype_mclass(dt)] & B(op)))
+	    ktype < 0)
 		return false;
 	l->kop = kernel_op[op];
 	l->ktype = ktype;
@@ -254,16 +252,18 @@ bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l)
 }
 
 /* op.h */
+bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l)
+{
+	return lane_fill(op, mpirma_dtype_elem_ktype(dt), l) &&
+	       (group_ops[mpirma_dtype_mclass(dt)] & B(op));
+}
+
+/* op.h */
 bool mpirma_op_lane_type(MPI_Op op, const struct mpirma_dtype *t,
 			 struct mpirma_op_lane *l)
 {
-	if (!is_predefined(op) || op == MPI_REPLACE || op == MPI_NO_OP ||
-	    t->ktype < 0 || t->padded)
-		return false;
-	l->kop = kernel_op[op];
-	l->ktype = t->ktype;
-	l->esz = mpirma_type_info[t->ktype].size;
-	return l->esz && t->size % l->esz == 0;
+	return !t->padded && lane_fill(op, t->ktype, l) && l->esz &&
+	       t->size % l->esz == 0;
 }
 
 /* op.h */

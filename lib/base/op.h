@@ -66,9 +66,9 @@ int mpirma_op_apply_type(MPI_Op op, struct mpirma_dtype *t, MPI_Datatype dt,
 
 /*
  * A reduction that runs straight on the kernel's elements (the small
- * allreduce's lane, coll_allreduce.c): @kop and @ktype of a predefined op on a
- * predefined datatype that is one kernel element of @esz bytes, which the
- * op/type table admits for reductions.
+ * allreduce's lane, coll_allreduce.c): @kop and @ktype of a predefined op
+ * on a predefined datatype that is one kernel element of @esz bytes, which
+ * the op/type table admits for reductions.
  */
 struct mpirma_op_lane {
 	int kop;

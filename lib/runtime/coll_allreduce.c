@@ -287,6 +287,7 @@ static int split_halving(const struct split *s, int h, const char *src,
 	int ret = MPI_SUCCESS;
 	const char *mine;
 	char *into;
+	size_t klen;
 	bool upper;
 
 	for (mask = 1; mask < s->np && !ret; mask <<= 1, k++) {
@@ -299,6 +300,7 @@ static int split_halving(const struct split *s, int h, const char *src,
 		khi = upper ? hi : mid;
 		mine = split_ptr(s, src, klo);
 		into = split_ptr(s, dst, klo);
+		klen = split_len(s, klo, khi);
 		/*
 		 * The lower rank sends first, the upper receives first and
 		 * sends before it combines, so that both combine at once.
@@ -307,13 +309,12 @@ static int split_halving(const struct split *s, int h, const char *src,
 			ret = split_send(s, peer, split_ptr(s, src, mid),
 					 split_len(s, mid, hi));
 		if (!ret)
-			ret = split_recv(s, peer, split_in(s, mine, into),
-					 split_len(s, klo, khi));
+			ret = split_recv(s, peer, split_in(s, mine, into), klen);
 		if (!ret && upper)
 			ret = split_send(s, peer, split_ptr(s, src, lo),
 					 split_len(s, lo, mid));
 		if (!ret)
-			split_apply(s, mine, into, split_len(s, klo, khi));
+			split_apply(s, mine, into, klen);
 		lo = klo;
 		hi = khi;
 		src = dst;
