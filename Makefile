@@ -1089,13 +1089,16 @@ bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 # 18 minutes (bench/osu-run; table and plot: bench/osu-summary).
 # BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w allocate);
 # BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the launches of
-# each, BENCH_OSU_WARMUP=0 skips the unrecorded first launch of each.
+# each, BENCH_OSU_WARMUP=0 skips the unrecorded first launch of each,
+# BENCH_OSU_CALLS=0 the pass that times the calls alone for the layer's
+# cost per call.
 $(eval $(call bench_suite,OSU,osu))
 BENCH_OSU_VM_ARGS ?= --cpus 2 --timeout 3600
 BENCH_OSU_ARGS ?=
 BENCH_OSU_IMPLS ?=
 BENCH_OSU_REPEAT ?=
 BENCH_OSU_WARMUP ?=
+BENCH_OSU_CALLS ?=
 SCRIPTS += bench/osu-run bench/osu-summary
 
 bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
@@ -1104,6 +1107,7 @@ bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
 		$(if $(BENCH_OSU_IMPLS),-e 'BENCH_OSU_IMPLS=$(BENCH_OSU_IMPLS)') \
 		$(if $(BENCH_OSU_REPEAT),-e BENCH_OSU_REPEAT=$(BENCH_OSU_REPEAT)) \
 		$(if $(BENCH_OSU_WARMUP),-e BENCH_OSU_WARMUP=$(BENCH_OSU_WARMUP)) \
+		$(if $(BENCH_OSU_CALLS),-e BENCH_OSU_CALLS=$(BENCH_OSU_CALLS)) \
 		-- bench/osu-run -o $(BENCH_DIR) $(BENCH_OSU_ARGS) | tee $(BENCH_DIR)/osu-run.log
 	bench/osu-summary $(BENCH_DIR) | tee $(BENCH_DIR)/osu-results.txt
 

@@ -50,7 +50,8 @@
  * t_graph_start and t_graph_end), so each column pays for its own clock;
  * the latency rows under flush run as OSU's loop does, the call and the
  * flush between those reads and nothing else (osu_loop()), the budget
- * checked every 20 iterations.  Every row is verified: the
+ * checked every 20 iterations (--calls-only: without the reads, the
+ * latency rows written as metric "call").  Every row is verified: the
  * target's memory afterwards (the last put's data and sequence number,
  * the accumulated value of every element, a get's source unchanged),
  * and after every round the values the origin fetched last (get's data,
@@ -108,7 +109,8 @@ unsigned int nwrong, nerror;
 void report(const struct row *r, double *v, int n)
 {
 	const bool bw = is_bw(r->op);
-	const char *metric = bw ? "bandwidth" : "latency", *unit = bw ? "MB/s" : "us";
+	const char *metric = bw ? "bandwidth" : opt.calls_only ? "call" : "latency";
+	const char *unit = bw ? "MB/s" : "us";
 	double med;
 
 	if (rank != 0)
@@ -264,6 +266,8 @@ static void usage(FILE *f)
 		"  -t, --time S        seconds per round (default 0.035)\n"
 		"  -r, --rounds R      rounds per row, 1 to %d (default 3)\n"
 		"  -q, --quick         smoke test: sizes 8,4K, 0.002 s, 2 rounds\n"
+		"      --calls-only    no MPI_Wtime before and after each iteration (OSU reads\n"
+		"                      it twice): the calls alone, latency rows as metric call\n"
 		"      --impl NAME     the CSV's impl column (default: from the library version)\n"
 		"      --csv FILE      append the rows to FILE (rank 0) instead of stdout\n"
 		"  -h, --help          this text\n\n"
@@ -342,7 +346,7 @@ static void add_size(const char *s)
 
 static void parse_options(int argc, char **argv)
 {
-	enum { O_IMPL = 256, O_CSV };
+	enum { O_IMPL = 256, O_CSV, O_CALLS };
 	static const struct option longopts[] = {
 		{ "ops", required_argument, NULL, 'o' },
 		{ "syncs", required_argument, NULL, 's' },
@@ -355,6 +359,7 @@ static void parse_options(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "impl", required_argument, NULL, O_IMPL },
 		{ "csv", required_argument, NULL, O_CSV },
+		{ "calls-only", no_argument, NULL, O_CALLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -380,6 +385,7 @@ static void parse_options(int argc, char **argv)
 		case 'q': quick = true; break;
 		case O_IMPL: opt.impl = optarg; break;
 		case O_CSV: opt.csv = optarg; break;
+		case O_CALLS: opt.calls_only = true; break;
 		case 'h':
 			if (rank == 0)
 				usage(stdout);

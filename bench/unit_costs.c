@@ -4,7 +4,9 @@
  * paths are made of: a call and its return (to the same page of code and
  * to another), a branch not taken, a load, a full fence, a copy (also of
  * 8 KiB to a destination 8 bytes past its source's page offset; of 16 KiB
- * by three ways of copying), a short sleep.  Every figure in make bench
+ * by three ways of copying), a read of the TSC (alone, and while another
+ * thread reads it as Open MPI's progress engine does while it waits), a
+ * short sleep.  Every figure in make bench
  * comes from QEMU's emulation (TCG), where these costs are not in the
  * proportions of hardware: a return or a jump to another page of code is a
  * lookup in the emulator's table, a copy runs at a tenth of memory speed,
@@ -261,6 +263,42 @@ static void big_copies(void)
 						    sizeof(big_src), n));
 }
 
+/* A read of the TSC, as the clock of mpirma's MPI_Wtime and the vDSO's. */
+__attribute__((noinline)) static void loop_rdtsc(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += (long)__rdtsc();
+}
+
+static volatile int tsc_stop;
+
+static void *tsc_reader(void *unused)
+{
+	(void)unused;
+	while (!tsc_stop)
+		sink += (long)__rdtsc();
+	return NULL;
+}
+
+/*
+ * QEMU's TCG takes one lock of the whole machine for each read of the
+ * TSC: a waiting Open MPI rank, whose progress loop reads it, slows every
+ * other CPU's clock reads (docs/benchmarks.md, "What the emulator
+ * charges").  On hardware each core reads its own.
+ */
+static void tsc_reads(long n, double plain)
+{
+	pthread_t t;
+
+	record("rdtsc", per_iter(loop_rdtsc, n) - plain);
+	tsc_stop = 0;
+	if (pthread_create(&t, NULL, tsc_reader, NULL))
+		return;
+	record("rdtsc_other_cpu_reading", per_iter(loop_rdtsc, n) - plain);
+	tsc_stop = 1;
+	pthread_join(t, NULL);
+}
+
 static volatile int spinners_stop;
 
 static void *spinner(void *unused)
@@ -355,6 +393,8 @@ int main(int argc, char **argv)
 	record("branch_not_taken", (per_iter(loop_branches, iters) - loads) / 8);
 	record("fence_lock_or", per_iter(loop_lock_or, iters) - plain);
 	record("fence_mfence", per_iter(loop_mfence, iters) - plain);
+	if (cpus > 1)
+		tsc_reads(iters / 10, plain);
 	copies();
 	alias_copies();
 	big_copies();

@@ -58,6 +58,7 @@ struct options {
 	bool all_syncs;
 	bool types[NR_TYPES];
 	bool flavors[NR_FLAVORS];
+	bool calls_only;		/* no clock reads per iteration */
 };
 extern struct options opt;
 
