@@ -235,6 +235,18 @@ static inline bool mpirma_upd_long(uint8_t code, uint64_t n)
  * target's update lock.  Inlined with @how and @size constant, so each case
  * is straight code.
  */
+/*
+ * The old values of a run of more than one element, out of line: the
+ * update's specializations (each op and size, in every entry that inlines
+ * them) share one copy of it, and under emulation their code then stays
+ * within fewer pages of the layer's entries (docs/hybrid.md, "Build").
+ */
+static __attribute__((noinline)) void upd_copy_old(char *res, const char *t,
+						   size_t bytes)
+{
+	mpirma_copy(res, t, bytes);
+}
+
 static __always_inline void upd_apply_as(unsigned int how, unsigned int size,
 					 char *t, const char *o, const void *c,
 					 char *res, uint64_t n)
@@ -257,8 +269,10 @@ static __always_inline void upd_apply_as(unsigned int how, unsigned int size,
 		}
 		return;
 	}
-	if (res)
-		mpirma_copy(res, t, n * size);
+	if (res && n == 1)
+		upd_store(res, upd_load(t, size), size);
+	else if (res)
+		upd_copy_old(res, t, n * size);
 	if (how == MPIRMA_UPD_CAS) {
 		if (upd_load(t, size) == upd_load(c, size))
 			upd_store(t, upd_load(o, size), size);
