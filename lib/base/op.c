@@ -267,6 +267,33 @@ bool mpirma_op_lane_type(MPI_Op op, const struct mpirma_dtype *t,
 }
 
 /* op.h */
+bool mpirma_op_lane_symmetric(const struct mpirma_op_lane *l)
+{
+	switch (l->ktype) {
+	case MPIRMA_TYPE_BOOL:
+	case MPIRMA_TYPE_INT8:
+	case MPIRMA_TYPE_UINT8:
+	case MPIRMA_TYPE_INT16:
+	case MPIRMA_TYPE_UINT16:
+	case MPIRMA_TYPE_INT32:
+	case MPIRMA_TYPE_UINT32:
+	case MPIRMA_TYPE_INT64:
+	case MPIRMA_TYPE_UINT64:
+		return l->kop != MPIRMA_OP_MINLOC && l->kop != MPIRMA_OP_MAXLOC;
+	case MPIRMA_TYPE_FLOAT:
+	case MPIRMA_TYPE_DOUBLE:
+	case MPIRMA_TYPE_LONG_DOUBLE:
+		return l->kop == MPIRMA_OP_SUM || l->kop == MPIRMA_OP_PROD;
+	case MPIRMA_TYPE_C_FLOAT_COMPLEX:
+	case MPIRMA_TYPE_C_DOUBLE_COMPLEX:
+	case MPIRMA_TYPE_C_LONG_DOUBLE_COMPLEX:
+		return l->kop == MPIRMA_OP_SUM;
+	default:
+		return false;
+	}
+}
+
+/* op.h */
 void mpirma_op_lane_apply(const struct mpirma_op_lane *l, const void *in,
 			  void *inout, size_t n)
 {

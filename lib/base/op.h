@@ -87,6 +87,16 @@ bool mpirma_op_lane(MPI_Op op, MPI_Datatype dt, struct mpirma_op_lane *l);
 bool mpirma_op_lane_type(MPI_Op op, const struct mpirma_dtype *t,
 			 struct mpirma_op_lane *l);
 
+/*
+ * Does lane @l give the same bits with its operands swapped?  Integer
+ * elements under every op a lane takes but MINLOC and MAXLOC, and sums
+ * (and products of real numbers) of floating-point ones, which round the
+ * same either way (the build does not contract into fused multiply-adds);
+ * not the floating-point MIN and MAX, whose comparisons pick between -0
+ * and +0 by order.
+ */
+bool mpirma_op_lane_symmetric(const struct mpirma_op_lane *l);
+
 /* inout[i] = in[i] op inout[i] for @n elements of lane @l. */
 void mpirma_op_lane_apply(const struct mpirma_op_lane *l, const void *in,
 			  void *inout, size_t n);

@@ -33,7 +33,10 @@
  * operand it may overwrite), and only the higher one, whose own operand
  * is overwritten, copies the send buffer once.  Copying it up front and
  * the lower rank's result back cost an allreduce of 4 KiB of doubles at 2
- * ranks two of its four copies.
+ * ranks two of its four copies.  Where the op gives the same bits with
+ * its operands swapped (mpirma_op_lane_symmetric()), the higher one skips
+ * that copy too: it receives the lower one's part where the result goes
+ * and combines its own into it.
  */
 /*
  * Bytes: above, the split or reduce + bcast, which send the vector fewer
@@ -87,8 +90,10 @@ static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
 	void *alloc = NULL, *tmp = mpirma_dtype_scratch(t, count, &alloc);
 	int mask, peer, ret = MPI_SUCCESS;
 	const void *acc = sendbuf;
+	struct mpirma_op_lane l;
+	bool copy, swap = mpirma_op_lane_type(op, t, &l) &&
+			  mpirma_op_lane_symmetric(&l);
 	void *in, *into;
-	bool copy;
 
 	if (!tmp)
 		return mpirma_err(MPI_ERR_NO_MEM, "out of memory");
@@ -96,16 +101,19 @@ static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
 		peer = c->rank ^ mask;
 		in = doubling_bufs(c->rank < peer, acc, recvbuf, tmp, &into,
 				   &copy);
+		if (copy && swap)	/* acc op peer's, into the peer's */
+			in = into;
 		ret = mpirma_coll_send(c, peer, TAG_ALLREDUCE, acc, count, t);
 		if (ret)
 			break;
-		if (copy)
+		if (copy && !swap)
 			mpirma_dtype_copy_same(t, count, into, acc);
 		ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, in, count, t);
 		if (ret)
 			break;
-		ret = c->rank < peer ? mpirma_op_apply(op, dt, acc, into, count) :
-				       mpirma_op_apply(op, dt, in, into, count);
+		ret = c->rank < peer || in == into ?
+		      mpirma_op_apply(op, dt, acc, into, count) :
+		      mpirma_op_apply(op, dt, in, into, count);
 		acc = into;
 	}
 	if (!ret && acc != recvbuf)
