@@ -1086,7 +1086,8 @@ bench-msg-run: module $(MSG_BENCH) $(MSG_BENCH_PEERS) $(HY_LIBS)
 # computes), the same three builds, on 2 ranks and 2 vCPUs, mpirma beside
 # both hosts alone and under the layer at 1 and 2 logical nodes, three
 # launches of each (one runs every shape) in one boot of its own, about
-# 18 minutes (bench/osu-run; table and plot: bench/osu-summary).
+# 19 minutes with the calls-alone pass (bench/osu-run; table and plot:
+# bench/osu-summary).
 # BENCH_OSU_ARGS go to osu_bench (e.g. -o acc,fop -w allocate);
 # BENCH_OSU_IMPLS chooses the columns, BENCH_OSU_REPEAT the launches of
 # each, BENCH_OSU_WARMUP=0 skips the unrecorded first launch of each,
