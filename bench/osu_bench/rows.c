@@ -185,7 +185,7 @@ static void check_fetched(struct row *r)
  * as it does under OSU.  --calls-only leaves them out: the calls alone,
  * for the layer's cost per call (under emulation a clock read costs more
  * while the peer polls Open MPI's progress engine, which reads the clock
- * too: docs/benchmarks.md, "What the emulator charges").
+ * too: docs/benchmarks.md, "The layer's cost per call, and the clock").
  */
 static volatile double osu_clock_sink;
 

@@ -94,10 +94,10 @@ static reduce_fn pick(unsigned int type)
 	memset(t, 0, sizeof(t));
 	memset(s, 0, sizeof(s));
 	for (k = 0; k < NR_BUILDS; k++)
-		best[k] = builds[k].runs() ? -1 : -2;
+		best[k] = -1;
 	for (i = 0; i < PICK_TIMINGS; i++)
 		for (k = 0; k < NR_BUILDS; k++) {
-			if (best[k] == -2)
+			if (!builds[k].runs())
 				continue;
 			d = time_build(builds[k].fn, type, t, s, n);
 			if (best[k] < 0 || d < best[k])

@@ -229,13 +229,6 @@ static inline bool mpirma_upd_long(uint8_t code, uint64_t n)
 }
 
 /*
- * The update @how of @n elements of @size bytes at @t, with the origin's
- * values at @o and the compare value at @c (as @how needs them): the
- * elements as they were into @res unless it is NULL.  The caller holds the
- * target's update lock.  Inlined with @how and @size constant, so each case
- * is straight code.
- */
-/*
  * The old values of a run of more than one element, out of line: the
  * update's specializations (each op and size, in every entry that inlines
  * them) share one copy of it, and under emulation their code then stays
@@ -247,6 +240,13 @@ static __attribute__((noinline)) void upd_copy_old(char *res, const char *t,
 	mpirma_copy(res, t, bytes);
 }
 
+/*
+ * The update @how of @n elements of @size bytes at @t, with the origin's
+ * values at @o and the compare value at @c (as @how needs them): the
+ * elements as they were into @res unless it is NULL.  The caller holds the
+ * target's update lock.  Inlined with @how and @size constant, so each case
+ * is straight code.
+ */
 static __always_inline void upd_apply_as(unsigned int how, unsigned int size,
 					 char *t, const char *o, const void *c,
 					 char *res, uint64_t n)

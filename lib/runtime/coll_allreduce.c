@@ -111,9 +111,9 @@ static int allreduce_doubling(struct mpirma_comm *c, const void *sendbuf,
 		ret = mpirma_coll_recv(c, peer, TAG_ALLREDUCE, in, count, t);
 		if (ret)
 			break;
-		ret = c->rank < peer || in == into ?
-		      mpirma_op_apply(op, dt, acc, into, count) :
-		      mpirma_op_apply(op, dt, in, into, count);
+		/* the peer's part where the result goes: ours is the operand */
+		ret = in == into ? mpirma_op_apply(op, dt, acc, into, count) :
+				   mpirma_op_apply(op, dt, in, into, count);
 		acc = into;
 	}
 	if (!ret && acc != recvbuf)
