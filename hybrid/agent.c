@@ -222,6 +222,14 @@ static void *agent(void *unused)
 	return NULL;
 }
 
+/* Messages this thread served while it waited (hy_agent_assisted). */
+static __thread unsigned int assisted_here;
+
+unsigned int hy_agent_assisted(void)
+{
+	return assisted_here;
+}
+
 void hy_agent_waiting(int delta)
 {
 	__atomic_add_fetch(&waiters, delta, __ATOMIC_SEQ_CST);
@@ -237,6 +245,7 @@ int hy_agent_serve(void)
 	agent_stats.messages += n;
 	agent_stats.assisted += n;
 	hy_mutex_unlock(&serve_lock);
+	assisted_here += (unsigned int)n;
 	return n;
 }
 
@@ -273,6 +282,7 @@ static int assist_host(int n, MPI_Request *req, MPI_Status *stat)
 	agent_stats.messages += served;
 	agent_stats.assisted += served;
 	hy_mutex_unlock(&serve_lock);
+	assisted_here += (unsigned int)served;
 	return ret;
 }
 

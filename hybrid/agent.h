@@ -41,6 +41,12 @@ long long hy_clock_ns(clockid_t clock);
 int hy_agent_serve(void);
 
 /*
+ * How many messages the calling thread has served in its waits so far (a
+ * count that wraps): a wait that served is not idle (waits.c's naps).
+ */
+unsigned int hy_agent_assisted(void);
+
+/*
  * A program thread's look at what has come as it enters the layer's
  * synchronization (MPI_Win_lock), now and then (see agent.c).
  */

@@ -18,7 +18,7 @@
  * between rounds.  With hy.yield (the host's blocking calls spin) the
  * program's barriers, reductions and broadcasts all wait so, as do its
  * MPI_Send and MPI_Recv of messages that go in pieces (poll_wait), and a
- * long wait without agents naps (yield_or_nap).  Without agents and
+ * wait idle for long naps (yield_or_nap).  Without agents and
  * yield, each wait is the host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
@@ -49,37 +49,46 @@ static bool waits_poll(void)
 
 /*
  * A wait's pause between two polls where the layer yields (the host spins
- * and ranks outnumber CPUs).  With agents the waiting thread serves them:
- * it yields at every round.  Without, it first spins SPIN_ROUNDS rounds,
- * as the host's own wait would (a ping-pong's reply comes within them
- * when both ranks run), then yields; once it has lasted NAP_AFTER_NS it
- * naps between rounds for an eighth of its time so far (at most
- * NAP_MAX_NS), so it ends at most that much late.  A rank idle in a long
+ * and ranks outnumber CPUs).  It first spins SPIN_ROUNDS rounds, as the
+ * host's own wait would (a ping-pong's reply comes within them when both
+ * ranks run), then yields at every round.  Once it has been idle for
+ * NAP_AFTER_NS it naps between rounds for an eighth of that time (at most
+ * NAP_MAX_NS), so it ends at most that much late: a rank idle in a long
  * wait that only yielded still took a turn on a CPU at each round, between
- * the ranks at work.  MPICH, 4 ranks on 2 CPUs, two of them in MPI_Bcast
- * beside an 8-byte ping-pong: 78 us a message with yields alone, 4.6 so.
+ * the ranks at work (MPICH, 4 ranks on 2 CPUs, two of them in MPI_Bcast
+ * beside an 8-byte ping-pong: 78 us a message, 4.6 so; 90 and 11 at two
+ * logical nodes).  A wait that serves the agent's messages is not idle:
+ * its clock starts again, so a stream of remote operations is served at
+ * the pace of yields, as by the agent itself after a frame (net_host.c).
  */
 #define SPIN_ROUNDS	32
 #define NAP_AFTER_NS	1000000LL
 #define NAP_MAX_NS	1000000LL
 #define NAP_CLOCK_EVERY	16	/* rounds between two clock reads */
 
-/* A wait's pauses: when it began (0: not yet read) and its rounds. */
+/*
+ * A wait's pauses: when it was last found idle (0: not yet read), its
+ * rounds, and hy_agent_assisted() when it last looked.
+ */
 struct pause {
 	long long start;
 	unsigned int rounds;
+	unsigned int served;
 };
 
 static void yield_or_nap(struct pause *p)
 {
 	struct timespec ts = { 0 };
+	unsigned int served;
 	long long now, ns;
 
-	if (hy.agent) {
-		sched_yield();
-		return;
+	p->rounds++;
+	served = hy_agent_assisted();
+	if (served != p->served) {
+		p->served = served;
+		p->start = 0;
 	}
-	if (++p->rounds <= SPIN_ROUNDS)
+	if (p->rounds <= SPIN_ROUNDS)
 		return;
 	sched_yield();
 	if (p->rounds % NAP_CLOCK_EVERY)
