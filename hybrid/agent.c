@@ -222,7 +222,7 @@ static void *agent(void *unused)
 	return NULL;
 }
 
-/* Messages this thread served while it waited (hy_agent_assisted). */
+/* Messages this program thread has served (hy_agent_assisted). */
 static __thread unsigned int assisted_here;
 
 unsigned int hy_agent_assisted(void)

@@ -41,8 +41,9 @@ long long hy_clock_ns(clockid_t clock);
 int hy_agent_serve(void);
 
 /*
- * How many messages the calling thread has served in its waits so far (a
- * count that wraps): a wait that served is not idle (waits.c's naps).
+ * How many messages the calling program thread has served so far, in its
+ * waits and at MPI_Win_lock (a count that wraps): a wait during which it
+ * grew is not idle (waits.c's naps).
  */
 unsigned int hy_agent_assisted(void);
 

@@ -18,8 +18,8 @@
  * between rounds.  With hy.yield (the host's blocking calls spin) the
  * program's barriers, reductions and broadcasts all wait so, as do its
  * MPI_Send and MPI_Recv of messages that go in pieces (poll_wait), and a
- * wait idle for long naps (yield_or_nap).  Without agents and
- * yield, each wait is the host's blocking call.
+ * wait idle for long naps (yield_or_nap).  Without agents and yield, each
+ * wait is the host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
  */
