@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE		/* pthread_setname_np */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,12 @@ static bool quit;
 
 /* Program threads in a wait that serves (atomic): the agent rests. */
 static int waiters;
+
+/*
+ * Program threads asleep in the module (atomic): the agent looks again
+ * after a yield, not after its paced sleep, for the CPU is theirs.
+ */
+static int sleepers;
 
 /*
  * The agent's rest while program threads serve (agent_rest): park_lock
@@ -210,7 +217,11 @@ static void *agent(void *unused)
 			agent_rest();
 			continue;
 		}
-		hy_net_sleep();
+		if (__atomic_load_n(&sleepers, __ATOMIC_SEQ_CST) &&
+		    hy_slots_live())
+			sched_yield();
+		else
+			hy_net_sleep();
 		if (__atomic_load_n(&waiters, __ATOMIC_SEQ_CST))
 			continue;	/* the waiting thread serves it */
 		hy_mutex_lock(&serve_lock);
@@ -233,6 +244,11 @@ unsigned int hy_agent_assisted(void)
 void hy_agent_waiting(int delta)
 {
 	__atomic_add_fetch(&waiters, delta, __ATOMIC_SEQ_CST);
+}
+
+void hy_agent_sleeping(int delta)
+{
+	__atomic_add_fetch(&sleepers, delta, __ATOMIC_SEQ_CST);
 }
 
 int hy_agent_serve(void)

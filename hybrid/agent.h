@@ -34,6 +34,15 @@ void hy_agent_stop(bool report);
 int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat);
 void hy_agent_waiting(int delta);
 
+/*
+ * The engine's block hook (mpirma_set_block_hook()): +1 as a program
+ * thread sleeps in the module, -1 as it wakes.  Meanwhile the agent polls
+ * without its paced sleeps: an origin of another node may be what the
+ * sleeper's peers wait for (OpenCoarrays' reads of image 1 while image 1
+ * waits in MPI_Win_allocate).
+ */
+void hy_agent_sleeping(int delta);
+
 /* @clock's time in ns (the agent's paces and its report). */
 long long hy_clock_ns(clockid_t clock);
 

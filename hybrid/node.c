@@ -292,6 +292,7 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 			MPII_Comm_set_errhandler(MPII_COMM_WORLD,
 						 MPII_ERRORS_RETURN);
 			mpirma_set_host_progress(host_progress);
+			mpirma_set_block_hook(hy_agent_sleeping);
 			hy_win_init();
 		}
 	} else if (job_fd >= 0) {

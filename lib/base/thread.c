@@ -61,10 +61,23 @@ void mpirma_relock(int d)
 	}
 }
 
+/* The layer's (mpirma_set_block_hook(), rma_args.h); NULL standalone. */
+static void (*block_hook)(int delta);
+
+void mpirma_set_block_hook(void (*fn)(int delta))
+{
+	block_hook = fn;
+}
+
 int mpirma_ioctl_wait(unsigned long cmd, void *arg)
 {
-	int d = mpirma_unlock_all(), ret = mpirma_ioctl(cmd, arg);
+	int d = mpirma_unlock_all(), ret;
 
+	if (block_hook)
+		block_hook(1);
+	ret = mpirma_ioctl(cmd, arg);
+	if (block_hook)
+		block_hook(-1);
 	mpirma_relock(d);
 	return ret;
 }

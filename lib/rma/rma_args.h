@@ -247,6 +247,14 @@ int mpirma_win_fence_counted(int win);
 void mpirma_set_host_progress(void (*fn)(void));
 
 /*
+ * The layer's: @fn(+1) as a thread goes to sleep in the module (a
+ * collective, a window's creation, a lock), @fn(-1) as it wakes: the
+ * agent serves the other nodes' origins at once meanwhile, on the CPU the
+ * sleeping thread leaves.
+ */
+void mpirma_set_block_hook(void (*fn)(int delta));
+
+/*
  * What the engine's MPI_Wtime subtracts from CLOCK_MONOTONIC, in ns
  * (lib/base/wtime.c): the layer sets its host's origin there once, before
  * the engine starts (hybrid/wtime.c).
