@@ -17,9 +17,9 @@
  * than CPUs (hy.crowded), or with hy.yield, the polls yield the CPU
  * between rounds.  With hy.yield (the host's blocking calls spin) the
  * program's barriers, reductions and broadcasts all wait so, as do its
- * MPI_Send and MPI_Recv of messages that go in pieces (poll_wait), and a
- * wait idle for long naps (yield_or_nap).  Without agents and yield, each
- * wait is the host's blocking call.
+ * MPI_Wait, MPI_Waitall, and MPI_Send and MPI_Recv of messages that go in
+ * pieces (poll_wait), and a wait idle for long naps (yield_or_nap).
+ * Without agents and yield, each wait is the host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
  */
@@ -296,8 +296,9 @@ static bool buffer_args_ok(int count, MPI_Datatype type, int *bytes)
 }
 
 /*
- * A wait that polls: tests @req, or with none probes for @source's message
- * with @tag on @comm (*@status: the request's or the probe's), serving the
+ * A wait that polls: tests the @n requests @req (@status: their statuses),
+ * or with none probes for @source's message with @tag on @comm (*@status:
+ * the probe's), serving the
  * agent between rounds without blocking in it, and yielding the CPU where
  * the layer yields or CPUs are short.  Where the layer yields (the host
  * spins and ranks outnumber CPUs), a transfer in pieces must not wait
@@ -305,16 +306,20 @@ static bool buffer_args_ok(int count, MPI_Datatype type, int *bytes)
  * to take or give the next piece waits for its CPU until the scheduler's
  * next tick (MPICH, 4 ranks on 2 CPUs: a ping-pong of 32 KiB took 7 ms).
  */
-static int poll_wait(MPI_Request *req, int source, int tag, MPI_Comm comm,
-		     MPI_Status *status)
+static int poll_wait(int n, MPI_Request *req, int source, int tag,
+		     MPI_Comm comm, MPI_Status *status)
 {
 	struct pause p = { 0 };
 	int flag = 0, ret;
 
 	hy_agent_waiting(1);
 	for (;;) {
-		ret = req ? PMPI_Test(req, &flag, status) :
-			    PMPI_Iprobe(source, tag, comm, &flag, status);
+		if (!req)
+			ret = PMPI_Iprobe(source, tag, comm, &flag, status);
+		else if (n == 1)
+			ret = PMPI_Test(req, &flag, status);
+		else
+			ret = PMPI_Testall(n, req, &flag, status);
 		if (ret != MPI_SUCCESS || flag)
 			break;
 		hy_agent_serve();
@@ -337,7 +342,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 
 	if (!(serve || hy.yield) || !probe_args_ok(source, tag, comm))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	ret = poll_wait(NULL, source, tag, comm, &st);
+	ret = poll_wait(0, NULL, source, tag, comm, &st);
 	if (ret != MPI_SUCCESS)
 		return ret;
 	/*
@@ -357,7 +362,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	if (ret != MPI_SUCCESS)
 		return ret;
 	if (!serve)
-		return poll_wait(&req, source, tag, comm, status);
+		return poll_wait(1, &req, source, tag, comm, status);
 	ret = wait_status(1, &req, &st);
 	if (ret == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
 		*status = st;
@@ -381,8 +386,28 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 		return PMPI_Send(buf, count, type, dest, tag, comm);
 	ret = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
 	if (ret == MPI_SUCCESS)
-		ret = poll_wait(&req, dest, tag, comm, MPI_STATUS_IGNORE);
+		ret = poll_wait(1, &req, dest, tag, comm, MPI_STATUS_IGNORE);
 	return ret;
+}
+
+/*
+ * The program's MPI_Wait and MPI_Waitall where the layer yields: a rank
+ * idle in them polls, yields and naps as in the layer's own waits, where
+ * the host's call spun while the ranks at work waited for a CPU.
+ * Elsewhere the host's calls, unwrapped.
+ */
+int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+	if (!hy.yield || !req)
+		return PMPI_Wait(req, status);
+	return poll_wait(1, req, 0, 0, MPI_COMM_NULL, status);
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+	if (!hy.yield || count <= 0 || !reqs)
+		return PMPI_Waitall(count, reqs, statuses);
+	return poll_wait(count, reqs, 0, 0, MPI_COMM_NULL, statuses);
 }
 
 int MPI_Barrier(MPI_Comm comm)
