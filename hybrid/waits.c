@@ -299,11 +299,12 @@ static bool buffer_args_ok(int count, MPI_Datatype type, int *bytes)
  * A wait that polls: tests the @n requests @req (@status: their statuses),
  * or with none probes for @source's message with @tag on @comm (*@status:
  * the probe's), serving the agent between rounds without blocking in it,
- * and yielding the CPU where the layer yields or CPUs are short.  Where the layer yields (the host
- * spins and ranks outnumber CPUs), a transfer in pieces must not wait
- * inside the host's blocking call: it spins there while the peer that has
- * to take or give the next piece waits for its CPU until the scheduler's
- * next tick (MPICH, 4 ranks on 2 CPUs: a ping-pong of 32 KiB took 7 ms).
+ * and yielding the CPU where the layer yields or CPUs are short.  Where
+ * the layer yields (the host spins and ranks outnumber CPUs), a transfer
+ * in pieces must not wait inside the host's blocking call: it spins there
+ * while the peer that has to take or give the next piece waits for its
+ * CPU until the scheduler's next tick (MPICH, 4 ranks on 2 CPUs: a
+ * ping-pong of 32 KiB took 7 ms).
  */
 static int poll_wait(int n, MPI_Request *req, int source, int tag,
 		     MPI_Comm comm, MPI_Status *status)
