@@ -149,7 +149,7 @@ ST_LIB_OBJS := $(ST_LIB_SRCS:%.c=$(OBJ)/%.o)
 UT_BINS := $(UT_SRCS:tests/%.c=$(B)/tests/%)
 UT_ASAN_BINS := $(UT_SRCS:tests/%.c=$(B)/tests/%-asan)
 # The unit tests that run threads, also under ThreadSanitizer.
-UT_TSAN_BINS := $(patsubst tests/%.c,$(B)/tests/%-tsan,$(wildcard tests/test_handle.c tests/test_ulock.c \
+UT_TSAN_BINS := $(patsubst tests/%.c,$(B)/tests/%-tsan,$(wildcard tests/test_handle.c tests/test_hy_lockword.c tests/test_ulock.c \
 		 tests/test_win_counters.c))
 # Unit tests link against archives, so they pull in only what they use.
 UT_ARCHIVE := $(OBJ)/libunit.a

@@ -142,7 +142,8 @@ static void serve_msg(struct ship_hdr *h, size_t n, int origin)
 		PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
 	agent_stats.messages++;
 	if (n == sizeof(*h) && (h->kind == HY_KIND_LOCK ||
-				h->kind == HY_KIND_UNLOCK)) {
+				h->kind == HY_KIND_UNLOCK ||
+				h->kind == HY_KIND_RETRY)) {
 		hy_slot_serve_lock(h, origin);
 		serve_ready();	/* an unlock may have granted epochs */
 		return;
@@ -357,6 +358,7 @@ void hy_agent_serve_ready(void)
 
 int hy_agent_start(void)
 {
+	bool words;
 	int ok, all;
 
 	if (!hy.span || hy.span_host_acc)
@@ -364,11 +366,14 @@ int hy_agent_start(void)
 	/* 0: no limit but the slots' (MPIRMA_TAG_UB lowers it for tests) */
 	if (!hy.tag_ub)
 		hy.tag_ub = INT32_MAX;
+	/* collective over the node: its result is agreed below */
+	words = hy_slot_words_start();
 	if (hy_net_start() != MPI_SUCCESS) {
+		hy_slot_words_stop();
 		hy.span = false;
 		return MPI_SUCCESS;
 	}
-	ok = pthread_create(&agent_thread, NULL, agent, NULL) == 0;
+	ok = words && pthread_create(&agent_thread, NULL, agent, NULL) == 0;
 	if (ok) {
 		/* what top -H and /proc show for it */
 		pthread_setname_np(agent_thread, "mpirma-agent");
@@ -384,10 +389,12 @@ int hy_agent_start(void)
 	hy.agent = ok;
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all) {
-		if (ok)
+		if (ok) {
 			hy_agent_stop(false);
-		else
+		} else {
 			hy_net_stop();
+			hy_slot_words_stop();
+		}
 		hy.span = false;
 	}
 	return MPI_SUCCESS;
@@ -418,4 +425,5 @@ void hy_agent_stop(bool report)
 	__atomic_store_n(&quit, false, __ATOMIC_RELEASE);
 	hy_apply_free();
 	hy_slots_free();
+	hy_slot_words_stop();
 }

@@ -75,11 +75,25 @@ bool hy_slot_target(uint32_t slot, struct hy_slot_target *out);
 void hy_slot_serve_lock(const struct ship_hdr *h, int origin);
 
 /*
- * This process's lock of its own part, without a message (agent_slots.c);
- * hy_slot_release() gives back that lock or an applied epoch's.
+ * The node's lock words (lockword.c): HY_LW_SLOTS per process, one per
+ * slot.  hy_slot_words_start() and _stop() are collective over the node's
+ * module job (the agents' start and stop); start is false when the engine
+ * gave no shared memory.  hy_slot_word() is the word of @slot of world
+ * rank @world's agent, NULL for a rank of another node.
  */
-bool hy_slot_lock_self(int slot, int type, int origin);
+#define HY_LW_SLOTS	4096
+bool hy_slot_words_start(void);
+void hy_slot_words_stop(void);
+uint64_t *hy_slot_word(int world, int slot);
+
+/*
+ * hy_slot_release() gives back the lock an applied epoch took.
+ * hy_slot_retry() grants what waits for slot @slot's lock, as a
+ * HY_KIND_RETRY would: a release of this process's own found the agent
+ * waiting (hy_lw_release).
+ */
 void hy_slot_release(int slot);
+void hy_slot_retry(int slot);
 
 /*
  * An epoch message @h of @n bytes from @origin: true when its lock was

@@ -3,17 +3,19 @@
  * agent_slots.c - the agent's windows and their locks.  Each window that
  * spans nodes has a slot in every member's agent: the engine window's
  * kernel id and this process's rank in it (what serving needs), and the
- * lock of this process's part of the window, which the agent keeps for
- * every origin, local and remote alike, so that MPI_LOCK_EXCLUSIVE excludes
- * both.  Requests that cannot be granted wait in arrival order and are
- * granted first come first served; a grant is a frame of no bytes with tag
- * HY_TAG_GRANT + slot (net.h).
+ * lock of this process's part of the window: a word (lockword.c) in memory
+ * the node's processes share, one per slot, which node-local origins take
+ * themselves (origin.c) and the agent takes for origins of other nodes,
+ * so that MPI_LOCK_EXCLUSIVE excludes both.  Their requests that cannot be
+ * granted wait here in arrival order; a grant is a frame of no bytes with
+ * tag HY_TAG_GRANT + slot (net.h).
  * An epoch message (wire.h) is a request too: granted at once, its
  * serving thread applies it; queued, it is copied, and the release that
  * grants it puts it on the ready list, which serving threads apply.
  *
- * Called by agent.c (lookups, lock requests, freeing at stop) and span.c
- * (open and close); sends grants through net_io.c.
+ * Called by agent.c (lookups, lock requests, the words at start and stop),
+ * span.c (open and close) and origin.c (words, retries); sends grants
+ * through net_io.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "agent.h"
 #include "errors.h"
 #include "locks.h"
+#include "lockword.h"
 #include "net.h"
 #include "wire.h"
 
@@ -37,14 +40,14 @@ struct lock_wait {
 };
 
 /*
- * A slot: @target for serving; the lock: @shared holders, or @excl, and the
- * requests waiting in arrival order (@wait, @nwait of @capwait).
+ * A slot: @target for serving; its lock @word, and the requests of other
+ * nodes' origins waiting for it in arrival order (@wait, @nwait of
+ * @capwait).
  */
 struct agent_slot {
 	bool used;
 	struct hy_slot_target target;
-	int shared;
-	bool excl;
+	uint64_t *word;
 	struct lock_wait *wait;
 	int nwait;
 	int capwait;
@@ -65,6 +68,14 @@ static int live;
 static struct lock_wait *ready;
 static int nready, capready;
 
+/*
+ * The node's lock words: HY_LW_SLOTS per process, one per slot, in a
+ * shared engine window over the node's module job; @words[r] is rank r's.
+ * Set at the agents' start, before any slot, and cleared after the stop.
+ */
+static MPII_Win words_win = MPII_WIN_NULL;
+static uint64_t **words;
+
 bool hy_slot_target(uint32_t k, struct hy_slot_target *out)
 {
 	bool used = false;
@@ -76,30 +87,6 @@ bool hy_slot_target(uint32_t k, struct hy_slot_target *out)
 	}
 	hy_mutex_unlock(&slots_lock);
 	return used;
-}
-
-/* Can slot @s's lock be granted as @type now? */
-static bool lock_fits(const struct agent_slot *s, int type)
-{
-	return !s->excl && (type == HY_LOCK_SHARED || !s->shared);
-}
-
-/* Takes slot @s's lock as @type; slots_lock held. */
-static void lock_take(struct agent_slot *s, int type)
-{
-	if (type == HY_LOCK_EXCL)
-		s->excl = true;
-	else
-		s->shared++;
-}
-
-/* Grants slot @k's lock as @type to @origin; slots_lock held. */
-static void lock_grant(int k, int type, int origin)
-{
-	hy_mutex_assert_held(&slots_lock);
-	lock_take(&slots[k], type);
-	/* never blocks: what the socket does not take waits in a queue */
-	hy_net_reply(origin, HY_TAG_GRANT + (uint32_t)k, NULL, 0, NULL, 0);
 }
 
 /* Appends @e to the list @l of *@n entries, room *@cap. */
@@ -118,44 +105,71 @@ static void wait_push(struct lock_wait **l, int *n, int *cap,
 	(*l)[(*n)++] = *e;
 }
 
-/* Queues @origin's request of @type behind slot @s's waiting ones. */
-static void lock_wait_add(struct agent_slot *s, int origin, int type)
-{
-	wait_push(&s->wait, &s->nwait, &s->capwait,
-		  &(struct lock_wait){ .origin = origin, .type = type });
-}
-
 /*
- * Releases slot @k's lock and grants what it can from the front: a plain
- * request gets its grant message, an epoch goes to the ready list.
+ * Grants slot @k's waiting requests, oldest first, while the word lets
+ * the agent take the lock (@defer: behind node-local waiters, see
+ * lockword.c): a plain request gets its grant message, an epoch goes to
+ * the ready list.  Once none waits, node-local origins need not tell the
+ * agent of their releases any more.
  */
-static void lock_release(int k)
+static void grant_waiting(int k, bool defer)
 {
 	struct agent_slot *s = &slots[k];
 
-	if (s->excl)
-		s->excl = false;
-	else if (s->shared)
-		s->shared--;
-	while (s->nwait && lock_fits(s, s->wait[0].type)) {
-		if (s->wait[0].epoch) {
-			lock_take(s, s->wait[0].type);
-			wait_push(&ready, &nready, &capready, &s->wait[0]);
-		} else {
-			lock_grant(k, s->wait[0].type, s->wait[0].origin);
-		}
+	hy_mutex_assert_held(&slots_lock);
+	while (s->nwait) {
+		struct lock_wait *e = &s->wait[0];
+
+		if (!hy_lw_agent_take(s->word, e->type, defer))
+			return;
+		if (e->epoch)
+			wait_push(&ready, &nready, &capready, e);
+		else	/* never blocks: what the socket does not take waits */
+			hy_net_reply(e->origin, HY_TAG_GRANT + (uint32_t)k,
+				     NULL, 0, NULL, 0);
 		memmove(s->wait, s->wait + 1,
 			sizeof(*s->wait) * (size_t)--s->nwait);
+		defer = true;	/* the agent had its turn */
 	}
+	hy_lw_agent_idle(s->word);
+}
+
+/* Does the agent take slot @k's lock as @type for a new request now? */
+static bool lock_now(int k, int type)
+{
+	hy_mutex_assert_held(&slots_lock);
+	return !slots[k].nwait && hy_lw_agent_take(slots[k].word, type, true);
 }
 
 /*
- * A lock or unlock from @origin.  A request that cannot be granted waits
- * behind those before it (a shared one does not overtake a waiting
- * exclusive one); an unlock grants what it can from the front.  Out of
- * memory for a waiting request ends the job: its origin would wait
- * forever.  A request for a slot not in use is dropped: a window is freed
- * collectively, so no lock can come for it.
+ * Queues @origin's request of @type for slot @k behind those waiting (an
+ * epoch's copy in @epoch, @len bytes, else NULL).
+ */
+static void lock_queue(int k, int type, int origin, struct ship_hdr *epoch,
+		       size_t len)
+{
+	struct agent_slot *s = &slots[k];
+
+	wait_push(&s->wait, &s->nwait, &s->capwait,
+		  &(struct lock_wait){ .origin = origin, .type = type,
+				       .epoch = epoch, .len = len });
+}
+
+/* Gives back what an origin of another node held of slot @k. */
+static void lock_release(int k)
+{
+	hy_mutex_assert_held(&slots_lock);
+	hy_lw_release(slots[k].word);
+	grant_waiting(k, true);
+}
+
+/*
+ * A lock, unlock or retry from @origin.  A lock that cannot be granted
+ * waits behind those before it; an unlock grants what it can from the
+ * front, and so does a retry (a node-local origin's release found the
+ * agent waiting).  Out of memory for a waiting request ends the job: its
+ * origin would wait forever.  A request for a slot not in use is dropped:
+ * a window is freed collectively, so no lock can come for it.
  */
 void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
 {
@@ -163,38 +177,25 @@ void hy_slot_serve_lock(const struct ship_hdr *h, int origin)
 
 	hy_mutex_lock(&slots_lock);
 	if (k < nslots && slots[k].used) {
-		if (h->kind != HY_KIND_LOCK)
+		if (h->kind == HY_KIND_UNLOCK)
 			lock_release(k);
-		else if (!slots[k].nwait && lock_fits(&slots[k], h->op))
-			lock_grant(k, h->op, origin);
+		else if (h->kind == HY_KIND_RETRY)
+			grant_waiting(k, false);
+		else if (lock_now(k, h->op))
+			hy_net_reply(origin, HY_TAG_GRANT + (uint32_t)k, NULL,
+				     0, NULL, 0);
 		else
-			lock_wait_add(&slots[k], origin, h->op);
+			lock_queue(k, h->op, origin, NULL, 0);
 	}
 	hy_mutex_unlock(&slots_lock);
 }
 
-/*
- * This process's lock of its own part of the window in slot @k, without a
- * message to itself: granted at once when it fits (true); else queued as
- * @origin's (this process's world rank) request, whose grant
- * comes as a message like a remote origin's (false).  A program that
- * locks its own part between every access (OpenCoarrays reads even its
- * own image's coarrays so) no longer waits for its own agent's pace.
- */
-bool hy_slot_lock_self(int k, int type, int origin)
+void hy_slot_retry(int k)
 {
-	bool granted = false;
-
 	hy_mutex_lock(&slots_lock);
-	if (k >= 0 && k < nslots && slots[k].used) {
-		granted = !slots[k].nwait && lock_fits(&slots[k], type);
-		if (!granted)
-			lock_wait_add(&slots[k], origin, type);
-		else
-			lock_take(&slots[k], type);
-	}
+	if (k >= 0 && k < nslots && slots[k].used)
+		grant_waiting(k, false);
 	hy_mutex_unlock(&slots_lock);
-	return granted;
 }
 
 /*
@@ -204,22 +205,19 @@ bool hy_slot_lock_self(int k, int type, int origin)
  */
 bool hy_slot_epoch(const struct ship_hdr *h, size_t n, int origin)
 {
-	int k = (int)h->slot, type = h->op;
-	struct lock_wait e = { .origin = origin, .type = type, .len = n };
+	int k = (int)h->slot;
+	struct ship_hdr *copy;
 	bool granted = false;
 
 	hy_mutex_lock(&slots_lock);
 	if (k < nslots && slots[k].used) {
-		granted = !slots[k].nwait && lock_fits(&slots[k], type);
-		if (granted) {
-			lock_take(&slots[k], type);
-		} else {
-			e.epoch = malloc(n);
-			if (!e.epoch)
+		granted = lock_now(k, h->op);
+		if (!granted) {
+			copy = malloc(n);
+			if (!copy)
 				PMPI_Abort(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-			memcpy(e.epoch, h, n);
-			wait_push(&slots[k].wait, &slots[k].nwait,
-				  &slots[k].capwait, &e);
+			memcpy(copy, h, n);
+			lock_queue(k, h->op, origin, copy, n);
 		}
 	}
 	hy_mutex_unlock(&slots_lock);
@@ -242,16 +240,56 @@ bool hy_slot_ready(struct ship_hdr **epoch, size_t *len, int *origin)
 	return got;
 }
 
-/*
- * Gives back slot @k's lock: what hy_slot_lock_self() (or its queued
- * grant) or an applied epoch took.
- */
+/* Gives back slot @k's lock an applied epoch took. */
 void hy_slot_release(int k)
 {
 	hy_mutex_lock(&slots_lock);
 	if (k >= 0 && k < nslots && slots[k].used)
 		lock_release(k);
 	hy_mutex_unlock(&slots_lock);
+}
+
+bool hy_slot_words_start(void)
+{
+	MPII_Aint size;
+	int n = 0, unit;
+	bool ok;
+	void *mine;
+
+	hy_lock();
+	ok = MPII_Comm_size(MPII_COMM_WORLD, &n) == MPII_SUCCESS &&
+	     MPII_Win_allocate_shared(HY_LW_SLOTS * sizeof(uint64_t),
+				      sizeof(uint64_t), MPII_INFO_NULL,
+				      MPII_COMM_WORLD, &mine,
+				      &words_win) == MPII_SUCCESS;
+	if (ok) {
+		words = calloc((size_t)n, sizeof(*words));
+		ok = words;
+	}
+	for (int r = 0; ok && r < n; r++)
+		ok = MPII_Win_shared_query(words_win, r, &size, &unit,
+					   &words[r]) == MPII_SUCCESS &&
+		     size == HY_LW_SLOTS * sizeof(uint64_t);
+	hy_unlock();
+	return ok;
+}
+
+void hy_slot_words_stop(void)
+{
+	hy_lock();
+	if (words_win != MPII_WIN_NULL)
+		MPII_Win_free(&words_win);
+	hy_unlock();
+	free(words);
+	words = NULL;
+}
+
+uint64_t *hy_slot_word(int world, int slot)
+{
+	if (!words || world < 0 || world >= hy.world_size ||
+	    hy.node_of[world] != hy.node || slot < 0 || slot >= HY_LW_SLOTS)
+		return NULL;
+	return words[hy.inner_of[world]] + slot;
 }
 
 /*
@@ -271,6 +309,12 @@ int hy_slot_open(struct hy_win *w)
 	hy_mutex_lock(&slots_lock);
 	for (k = 0; k < nslots && slots[k].used; k++)
 		;
+	if (k >= HY_LW_SLOTS) {
+		ret = hy_fail(MPI_ERR_OTHER, "too many windows span nodes at "
+			      "once: %d, the most this process keeps locks "
+			      "for is %d", k + 1, HY_LW_SLOTS);
+		goto unlock;
+	}
 	if (!slot_tag_ok(k)) {
 		ret = hy_fail(MPI_ERR_OTHER, "too many windows span nodes at "
 			      "once: %d, the most the agents' tags (up to %d) "
@@ -296,7 +340,10 @@ int hy_slot_open(struct hy_win *w)
 	slots[k] = (struct agent_slot){
 		.used = true, .target.win_id = sp->win_id,
 		.target.erank = (uint32_t)sp->erank[sp->me],
+		.word = hy_slot_word(sp->world[sp->me], k),
 	};
+	/* what a window freed while locked left; nobody knows the slot yet */
+	hy_lw_reset(slots[k].word);
 	sp->myslot = k;
 	__atomic_add_fetch(&live, 1, __ATOMIC_RELEASE);
 unlock:

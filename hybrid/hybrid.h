@@ -173,6 +173,8 @@ struct hy_batch;
  *	lies on another node
  * @world: per window rank, its world rank
  * @slot: per window rank, the agent's slot of this window there
+ * @word: per window rank on this node, the word of its lock there
+ *	(agent_slots.c), which this process takes itself; NULL for the others
  * @myslot: this process's slot (agent_slots.c)
  * @win_id: the engine window's id in the kernel (for the agent)
  * @locked: the engine window's permanent MPI_Win_lock_all epoch is open
@@ -211,6 +213,7 @@ struct hy_span {
 	int *erank;
 	int *world;
 	int *slot;
+	uint64_t **word;
 	int myslot;
 	uint32_t win_id;
 	bool locked;

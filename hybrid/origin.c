@@ -8,11 +8,12 @@
  * target's batch (batch.c); an operation with a result waits for its reply
  * before it returns, but in a lazy epoch, where it joins the batch too.
  *
- * Lock requests and grants travel the same way (agent_slots.c keeps the
- * locks), but for this process's own part, which it takes in agent_slots.c
- * directly, and for a lock of another node's rank, which waits to travel
- * with the epoch's operations (a lazy epoch).  Called by rma.c, sync.c and
- * span.c; calls batch.c, waits.c, agent_slots.c and the engine.
+ * Lock requests and grants to other nodes travel the same way
+ * (agent_slots.c keeps the locks), or wait to travel with the epoch's
+ * operations (a lazy epoch); a node-local target's lock, this process's
+ * own among them, is a word this process takes itself (lockword.c).
+ * Called by rma.c, sync.c and span.c; calls batch.c, waits.c,
+ * agent_slots.c and the engine.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "batch.h"
 #include "errors.h"
 #include "locks.h"
+#include "lockword.h"
 #include "net.h"
 #include "origin.h"
 #include "rma_args.h"
@@ -54,25 +56,25 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 	int first = rank < 0 ? 0 : rank, last = rank < 0 ? sp->size : rank + 1;
 	int type = exclusive ? HY_LOCK_EXCL : HY_LOCK_SHARED;
 	int ret = MPI_SUCCESS, r;
-	bool self = false;
 
 	/*
-	 * Every request first, then the grants: the targets work at once.
-	 * This process's own part without a message (agent_slots.c).
+	 * The requests to other nodes first, so that their agents work while
+	 * this process takes the node-local words (agent_slots.c), then their
+	 * grants.
 	 */
 	for (int t = first; t < last; t++) {
-		if (t == sp->me) {
-			self = hy_slot_lock_self(sp->myslot, type,
-						 sp->world[t]);
+		if (sp->word[t])
 			continue;
-		}
 		r = lock_msg(w, t, HY_KIND_LOCK, type);
 		ret = ret ? ret : r;
 	}
+	for (int t = first; t < last && !ret; t++)
+		if (sp->word[t])
+			hy_wait_word(sp->word[t], type);
 	for (int t = first; t < last && !ret; t++) {
 		struct hy_nrecv rx;
 
-		if (t == sp->me && self)
+		if (sp->word[t])
 			continue;
 		hy_net_post(&rx, sp->world[t],
 			    HY_TAG_GRANT + (uint32_t)sp->slot[t], NULL, 0);
@@ -83,18 +85,23 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 
 int hy_ship_unlock(struct hy_win *w, int rank)
 {
-	int first = rank < 0 ? 0 : rank;
-	int last = rank < 0 ? w->span->size : rank + 1;
-	int ret = MPI_SUCCESS, r;
+	struct hy_span *sp = w->span;
+	int first = rank < 0 ? 0 : rank, last = rank < 0 ? sp->size : rank + 1;
+	int ret = MPI_SUCCESS, r = MPI_SUCCESS;
 
 	for (int t = first; t < last; t++) {
-		if (t == w->span->me) {
-			/* an epoch waiting for it is applied now */
-			hy_slot_release(w->span->myslot);
-			hy_agent_serve_ready();
+		if (!sp->word[t]) {
+			r = lock_msg(w, t, HY_KIND_UNLOCK, 0);
+		} else if (!(hy_lw_release(sp->word[t]) & HY_LW_AGENT)) {
 			continue;
+		} else if (t != sp->me) {
+			/* its agent has requests of other nodes waiting */
+			r = lock_msg(w, t, HY_KIND_RETRY, 0);
+		} else {
+			/* an epoch granted now is applied at once */
+			hy_slot_retry(sp->myslot);
+			hy_agent_serve_ready();
 		}
-		r = lock_msg(w, t, HY_KIND_UNLOCK, 0);
 		ret = ret ? ret : r;
 	}
 	return ret;

@@ -31,10 +31,11 @@ int hy_ship(struct hy_win *w, const struct mpirma_rma_args *a, bool defer,
 int hy_ship_complete(struct hy_win *w, int rank, const char *fn);
 
 /*
- * The lock of window rank @rank of @w (-1: a shared lock of every rank),
- * which that target's agent keeps for every origin: hy_ship_lock() returns
- * once it is granted; hy_ship_unlock() gives it back (after the operations
- * it covered are complete).  Call without hy.lock.
+ * The lock of window rank @rank of @w (-1: a shared lock of every rank):
+ * a request to that target's agent, or on its node a word this process
+ * takes (agent_slots.c).  hy_ship_lock() returns once it is granted;
+ * hy_ship_unlock() gives it back (after the operations it covered are
+ * complete).  Call without hy.lock.
  */
 int hy_ship_lock(struct hy_win *w, int rank, bool exclusive);
 int hy_ship_unlock(struct hy_win *w, int rank);

@@ -99,6 +99,7 @@ static bool span_alloc(struct hy_win *w, int size, int me, int flavor)
 	sp->erank = malloc(sizeof(int) * (size_t)size);
 	sp->world = malloc(sizeof(int) * (size_t)size);
 	sp->slot = malloc(sizeof(int) * (size_t)size);
+	sp->word = calloc((size_t)size, sizeof(*sp->word));
 	sp->lock_of = calloc((size_t)size, 1);
 	sp->in_start = calloc((size_t)size, 1);
 	sp->in_post = calloc((size_t)size, 1);
@@ -107,7 +108,7 @@ static bool span_alloc(struct hy_win *w, int size, int me, int flavor)
 	sp->lazy = calloc((size_t)size, 1);
 	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
 		sp->extent = malloc(2 * sizeof(uint64_t) * (size_t)size);
-	return sp->erank && sp->world && sp->slot && sp->lock_of &&
+	return sp->erank && sp->world && sp->slot && sp->word && sp->lock_of &&
 	       sp->in_start && sp->in_post && sp->wait_for && sp->host_acc &&
 	       sp->lazy &&
 	       (sp->extent || flavor == MPI_WIN_FLAVOR_DYNAMIC);
@@ -197,6 +198,8 @@ int hy_span_open(struct hy_win *w, struct create_args *a)
 		hy_coll_serve(a->comm);
 	/* Published: nobody ships to a slot before it exists. */
 	hy_wait_allgather(&sp->myslot, 1, MPI_INT, sp->slot, a->comm);
+	for (int k = 0; k < size && hy.agent; k++)
+		sp->word[k] = hy_slot_word(sp->world[k], sp->slot[k]);
 	/* Each target's memory, so that a range error fails at the call. */
 	if (sp->extent) {
 		uint64_t mine[2] = { (uint64_t)a->size, (uint64_t)a->disp_unit };
@@ -239,6 +242,7 @@ void hy_span_release(struct hy_win *w)
 	free(sp->erank);
 	free(sp->world);
 	free(sp->slot);
+	free(sp->word);
 	free(sp->lock_of);
 	free(sp->in_start);
 	free(sp->in_post);

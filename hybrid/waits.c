@@ -29,6 +29,7 @@
 
 #include "agent.h"
 #include "coll.h"
+#include "lockword.h"
 #include "net.h"
 #include "net_host.h"
 #include "transport.h"
@@ -170,6 +171,26 @@ int hy_wait_net(struct hy_nrecv *r)
 	}
 	hy_agent_waiting(-1);
 	return r->status;
+}
+
+/*
+ * A node-local holder gives the word back soon, or a remote one after its
+ * round trips: the wait spins, then yields, then naps (yield_or_nap) even
+ * where the layer does not yield, for it may be long.
+ */
+void hy_wait_word(uint64_t *word, int type)
+{
+	struct pause p = { 0 };
+
+	if (hy_lw_try(word, type))
+		return;
+	hy_lw_enqueue(word);
+	hy_agent_waiting(1);
+	while (!hy_lw_try_queued(word, type)) {
+		hy_agent_serve();
+		yield_or_nap(&p);
+	}
+	hy_agent_waiting(-1);
 }
 
 int hy_wait(int n, MPI_Request *req)

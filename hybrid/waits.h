@@ -13,6 +13,12 @@
 int hy_wait(int n, MPI_Request *req);
 int hy_wait_barrier(MPI_Comm comm);
 
+/*
+ * Takes the lock word @word as @type (lockword.c), waiting for it when
+ * others hold it or wait for it, serving meanwhile.
+ */
+void hy_wait_word(uint64_t *word, int type);
+
 /* Waits for the agents' frame @r (net.h), serving meanwhile: its status. */
 struct hy_nrecv;
 int hy_wait_net(struct hy_nrecv *r);

@@ -9,7 +9,8 @@
  * A message on HY_TAG_OP is one ship_hdr and what it announces: an
  * operation with a result (header, target blocks, origin data, compare
  * value), a batch of puts and accumulates (records, each padded to 8
- * bytes), a lock or unlock request, or
+ * bytes), a lock or unlock request, a retry (a node-local origin gave
+ * back a lock the agent waits for: agent_slots.c), or
  * HY_KIND_EPOCH: a lock of the target's part (op: its type) taken for the
  * records that follow, a batch that may hold operations with a result,
  * and released after them when flags has HY_EPOCH_RELEASE (a whole
@@ -38,6 +39,7 @@ enum {
 #define HY_KIND_LOCK	0x100	/* a message on HY_TAG_OP: lock (op: type) */
 #define HY_KIND_UNLOCK	0x101	/* ... unlock */
 #define HY_KIND_EPOCH	0x103	/* ... lock, a batch, maybe unlock */
+#define HY_KIND_RETRY	0x104	/* ... a node-local origin released the lock */
 #define HY_EPOCH_RELEASE 1	/* ship_hdr.flags of HY_KIND_EPOCH: unlock */
 #define HY_LOCK_SHARED	1
 #define HY_LOCK_EXCL	2
