@@ -14,12 +14,11 @@
  *  - a new node-local request takes the lock only when nobody waits, so a
  *    shared one does not overtake a waiting exclusive one;
  *  - node-local waiters take it as it frees, unless FIRST;
- *  - the agent, which cannot spin, takes the lock for a new request only
- *    when nobody waits, and after its turn (a grant, a remote holder's
- *    release) it defers to the node-local waiters; told of a release, it
- *    takes the lock before them, or, when another took it first, sets
- *    FIRST and takes it at the next release.  So each side gets a turn
- *    within two of the other's.
+ *  - the agent, which cannot poll, takes it for a new request, or at a
+ *    release it is told of, before the waiters; when a holder keeps it
+ *    out it sets FIRST and takes it at that holder's release.  After its
+ *    turn (a grant, a remote holder's release) it defers to the waiters
+ *    and sets no FIRST, so they get a turn between two of the agent's.
  *
  * No locks of the layer's; pure atomics (tests/test_hy_lockword.c).
  */

@@ -27,11 +27,11 @@ uint64_t hy_lw_release(uint64_t *w);
 
 /*
  * The agent's side, for origins of other nodes (slots lock held):
- * hy_lw_agent_take() takes the lock for a request, deferring to node-local
- * waiters with @defer (a new request, or the next one after the agent's
- * turn); without it (told of a release) it goes before them.  When it
- * cannot, it sets HY_LW_AGENT, so that the next release tells it.
- * hy_lw_agent_idle() clears that once no request waits.  hy_lw_reset()
+ * hy_lw_agent_take() takes the lock for a request when it is free for
+ * @type, before node-local waiters, or with @defer (after the agent's
+ * turn) only when none waits.  When it cannot, it sets HY_LW_AGENT, so
+ * that the next release tells it, and without @defer goes first then.
+ * hy_lw_agent_idle() clears both once no request waits.  hy_lw_reset()
  * clears a word for a new window.
  */
 bool hy_lw_agent_take(uint64_t *w, int type, bool defer);
