@@ -17,8 +17,9 @@
  * than CPUs (hy.crowded), or with hy.yield, the polls yield the CPU
  * between rounds.  With hy.yield (the host's blocking calls spin) the
  * program's barriers, reductions and broadcasts all wait so, as do its
- * MPI_Wait, MPI_Waitall, and MPI_Send and MPI_Recv of messages that go in
- * pieces (poll_wait), and a wait idle for long naps (yield_or_nap).
+ * MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Sendrecv, and
+ * MPI_Send and MPI_Recv of messages that go in pieces (poll_wait), and a
+ * wait idle for long naps (yield_or_nap).
  * Without agents and yield, each wait is the host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
@@ -317,30 +318,59 @@ static bool buffer_args_ok(int count, MPI_Datatype type, int *bytes)
 }
 
 /*
- * A wait that polls: tests the @n requests @req (@status: their statuses),
- * or with none probes for @source's message with @tag on @comm (*@status:
- * the probe's), serving the agent between rounds without blocking in it,
- * and yielding the CPU where the layer yields or CPUs are short.  Where
- * the layer yields (the host spins and ranks outnumber CPUs), a transfer
- * in pieces must not wait inside the host's blocking call: it spins there
- * while the peer that has to take or give the next piece waits for its
- * CPU until the scheduler's next tick (MPICH, 4 ranks on 2 CPUs: a
- * ping-pong of 32 KiB took 7 ms).
+ * What a wait that polls waits for: @n requests @req, all of them (their
+ * statuses into @st), any one (its index into *@index, its status into
+ * @st) or some (*@outcount of them, @indices); or with none, a message of
+ * @source with @tag on @comm (the probe's status into @st).
  */
-static int poll_wait(int n, MPI_Request *req, int source, int tag,
-		     MPI_Comm comm, MPI_Status *status)
+struct poll_for {
+	enum { POLL_ALL, POLL_ANY, POLL_SOME, POLL_PROBE } kind;
+	int n;
+	MPI_Request *req;
+	MPI_Status *st;
+	int *index, *outcount, *indices;
+	int source, tag;
+	MPI_Comm comm;
+};
+
+/* One look: the host's error, or MPI_SUCCESS and *@flag once done. */
+static int poll_test(const struct poll_for *f, int *flag)
+{
+	int ret;
+
+	switch (f->kind) {
+	case POLL_PROBE:
+		return PMPI_Iprobe(f->source, f->tag, f->comm, flag, f->st);
+	case POLL_ANY:
+		return PMPI_Testany(f->n, f->req, f->index, flag, f->st);
+	case POLL_SOME:
+		ret = PMPI_Testsome(f->n, f->req, f->outcount, f->indices,
+				    f->st);
+		*flag = *f->outcount != 0;	/* MPI_UNDEFINED: none active */
+		return ret;
+	default:
+		return f->n == 1 ? PMPI_Test(f->req, flag, f->st) :
+		       PMPI_Testall(f->n, f->req, flag, f->st);
+	}
+}
+
+/*
+ * A wait that polls for @f, serving the agent between rounds without
+ * blocking in it, and yielding the CPU where the layer yields or CPUs are
+ * short.  Where the layer yields (the host spins and ranks outnumber
+ * CPUs), a transfer in pieces must not wait inside the host's blocking
+ * call: it spins there while the peer that has to take or give the next
+ * piece waits for its CPU until the scheduler's next tick (MPICH, 4 ranks
+ * on 2 CPUs: a ping-pong of 32 KiB took 7 ms).
+ */
+static int poll_wait(const struct poll_for *f)
 {
 	struct pause p = { 0 };
 	int flag = 0, ret;
 
 	hy_agent_waiting(1);
 	for (;;) {
-		if (!req)
-			ret = PMPI_Iprobe(source, tag, comm, &flag, status);
-		else if (n == 1)
-			ret = PMPI_Test(req, &flag, status);
-		else
-			ret = PMPI_Testall(n, req, &flag, status);
+		ret = poll_test(f, &flag);
 		if (ret != MPI_SUCCESS || flag)
 			break;
 		hy_agent_serve();
@@ -353,6 +383,13 @@ static int poll_wait(int n, MPI_Request *req, int source, int tag,
 	return ret;
 }
 
+/* poll_wait() for all of @n requests @req, statuses into @st. */
+static int poll_all(int n, MPI_Request *req, MPI_Status *st)
+{
+	return poll_wait(&(struct poll_for){ .kind = POLL_ALL, .n = n,
+					     .req = req, .st = st });
+}
+
 int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -363,7 +400,9 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 
 	if (!(serve || hy.yield) || !probe_args_ok(source, tag, comm))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	ret = poll_wait(0, NULL, source, tag, comm, &st);
+	ret = poll_wait(&(struct poll_for){ .kind = POLL_PROBE, .st = &st,
+					    .source = source, .tag = tag,
+					    .comm = comm });
 	if (ret != MPI_SUCCESS)
 		return ret;
 	/*
@@ -383,7 +422,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	if (ret != MPI_SUCCESS)
 		return ret;
 	if (!serve)
-		return poll_wait(1, &req, source, tag, comm, status);
+		return poll_all(1, &req, status);
 	ret = wait_status(1, &req, &st);
 	if (ret == MPI_SUCCESS && status != MPI_STATUS_IGNORE)
 		*status = st;
@@ -407,28 +446,83 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 		return PMPI_Send(buf, count, type, dest, tag, comm);
 	ret = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
 	if (ret == MPI_SUCCESS)
-		ret = poll_wait(1, &req, dest, tag, comm, MPI_STATUS_IGNORE);
+		ret = poll_all(1, &req, MPI_STATUS_IGNORE);
 	return ret;
 }
 
 /*
- * The program's MPI_Wait and MPI_Waitall where the layer yields: a rank
- * idle in them polls, yields and naps as in the layer's own waits, where
- * the host's call spun while the ranks at work waited for a CPU.
- * Elsewhere the host's calls, unwrapped.
+ * The program's waits where the layer yields: a rank idle in them polls,
+ * yields and naps as in the layer's own waits, where the host's call spun
+ * while the ranks at work waited for a CPU.  Elsewhere, and for arguments
+ * the host would refuse, the host's calls, unwrapped.
  */
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
 	if (!hy.yield || !req)
 		return PMPI_Wait(req, status);
-	return poll_wait(1, req, 0, 0, MPI_COMM_NULL, status);
+	return poll_all(1, req, status);
 }
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
 	if (!hy.yield || count <= 0 || !reqs)
 		return PMPI_Waitall(count, reqs, statuses);
-	return poll_wait(count, reqs, 0, 0, MPI_COMM_NULL, statuses);
+	return poll_all(count, reqs, statuses);
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	if (!hy.yield || count <= 0 || !reqs || !index)
+		return PMPI_Waitany(count, reqs, index, status);
+	return poll_wait(&(struct poll_for){ .kind = POLL_ANY, .n = count,
+					     .req = reqs, .index = index,
+					     .st = status });
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
+		 int indices[], MPI_Status statuses[])
+{
+	if (!hy.yield || incount <= 0 || !reqs || !outcount || !indices)
+		return PMPI_Waitsome(incount, reqs, outcount, indices,
+				     statuses);
+	return poll_wait(&(struct poll_for){ .kind = POLL_SOME, .n = incount,
+					     .req = reqs, .outcount = outcount,
+					     .indices = indices,
+					     .st = statuses });
+}
+
+/*
+ * MPI_Sendrecv where the layer yields: its two halves started, then the
+ * waits above.  The host's call for arguments it would refuse, which it
+ * reports under its own name.
+ */
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
+		 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
+		 int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request req[2];
+	int sbytes, rbytes, ret, r;
+
+	if (!hy.yield || stag < 0 || dest == MPI_ANY_SOURCE ||
+	    !probe_args_ok(dest, stag, comm) ||
+	    !probe_args_ok(source, rtag, comm) ||
+	    !buffer_args_ok(scount, stype, &sbytes) ||
+	    !buffer_args_ok(rcount, rtype, &rbytes))
+		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
+				     rcount, rtype, source, rtag, comm, status);
+	ret = PMPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &req[0]);
+	if (ret != MPI_SUCCESS)
+		return ret;
+	ret = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &req[1]);
+	if (ret != MPI_SUCCESS) {
+		PMPI_Cancel(&req[0]);
+		PMPI_Wait(&req[0], MPI_STATUS_IGNORE);
+		return ret;
+	}
+	/* one at a time: each request's own error, not MPI_ERR_IN_STATUS */
+	ret = poll_all(1, &req[0], status);
+	r = poll_all(1, &req[1], MPI_STATUS_IGNORE);
+	return ret != MPI_SUCCESS ? ret : r;
 }
 
 int MPI_Barrier(MPI_Comm comm)
