@@ -107,9 +107,9 @@ static void wait_push(struct lock_wait **l, int *n, int *cap,
 
 /*
  * Grants slot @k's waiting requests, oldest first, while the word lets
- * the agent take the lock (@defer: after its turn, behind node-local
- * waiters, see lockword.c): a plain request gets its grant message, an
- * epoch goes to the ready list.  Once none waits, node-local origins need not tell the
+ * the agent take the lock (@defer: behind node-local waiters, see
+ * lockword.c): a plain request gets its grant message, an epoch goes to
+ * the ready list.  Once none waits, node-local origins need not tell the
  * agent of their releases any more.
  */
 static void grant_waiting(int k, bool defer)
@@ -134,15 +134,11 @@ static void grant_waiting(int k, bool defer)
 	hy_lw_agent_idle(s->word);
 }
 
-/*
- * Does the agent take slot @k's lock as @type for a new request now?  As
- * at a release it is told of, it goes before the node-local waiters: it
- * cannot poll, and its epochs hold the lock only while they are applied.
- */
+/* Does the agent take slot @k's lock as @type for a new request now? */
 static bool lock_now(int k, int type)
 {
 	hy_mutex_assert_held(&slots_lock);
-	return !slots[k].nwait && hy_lw_agent_take(slots[k].word, type, false);
+	return !slots[k].nwait && hy_lw_agent_take(slots[k].word, type, true);
 }
 
 /*

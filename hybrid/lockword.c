@@ -10,15 +10,15 @@
  * The word: EXCL (one holder), the count of shared holders, the count of
  * node-local origins waiting, HY_LW_AGENT (the agent has requests waiting:
  * a release that finds it tells the agent, origin.c's HY_KIND_RETRY) and
- * FIRST (the agent takes the lock next).  Nobody starves:
+ * FIRST (the agent takes the lock next).  The turns:
  *  - a new node-local request takes the lock only when nobody waits, so a
  *    shared one does not overtake a waiting exclusive one;
  *  - node-local waiters take it as it frees, unless FIRST;
- *  - the agent, which cannot poll, takes it for a new request, or at a
- *    release it is told of, before the waiters; when a holder keeps it
- *    out it sets FIRST and takes it at that holder's release.  After its
- *    turn (a grant, a remote holder's release) it defers to the waiters
- *    and sets no FIRST, so they get a turn between two of the agent's.
+ *  - the agent, which cannot poll, takes it for a new request only when
+ *    nobody waits, and before the waiters at a release it is told of;
+ *    when a holder keeps its oldest request out it sets FIRST and so
+ *    takes it at that holder's release.  Where only waiters keep it out
+ *    it sets no FIRST: they take it, and their release tells the agent.
  *
  * No locks of the layer's; pure atomics (tests/test_hy_lockword.c).
  */
@@ -99,8 +99,8 @@ bool hy_lw_agent_take(uint64_t *w, int type, bool defer)
 				return true;
 			continue;
 		}
-		/* told of a release, it goes first at the next one */
-		to = v | HY_LW_AGENT | (fit || defer ? 0 : LW_FIRST);
+		/* a holder keeps it out: it goes first at that release */
+		to = v | HY_LW_AGENT | (fit ? 0 : LW_FIRST);
 		if (to == v || cas(w, &v, to))
 			return false;
 	}

@@ -28,9 +28,10 @@ uint64_t hy_lw_release(uint64_t *w);
 /*
  * The agent's side, for origins of other nodes (slots lock held):
  * hy_lw_agent_take() takes the lock for a request when it is free for
- * @type, before node-local waiters, or with @defer (after the agent's
- * turn) only when none waits.  When it cannot, it sets HY_LW_AGENT, so
- * that the next release tells it, and without @defer goes first then.
+ * @type, with @defer (a new request, or the next after a grant) only when
+ * no node-local origin waits, without it (told of a release) before them.
+ * When a holder keeps it out, it sets HY_LW_AGENT, so that the release
+ * tells it, and goes first then; when only waiters do, HY_LW_AGENT alone.
  * hy_lw_agent_idle() clears both once no request waits.  hy_lw_reset()
  * clears a word for a new window.
  */
