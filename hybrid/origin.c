@@ -56,6 +56,7 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 	int first = rank < 0 ? 0 : rank, last = rank < 0 ? sp->size : rank + 1;
 	int type = exclusive ? HY_LOCK_EXCL : HY_LOCK_SHARED;
 	int ret = MPI_SUCCESS, r;
+	bool took;
 
 	/*
 	 * The requests to other nodes first, so that their agents work while
@@ -68,7 +69,8 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 		r = lock_msg(w, t, HY_KIND_LOCK, type);
 		ret = ret ? ret : r;
 	}
-	for (int t = first; t < last && !ret; t++)
+	took = !ret;
+	for (int t = first; t < last && took; t++)
 		if (sp->word[t])
 			hy_wait_word(sp->word[t], type);
 	for (int t = first; t < last && !ret; t++) {
@@ -80,6 +82,10 @@ int hy_ship_lock(struct hy_win *w, int rank, bool exclusive)
 			    HY_TAG_GRANT + (uint32_t)sp->slot[t], NULL, 0);
 		ret = net_class(hy_wait_net(&rx), t);
 	}
+	/* a target's process gone: the node's words go back, or they block */
+	for (int t = first; t < last && ret && took; t++)
+		if (sp->word[t])
+			hy_ship_unlock(w, t);
 	return ret;
 }
 
