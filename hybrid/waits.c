@@ -19,8 +19,8 @@
  * program's barriers, reductions and broadcasts all wait so, as do its
  * MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Sendrecv, and
  * MPI_Send and MPI_Recv of messages that go in pieces (poll_wait), and a
- * wait idle for long naps (yield_or_nap).
- * Without agents and yield, each wait is the host's blocking call.
+ * wait idle for long naps (yield_or_nap).  Without agents and yield, each
+ * wait is the host's blocking call.
  *
  * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
  */
