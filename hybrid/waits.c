@@ -51,23 +51,22 @@ static bool waits_poll(void)
 
 /*
  * A wait's pause between two polls where the layer yields (the host spins
- * and ranks outnumber CPUs).  It first spins, as the host's own wait
- * would, SPIN_ROUNDS rounds and, where no agent runs, SPIN_NS at least:
- * about what a yield and the switch back cost on hardware, within which a
- * ping-pong's reply comes when both ranks run (after 32 rounds alone, 0.5
- * us natively, an 8-byte ping-pong of MPICH's took 4.5 us against
- * 0.9).  Agents are threads that want the CPUs too: at two logical nodes
- * under emulation the longer spin made ping-pongs 2-7 times slower in 3
- * launches of 6.  Then it yields at every round.  Once it has been idle
- * for NAP_AFTER_NS it naps between rounds for an eighth of that time (at
- * most NAP_MAX_NS), so it ends at most that much late: a rank idle in a
- * long wait that only yielded still took a turn on a CPU at each round,
- * between the ranks at work (MPICH, 4 ranks on 2 CPUs, two of them in
- * MPI_Bcast beside an 8-byte ping-pong: 78 us a message, 4.6 so; 90 and 11
- * at two logical nodes).  A wait that serves the agent's messages is not
- * idle: its clock starts again, so a stream of remote operations is served
- * at the pace of yields, as by the agent itself after a frame
- * (net_host.c).
+ * and ranks outnumber CPUs).  It first spins, as the host's own wait would,
+ * SPIN_ROUNDS rounds and, where no agent runs, SPIN_NS at least: about what
+ * a yield and the switch back cost on hardware, within which a ping-pong's
+ * reply comes when both ranks run (natively, after 32 rounds alone, half a
+ * microsecond, an 8-byte ping-pong of MPICH's took 4-5 us against 0.8-1.1).
+ * Agents are threads that want the CPUs too: at two logical nodes under
+ * emulation the longer spin made ping-pongs 2-7 times slower in 3 launches
+ * of 6.  Then it yields at every round.  Once it has been idle for
+ * NAP_AFTER_NS it naps between rounds for an eighth of that time (at most
+ * NAP_MAX_NS), so it ends at most that much late: a rank idle in a long wait
+ * that only yielded still took a turn on a CPU at each round, between the
+ * ranks at work (MPICH, 4 ranks on 2 CPUs, two of them in MPI_Bcast beside
+ * an 8-byte ping-pong: 78 us a message, 4.6 so; 90 and 11 at two logical
+ * nodes).  A wait that serves the agent's messages is not idle: its clock
+ * starts again, so a stream of remote operations is served at the pace of
+ * yields, as by the agent itself after a frame (net_host.c).
  */
 #define SPIN_ROUNDS	32
 #define SPIN_NS		5000LL
@@ -77,8 +76,8 @@ static bool waits_poll(void)
 
 /*
  * A wait's pauses: when it was last found idle (0: not yet read), when its
- * spin ends (0: not yet read, -1: spun), its rounds, and hy_agent_assisted() when it
- * last looked.
+ * spin ends (0: not yet read, -1: spun), its rounds, and
+ * hy_agent_assisted() when it last looked.
  */
 struct pause {
 	long long start;
