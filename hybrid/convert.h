@@ -131,7 +131,7 @@ int hy_group_cached(struct hy_win *w, int slot, MPI_Group group,
  * Is @group the handle @w's cache slot @slot came from, not freed since
  * (its engine group w->pscw[slot].inner then)?  No compare: Open MPI's
  * PMPI_Group_compare is 170 instructions, 40% of what the layer added to a
- * start, put and complete.  Inline, for the lanes of sync.c.
+ * start, put and complete.  Inline, for the lanes of pscw.c.
  */
 extern HY_LOCAL unsigned int hy_group_frees;	/* MPI_Group_free calls */
 

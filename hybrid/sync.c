@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * sync.c - the synchronization calls under the layer: on the engine's
- * windows the engine's own (the module holds the locks and matches PSCW;
+ * sync.c - fence, locks and flushes under the layer: on the engine's
+ * windows the engine's own (the module or the lock table holds the locks;
  * a fence's barrier is the host's), on every other window the host's.
  *
  * The engine's blocking calls run with hy.lock held: other threads of this
@@ -9,10 +9,11 @@
  * with one thread in MPI takes a lane to the engine's call (sync_lane()).
  *
  * On a window that spans nodes synchronization is the layer's, over the
- * host's messages: the agents' locks (agent_slots.c), a fence of completion and a
- * barrier, PSCW from notices (span.c); with host accumulates, fence and
- * locks are the host window's.  The calls that complete operations first
- * complete what the engine and the agents carry (hy_span_settle).
+ * host's messages: the agents' locks (agent_slots.c), a fence of
+ * completion and a barrier (PSCW, from notices, is pscw.c's); with host
+ * accumulates, fence and locks are the host window's.  The calls that
+ * complete operations first complete what the engine and the agents carry
+ * (hy_span_settle).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,8 @@
 #include "origin.h"
 #include "rma_args.h"
 #include "span.h"
+#include "sync.h"
 #include "waits.h"
-#include "win.h"
-
-/*
- * The end of a synchronization on a window that spans nodes: @settled,
- * the engine's and agents' part, goes to the window's handler; @host, the
- * host's call, has been through it already.
- */
-static int span_end(struct hy_win *w, int settled, int host, const char *fn)
-{
-	return settled ? hy_raise(w->host, settled, fn) : host;
-}
 
 /*
  * Records an access epoch the host's synchronization opened or closed on a
@@ -84,30 +75,6 @@ static bool span_host_flush(struct hy_win *w, int rank, bool done)
 static void span_host_done(struct hy_win *w)
 {
 	memset(w->span->host_acc, 0, (size_t)w->span->size);
-}
-
-/*
- * A window that spans nodes, whose synchronization is not the engine
- * window's own: the host's, or the layer's PSCW (hy.lock released).
- */
-static inline bool host_only(struct hy_win *w)
-{
-	if (!w->span)
-		return false;
-	hy_unlock();
-	return true;
-}
-
-/*
- * The lane of the synchronization calls, as the operations' (rma.c): in a
- * program with one thread in MPI (hy.lock is no lock then), on a window of
- * one node (hy_win_fast(): the last one, or found without the lock), the
- * engine's call at once.  NULL: the general path.  In the VM it took a
- * third of what the layer added to a lock, put and unlock.
- */
-static inline struct hy_win *sync_lane(MPI_Win win)
-{
-	return hy.threads ? NULL : hy_win_fast(win);
 }
 
 /*
@@ -623,127 +590,4 @@ int MPI_Win_sync(MPI_Win win)
 				PMPI_Win_sync(win), "MPI_Win_sync");
 	}
 	return hy_leave(w, MPII_Win_sync(w->inner), "MPI_Win_sync");
-}
-
-/* MPI_Win_post and MPI_Win_start: the group as the engine's. */
-static int with_group(struct hy_win *w, int slot, MPI_Group group,
-		      int assert, int (*call)(MPII_Group, int, MPII_Win),
-		      const char *fn)
-{
-	MPII_Group ig;
-	int ret = hy_group_cached(w, slot, group, &ig);
-
-	if (!ret)
-		ret = hy_inner(call(ig, hy_assert(assert), w->inner));
-	hy_unlock();
-	return hy_raise(w->host, ret, fn);
-}
-
-/* MPI_Win_post past its lane. */
-static __attribute__((noinline)) int
-post_general(MPI_Group group, int assert, MPI_Win win)
-{
-	struct hy_win *w = hy_enter(win);
-
-	if (w && host_only(w))
-		return hy_raise(w->host, hy_span_post(w, group, assert),
-			       "MPI_Win_post");
-	if (!w)
-		return PMPI_Win_post(group, assert, win);
-	return with_group(w, 0, group, assert, MPII_Win_post,
-			  "MPI_Win_post");
-}
-
-/* The lane takes a group the window's cache has (with_group() fills it). */
-HY_PAIR(Win_post) int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
-{
-	struct hy_win *w = sync_lane(win);
-
-	if (w && hy_group_hit(w, 0, group))
-		return mpirma_at_Win_post(&w->at, w->pscw[0].inner,
-					  hy_assert(assert));
-	return post_general(group, assert, win);
-}
-
-/* MPI_Win_start past its lane. */
-static __attribute__((noinline)) int
-start_general(MPI_Group group, int assert, MPI_Win win)
-{
-	struct hy_win *w = hy_enter(win);
-
-	if (w && host_only(w)) {
-		int host, ret = hy_span_start(w, group, assert, &host);
-
-		return span_end(w, ret, host, "MPI_Win_start");
-	}
-	if (!w)
-		return PMPI_Win_start(group, assert, win);
-	return with_group(w, 1, group, assert, MPII_Win_start,
-			  "MPI_Win_start");
-}
-
-HY_PAIR(Win_start) int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
-{
-	struct hy_win *w = sync_lane(win);
-
-	if (w && hy_group_hit(w, 1, group))
-		return mpirma_at_Win_start(&w->at, w->pscw[1].inner,
-					   hy_assert(assert));
-	return start_general(group, assert, win);
-}
-
-/* MPI_Win_complete past its lane. */
-static __attribute__((noinline)) int complete_general(MPI_Win win)
-{
-	struct hy_win *w = hy_enter(win);
-
-	if (w && host_only(w)) {
-		int host, ret = hy_span_complete(w, &host);
-
-		return span_end(w, ret, host, "MPI_Win_complete");
-	}
-	if (!w)
-		return PMPI_Win_complete(win);
-	return hy_leave(w, MPII_Win_complete(w->inner), "MPI_Win_complete");
-}
-
-HY_PAIR(Win_complete) int MPI_Win_complete(MPI_Win win)
-{
-	struct hy_win *w = sync_lane(win);
-
-	if (w)
-		return mpirma_at_Win_complete(&w->at);
-	return complete_general(win);
-}
-
-/* MPI_Win_wait past its lane. */
-static __attribute__((noinline)) int wait_general(MPI_Win win)
-{
-	struct hy_win *w = hy_enter(win);
-
-	if (w && host_only(w))
-		return hy_raise(w->host, hy_span_wait(w, NULL), "MPI_Win_wait");
-	if (!w)
-		return PMPI_Win_wait(win);
-	return hy_leave(w, MPII_Win_wait(w->inner), "MPI_Win_wait");
-}
-
-HY_PAIR(Win_wait) int MPI_Win_wait(MPI_Win win)
-{
-	struct hy_win *w = sync_lane(win);
-
-	if (w)
-		return mpirma_at_Win_wait(&w->at);
-	return wait_general(win);
-}
-
-int MPI_Win_test(MPI_Win win, int *flag)
-{
-	struct hy_win *w = hy_enter(win);
-
-	if (w && host_only(w))
-		return hy_raise(w->host, hy_span_wait(w, flag), "MPI_Win_test");
-	if (!w)
-		return PMPI_Win_test(win, flag);
-	return hy_leave(w, MPII_Win_test(w->inner, flag), "MPI_Win_test");
 }

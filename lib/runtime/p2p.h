@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * p2p.h - point-to-point messages inside the library (lib/p2p.c): the raw
+ * p2p.h - point-to-point messages inside the library (p2p*.c): the raw
  * kernel mailbox calls that coll.c builds on, and the hooks request.c uses
  * to progress and to wait for posted receives.
  */
@@ -179,6 +179,8 @@ struct mpirma_dtype;
 int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
 		     int peer, int tag, struct mpirma_comm **c,
 		     struct mpirma_dtype **t);
+/* A send's destination rank (or MPI_PROC_NULL) and tag.  MPI class. */
+int mpirma_p2p_dest_check(const struct mpirma_comm *c, int dest, int tag);
 int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 		    struct mpirma_dtype *t, int dest, int tag);
 /* The same, synchronous: the token for mpirma_msg_sync_wait() in *@token. */
@@ -255,5 +257,13 @@ int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
  * communicator), and the caller must poll.
  */
 bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n);
+
+/* Raises a class on @comm in the caller's name; a success costs no call. */
+#define RAISE_COMM(comm, cls, ...) ({					\
+	int cls_ = (cls);						\
+									\
+	cls_ ? mpirma_raise_comm((comm), cls_, MPIRMA_FUNC, __VA_ARGS__) : \
+	       MPI_SUCCESS;						\
+})
 
 #endif /* MPIRMA_LIB_P2P_H */

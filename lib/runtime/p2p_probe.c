@@ -21,9 +21,6 @@
 #include "request.h"
 #include "p2p.h"
 
-#define RAISE_COMM(comm, cls, ...) \
-	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, __VA_ARGS__)
-
 /**
  * struct p2p_message - a message a matched probe took out of matching
  * @comm: where it came (its errors are raised there)

@@ -15,9 +15,6 @@
 #include "request.h"
 #include "p2p.h"
 
-#define RAISE_COMM(comm, cls, ...) \
-	mpirma_raise_comm((comm), (cls), MPIRMA_FUNC, __VA_ARGS__)
-
 /*
  * Checks both halves, sends, and posts the receive (*@out) or, without
  * @out, receives it (@status).  MPI class.

@@ -2,7 +2,7 @@
 /*
  * request.h - helpers around the request object of internal.h
  * (struct mpirma_request, mpirma_request_alloc/destroy/get), all in
- * lib/runtime/request.c.
+ * lib/runtime/request.c and request_pool.c.
  *
  * A kind of request (a posted receive, an RMA request) embeds struct
  * mpirma_request first, allocates with mpirma_request_alloc() and provides

@@ -290,7 +290,7 @@ struct mpirma_request_ops {
 };
 
 /**
- * struct mpirma_request - the common head of every request (lib/runtime/request.c)
+ * struct mpirma_request - the common head of every request (request_pool.c)
  * @ops: the kind's operations
  * @handle: its MPI_Request
  * @done: complete; @status is valid
@@ -302,7 +302,7 @@ struct mpirma_request_ops {
  *	freed
  * @active: a persistent request between MPI_Start and its completion;
  *	an inactive one counts as MPI_REQUEST_NULL in the waits and tests
- * @pooled: its memory is a block of request.c's pool, returned there
+ * @pooled: its memory is a block of request_pool.c's pool, returned there
  * @shared: the one request of every send complete at its call, never freed
  *
  * A kind embeds this first in its own struct, allocated with
@@ -322,24 +322,24 @@ struct mpirma_request {
 };
 
 /*
- * Implemented in lib/runtime/request.c: allocates @size (>= sizeof(struct
- * mpirma_request)) zeroed bytes and a handle.  MPI class.
+ * request_pool.c: allocates @size (>= sizeof(struct mpirma_request))
+ * zeroed bytes and a handle.  MPI class.
  */
 int mpirma_request_alloc(size_t size, const struct mpirma_request_ops *ops,
 			 struct mpirma_request **out);
 /*
- * Implemented in lib/runtime/request.c: ops->release, then the handle and
- * memory.  Returns ops->release's class.
+ * request_pool.c: ops->release, then the handle and memory.  Returns
+ * ops->release's class.
  */
 int mpirma_request_destroy(struct mpirma_request *r);
 /*
- * Implemented in lib/runtime/request.c: *@out is the request of a send
- * that completed at its call, one for them all.  MPI class.
+ * request_pool.c: *@out is the request of a send that completed at its
+ * call, one for them all.  MPI class.
  */
 int mpirma_request_send_done(MPI_Request *out);
-/* Implemented in lib/runtime/request.c: frees the pool of request blocks. */
+/* request_pool.c: frees the pool of request blocks. */
 void mpirma_request_teardown(void);
-/* Implemented in lib/runtime/request.c: the request of a handle, or NULL. */
+/* request_pool.c: the request of a handle, or NULL. */
 struct mpirma_request *mpirma_request_get(MPI_Request req);
 
 /* ------------------------------------------------------------ runtime-private */
