@@ -196,9 +196,11 @@ FAULTS_SCRIPT := $(B)/libexec/mpirma/faults
 # $$ORIGIN first lets an installed copy find the installed library.
 MPICC_FLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11
 MT_LIB_OBJS := $(MT_LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/selftests/lib/reference.o \
+	       $(OBJ)/selftests/lib/ref_values.o \
 	       $(OBJ)/selftests/lib/vmpin.o
 MT_ARCHIVE := $(OBJ)/libmpitests.a
 MT_HDRS := $(wildcard mpitests/lib/*.h) selftests/lib/reference.h \
+	   selftests/lib/ref_types.h \
 	   selftests/lib/vmpin.h
 
 # ------------------------------------------------------------------ install

@@ -86,7 +86,8 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_host,$(h))))
 HY_STAGE := $(B)/libexec/mpirma/hybrid
 HY_TESTS := killpoint
 HY_EXAMPLES := mapvals_gather
-HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c
+HY_TEST_SUPPORT := mpitests/lib/mtest.c selftests/lib/reference.c \
+		   selftests/lib/ref_values.c
 HY_TEST_CFLAGS = $(CFLAGS) $(WARNFLAGS) -std=gnu11 -Impitests/lib -Iselftests/lib \
 		 -iquote include
 HY_STAGED := $(HY_STAGE)/run $(HY_STAGE)/launch $(HY_STAGE)/stacks $(HY_STAGE)/list $(HY_STAGE)/list.2
