@@ -30,7 +30,7 @@ post_general(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (w && host_only(w))
+	if (w && hy_host_only(w))
 		return hy_raise(w->host, hy_span_post(w, group, assert),
 			       "MPI_Win_post");
 	if (!w)
@@ -42,7 +42,7 @@ post_general(MPI_Group group, int assert, MPI_Win win)
 /* The lane takes a group the window's cache has (with_group() fills it). */
 HY_PAIR(Win_post) int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w && hy_group_hit(w, 0, group))
 		return mpirma_at_Win_post(&w->at, w->pscw[0].inner,
@@ -56,10 +56,10 @@ start_general(MPI_Group group, int assert, MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (w && host_only(w)) {
+	if (w && hy_host_only(w)) {
 		int host, ret = hy_span_start(w, group, assert, &host);
 
-		return span_end(w, ret, host, "MPI_Win_start");
+		return hy_sync_end(w, ret, host, "MPI_Win_start");
 	}
 	if (!w)
 		return PMPI_Win_start(group, assert, win);
@@ -69,7 +69,7 @@ start_general(MPI_Group group, int assert, MPI_Win win)
 
 HY_PAIR(Win_start) int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w && hy_group_hit(w, 1, group))
 		return mpirma_at_Win_start(&w->at, w->pscw[1].inner,
@@ -82,10 +82,10 @@ static __attribute__((noinline)) int complete_general(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (w && host_only(w)) {
+	if (w && hy_host_only(w)) {
 		int host, ret = hy_span_complete(w, &host);
 
-		return span_end(w, ret, host, "MPI_Win_complete");
+		return hy_sync_end(w, ret, host, "MPI_Win_complete");
 	}
 	if (!w)
 		return PMPI_Win_complete(win);
@@ -94,7 +94,7 @@ static __attribute__((noinline)) int complete_general(MPI_Win win)
 
 HY_PAIR(Win_complete) int MPI_Win_complete(MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w)
 		return mpirma_at_Win_complete(&w->at);
@@ -106,7 +106,7 @@ static __attribute__((noinline)) int wait_general(MPI_Win win)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (w && host_only(w))
+	if (w && hy_host_only(w))
 		return hy_raise(w->host, hy_span_wait(w, NULL), "MPI_Win_wait");
 	if (!w)
 		return PMPI_Win_wait(win);
@@ -115,7 +115,7 @@ static __attribute__((noinline)) int wait_general(MPI_Win win)
 
 HY_PAIR(Win_wait) int MPI_Win_wait(MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w)
 		return mpirma_at_Win_wait(&w->at);
@@ -126,7 +126,7 @@ int MPI_Win_test(MPI_Win win, int *flag)
 {
 	struct hy_win *w = hy_enter(win);
 
-	if (w && host_only(w))
+	if (w && hy_host_only(w))
 		return hy_raise(w->host, hy_span_wait(w, flag), "MPI_Win_test");
 	if (!w)
 		return PMPI_Win_test(win, flag);

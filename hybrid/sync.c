@@ -6,7 +6,7 @@
  *
  * The engine's blocking calls run with hy.lock held: other threads of this
  * process that call into the engine meanwhile wait for them.  A program
- * with one thread in MPI takes a lane to the engine's call (sync_lane()).
+ * with one thread in MPI takes a lane to the engine's call (hy_sync_lane()).
  *
  * On a window that spans nodes synchronization is the layer's, over the
  * host's messages: the agents' locks (agent_slots.c), a fence of
@@ -231,14 +231,14 @@ static __attribute__((noinline)) int fence_general(int assert, MPI_Win win)
 
 		/* Errors never break sync: the epoch is what was asked. */
 		span_epoch_bool(&w->span->fence, !(assert & MPI_MODE_NOSUCCEED));
-		return span_end(w, ret, host, "MPI_Win_fence");
+		return hy_sync_end(w, ret, host, "MPI_Win_fence");
 	}
 	return node_fence(w, assert);
 }
 
 HY_PAIR(Win_fence) int MPI_Win_fence(int assert, MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w && w->counted)
 		return mpirma_at_Win_fence(&w->at, hy_assert(assert));
@@ -286,7 +286,7 @@ lock_general(int lock_type, int rank, int assert, MPI_Win win)
 				   assert & MPI_MODE_NOCHECK ? 2 : 1);
 		return ret;
 	}
-	if (w && host_only(w)) {
+	if (w && hy_host_only(w)) {
 		ret = PMPI_Win_lock(lock_type, rank, assert, win);
 		/*
 		 * Held for real when the call returns: the standard lets the
@@ -319,7 +319,7 @@ lock_general(int lock_type, int rank, int assert, MPI_Win win)
 HY_PAIR(Win_lock) int MPI_Win_lock(int lock_type, int rank, int assert,
 				   MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w && rank != MPI_PROC_NULL &&
 	    (lock_type == MPI_LOCK_EXCLUSIVE || lock_type == MPI_LOCK_SHARED))
@@ -362,7 +362,7 @@ static __attribute__((noinline)) int unlock_general(int rank, MPI_Win win)
 
 		if (rank >= 0 && rank < w->span->size)
 			span_epoch(&w->span->lock_of[rank], false);
-		return span_end(w, ret, host, "MPI_Win_unlock");
+		return hy_sync_end(w, ret, host, "MPI_Win_unlock");
 	}
 	return hy_leave(w, MPII_Win_unlock(hy_rank(w, rank), w->inner),
 			"MPI_Win_unlock");
@@ -370,7 +370,7 @@ static __attribute__((noinline)) int unlock_general(int rank, MPI_Win win)
 
 HY_PAIR(Win_unlock) int MPI_Win_unlock(int rank, MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w && rank != MPI_PROC_NULL)
 		return mpirma_at_Win_unlock(&w->at, rank);
@@ -396,7 +396,7 @@ static __attribute__((noinline)) int lock_all_general(int assert, MPI_Win win)
 				   assert & MPI_MODE_NOCHECK ? 2 : 1);
 		return ret;
 	}
-	if (w && host_only(w)) {
+	if (w && hy_host_only(w)) {
 		int ret = PMPI_Win_lock_all(assert, win);
 
 		/* Held for real, as in MPI_Win_lock. */
@@ -417,7 +417,7 @@ static __attribute__((noinline)) int lock_all_general(int assert, MPI_Win win)
 
 HY_PAIR(Win_lock_all) int MPI_Win_lock_all(int assert, MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w)
 		return mpirma_at_Win_lock_all(&w->at, hy_assert(assert));
@@ -444,14 +444,14 @@ static __attribute__((noinline)) int unlock_all_general(MPI_Win win)
 		       granted ? hy_ship_unlock(w, -1) : MPI_SUCCESS;
 
 		span_epoch(&w->span->lock_all, 0);
-		return span_end(w, ret, host, "MPI_Win_unlock_all");
+		return hy_sync_end(w, ret, host, "MPI_Win_unlock_all");
 	}
 	return hy_leave(w, MPII_Win_unlock_all(w->inner), "MPI_Win_unlock_all");
 }
 
 HY_PAIR(Win_unlock_all) int MPI_Win_unlock_all(MPI_Win win)
 {
-	struct hy_win *w = sync_lane(win);
+	struct hy_win *w = hy_sync_lane(win);
 
 	if (w)
 		return mpirma_at_Win_unlock_all(&w->at);
@@ -501,8 +501,8 @@ static int flush(MPI_Win win, int rank, bool all, bool local, const char *fn)
 		span_host_done(w);
 	host = all ? !hy.agent : span_host_flush(w, rank, !local);
 	ret = hy_span_settle(w, all ? -1 : rank, fn);
-	return span_end(w, ret, host ? host_flush(win, rank, all, local) :
-			MPI_SUCCESS, fn);
+	return hy_sync_end(w, ret, host ? host_flush(win, rank, all, local) :
+			   MPI_SUCCESS, fn);
 }
 
 /*
@@ -586,8 +586,8 @@ int MPI_Win_sync(MPI_Win win)
 		int ret = hy_inner(MPII_Win_sync(w->inner));
 
 		hy_unlock();
-		return span_end(w, ret, hy.agent ? MPI_SUCCESS :
-				PMPI_Win_sync(win), "MPI_Win_sync");
+		return hy_sync_end(w, ret, hy.agent ? MPI_SUCCESS :
+				   PMPI_Win_sync(win), "MPI_Win_sync");
 	}
 	return hy_leave(w, MPII_Win_sync(w->inner), "MPI_Win_sync");
 }

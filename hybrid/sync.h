@@ -15,8 +15,8 @@
  * the engine's and agents' part, goes to the window's handler; @host, the
  * host's call, has been through it already.
  */
-static inline int span_end(struct hy_win *w, int settled, int host,
-			   const char *fn)
+static inline int hy_sync_end(struct hy_win *w, int settled, int host,
+			      const char *fn)
 {
 	return settled ? hy_raise(w->host, settled, fn) : host;
 }
@@ -25,7 +25,7 @@ static inline int span_end(struct hy_win *w, int settled, int host,
  * A window that spans nodes, whose synchronization is not the engine
  * window's own: the host's, or the layer's PSCW (hy.lock released).
  */
-static inline bool host_only(struct hy_win *w)
+static inline bool hy_host_only(struct hy_win *w)
 {
 	if (!w->span)
 		return false;
@@ -40,7 +40,7 @@ static inline bool host_only(struct hy_win *w)
  * engine's call at once.  NULL: the general path.  In the VM it took a
  * third of what the layer added to a lock, put and unlock.
  */
-static inline struct hy_win *sync_lane(MPI_Win win)
+static inline struct hy_win *hy_sync_lane(MPI_Win win)
 {
 	return hy.threads ? NULL : hy_win_fast(win);
 }
