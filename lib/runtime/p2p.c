@@ -448,6 +448,18 @@ bool mpirma_p2p_block_any(struct mpirma_request *const *reqs, int n)
 
 /* ------------------------------------------------------------ checks */
 
+static int dest_check(const struct mpirma_comm *c, int dest, int tag)
+{
+	int n = mpirma_comm_peer_size(c);
+
+	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= n))
+		return mpirma_err(MPI_ERR_RANK, "destination rank %d not in "
+				  "0..%d", dest, n - 1);
+	if (tag < 0)
+		return mpirma_err(MPI_ERR_TAG, "send tag %d is negative", tag);
+	return MPI_SUCCESS;
+}
+
 /* p2p.h */
 int mpirma_p2p_source_check(const struct mpirma_comm *c, int source,
 			    int tag)
@@ -492,11 +504,11 @@ int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
 	if (!ret)
 		ret = mpirma_buf_check(count, dt, t);
 	if (!ret)
-		ret = mpirma_p2p_dest_check(*c, peer, tag);
+		ret = dest_check(*c, peer, tag);
 	return ret;
 }
 
-/* ------------------------------------------------------------ internals */
+/* ------------------------------------------------------------ receive paths */
 
 /* Fills a posted receive (checked arguments, source not PROC_NULL). */
 static int recv_setup(struct p2p_recv *r, void *buf, int count,
@@ -593,7 +605,7 @@ int mpirma_p2p_recv(void *buf, int count, MPI_Datatype dt, int source,
 	return ret;
 }
 
-/* ------------------------------------------------------------ receives */
+/* ------------------------------------------------------------ receive calls */
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
 	      int tag, MPI_Comm comm, MPI_Status *status)

@@ -179,8 +179,6 @@ struct mpirma_dtype;
 int mpirma_p2p_check(bool send, MPI_Comm comm, int count, MPI_Datatype dt,
 		     int peer, int tag, struct mpirma_comm **c,
 		     struct mpirma_dtype **t);
-/* A send's destination rank (or MPI_PROC_NULL) and tag.  MPI class. */
-int mpirma_p2p_dest_check(const struct mpirma_comm *c, int dest, int tag);
 int mpirma_p2p_send(struct mpirma_comm *c, const void *buf, int count,
 		    struct mpirma_dtype *t, int dest, int tag);
 /* The same, synchronous: the token for mpirma_msg_sync_wait() in *@token. */

@@ -15,19 +15,6 @@
 #include "p2p.h"
 #include "request.h"
 
-/* p2p.h */
-int mpirma_p2p_dest_check(const struct mpirma_comm *c, int dest, int tag)
-{
-	int n = mpirma_comm_peer_size(c);
-
-	if (dest != MPI_PROC_NULL && (dest < 0 || dest >= n))
-		return mpirma_err(MPI_ERR_RANK, "destination rank %d not in "
-				  "0..%d", dest, n - 1);
-	if (tag < 0)
-		return mpirma_err(MPI_ERR_TAG, "send tag %d is negative", tag);
-	return MPI_SUCCESS;
-}
-
 /*
  * Sends @count elements (checked) to comm rank @dest (checked, not
  * PROC_NULL); @token: a synchronous send, whose token this receives.
