@@ -696,6 +696,7 @@ $(MT_ARCHIVE): $(MT_LIB_OBJS)
 # A test's parts beyond mpitests/NAME.c, if any, are in mpitests/NAME/.
 $(MTDIR)/nbc: $(wildcard mpitests/nbc/*.[ch])
 $(MTDIR)/env: $(wildcard mpitests/env/*.[ch])
+$(MTDIR)/span: $(wildcard mpitests/span/*.[ch])
 
 # An MPI test's compile, and what its link ends with.
 MT_CC = MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib
@@ -709,22 +710,31 @@ $(MTDIR)/%: mpitests/%.c $(MT_ARCHIVE) $(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARG
 
 # The same tests in one program, for list entries NAME+NAME+... (every
 # launch of a job costs 0.3-0.5 s in the VM): mpitests/lib/suite.c calls
-# each member's main, renamed mtest_main_NAME.  Members are tests of one
-# source file that take no arguments.
+# each member's main, renamed mtest_main_NAME.  Members are tests that
+# take no arguments; a member's parts (mpitests/NAME/*.c, no main, their
+# symbols named after the test) are linked in beside it.
 MT_SUITE := comm topo_graph persist grequest mprobe isendrecv intercomm \
 	attr datatype p2p msgq coll win sync errors ops concurrency span \
 	wincomm largecount threads
 MT_SUITE_OBJ := $(OBJ)/mpitests-suite
+MT_PART_SRCS := $(foreach t,$(MT_SUITE),$(wildcard mpitests/$(t)/*.c))
+MT_PART_HDRS := $(foreach t,$(MT_SUITE),$(wildcard mpitests/$(t)/*.h))
+MT_SUITE_OBJS := $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) \
+		 $(MT_PART_SRCS:mpitests/%.c=$(MT_SUITE_OBJ)/parts/%.o)
 
-$(MT_SUITE_OBJ)/%.o: mpitests/%.c $(MT_HDRS) $(MPICC) $(HEADERS)
+$(MT_SUITE_OBJ)/%.o: mpitests/%.c $(MT_HDRS) $(MT_PART_HDRS) $(MPICC) $(HEADERS)
 	@mkdir -p $(@D)
 	$(MT_CC) -Dmain=mtest_main_$* -c -o $@ $<
 
-$(MTDIR)/suite: mpitests/lib/suite.c $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_ARCHIVE) \
+$(MT_SUITE_OBJ)/parts/%.o: mpitests/%.c $(MT_HDRS) $(MT_PART_HDRS) $(MPICC) $(HEADERS)
+	@mkdir -p $(@D)
+	$(MT_CC) -c -o $@ $<
+
+$(MTDIR)/suite: mpitests/lib/suite.c $(MT_SUITE_OBJS) $(MT_ARCHIVE) \
 		$(MT_HDRS) $(MPICC) $(HEADERS) $(LIB_TARGETS) Makefile
 	@mkdir -p $(@D)
 	$(MT_CC) '-DMTEST_SUITE_TESTS=$(foreach t,$(MT_SUITE),X($(t)))' -o $@.tmp \
-		$< $(MT_SUITE:%=$(MT_SUITE_OBJ)/%.o) $(MT_LIBS) -lpthread
+		$< $(MT_SUITE_OBJS) $(MT_LIBS) -lpthread
 	mv -f $@.tmp $@
 
 $(MTDIR)/run: mpitests/run

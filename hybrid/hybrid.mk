@@ -112,21 +112,29 @@ $(foreach h,$(HY_HOSTS),$(eval $(call hybrid_tests,$(h))))
 # (NAME+NAME in hybrid/list: each launch costs seconds in the VM):
 # mpitests/lib/suite.c calls each test's main, renamed mtest_main_NAME,
 # with the arguments the list gives it (NAME@A,B).  A member has no
-# program of its own (mpitests/run runs NAME alone in the suite).  The
-# suites depend on this file, which lists them: a member added to a built
-# tree is linked in.
+# program of its own (mpitests/run runs NAME alone in the suite); its parts
+# (mpitests/NAME/*.c) are linked in beside it.  The suites depend on this
+# file, which lists them: a member added to a built tree is linked in.
 HY_SUITE := win sync ops datatype errors concurrency threads wincomm rmaerr largecount clock \
 	p2p epochs coll nodes span
 HY_SUITE_OBJ := $(B)/obj/hybrid-suite
+HY_PART_SRCS := $(foreach t,$(HY_SUITE),$(wildcard mpitests/$(t)/*.c))
+HY_PART_HDRS := $(foreach t,$(HY_SUITE),$(wildcard mpitests/$(t)/*.h))
+HY_SUITE_OBJS = $(addprefix $(HY_SUITE_OBJ)/$(1)/,$(addsuffix .o,$(HY_SUITE)) \
+		$(HY_PART_SRCS:mpitests/%.c=parts/%.o))
 
 define hybrid_suite
-$(HY_SUITE_OBJ)/$(1)/%.o: mpitests/%.c $(wildcard mpitests/lib/*.h)
+$(HY_SUITE_OBJ)/$(1)/%.o: mpitests/%.c $(wildcard mpitests/lib/*.h) $(HY_PART_HDRS)
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) \
 		-Dmain=mtest_main_$$* -c -o $$@ $$<
 
+$(HY_SUITE_OBJ)/$(1)/parts/%.o: mpitests/%.c $(wildcard mpitests/lib/*.h) $(HY_PART_HDRS)
+	@mkdir -p $$(@D)
+	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) -c -o $$@ $$<
+
 $(HY_STAGE)/$(1)/suite: mpitests/lib/suite.c $(HY_TEST_SUPPORT) \
-		$(addprefix $(HY_SUITE_OBJ)/$(1)/,$(addsuffix .o,$(HY_SUITE))) \
+		$(call HY_SUITE_OBJS,$(1)) \
 		$(wildcard mpitests/lib/*.h) hybrid/hybrid.mk
 	@mkdir -p $$(@D)
 	OMPI_CC="$(CC)" MPICH_CC="$(CC)" $(HY_CC_$(1)) $$(HY_TEST_CFLAGS) \

@@ -45,24 +45,17 @@
  * runs=0: no runs test (MPICH 4.0.2 gets it wrong when it applies the
  * accumulates itself); long=0: no long operations test (Open MPI 4.1's
  * osc pt2pt and MPICH 4.0.2 break their accumulate ordering there).
- * fatal=CALL: only test_fatal, which ends the job; tags=N: only
- * test_tags.
+ * fatal=CALL: only span_test_fatal, which ends the job; tags=N: only
+ * span_test_tags.
+ *
+ * The completion and error checks are in span/, beside span/span.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
-
-#define OPS	12	/* per rank and check */
-#define VEC	4	/* elements of the strided vector */
-
-enum {
-	S_SUM, S_TICKET, S_GACC, S_LOCK, S_GUARDED, S_EXCL, S_XACC, S_FLUSH,
-	S_SWAP, S_ERR,
-	S_VEC,				/* VEC elements, stride 2 */
-	S_ORDER = S_VEC + 2 * VEC,	/* one per origin rank */
-};
+#include "span/span.h"
 
 #define RUN	96	/* longs per origin rank in the runs test */
 #define LONG	16384	/* longs per origin rank in the long test: 128 KiB */
@@ -71,28 +64,11 @@ static int nslots;		/* S_ORDER + 2 * size: order, then fence, */
 static int run_base;		/* ... then RUN per rank: runs, */
 static int long_base;		/* ... then LONG per rank: long operations */
 
-/* The window under test: its memory and its targets. */
-struct span {
-	MPI_Win win;
-	long *mem;
-	MPI_Aint disp0;		/* displacement of slot 0 (dynamic: address) */
-	MPI_Aint *disp;		/* per rank, for dynamic windows */
-	int flavor;
-};
-
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;
 
 	return (x > y) - (x < y);
-}
-
-/* Where slot @s of rank @t's memory is. */
-static MPI_Aint at(const struct span *w, int t, int s)
-{
-	if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
-		return w->disp[t] + (MPI_Aint)(s * sizeof(long));
-	return s;
 }
 
 static void info_check(MPI_Win win, const char *key, int expect)
@@ -117,6 +93,7 @@ static void open_span(struct span *w, int flavor, int expect_span)
 	MPI_Aint bytes = (MPI_Aint)nslots * sizeof(long);
 
 	memset(w, 0, sizeof(*w));
+	w->nslots = nslots;
 	w->flavor = flavor;
 	switch (flavor) {
 	case MPI_WIN_FLAVOR_ALLOCATE:
@@ -154,12 +131,6 @@ static void close_span(struct span *w)
 	if (w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
 		free(w->mem);
 	free(w->disp);
-}
-
-/* The targets: the first and the last rank (one per node at K = 2). */
-static int target(int i)
-{
-	return i % 2 ? mtest_size - 1 : 0;
 }
 
 /*
@@ -524,212 +495,6 @@ static void test_long(struct span *w)
 	free(v);
 }
 
-/*
- * Completion: after MPI_Win_flush the data is at the target (a message
- * sent after it finds it there); after a fence, and after wait, every
- * origin's puts and accumulates are.
- */
-/*
- * Rank 0 waits in MPI_Recv for a message from each other rank, which each
- * sends after a fetch_and_op to rank 0 and its flush: the operations from
- * the other node are served while rank 0 waits (under the layer the
- * waiting thread serves them itself), and each is complete before its
- * message (after the PSCW epoch above, whose wait completed everything).
- */
-static void test_recv_serving(struct span *w)
-{
-	long base = w->mem[S_FLUSH], want = 0, got;
-	MPI_Status st;
-
-	mtest_section("served while the target waits in MPI_Recv");
-	MPI_Barrier(MPI_COMM_WORLD);
-	CHECK_MPI(MPI_Win_lock_all(0, w->win));
-	if (mtest_rank == 0) {
-		for (int k = 1; k < mtest_size; k++) {
-			CHECK_MPI(MPI_Recv(&got, 1, MPI_LONG, MPI_ANY_SOURCE, 8,
-					   MPI_COMM_WORLD, &st));
-			CHECK_EQ(st.MPI_SOURCE, got, "the status's source");
-			CHECK_EQ(st.MPI_TAG, 8, "the status's tag");
-			want += 10 * got;
-		}
-		CHECK_MPI(MPI_Win_sync(w->win));
-		CHECK_EQ(w->mem[S_FLUSH], base + want,
-			 "fetched and added before each message");
-	} else {
-		long add = 10L * mtest_rank, old = -1, me = mtest_rank;
-
-		CHECK_MPI(MPI_Fetch_and_op(&add, &old, MPI_LONG, 0,
-					   at(w, 0, S_FLUSH), MPI_SUM,
-					   w->win));
-		CHECK_MPI(MPI_Win_flush(0, w->win));
-		CHECK(old >= 0, "fetched %ld", old);
-		CHECK_MPI(MPI_Send(&me, 1, MPI_LONG, 0, 8, MPI_COMM_WORLD));
-	}
-	CHECK_MPI(MPI_Win_unlock_all(w->win));
-	MPI_Barrier(MPI_COMM_WORLD);
-}
-
-static void test_completion(struct span *w)
-{
-	int right = (mtest_rank + 1) % mtest_size;
-	int left = (mtest_rank + mtest_size - 1) % mtest_size;
-	int fence = S_ORDER + mtest_size;
-	long v = mtest_rank + 1, one = 1, got;
-	MPI_Group world, others;
-
-	mtest_section("flush completion");
-	CHECK_MPI(MPI_Win_lock_all(0, w->win));
-	CHECK_MPI(MPI_Accumulate(&v, 1, MPI_LONG, right,
-				 at(w, right, S_FLUSH), 1, MPI_LONG, MPI_SUM,
-				 w->win));
-	CHECK_MPI(MPI_Win_flush(right, w->win));
-	MPI_Sendrecv(&v, 1, MPI_LONG, right, 7, &got, 1, MPI_LONG, left, 7,
-		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	CHECK_MPI(MPI_Win_sync(w->win));
-	CHECK_EQ(w->mem[S_FLUSH], left + 1, "accumulated before the message");
-	CHECK_MPI(MPI_Win_unlock_all(w->win));
-	MPI_Barrier(MPI_COMM_WORLD);
-
-	mtest_section("fence completion");
-	CHECK_MPI(MPI_Win_fence(0, w->win));
-	for (int t = 0; t < mtest_size; t++) {
-		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t,
-				  at(w, t, fence + mtest_rank), 1, MPI_LONG,
-				  w->win));
-		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t,
-					 at(w, t, S_FLUSH), 1, MPI_LONG,
-					 MPI_SUM, w->win));
-	}
-	CHECK_MPI(MPI_Win_fence(0, w->win));
-	for (int k = 0; k < mtest_size; k++)
-		CHECK_EQ(w->mem[fence + k], k + 1, "put before the fence");
-	CHECK_EQ(w->mem[S_FLUSH], left + 1 + mtest_size,
-		 "accumulated before the fence");
-	CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win));
-
-	mtest_section("PSCW completion");
-	MPI_Comm_group(MPI_COMM_WORLD, &world);
-	if (mtest_rank == 0) {
-		int zero = 0;
-
-		MPI_Group_excl(world, 1, &zero, &others);
-		/*
-		 * The window is ours until the post: stores made late before
-		 * it must not overwrite the puts (MPI_Win_start delays every
-		 * access, module-served ones too, until the post).
-		 */
-		long base = w->mem[S_FLUSH];
-
-		mtest_sleep_ms(300);
-		for (int k = 1; k < mtest_size; k++)
-			w->mem[fence + k] = 1000 + k;
-		/* and the accumulates, which remote origins ship to the agent */
-		w->mem[S_FLUSH] = base + 1000;
-		CHECK_MPI(MPI_Win_post(others, 0, w->win));
-		CHECK_MPI(MPI_Win_wait(w->win));
-		for (int k = 1; k < mtest_size; k++)
-			CHECK_EQ(w->mem[fence + k], -k, "put before complete");
-		CHECK_EQ(w->mem[S_FLUSH], left + 1000 + 2L * mtest_size,
-			 "accumulated before complete, after the post");
-	} else {
-		int zero = 0;
-
-		MPI_Group_incl(world, 1, &zero, &others);
-		v = -mtest_rank;
-		CHECK_MPI(MPI_Win_start(others, 0, w->win));
-		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 0,
-				  at(w, 0, fence + mtest_rank), 1, MPI_LONG,
-				  w->win));
-		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0,
-					 at(w, 0, S_FLUSH), 1, MPI_LONG,
-					 MPI_SUM, w->win));
-		CHECK_MPI(MPI_Win_complete(w->win));
-	}
-	MPI_Group_free(&others);
-	MPI_Group_free(&world);
-	MPI_Barrier(MPI_COMM_WORLD);
-	test_recv_serving(w);
-}
-
-/* MPI_ERR_RMA_RANGE from @call or from @sync that completes it, no other. */
-static void range_error(int call, int sync, const char *what)
-{
-	int c = mtest_class(call), s = mtest_class(sync);
-
-	CHECK((c == MPI_ERR_RMA_RANGE && s == MPI_SUCCESS) ||
-	      (c == MPI_SUCCESS && s == MPI_ERR_RMA_RANGE),
-	      "%s past the end: %s at the call, %s at its completion, want "
-	      "MPI_ERR_RMA_RANGE at one of them", what, mtest_class_name(c),
-	      mtest_class_name(s));
-}
-
-/*
- * Errors never break synchronization: operations past the end of a local
- * and of a remote target fail, and the epoch, the other operations and
- * the fence around them complete as usual.
- */
-static void test_errors(struct span *w)
-{
-	int right = (mtest_rank + 1) % mtest_size;
-	long one = 1, got = 0;
-	int rc;
-
-	mtest_section("errors across nodes");
-	CHECK_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_RETURN));
-	/* Outside any epoch, whichever path would serve the target. */
-	for (int side = 0; side < 2; side++) {
-		int t = target(side);
-
-		CHECK_CLASS(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
-					   MPI_LONG, MPI_SUM, w->win),
-			    MPI_ERR_RMA_SYNC);
-		CHECK_CLASS(MPI_Fetch_and_op(&one, &got, MPI_LONG, t, S_ERR,
-					     MPI_SUM, w->win),
-			    MPI_ERR_RMA_SYNC);
-		CHECK_CLASS(MPI_Compare_and_swap(&one, &got, &got, MPI_LONG,
-						 t, S_ERR, w->win),
-			    MPI_ERR_RMA_SYNC);
-	}
-	CHECK_MPI(MPI_Win_lock_all(0, w->win));
-	for (int side = 0; side < 2; side++) {
-		int t = target(side);
-
-		rc = MPI_Accumulate(&one, 1, MPI_LONG, t, nslots + 8, 1,
-				    MPI_LONG, MPI_SUM, w->win);
-		range_error(rc, MPI_Win_flush(t, w->win), "accumulate");
-		rc = MPI_Fetch_and_op(&one, &got, MPI_LONG, t, nslots + 8,
-				      MPI_SUM, w->win);
-		range_error(rc, MPI_Win_flush(t, w->win), "fetch_and_op");
-		/* The window goes on: this one counts. */
-		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
-					 MPI_LONG, MPI_SUM, w->win));
-		/*
-		 * A bad one between two good ones, unflushed (shipped in one
-		 * message to another node): only it fails, both others count.
-		 */
-		rc = MPI_Accumulate(&one, 1, MPI_LONG, t, nslots + 8, 1,
-				    MPI_LONG, MPI_SUM, w->win);
-		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
-					 MPI_LONG, MPI_SUM, w->win));
-		range_error(rc, MPI_Win_flush(t, w->win), "accumulate in a batch");
-		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, S_ERR, 1,
-					 MPI_LONG, MPI_SUM, w->win));
-	}
-	CHECK_MPI(MPI_Win_unlock_all(w->win));
-
-	CHECK_MPI(MPI_Win_fence(0, w->win));
-	rc = MPI_Accumulate(&one, 1, MPI_LONG, right, nslots + 8, 1, MPI_LONG,
-			    MPI_SUM, w->win);
-	range_error(rc, MPI_Win_fence(0, w->win), "accumulate in a fence");
-	CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, right, S_ERR, 1, MPI_LONG,
-				 MPI_SUM, w->win));
-	CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w->win));
-	CHECK_EQ(w->mem[S_ERR], (mtest_rank == target(0)) * 3 * mtest_size +
-		 (mtest_rank == target(1)) * 3 * mtest_size + 1,
-		 "accumulated around the failures");
-	CHECK_MPI(MPI_Win_set_errhandler(w->win, MPI_ERRORS_ARE_FATAL));
-	MPI_Barrier(MPI_COMM_WORLD);
-}
 
 /* The value of argument KEY=VALUE, or NULL. */
 static const char *arg_str(int argc, char **argv, const char *key)
@@ -742,51 +507,6 @@ static const char *arg_str(int argc, char **argv, const char *key)
 	return NULL;
 }
 
-/*
- * tags=N, with MPIRMA_TAG_UB lowered so that N windows use up the agents'
- * grant tags: N windows that span nodes are created, the next fails with
- * an error (never a lock granted to the wrong window), exclusive locks on
- * the newest still work, and once one is freed a new one can be created.
- */
-static void test_tags(int n)
-{
-	MPI_Win wins[65], extra;
-	long *mem[65], *xmem, one = 1;
-	int t = target(1), k;
-
-	CHECK(n > 0 && n <= 64, "tags=%d: 1 to 64", n);
-	if (n <= 0 || n > 64)
-		return;
-	mtest_section("windows past the grant tags");
-	for (k = 0; k < n; k++)
-		CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long),
-					   MPI_INFO_NULL, MPI_COMM_WORLD,
-					   &mem[k], &wins[k]));
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	CHECK(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
-			       MPI_COMM_WORLD, &xmem, &extra) != MPI_SUCCESS,
-	      "window %d created past the %d the grant tags allow", n + 1, n);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-	for (k = n - 2; k < n; k++) {
-		if (k < 0)
-			continue;
-		*mem[k] = 0;
-		MPI_Barrier(MPI_COMM_WORLD);
-		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, wins[k]));
-		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, 0, 1, MPI_LONG,
-					 MPI_SUM, wins[k]));
-		CHECK_MPI(MPI_Win_unlock(t, wins[k]));
-		MPI_Barrier(MPI_COMM_WORLD);
-		if (mtest_rank == t)
-			CHECK(*mem[k] == mtest_size, "window %d's total is %ld, want %d", k,
-			      *mem[k], mtest_size);
-	}
-	CHECK_MPI(MPI_Win_free(&wins[0]));
-	CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
-				   MPI_COMM_WORLD, &mem[0], &wins[0]));
-	for (k = 0; k < n; k++)
-		CHECK_MPI(MPI_Win_free(&wins[k]));
-}
 
 static int arg(int argc, char **argv, const char *key)
 {
@@ -795,38 +515,6 @@ static int arg(int argc, char **argv, const char *key)
 	return v ? atoi(v) : -1;
 }
 
-/*
- * fatal=CALL (unlock, flush or fence): rank 0 ships an accumulate to an
- * address the last rank never attached to its dynamic window (on another
- * node at K = 2, so only that target's kernel can find it bad) under
- * MPI_ERRORS_ARE_FATAL, and completes it with CALL.  The job must end with
- * a message naming CALL and the operation (hybrid/list.2 matches it); it
- * must not get past CALL.
- */
-static void test_fatal(struct span *w, const char *call)
-{
-	int t = target(1);
-	long one = 1;
-	MPI_Aint far = w->disp[t] + (MPI_Aint)(1 << 20) * (MPI_Aint)sizeof(long);
-
-	if (!strcmp(call, "fence")) {
-		CHECK_MPI(MPI_Win_fence(0, w->win));
-		if (!mtest_rank)
-			MPI_Accumulate(&one, 1, MPI_LONG, t, far, 1, MPI_LONG,
-				       MPI_SUM, w->win);
-		MPI_Win_fence(0, w->win);
-	} else if (!mtest_rank) {
-		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, w->win);
-		MPI_Accumulate(&one, 1, MPI_LONG, t, far, 1, MPI_LONG, MPI_SUM,
-			       w->win);
-		if (!strcmp(call, "flush"))
-			MPI_Win_flush(t, w->win);
-		MPI_Win_unlock(t, w->win);
-	}
-	CHECK(mtest_rank, "MPI_Win_%s completed a bad accumulate without an "
-	      "error", call);
-	MPI_Barrier(MPI_COMM_WORLD);
-}
 
 int main(int argc, char **argv)
 {
@@ -845,12 +533,12 @@ int main(int argc, char **argv)
 	long_base = run_base + RUN * mtest_size;
 	nslots = long_base + LONG * mtest_size;
 	if (arg(argc, argv, "tags") >= 0) {
-		test_tags(arg(argc, argv, "tags"));
+		span_test_tags(arg(argc, argv, "tags"));
 		return mtest_finish();
 	}
 	if (arg_str(argc, argv, "fatal")) {
 		open_span(&w, MPI_WIN_FLAVOR_DYNAMIC, expect);
-		test_fatal(&w, arg_str(argc, argv, "fatal"));
+		span_test_fatal(&w, arg_str(argc, argv, "fatal"));
 		close_span(&w);
 		return mtest_finish();
 	}
@@ -864,14 +552,14 @@ int main(int argc, char **argv)
 			if (lng)
 				test_long(&w);
 			if (errors)
-				test_errors(&w);
+				span_test_errors(&w);
 		} else {
 			/* The other flavors: the shipped path's addressing. */
 			test_ordering(&w);
 			if (runs)
 				test_runs(&w);
 		}
-		test_completion(&w);
+		span_test_completion(&w);
 		close_span(&w);
 	}
 	return mtest_finish();
