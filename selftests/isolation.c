@@ -118,51 +118,46 @@ TEST(rank_outside_group_cannot_reach)
 	uint32_t group = 0;
 	struct mpirma_win_query q;
 	struct mpirma_op op;
-	int dev, job, m0, m1, win;
+	int dev, job, m[2], win;
 	uint8_t got[8];
 	void *map, *p;
 
 	MT_REQUIRE_DEVICE();
 	dev = mt_open();
 	ASSERT_LE(0, dev);
-	job = mt_job_create(dev, 2, NULL);
-	ASSERT_LE(0, job);
-	m0 = mt_job_join(job, 0);
-	m1 = mt_job_join(job, 1);
-	ASSERT_LE(0, m0);
-	ASSERT_LE(0, m1);
+	ASSERT_EQ(0, mt_job_start(dev, 2, &job, m, 2));
 	{
 		struct mt_win w = {
 			.flavor = MPIRMA_FLAVOR_ALLOC, .length = page,
 			.ranks = &group, .nranks = 1,
 		};
 
-		win = mt_win_create(m0, &w);
+		win = mt_win_create(m[0], &w);
 	}
 	ASSERT_LT(0, win);
-	map = mt_win_map(m0, win, &len);
+	map = mt_win_map(m[0], win, &len);
 	ASSERT_NE(NULL, map);
 
 	op = mt_get(MPIRMA_TYPE_BYTE, 0, 0, got, sizeof(got));
-	EXPECT_EQ(-ENOENT, mt_rma1(m1, win, &op));
-	EXPECT_EQ(-ENOENT, mt_win_query(m1, win, 0, &q));
-	EXPECT_EQ(-ENOENT, mt_win_free(m1, win));
-	p = mmap(NULL, page, PROT_READ, MAP_SHARED, m1, (off_t)win << 32);
+	EXPECT_EQ(-ENOENT, mt_rma1(m[1], win, &op));
+	EXPECT_EQ(-ENOENT, mt_win_query(m[1], win, 0, &q));
+	EXPECT_EQ(-ENOENT, mt_win_free(m[1], win));
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, m[1], (off_t)win << 32);
 	EXPECT_EQ(MAP_FAILED, p);
 	EXPECT_EQ(ENOENT, errno);
 	/* and the member still reaches it after the other rank poked at it */
-	EXPECT_EQ(0, mt_rma1(m0, win, &op));
+	EXPECT_EQ(0, mt_rma1(m[0], win, &op));
 
 	/* freed: gone for its own rank too, though the mapping stays valid */
-	EXPECT_EQ(0, mt_win_free(m0, win));
-	EXPECT_EQ(-ENOENT, mt_rma1(m0, win, &op));
-	EXPECT_EQ(-ENOENT, mt_win_query(m0, win, 0, &q));
-	p = mmap(NULL, page, PROT_READ, MAP_SHARED, m0, (off_t)win << 32);
+	EXPECT_EQ(0, mt_win_free(m[0], win));
+	EXPECT_EQ(-ENOENT, mt_rma1(m[0], win, &op));
+	EXPECT_EQ(-ENOENT, mt_win_query(m[0], win, 0, &q));
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, m[0], (off_t)win << 32);
 	EXPECT_EQ(MAP_FAILED, p);
 	((volatile uint8_t *)map)[0] = 1;
 	munmap(map, len);
-	close(m0);
-	close(m1);
+	close(m[0]);
+	close(m[1]);
 	close(job);
 	close(dev);
 	MT_EXPECT_COUNTERS_ZERO();

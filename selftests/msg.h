@@ -97,13 +97,7 @@ static inline int probe(int mfd, uint32_t peer, int32_t tag,
 /* /sys/class/misc/mpirma/message_bytes once it settles at @want. */
 static inline long message_bytes_settle(long want)
 {
-	uint64_t deadline = mt_now_ms() + 5000;
-	long v;
-
-	while ((v = mt_counter("message_bytes")) != want &&
-	       mt_now_ms() < deadline)
-		mt_sleep_ms(20);
-	return v;
+	return mt_counter_settle("message_bytes", want);
 }
 
 /* ---- a job of NRANKS, every rank joined by this process ---- */
@@ -116,32 +110,14 @@ FIXTURE(msg) {
 FIXTURE_SETUP(msg)
 {
 	struct mpirma_query q;
-	int r;
 
-	self->job = -1;
-	for (r = 0; r < NRANKS; r++)
-		self->m[r] = -1;
-	MT_FIXTURE_OPEN();
-	MT_FIXTURE_QUERY(&q, MPIRMA_FEAT_MSG);
-	self->job = mt_job_create(self->dev, NRANKS, NULL);
-	ASSERT_LE(0, self->job);
-	for (r = 0; r < NRANKS; r++) {
-		self->m[r] = mt_job_join(self->job, r);
-		ASSERT_LE(0, self->m[r]);
-	}
+	MT_FIXTURE_JOB(&q, MPIRMA_FEAT_MSG, NRANKS);
 }
 
 FIXTURE_TEARDOWN(msg)
 {
-	int r;
-
-	for (r = 0; r < NRANKS; r++)
-		if (self->m[r] >= 0)
-			close(self->m[r]);
-	if (self->job >= 0)
-		close(self->job);
-	if (self->dev >= 0)
-		close(self->dev);
+	mt_job_stop(&self->job, self->m, NRANKS);
+	mt_close(&self->dev);
 }
 
 #endif

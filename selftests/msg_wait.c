@@ -60,10 +60,7 @@ TEST(never_joined_rank)
 	MT_REQUIRE_DEVICE();
 	dev = mt_open();
 	ASSERT_LE(0, dev);
-	job = mt_job_create(dev, 2, NULL);
-	ASSERT_LE(0, job);
-	m0 = mt_job_join(job, 0);
-	ASSERT_LE(0, m0);
+	ASSERT_EQ(0, mt_job_start(dev, 2, &job, &m0, 1));
 	/* rank 1 may still join: a send to it is queued */
 	EXPECT_EQ(0, send_u64(m0, 1, 1, 0, 1));
 	EXPECT_EQ(-EAGAIN, recv_u64(m0, 1, MPIRMA_ANY_TAG, 0, MPIRMA_MSG_NOWAIT,
@@ -271,7 +268,7 @@ TEST_F(msg, interrupted)
 TEST(message_bytes_released)
 {
 	static char data[3000];
-	int dev, job, m0, m1;
+	int dev, job, mfd[2];
 	struct mpirma_msg m;
 	long base;
 
@@ -280,22 +277,17 @@ TEST(message_bytes_released)
 	ASSERT_LE(0, base);
 	dev = mt_open();
 	ASSERT_LE(0, dev);
-	job = mt_job_create(dev, 2, NULL);
-	ASSERT_LE(0, job);
-	m0 = mt_job_join(job, 0);
-	ASSERT_LE(0, m0);
-	m1 = mt_job_join(job, 1);
-	ASSERT_LE(0, m1);
+	ASSERT_EQ(0, mt_job_start(dev, 2, &job, mfd, 2));
 	close(job);
-	ASSERT_EQ(0, msg_send(m0, 1, 1, 0, data, 1000));
-	ASSERT_EQ(0, msg_send(m0, 1, 1, 0, data, 2000));
-	ASSERT_EQ(0, msg_send(m1, 0, 1, 0, data, 3000));
+	ASSERT_EQ(0, msg_send(mfd[0], 1, 1, 0, data, 1000));
+	ASSERT_EQ(0, msg_send(mfd[0], 1, 1, 0, data, 2000));
+	ASSERT_EQ(0, msg_send(mfd[1], 0, 1, 0, data, 3000));
 	EXPECT_EQ(base + 6000, mt_counter("message_bytes"));
-	ASSERT_EQ(0, msg_recv(m1, 0, 1, 0, data, sizeof(data), 0, &m));
+	ASSERT_EQ(0, msg_recv(mfd[1], 0, 1, 0, data, sizeof(data), 0, &m));
 	EXPECT_EQ(base + 5000, mt_counter("message_bytes"));
 	/* the receiver of two goes first, the other later */
-	close(m1);
-	close(m0);
+	close(mfd[1]);
+	close(mfd[0]);
 	close(dev);
 	EXPECT_EQ(0, message_bytes_settle(0));
 	MT_EXPECT_COUNTERS_ZERO();

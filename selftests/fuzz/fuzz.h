@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fuzzer's shared definitions.  selftests/fuzz.c has the canary, the
- * racing thread, a worker's loop and the parent; fuzz/world.c the random
- * numbers, the errno contract, the memory handed to the kernel, the
- * mutation of argument structs and the picking of fds and windows;
- * fuzz/calls.c the commands; fuzz/rma.c RMA batches and the ranks forked
- * and killed mid-call.
+ * The fuzzer's shared definitions.  selftests/fuzz.c has the racing
+ * thread, a worker's loop and the parent; fuzz/canary.c the canary job;
+ * fuzz/world.c the random numbers, the errno contract, the memory handed
+ * to the kernel, the mutation of argument structs and the picking of fds
+ * and windows; fuzz/calls.c the commands; fuzz/rma.c RMA batches and the
+ * ranks forked and killed mid-call.
  */
 #ifndef MPIRMA_FUZZ_H
 #define MPIRMA_FUZZ_H
@@ -224,5 +224,9 @@ void build_op(struct worker *w, struct mpirma_op *op, struct fz_win *fw,
 void do_rma(struct worker *w, uint8_t *buf);
 int pair_call(struct worker *w, int fd, unsigned long cmd, void *arg, const char *what);
 void do_fork_rank(struct worker *w, uint8_t *buf);
+
+/* fuzz/canary.c: open the canary job; check it (a failure is reported) */
+int canary_open(struct worker *w);
+void canary_check(struct worker *w);
 
 #endif /* MPIRMA_FUZZ_H */

@@ -84,6 +84,37 @@ int mt_job_join(int job_fd, uint32_t rank)
 	return ret < 0 ? ret : jj.member_fd;
 }
 
+int mt_job_start(int dev, uint32_t nranks, int *job, int *member,
+		 uint32_t njoin)
+{
+	int ret = 0;
+	uint32_t r;
+
+	for (r = 0; r < njoin; r++)
+		member[r] = -1;
+	*job = mt_job_create(dev, nranks, NULL);
+	if (*job < 0) {
+		ret = *job;
+		*job = -1;
+		return ret;
+	}
+	for (r = 0; r < njoin && !ret; r++) {
+		member[r] = mt_job_join(*job, r);
+		if (member[r] < 0)
+			ret = member[r];
+	}
+	if (ret)
+		mt_job_stop(job, member, njoin);
+	return ret;
+}
+
+void mt_job_stop(int *job, int *member, uint32_t njoin)
+{
+	for (uint32_t r = 0; r < njoin; r++)
+		mt_close(&member[r]);
+	mt_close(job);
+}
+
 int mt_job_barrier(int mfd)
 {
 	return mt_ioctl(mfd, MPIRMA_IOC_JOB_BARRIER, NULL);

@@ -52,6 +52,15 @@ int mt_job_create(int dev, uint32_t nranks, uint64_t *job_id);
 /* Join @rank; the member fd or -errno. */
 int mt_job_join(int job_fd, uint32_t rank);
 /*
+ * A job of @nranks with ranks 0 .. @njoin - 1 joined by this process: the
+ * job fd in *@job, the member fds in @member[]; 0, or -errno with nothing
+ * left open (every fd -1).
+ */
+int mt_job_start(int dev, uint32_t nranks, int *job, int *member,
+		 uint32_t njoin);
+/* Close what mt_job_start() opened (each fd that is open; all -1 after). */
+void mt_job_stop(int *job, int *member, uint32_t njoin);
+/*
  * The same ioctls on the caller's struct (poisoned, then filled in), for
  * tests that check every output field; 0 or -errno.
  */
@@ -280,6 +289,11 @@ int mt_inc(volatile int *counter);	/* atomic, returns the new value */
 
 /* /sys/class/misc/mpirma/<name> as a number; -1 if unreadable. */
 long mt_counter(const char *name);
+/*
+ * Counter @name once it reads @want, or what it reads after 5 s (a
+ * release may lag the close that causes it).
+ */
+long mt_counter_settle(const char *name, long want);
 /* The number a sysfs or proc file holds, or -1. */
 long mt_read_long(const char *path);
 /*

@@ -64,6 +64,22 @@
 			     (unsigned long long)((feat) & ~(q)->features)); \
 	} while (0)
 
+/*
+ * A job of @n ranks, every one joined by this process: self->job and
+ * self->m[@n] (-1 until open; the teardown closes them with mt_job_stop()),
+ * after MT_FIXTURE_OPEN() and MT_FIXTURE_QUERY(@q, @feat).
+ */
+#define MT_FIXTURE_JOB(q, feat, n)					\
+	do {								\
+		self->job = -1;						\
+		for (int r_ = 0; r_ < (n); r_++)			\
+			self->m[r_] = -1;				\
+		MT_FIXTURE_OPEN();					\
+		MT_FIXTURE_QUERY(q, feat);				\
+		ASSERT_EQ(0, mt_job_start(self->dev, (n), &self->job,	\
+					  self->m, (n)));		\
+	} while (0)
+
 /* Zeroed MAP_SHARED memory for the ranks, of the size @p points to. */
 #define MT_FIXTURE_SHM(p)						\
 	do {								\

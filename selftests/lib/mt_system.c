@@ -253,6 +253,16 @@ long mt_counter(const char *name)
 	return mt_read_long(path);
 }
 
+long mt_counter_settle(const char *name, long want)
+{
+	uint64_t deadline = mt_now_ms() + 5000;
+	long v;
+
+	while ((v = mt_counter(name)) != want && mt_now_ms() < deadline)
+		mt_sleep_ms(20);
+	return v;
+}
+
 int mt_drop_ipc_lock(void)
 {
 	struct __user_cap_header_struct h = {
