@@ -20,6 +20,9 @@
  *   busy_put          put and flush while the target computes (no MPI
  *                     call until the origin is done): whether passive
  *                     target progress needs the target           [us]
+ *   copy, copy_bw     the floor: memcpy() of N bytes (copy_bw: 64 x N)
+ *                     at rank 0 into its own window memory, no MPI call
+ *                     (osu_bench/floor.c), allocated window, SYNC "none"
  *
  * Synchronizations (OSU's -s):
  *   flush     MPI_Win_lock(target) held; each operation (batch) MPI_Win_flush
@@ -83,7 +86,7 @@
 
 const char *const op_names[NR_OPS] = {
 	"put", "get", "acc", "get_acc", "fop", "cas",
-	"put_bw", "get_bw", "put_bibw", "busy_put",
+	"put_bw", "get_bw", "put_bibw", "busy_put", "copy", "copy_bw",
 };
 const char *const sync_names[NR_SYNCS] = {
 	"flush", "lock", "lock_all", "fence", "pscw",
@@ -206,9 +209,10 @@ static void family(enum op o, enum sync s, enum type t, const struct win *wn)
 		r.bytes = sizes[i];
 		r.wn = wn;
 		r.seed = ++seed;
-		snprintf(r.name, sizeof(r.name), "%s.%s.%s.%s_%zu", op_names[o], sync_names[s],
-			 type_names[t], flavor_names[wn->fl], sizes[i]);
-		last = measure(&r);
+		snprintf(r.name, sizeof(r.name), "%s.%s.%s.%s_%zu", op_names[o],
+			 is_floor(o) ? "none" : sync_names[s], type_names[t],
+			 flavor_names[wn->fl], sizes[i]);
+		last = is_floor(o) ? measure_floor(&r) : measure(&r);
 	}
 	r.name[strrchr(r.name, '_') - r.name] = 0;	/* the family */
 	if (rank == 0)
@@ -227,6 +231,12 @@ static void run_flavor(enum flavor fl)
 
 		if (!opt.ops[o])
 			continue;
+		if (is_floor(o)) {
+			/* one window's memory is like another's to memcpy() */
+			if (fl == F_ALLOCATE)
+				family(o, S_FLUSH, T_CHAR, &wn);
+			continue;
+		}
 		for (int s = 0; s < NR_SYNCS; s++) {
 			if (!(syncs & opt.syncs & SYNC_BIT(s)))
 				continue;
@@ -253,8 +263,8 @@ static void usage(FILE *f)
 		"Usage: mpiexec -n 2 %s [OPTIONS]\n"
 		"The OSU one-sided benchmarks' call sequences, every one in one launch\n"
 		"(see the source's head); one CSV row per shape and size.\n\n"
-		"  -o, --ops LIST      put,get,acc,get_acc,fop,cas,put_bw,get_bw,put_bibw,busy_put\n"
-		"                      (default all)\n"
+		"  -o, --ops LIST      put,get,acc,get_acc,fop,cas,put_bw,get_bw,put_bibw,busy_put,\n"
+		"                      copy,copy_bw (default all)\n"
 		"  -s, --syncs LIST    only these of flush,lock,lock_all,fence,pscw (default:\n"
 		"                      put all five, put_bibw fence and pscw, the rest flush)\n"
 		"  -A, --all-syncs     every op with every synchronization it can have\n"
@@ -312,7 +322,8 @@ static void for_each_item(const char *what, const char *s, void (*fn)(const char
 static void add_op(const char *s)
 {
 	opt.ops[cli_choice("--ops", s, op_names, NR_OPS,
-			   "put, get, acc, get_acc, fop, cas, put_bw, get_bw, put_bibw or busy_put")] = true;
+			   "put, get, acc, get_acc, fop, cas, put_bw, get_bw, put_bibw, busy_put, "
+			   "copy or copy_bw")] = true;
 }
 
 static void add_sync(const char *s)

@@ -4,7 +4,7 @@
  * main, the windows, the table of rows and their CSV lines;
  * osu_bench/values.c the typed values, data patterns and checks;
  * osu_bench/rows.c how a row issues, synchronizes, times and verifies
- * its operations.
+ * its operations; osu_bench/floor.c the rows of memcpy() alone.
  */
 #ifndef OSU_BENCH_H
 #define OSU_BENCH_H
@@ -26,7 +26,9 @@
 
 enum op {
 	OP_PUT, OP_GET, OP_ACC, OP_GACC, OP_FOP, OP_CAS,
-	OP_PUT_BW, OP_GET_BW, OP_PUT_BIBW, OP_BUSY_PUT, NR_OPS
+	OP_PUT_BW, OP_GET_BW, OP_PUT_BIBW, OP_BUSY_PUT,
+	OP_COPY, OP_COPY_BW,		/* the floor: memcpy() alone (floor.c) */
+	NR_OPS
 };
 extern const char *const op_names[NR_OPS];
 
@@ -157,12 +159,39 @@ void describe(const struct row *r, const unsigned char *p, size_t at, uint64_t n
 	      char *why, size_t len);
 void check_rc(struct row *r, int rc, const char *call);
 
+/*
+ * OSU 7.4 reads MPI_Wtime at rank 0 before and after each iteration of
+ * every loop (t_graph_start, t_graph_end: for its graphs and tail
+ * latencies, with or without them), so every column pays for its clock
+ * as it does under OSU.  --calls-only leaves them out: the calls alone,
+ * for the layer's cost per call (under emulation a clock read costs more
+ * while the peer polls Open MPI's progress engine, which reads the clock
+ * too: docs/benchmarks.md, "The layer's cost per call, and the clock").
+ */
+extern volatile double osu_clock_sink;
+
+static inline void osu_clock(void)
+{
+	if (!opt.calls_only)
+		osu_clock_sink = MPI_Wtime();
+}
+
+/* An OSU loop's iterations between two looks at the budget. */
+#define OSU_BLOCK	20
+
 /* rows.c */
 bool is_bw(enum op o);
 int64_t expected(const struct row *r, uint64_t n);
 unsigned int possible_syncs(enum op o);
 unsigned int default_syncs(enum op o);
 double measure(struct row *r);
+
+/* floor.c */
+static inline bool is_floor(enum op o)
+{
+	return o == OP_COPY || o == OP_COPY_BW;
+}
+double measure_floor(struct row *r);
 
 /* osu_bench.c: the row's CSV line from its @n figures @v */
 void report(const struct row *r, double *v, int n);

@@ -43,7 +43,7 @@ static void step_close(struct row *r)
 
 bool is_bw(enum op o)
 {
-	return o == OP_PUT_BW || o == OP_GET_BW || o == OP_PUT_BIBW;
+	return o == OP_PUT_BW || o == OP_GET_BW || o == OP_PUT_BIBW || o == OP_COPY_BW;
 }
 
 /* Both ranks issue operations: the round trips and the bidirectional puts. */
@@ -135,6 +135,8 @@ static void issue(struct row *r, int to, unsigned int j)
 		typed_value(r->type, (int64_t)k, cas_new);
 		CK(r, MPI_Compare_and_swap(cas_new, cas_cmp, rbuf, dt, to, disp(r, to, 0), w));
 		break;
+	case OP_COPY:		/* floor.c's */
+	case OP_COPY_BW:
 	case NR_OPS:
 		break;
 	}
@@ -178,22 +180,16 @@ static void check_fetched(struct row *r)
 	}
 }
 
-/*
- * OSU 7.4 reads MPI_Wtime at rank 0 before and after each iteration of
- * every loop (t_graph_start, t_graph_end: for its graphs and tail
- * latencies, with or without them), so every column pays for its clock
- * as it does under OSU.  --calls-only leaves them out: the calls alone,
- * for the layer's cost per call (under emulation a clock read costs more
- * while the peer polls Open MPI's progress engine, which reads the clock
- * too: docs/benchmarks.md, "The layer's cost per call, and the clock").
- */
-static volatile double osu_clock_sink;
+volatile double osu_clock_sink;	/* osu_clock()'s reads go here */
 
-static inline void osu_clock(void)
-{
-	if (!opt.calls_only)
-		osu_clock_sink = MPI_Wtime();
-}
+/* Keeps the last failure of a loop's calls in @rc. */
+#define KEEP(rc, call)							\
+	do {								\
+		int e_ = (call);					\
+									\
+		if (e_ != MPI_SUCCESS)					\
+			(rc) = e_;					\
+	} while (0)
 
 /*
  * The latency rows under flush (OSU's default) as OSU's own loop runs
@@ -205,16 +201,6 @@ static inline void osu_clock(void)
  * around the put between the clock reads.  At rank 0 (under -s flush
  * inside the held lock); returns the iterations run (0: not such a row).
  */
-#define OSU_BLOCK	20
-
-#define KEEP(rc, call)							\
-	do {								\
-		int e_ = (call);					\
-									\
-		if (e_ != MPI_SUCCESS)					\
-			(rc) = e_;					\
-	} while (0)
-
 static long osu_loop(struct row *r, long iters, double budget, double t0)
 {
 	const MPI_Win w = r->wn->w;
@@ -558,6 +544,8 @@ static bool check_target(struct row *r, uint64_t theirs, char *why, size_t len)
 	case OP_CAS:
 		at = typed_mismatch(r->type, b, elems(r), expected(r, theirs));
 		break;
+	case OP_COPY:		/* floor.c's */
+	case OP_COPY_BW:
 	case NR_OPS:
 		break;
 	}
