@@ -1112,7 +1112,7 @@ BENCH_OSU_IMPLS ?=
 BENCH_OSU_REPEAT ?=
 BENCH_OSU_WARMUP ?=
 BENCH_OSU_CALLS ?=
-SCRIPTS += bench/osu-run bench/osu-summary
+SCRIPTS += bench/osu-run bench/osu-summary bench/test-osu-summary
 
 bench-osu-run: module $(OSU_BENCH) $(OSU_BENCH_PEERS) $(HY_LIBS)
 	@rm -f $(BENCH_DIR)/osu.csv
@@ -1499,7 +1499,7 @@ uninstall-fortran:
 # each peer MPI whose mpicc is installed (tools/mpirma-deps --bench).
 FORTRAN_HOST_CCS := $(foreach c,mpicc.openmpi mpicc.mpich,$(if $(shell command -v $(c) 2>/dev/null),$(c)))
 .PHONY: fortran-host-check
-unit: fortran-host-check check-layers check-api
+unit: fortran-host-check check-layers check-api check-bench-summary
 fortran-host-check: $(FOBJ)/check.stamp
 	python3 fortran/gen --c-wrappers --style host --only-list fortran/rma.list >$(FOBJ)/host-rma.c
 	$(if $(FORTRAN_HOST_CCS),,@echo "fortran-host-check: no mpicc.openmpi or mpicc.mpich, skipped")
@@ -1513,6 +1513,11 @@ API_HEADERS := /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h \
 .PHONY: check-api
 check-api: $(B)/lib/libmpirma.so
 	lib/check-api $(B)/lib/libmpirma.so include/mpi.h $(API_HEADERS)
+
+# The OSU table's floor and targets on a CSV of known rows.
+.PHONY: check-bench-summary
+check-bench-summary:
+	bench/test-osu-summary
 
 # libmpirma's folders point one way: base <- runtime <- rma.
 .PHONY: check-layers
