@@ -48,12 +48,10 @@ double measure_floor(struct row *r)
 		for (int k = 0; k < opt.rounds; k++) {
 			t0 = now();
 			iters = copy_loop(r, MAX_ITERS, opt.time, t0);
-			t = now() - t0;
-			if (t <= 0 || iters <= 0)
+			t = figure(r, now() - t0, iters);
+			if (t <= 0)
 				break;
-			v[n++] = r->op == OP_COPY_BW ?
-				 (double)len * (double)iters / t / 1e6 :
-				 t / (double)iters * 1e6;
+			v[n++] = t;
 		}
 		bad = pattern_mismatch(0, r->seed, r->wn->base, 0, len);
 		r->bad = bad >= 0;

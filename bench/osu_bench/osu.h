@@ -185,6 +185,8 @@ int64_t expected(const struct row *r, uint64_t n);
 unsigned int possible_syncs(enum op o);
 unsigned int default_syncs(enum op o);
 double measure(struct row *r);
+/* The row's figure from @iters iterations in @t seconds (0: none). */
+double figure(const struct row *r, double t, long iters);
 
 /* floor.c */
 static inline bool is_floor(enum op o)

@@ -585,8 +585,7 @@ static void verify(struct row *r)
 	r->bad = (uint64_t)all[1];
 }
 
-/* The row's figure from @iters iterations in @t seconds. */
-static double figure(const struct row *r, double t, long iters)
+double figure(const struct row *r, double t, long iters)
 {
 	if (t <= 0 || iters <= 0)
 		return 0;
