@@ -12,7 +12,9 @@
  *
  * Between messages the agent sleeps (hy_net_sleep): on its own transport
  * in epoll_wait(), taking no CPU and no lock of the host's, woken as a
- * message comes; on the host's, between polls of its inbox (net_host.c).
+ * message comes, or where ranks outnumber CPUs between polls of its rings
+ * at its pace (net_serve.c, pace.h); on the host's, between polls of its
+ * inbox at that pace (net_host.c).
  * While a program thread waits in the layer it serves instead
  * (hy_agent_assist, from waits.c), answering at once without a thread
  * switch, and the agent rests.  Lock requests go to agent_slots.c.

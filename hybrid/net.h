@@ -9,7 +9,8 @@
  *   message (an abstract Unix socket within a machine, with two rings of
  *   shared memory that carry the frames; TCP between machines).  The host
  *   carries none of it, so it stays at the program's thread level: the
- *   agent sleeps in epoll_wait() and wakes when a frame comes.
+ *   agent sleeps in epoll_wait() and wakes when a frame comes (where
+ *   ranks outnumber the node's CPUs it polls at its pace: pace.h).
  * - the host's (net_host.c): its messages on a communicator of the
  *   layer's, which needs MPI_THREAD_MULTIPLE of the host (the agent calls
  *   it beside the program's threads), and so a lock in every host call.

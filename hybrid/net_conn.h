@@ -21,7 +21,7 @@ int net_own_send(int peer, uint32_t tag, const void *a, size_t alen,
 void net_own_post(struct hy_nrecv *r, int peer, uint32_t tag, void *buf,
 		  size_t cap);
 int net_own_test(struct hy_nrecv *r, int wait_ms);
-void net_own_sleep(void);
+void net_own_sleep(bool paced);
 int net_own_drain(hy_net_frame_fn *frame);
 void net_own_wake(void);
 void net_own_reply(int origin, uint32_t tag, const void *a, size_t alen,

@@ -3,7 +3,7 @@
  * net_host.c - the agents' frames as the host's messages (net.h), on a
  * communicator of the layer's (a duplicate of MPI_COMM_WORLD, so a peer's
  * world rank is its rank there), which needs MPI_THREAD_MULTIPLE of the
- * host.  transport.c picks it where ranks outnumber the node's CPUs.
+ * host.  transport.c picks it where MPIRMA_AGENT_TRANSPORT=host asks.
  *
  * A frame is one message, its tag the frame's.  Frames to the agent
  * (HY_TAG_OP) come into the inbox, a receive from any origin posted
@@ -18,8 +18,8 @@
  * polling the two in turn.  A wake (net_host_wake) ends such a wait with
  * a nudge, a message of one byte to the process's own inbox.
  *
- * The agent polls the inbox and sleeps between polls (net_host_sleep),
- * and rests while its process has no window that spans nodes (nobody
+ * The agent polls the inbox and sleeps between polls at its pace
+ * (net_host_sleep, pace.h), and rests while its process has no window that spans nodes (nobody
  * ships to it then).
  */
 #define _GNU_SOURCE
@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 
 #include "agent.h"
@@ -35,12 +34,10 @@
 #include "locks.h"
 #include "net.h"
 #include "net_host.h"
+#include "pace.h"
 #include "wire.h"
 
 #define HOST_INBOX_BYTES (HY_BATCH_BYTES + 1024)	/* a batch and its header */
-#define HOST_PACE_MIN_NS 2000		/* the agent's sleeps: 2 us ... */
-#define HOST_PACE_MAX_NS 2000000	/* ... to 2 ms */
-#define HOST_PACE_SHARE	20		/* idle: a sleep of 20 rounds' cost */
 
 _Static_assert(sizeof(MPI_Request) <= sizeof(uint64_t),
 	       "a host request fits struct hy_nrecv.host_req");
@@ -235,24 +232,11 @@ void net_host_wake(void)
 		__atomic_store_n(&nudged, 0, __ATOMIC_SEQ_CST);
 }
 
-static long long clamp_ns(long long ns, long long lo, long long hi)
-{
-	return ns < lo ? lo : ns > hi ? hi : ns;
-}
-
-/*
- * The agent's pace: after a frame it looks again at once; idle, it sleeps
- * twice as long each round, from the cost of a round (a running mean of
- * its CPU time, so the agent takes about 1/HOST_PACE_SHARE of a CPU) up
- * to HOST_PACE_SHARE rounds' cost, and HOST_PACE_MAX_NS at most, for the
- * latency of the first frame after a pause.
- */
+/* The agent's pace between polls of the inbox (pace.h). */
 void net_host_sleep(void)
 {
-	static long long round_ns = HOST_PACE_MIN_NS, pace_ns, last_cpu = -1;
-	static int slack_set;	/* the agent thread's alone */
+	static struct hy_pace pace = HY_PACE_INIT;	/* the agent's alone */
 	struct timespec ts;
-	long long cpu;
 
 	if (__atomic_load_n(&woken, __ATOMIC_ACQUIRE))
 		return;
@@ -262,27 +246,12 @@ void net_host_sleep(void)
 		       !__atomic_load_n(&woken, __ATOMIC_ACQUIRE))
 			pthread_cond_wait(&park_cond, &park_lock.m);
 		hy_mutex_unlock(&park_lock);
-		pace_ns = 0;
-		last_cpu = -1;
+		hy_pace_reset(&pace);
 		return;
 	}
-	if (__atomic_load_n(&drained, __ATOMIC_RELAXED)) {
-		pace_ns = 0;
-		last_cpu = -1;
-		return;
-	}
-	cpu = hy_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (last_cpu >= 0)
-		round_ns += (cpu - last_cpu - round_ns) / 8;
-	last_cpu = cpu;
-	pace_ns = clamp_ns(pace_ns ? 2 * pace_ns : round_ns, HOST_PACE_MIN_NS,
-			   clamp_ns(HOST_PACE_SHARE * round_ns,
-				    HOST_PACE_MIN_NS, HOST_PACE_MAX_NS));
-	/* sleeps as asked: the default slack (50 us) made each one long */
-	if (!slack_set++)
-		prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-	ts = (struct timespec){ .tv_nsec = (long)pace_ns };
-	nanosleep(&ts, NULL);
+	if (hy_pace_next(&pace, __atomic_load_n(&drained, __ATOMIC_RELAXED),
+			 &ts))
+		nanosleep(&ts, NULL);
 }
 
 /* The inbox's frame (@st its status) to @frame: messages served. */

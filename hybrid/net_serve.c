@@ -11,11 +11,15 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "net_conn.h"
+#include "pace.h"
 
 #define NET_DRAIN_MAX	16	/* events one net_own_drain() takes, at most */
+
+static bool drained;	/* the agent's last drain served a frame (atomic) */
 
 /* Sends what waits in @c's queue, as much as the socket takes; c->lock held. */
 static void out_flush(struct net_conn *c)
@@ -186,13 +190,44 @@ gone:
 	return false;
 }
 
-void net_own_sleep(void)
+/*
+ * A paced sleep (pace.h) that the sockets end early: the wakes, the
+ * connections, the frames that do not fit a ring, and the bells rung while
+ * a waiting program thread marked the rings asleep.
+ */
+static void paced_sleep(const struct timespec *ts)
 {
 	struct epoll_event ev;
 
-	struct net_conn **set = net_sleep_set();
-	int n = net_rings_sleep(set);
+	if (epoll_pwait2(net.ep, &ev, 1, ts, NULL) < 0 && errno == ENOSYS)
+		nanosleep(ts, NULL);	/* before Linux 5.11 */
+}
 
+/*
+ * @paced (transport.c: where ranks outnumber the node's CPUs, while a
+ * window spans nodes): a bell would be a thread's wake-up through the
+ * kernel for every frame, each taking a CPU from a rank, so the agent
+ * polls its rings at its pace instead, as on the host's transport.
+ * Otherwise it sleeps until a frame rings.
+ */
+void net_own_sleep(bool paced)
+{
+	static struct hy_pace pace = HY_PACE_INIT;	/* the agent's alone */
+	struct net_conn **set;
+	struct epoll_event ev;
+	struct timespec ts;
+	int n;
+
+	if (paced) {
+		if (hy_pace_next(&pace, __atomic_load_n(&drained,
+							__ATOMIC_RELAXED),
+				 &ts) && !net_rings_ready())
+			paced_sleep(&ts);
+		return;
+	}
+	hy_pace_reset(&pace);
+	set = net_sleep_set();
+	n = net_rings_sleep(set);
 	/* the rings' producers ring the bell while these are asleep */
 	if (!net_rings_ready()) {
 		/* level-triggered: what woke it stays ready for the drain */
@@ -241,8 +276,10 @@ int net_own_drain(hy_net_frame_fn *frame)
 	 * (they carry connections, bells and long frames), every drain where
 	 * they may come over TCP.
 	 */
-	if (net.ltcp < 0 && ++looks % NET_LOOK_GAP)
+	if (net.ltcp < 0 && ++looks % NET_LOOK_GAP) {
+		__atomic_store_n(&drained, served > 0, __ATOMIC_RELAXED);
 		return served;
+	}
 	n = epoll_wait(net.ep, ev, NET_DRAIN_MAX, 0);
 	for (int k = 0; k < n; k++) {
 		struct net_conn *c = ev[k].data.ptr;
@@ -274,5 +311,7 @@ int net_own_drain(hy_net_frame_fn *frame)
 		else if (!c->rx && next_frame(c, &tag, &len))
 			served += frame(c->peer, tag, net.inbox, len);
 	}
-	return served + drain_rings(frame, &budget);
+	served += drain_rings(frame, &budget);
+	__atomic_store_n(&drained, served > 0, __ATOMIC_RELAXED);
+	return served;
 }

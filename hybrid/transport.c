@@ -12,14 +12,17 @@
  * sleeping agent costs a thread's wake-up through the kernel, and there
  * the host's was faster (4 ranks on 2 CPUs: put, flush and barrier
  * 926-1,172 us against 1,119-2,049 under Open MPI; mpi4py's RMA tests
- * 552 s against 614).  So MPIRMA_AGENT_TRANSPORT=auto (the default) takes
- * the host's where the launcher puts more ranks on this node than it has
- * CPUs online, the own one elsewhere; "own" and "host" choose.  The host's
- * is used only when every rank chose it and was granted
- * MPI_THREAD_MULTIPLE, so all ranks use the same one.
+ * 552 s against 614; with the own transport's agent polling at its pace
+ * there and its waits yielding, 367-386 s against 310-396).  So
+ * MPIRMA_AGENT_TRANSPORT=auto (the default) takes the host's where the
+ * launcher puts more ranks on this node than it has CPUs online, the own
+ * one elsewhere; "own" and "host" choose.  The host's is used only when
+ * every rank chose it and was granted MPI_THREAD_MULTIPLE, so all ranks
+ * use the same one.
  */
 #include <unistd.h>
 
+#include "agent.h"
 #include "env.h"
 #include "net.h"
 #include "net_conn.h"
@@ -106,7 +109,7 @@ void hy_net_sleep(void)
 	if (on_host)
 		net_host_sleep();
 	else
-		net_own_sleep();
+		net_own_sleep(hy.crowded && hy_slots_live());
 }
 
 int hy_net_drain(hy_net_frame_fn *frame)

@@ -161,16 +161,19 @@ static int wait_status(int n, MPI_Request *req, MPI_Status *stat)
 }
 
 /*
- * No host request among them: one poll() looks at the replies and the
- * agent's connections together.  Where CPUs are short it sleeps in it
- * (a spin there kept the peer it waited for off the CPU); elsewhere it
- * spins, as the hosts' own waits do (a sleep and its wake-up cost more
- * than the reply's trip under emulation).
+ * No host request among them: it looks at the replies and the agent's
+ * connections in turn, and yields between looks where CPUs are short
+ * (poll_pause), as the hosts' own waits do there.  Sleeping in poll()
+ * until the reply's bell instead made each round trip a thread's wake-up
+ * through the kernel: mpi4py's RMA tests at two logical nodes, 4 ranks on
+ * 2 CPUs, took 1.2-1.4 times as long as on the host's transport in one
+ * boot, and 0.97-1.25 times polling in another (docs/history.md, "The
+ * agents' own transport where ranks outnumber CPUs").
  */
 int hy_wait_net(struct hy_nrecv *r)
 {
-	int wait_ms = hy.crowded ? -1 : 0, got;
 	struct pause p = { 0 };
+	int got;
 
 	/* a host request: one wait with the inbox (net_host.c) */
 	if (hy_transport_on_host())
@@ -184,7 +187,7 @@ int hy_wait_net(struct hy_nrecv *r)
 			hy_agent_serve();
 		else if (!got)
 			poll_pause(&p);	/* another thread reads: it may spin */
-		got = hy_net_test(r, wait_ms);
+		got = hy_net_test(r, 0);
 	}
 	hy_agent_waiting(-1);
 	return r->status;

@@ -7,7 +7,8 @@
  * in step; a peer that is gone fails what waits for it; a reader's poll
  * takes in a receive another thread posts meanwhile; the agent's replies
  * never block, queue what the socket does not take and arrive whole and in
- * order; the agent reads frames, wakes, and sees a peer go; a frame to
+ * order; the agent reads frames, wakes, and sees a peer go, asleep or
+ * polling at its pace (which grows while it finds nothing); a frame to
  * itself reaches its receive whichever comes first.
  */
 #define _GNU_SOURCE
@@ -26,6 +27,7 @@
 #include "../hybrid/net_io.c"
 #include "../hybrid/net_ring.c"
 #include "../hybrid/net_serve.c"
+#include "../hybrid/pace.c"
 
 #include "unit_check.h"
 
@@ -251,6 +253,33 @@ static int drain(void)
 	return served;
 }
 
+/* The agent's pace: none after a frame, then longer, within its bounds. */
+static void test_pace(void)
+{
+	struct hy_pace p = HY_PACE_INIT;
+	struct timespec ts;
+	long long first = 0, most = 0;
+	int within = 1;
+
+	check(!hy_pace_next(&p, true, &ts), "no sleep after a frame", 0, 0);
+	for (int k = 0; k < 24; k++) {
+		check(hy_pace_next(&p, false, &ts), "an idle agent sleeps",
+		      0, 1);
+		within &= ts.tv_sec == 0 && ts.tv_nsec >= HY_PACE_MIN_NS &&
+			  ts.tv_nsec <= HY_PACE_MAX_NS;
+		if (!k)
+			first = ts.tv_nsec;
+		if (ts.tv_nsec > most)
+			most = ts.tv_nsec;
+	}
+	check(within, "its sleeps stay within their bounds", within, 1);
+	check(most > first, "and grow while it finds nothing", most, first);
+	check(!hy_pace_next(&p, true, &ts), "a frame ends the pace", 0, 0);
+	hy_pace_next(&p, false, &ts);
+	check(ts.tv_nsec < most, "the next sleep is short again",
+	      (long)ts.tv_nsec, most);
+}
+
 static void test_agent(void)
 {
 	static char big[4096];
@@ -299,17 +328,27 @@ static void test_agent(void)
 	check(ok, "queued replies arrive whole and in order", ok, 1);
 
 	frame(sv[1], 0, "op");
-	net_own_sleep();
+	net_own_sleep(false);
 	check(drain() == 1 &&
 	      seen_origin == 1 && seen_len == 2 && !memcmp(seen, "op", 2),
 	      "the agent reads a frame", seen_origin, 1);
 	check(drain() == 0, "nothing is left to drain", 0, 0);
 	net_own_wake();
-	net_own_sleep();
+	net_own_sleep(false);
 	check(drain() == 0 && seen_origin == -1,
 	      "a wake reaches the drain", seen_origin, -1);
+	/* paced (CPUs short): a socket's frame or a wake ends the sleep */
+	frame(sv[1], 0, "op");
+	net_own_sleep(true);
+	check(drain() == 1 && seen_origin == 1,
+	      "a paced agent reads a frame", seen_origin, 1);
+	net_own_sleep(true);	/* nothing there: its pace, then back */
+	net_own_wake();
+	net_own_sleep(true);
+	check(drain() == 0 && seen_origin == -1,
+	      "a wake reaches a paced agent", seen_origin, -1);
 	close(sv[1]);
-	net_own_sleep();
+	net_own_sleep(false);
 	drain();
 	check(c->gone, "an origin gone is closed, the agent goes on",
 	      c->gone, 1);
@@ -395,6 +434,7 @@ int main(void)
 	test_gone();
 	test_threads();
 	test_self();
+	test_pace();
 	test_agent();
 	test_rings();
 	return unit_summary();
