@@ -3,7 +3,7 @@
  * net_host.c - the agents' frames as the host's messages (net.h), on a
  * communicator of the layer's (a duplicate of MPI_COMM_WORLD, so a peer's
  * world rank is its rank there), which needs MPI_THREAD_MULTIPLE of the
- * host.  transport.c picks it where MPIRMA_AGENT_TRANSPORT=host asks.
+ * host.  transport.c picks it where ranks outnumber the node's CPUs.
  *
  * A frame is one message, its tag the frame's.  Frames to the agent
  * (HY_TAG_OP) come into the inbox, a receive from any origin posted
@@ -19,8 +19,8 @@
  * a nudge, a message of one byte to the process's own inbox.
  *
  * The agent polls the inbox and sleeps between polls at its pace
- * (net_host_sleep, pace.h), and rests while its process has no window that spans nodes (nobody
- * ships to it then).
+ * (net_host_sleep, pace.h), and rests while its process has no window
+ * that spans nodes (nobody ships to it then).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -276,10 +276,8 @@ int net_own_drain(hy_net_frame_fn *frame)
 	 * (they carry connections, bells and long frames), every drain where
 	 * they may come over TCP.
 	 */
-	if (net.ltcp < 0 && ++looks % NET_LOOK_GAP) {
-		__atomic_store_n(&drained, served > 0, __ATOMIC_RELAXED);
-		return served;
-	}
+	if (net.ltcp < 0 && ++looks % NET_LOOK_GAP)
+		goto out;
 	n = epoll_wait(net.ep, ev, NET_DRAIN_MAX, 0);
 	for (int k = 0; k < n; k++) {
 		struct net_conn *c = ev[k].data.ptr;
@@ -312,6 +310,7 @@ int net_own_drain(hy_net_frame_fn *frame)
 			served += frame(c->peer, tag, net.inbox, len);
 	}
 	served += drain_rings(frame, &budget);
+out:
 	__atomic_store_n(&drained, served > 0, __ATOMIC_RELAXED);
 	return served;
 }

@@ -28,7 +28,7 @@ struct hy_pace {
 
 #define HY_PACE_INIT { .round_ns = HY_PACE_MIN_NS, .last_cpu = -1 }
 
-/* A frame came (@served), or the thread rested: the next sleep is short. */
+/* The thread rested, or a frame came: its next sleep is short again. */
 void hy_pace_reset(struct hy_pace *p);
 
 /*
