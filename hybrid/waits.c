@@ -124,13 +124,17 @@ static void yield_or_nap(struct pause *p)
 /*
  * Between two polls of a wait that serves: yields where CPUs are short
  * (on the host's transport, where the host spins: its rounds that serve
- * wait in the host's own wait otherwise, agent.c).
+ * wait in the host's own wait otherwise, agent.c).  A round that tested
+ * the host's requests has yielded already where the host does not spin
+ * (@host_polled): Open MPI's test yields when idle on a node it knows
+ * oversubscribed, and a second yield made each round a second switch.
  */
-static void poll_pause(struct pause *p)
+static void poll_pause(struct pause *p, bool host_polled)
 {
 	if (hy.yield)
 		yield_or_nap(p);
-	else if (hy.crowded && !hy_transport_on_host())
+	else if (hy.crowded && !hy_transport_on_host() &&
+		 !(host_polled && !HY_HOST_SPINS))
 		sched_yield();
 }
 
@@ -154,7 +158,7 @@ static int wait_status(int n, MPI_Request *req, MPI_Status *stat)
 		ret = hy_agent_assist(n, req, stat);
 		if (ret != MPI_SUCCESS)
 			break;
-		poll_pause(&p);
+		poll_pause(&p, true);
 	}
 	hy_agent_waiting(-1);
 	return ret;
@@ -186,7 +190,7 @@ int hy_wait_net(struct hy_nrecv *r)
 		if (got & HY_NET_INCOMING)
 			hy_agent_serve();
 		else if (!got)
-			poll_pause(&p);	/* another thread reads: it may spin */
+			poll_pause(&p, false);	/* another reads: it may spin */
 		got = hy_net_test(r, 0);
 	}
 	hy_agent_waiting(-1);
