@@ -1248,8 +1248,8 @@ else
 		pre="--mpi $$m --preload $(B)/lib/libmpirma-$$m.so"; \
 		echo "== check-2node: $$m + mpirma: xnode"; \
 		tools/vm-2node $$pre; \
-		echo "== check-2node: $$m + mpirma: xnode, own transport"; \
-		tools/vm-2node $$pre --case job -x MPIRMA_AGENT_TRANSPORT=own; \
+		echo "== check-2node: $$m + mpirma: xnode, host transport"; \
+		tools/vm-2node $$pre --case job -x MPIRMA_AGENT_TRANSPORT=host; \
 		for t in $(TWONODE_TESTS); do \
 			echo "== check-2node: $$m + mpirma: $$t"; \
 			tools/vm-2node $$pre --case job -- \

@@ -5,23 +5,18 @@
  *
  * The own transport (net_own_*) leaves the host at the program's thread
  * level; the host's (net_host_*) needs MPI_THREAD_MULTIPLE, where both
- * hosts lock around every call: at two logical nodes in the VM Open MPI's
- * 8-byte ping-pong took 2.54-3.82 us against 1.72-1.97 alone, its barrier
- * 3.32-6.12 against 2.47-2.67, and on the own transport 1.69-1.81 and
- * 1.88-2.78.  But where ranks outnumber the node's CPUs a frame to a
- * sleeping agent costs a thread's wake-up through the kernel, and there
- * the host's was faster (4 ranks on 2 CPUs: put, flush and barrier
- * 926-1,172 us against 1,119-2,049 under Open MPI; mpi4py's RMA tests
- * 552 s against 614; with the own transport's agent polling at its pace
- * there and its waits yielding, 367-386 s against 310-396).  So
- * MPIRMA_AGENT_TRANSPORT=auto (the default) takes the host's where the
- * launcher puts more ranks on this node than it has CPUs online, the own
- * one elsewhere; "own" and "host" choose.  The host's is used only when
- * every rank chose it and was granted MPI_THREAD_MULTIPLE, so all ranks
- * use the same one.
+ * hosts lock around every call.  Own is the default everywhere
+ * (MPIRMA_AGENT_TRANSPORT=auto or own): where ranks outnumber the node's
+ * CPUs the host's had been, but 4 ranks on 2 vCPUs at two logical nodes
+ * under Open MPI (one boot, five launches of each, medians) gave its
+ * barrier 1.10, an 8-byte bcast 1.47 and an allreduce 1.13 times Open MPI
+ * alone, the own one 0.87-1.11 on every message row; with the own
+ * transport's waits no longer yielding twice a round, its put + flush +
+ * barrier was 225-455 us against 411-465 and mpi4py's RMA tests 297 and
+ * 352 s against 324 and 417 (docs/history.md).  "host" chooses the host's,
+ * used only when every rank chose it and was granted MPI_THREAD_MULTIPLE,
+ * so all ranks use the same one.
  */
-#include <unistd.h>
-
 #include "agent.h"
 #include "env.h"
 #include "net.h"
@@ -43,19 +38,13 @@ static int pick(void)
 
 bool hy_transport_want_host(void)
 {
-	int p = pick();
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN), world, local;
-
-	if (p != PICK_AUTO)
-		return p == PICK_HOST;
-	return cpus > 0 && hy_launcher_ranks(&world, &local) && local > cpus;
+	return pick() == PICK_HOST;
 }
 
 bool hy_transport_choose(bool multiple)
 {
 	int p = pick();
-	int mine = multiple && p != PICK_OWN &&
-		   (p == PICK_HOST || hy.crowded), all;
+	int mine = multiple && p == PICK_HOST, all;
 
 	PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	on_host = all;
