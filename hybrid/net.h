@@ -13,9 +13,9 @@
  *   ranks outnumber the node's CPUs it polls at its pace: pace.h).
  * - the host's (net_host.c): its messages on a communicator of the
  *   layer's, which needs MPI_THREAD_MULTIPLE of the host (the agent calls
- *   it beside the program's threads), and so a lock in every host call.
- *   Where ranks outnumber CPUs it served remote RMA faster than the
- *   own transport's wake-ups (docs/hybrid.md, "The agents' transport").
+ *   it beside the program's threads), and so a lock in every host call;
+ *   only with MPIRMA_AGENT_TRANSPORT=host (docs/hybrid.md, "The agents'
+ *   transport").
  *
  * Origin side: hy_net_send() sends a frame and may post the receive of
  * its reply first (both under one lock, so replies, which come back in

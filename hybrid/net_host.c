@@ -3,7 +3,7 @@
  * net_host.c - the agents' frames as the host's messages (net.h), on a
  * communicator of the layer's (a duplicate of MPI_COMM_WORLD, so a peer's
  * world rank is its rank there), which needs MPI_THREAD_MULTIPLE of the
- * host.  transport.c picks it where ranks outnumber the node's CPUs.
+ * host.  transport.c picks it only with MPIRMA_AGENT_TRANSPORT=host.
  *
  * A frame is one message, its tag the frame's.  Frames to the agent
  * (HY_TAG_OP) come into the inbox, a receive from any origin posted

@@ -19,9 +19,9 @@
  *
  * Windows that span nodes need an agent thread in every process (agent.c),
  * which talks over a transport of its own, or over the host's messages
- * where ranks outnumber the node's CPUs (transport.c).  Only the latter
- * needs MPI_THREAD_MULTIPLE of the host, so MPI_Init asks for it only
- * where that one may be chosen, and gives the program the level it asked
+ * with MPIRMA_AGENT_TRANSPORT=host (transport.c).  Only the latter needs
+ * MPI_THREAD_MULTIPLE of the host, so MPI_Init asks for it only where
+ * that one is chosen, and gives the program the level it asked
  * for (never more than the host granted), which MPI_Query_thread then
  * reports.  MPIRMA_SPANNING=0 leaves such windows to the host alone
  * (MPIRMA_VERBOSE says so).  The layer's windows need nothing of the host's one-sided

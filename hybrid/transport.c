@@ -43,8 +43,7 @@ bool hy_transport_want_host(void)
 
 bool hy_transport_choose(bool multiple)
 {
-	int p = pick();
-	int mine = multiple && p == PICK_HOST, all;
+	int mine = multiple && hy_transport_want_host(), all;
 
 	PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	on_host = all;

@@ -11,15 +11,14 @@
 
 /*
  * Before MPI_Init: does this rank want the host's transport (and so
- * MPI_THREAD_MULTIPLE of the host)?  MPIRMA_AGENT_TRANSPORT, or (auto)
- * whether the launcher puts more ranks on this node than it has CPUs.
+ * MPI_THREAD_MULTIPLE of the host)?  Only MPIRMA_AGENT_TRANSPORT=host.
  */
 bool hy_transport_want_host(void);
 
 /*
- * Collective over MPI_COMM_WORLD, after hy_start() set hy.crowded: the
- * host's transport when every rank wants it and its host granted
- * MPI_THREAD_MULTIPLE (@multiple), else the own one.  True: the host's.
+ * Collective over MPI_COMM_WORLD: the host's transport when every rank
+ * wants it and its host granted MPI_THREAD_MULTIPLE (@multiple), else the
+ * own one.  True: the host's.
  */
 bool hy_transport_choose(bool multiple);
 bool hy_transport_on_host(void);
