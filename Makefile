@@ -1228,14 +1228,15 @@ $(TWONODE_DIR)/xnode-mpich: mpitests/xnode.c
 # MPI with its layer (no other setting): xnode's job and kill cases, its job
 # with the agents on their own transport (TCP between the VMs; by default
 # two ranks on a VM's one vCPU take the host's, hybrid/transport.c), then
-# the tests of mpirma's stricter semantics (hybrid/list.2's, built with the
-# host's wrapper) as jobs over the two VMs, each case a run of its own.
+# the tests of mpirma's stricter semantics (hybrid/list.2's, members of
+# the layer's suite program built with the host's wrapper, some of them
+# from several files) as jobs over the two VMs, each case a run of its own.
 TWONODE_MPIS ?= openmpi mpich
-TWONODE_TESTS ?= ops sync rmaerr wincomm span:span=1
+TWONODE_TESTS ?= ops sync rmaerr wincomm span@span=1
 
-# The staged tests of TWONODE_TESTS (NAME or NAME:ARGS) per host MPI.
-TWONODE_STAGED = $(foreach m,$(TWONODE_MPIS),$(foreach t,$(TWONODE_TESTS),\
-	$(HY_STAGE)/$(m)/$(firstword $(subst :, ,$(t)))))
+# The suite program (hybrid/hybrid.mk) per host MPI: TWONODE_TESTS are
+# its members, NAME or NAME@ARGS.
+TWONODE_STAGED = $(foreach m,$(TWONODE_MPIS),$(HY_STAGE)/$(m)/suite)
 
 .PHONY: check-2node
 check-2node: deps
@@ -1253,8 +1254,7 @@ else
 		for t in $(TWONODE_TESTS); do \
 			echo "== check-2node: $$m + mpirma: $$t"; \
 			tools/vm-2node $$pre --case job -- \
-				$(HY_STAGE)/$$m/$${t%%:*} \
-				$$(case $$t in *:*) echo "$${t#*:}" ;; esac); \
+				$(HY_STAGE)/$$m/suite $$t; \
 		done; \
 	done; echo "== check-2node: passed"
 endif
