@@ -199,7 +199,21 @@ struct net_unexp *net_frame_copy(uint32_t tag, const void *a, size_t alen,
 void net_deliver_self(uint32_t tag, const void *a, size_t alen,
 		      const void *b, size_t blen);
 
-/* net_io.c: reads exactly @len bytes from @fd; 0 or -errno (EOF: -ECONNRESET). */
+/*
+ * net_io.c: reads exactly @len bytes from @fd; 0 or -errno (EOF:
+ * -ECONNRESET).  Called with no connection's lock held: while it waits
+ * it pushes the agent's queued replies (net_own_push).
+ */
 int net_read(int fd, void *buf, size_t len);
+
+/*
+ * net_serve.c: sends what the agent's connections have queued, as much as
+ * their sockets take; no connection's lock held.  A frame's sender may be
+ * waiting for one of those replies before it sends the frame's rest: two
+ * processes that get large blocks from each other over TCP each read the
+ * start of its reply and waited for the rest, which the other's queue
+ * held.
+ */
+void net_own_push(void);
 
 #endif /* MPIRMA_HYBRID_NET_CONN_H */

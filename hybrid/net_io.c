@@ -26,19 +26,32 @@
 
 #define NET_POLL_MAX	64	/* connections a reader polls at once, at most */
 
+/*
+ * While a frame's rest has not come, the wait pushes this process's
+ * queued replies out (net_own_push) and looks again after at most this
+ * long: the peer may be waiting for one of them before it sends the rest.
+ */
+#define NET_READ_LOOK_MS	1
+
 int net_read(int fd, void *buf, size_t len)
 {
 	char *p = buf;
 
 	while (len) {
-		ssize_t n = recv(fd, p, len, MSG_WAITALL);
+		ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n ? -errno : -ECONNRESET;
-		p += n;
-		len -= (size_t)n;
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (!n) {
+			return -ECONNRESET;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			net_own_push();
+			poll(&pfd, 1, NET_READ_LOOK_MS);
+		} else if (errno != EINTR) {
+			return -errno;
+		}
 	}
 	return 0;
 }

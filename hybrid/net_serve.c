@@ -46,10 +46,26 @@ static void out_flush(struct net_conn *c)
 		c->outlen = c->outoff = 0;
 	/* epoll's interest changes only when the queue fills or empties */
 	if (!c->gone && c->want_out != (c->outlen != 0)) {
-		c->want_out = c->outlen != 0;
+		/* net_own_push reads it without the lock */
+		__atomic_store_n(&c->want_out, c->outlen != 0,
+				 __ATOMIC_RELAXED);
 		if (c->want_out)
 			ev.events |= EPOLLOUT;
 		epoll_ctl(net.ep, EPOLL_CTL_MOD, c->fd, &ev);
+	}
+}
+
+void net_own_push(void)
+{
+	for (int p = 0; p < net.size; p++) {
+		struct net_conn *c = __atomic_load_n(&net.in[p],
+						     __ATOMIC_ACQUIRE);
+
+		if (!c || !__atomic_load_n(&c->want_out, __ATOMIC_RELAXED))
+			continue;
+		hy_mutex_lock(&c->lock);
+		out_flush(c);
+		hy_mutex_unlock(&c->lock);
 	}
 }
 
