@@ -553,6 +553,8 @@ int main(int argc, char **argv)
 				test_long(&w);
 			if (errors)
 				span_test_errors(&w);
+			if (lng)
+				span_test_mutual();
 		} else {
 			/* The other flavors: the shipped path's addressing. */
 			test_ordering(&w);

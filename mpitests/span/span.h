@@ -49,6 +49,9 @@ static inline int target(int i)
 /* span/completion.c: flush, fence and PSCW completion, MPI_Recv serving */
 void span_test_completion(struct span *w);
 
+/* span/mutual.c: large gets between ranks at once */
+void span_test_mutual(void);
+
 /* span/errors.c */
 void span_test_errors(struct span *w);
 void span_test_tags(int n);
