@@ -1225,9 +1225,9 @@ $(TWONODE_DIR)/xnode-mpich: mpitests/xnode.c
 	mv -f $@.tmp $@
 
 # With TWONODE_ARGS set, that one vm-2node run.  Without, under each host
-# MPI with its layer (no other setting): xnode's job and kill cases, its job
-# with the agents on their own transport (TCP between the VMs; by default
-# two ranks on a VM's one vCPU take the host's, hybrid/transport.c), then
+# MPI with its layer (no other setting): xnode's job and kill cases (the
+# agents on their own transport, TCP between the VMs), its job with them
+# on the host's messages (MPIRMA_AGENT_TRANSPORT=host), then
 # the tests of mpirma's stricter semantics (hybrid/list.2's, members of
 # the layer's suite program built with the host's wrapper, some of them
 # from several files) as jobs over the two VMs, each case a run of its own.
