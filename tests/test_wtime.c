@@ -31,6 +31,7 @@ static uint64_t skew;		/* ticks the counter reads behind */
 static long clock_reads;
 static uint64_t step = 30;	/* ticks each read of the counter adds */
 static uint64_t stall;		/* ticks the next clock read takes */
+static uint64_t stall_before;	/* ... of them before it reads */
 static double slew = 1.0;	/* clock ns per true ns */
 static int64_t slew_from;	/* the true ns the slew starts at */
 
@@ -50,10 +51,13 @@ static uint64_t fake_tsc(void)
 
 static int64_t fake_clock(void)
 {
-	int64_t ns = truth();
+	int64_t ns;
 
-	tsc += stall + step;	/* its time passes after it read */
+	tsc += stall_before;
+	ns = truth();
+	tsc += stall - stall_before + step;	/* the rest passes after */
 	stall = 0;
+	stall_before = 0;
 	clock_reads++;
 	return ns;
 }
@@ -88,6 +92,7 @@ static void reset(void)
 	skew = 0;
 	step = 30;
 	stall = 0;
+	stall_before = 0;
 	slew = 1.0;
 	slew_from = 0;
 }
@@ -167,6 +172,24 @@ static void driven(void)
 	checkf(a >= t0 && a <= t0 + 30, "interrupted pair: %lld against %lld",
 	       (long long)a, (long long)t0);
 	run("after an interrupted pair", 5, 6, true);
+
+	/*
+	 * The first pair interrupted after its clock read (its middle half a
+	 * millisecond after that), the one 50 ms later that times the rate
+	 * too, around its read: the rate 1% off, which the anchors after
+	 * would keep within 0.1% of, answers 10 us off a period.  A narrow
+	 * pair times the rate again.
+	 */
+	reset();
+	stall = 3 * 1000000;
+	answer_ns();
+	tsc += 3 * 50000000ULL;
+	stall = 3 * 1000000 + 60;
+	stall_before = stall / 2;
+	answer_ns();
+	checkf(wtime_clock.period > 0, "no rate from the wide pairs");
+	tsc += wtime_clock.period;	/* the next call takes a pair */
+	run("after interrupted first pairs", 20, 6, true);
 
 	/* the clock slews 500 ppm: off by at most the rate's error a period */
 	slew_from = truth();
