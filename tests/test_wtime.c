@@ -173,6 +173,11 @@ static void driven(void)
 	       (long long)a, (long long)t0);
 	run("after an interrupted pair", 5, 6, true);
 
+	/* the clock slews 500 ppm: off by at most the rate's error a period */
+	slew_from = truth();
+	slew = 1.0005;
+	run("slewing clock", 50, 520, true);
+
 	/*
 	 * The first pair interrupted after its clock read (its middle half a
 	 * millisecond after that), the one 50 ms later that times the rate
@@ -190,11 +195,6 @@ static void driven(void)
 	checkf(wtime_clock.period > 0, "no rate from the wide pairs");
 	tsc += wtime_clock.period;	/* the next call takes a pair */
 	run("after interrupted first pairs", 20, 6, true);
-
-	/* the clock slews 500 ppm: off by at most the rate's error a period */
-	slew_from = truth();
-	slew = 1.0005;
-	run("slewing clock", 50, 520, true);
 
 	/*
 	 * The counter goes back half a millisecond, then jumps ahead a

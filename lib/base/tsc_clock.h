@@ -28,6 +28,7 @@
 #ifndef MPIRMA_LIB_TSC_CLOCK_H
 #define MPIRMA_LIB_TSC_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TSC_ANCHOR_NS	1000000		/* a new pair every millisecond */
@@ -72,6 +73,12 @@ static inline uint64_t tsc_pair(int64_t *ns, uint64_t *tsc)
 	return b - a;
 }
 
+/* Did a pair of @w ticks take long beside one of @narrow (an interrupt)? */
+static inline bool tsc_pair_slow(uint64_t w, uint64_t narrow)
+{
+	return w > 2 * narrow + 64;
+}
+
 /*
  * The answer when the counter has run past the anchor's period (or no
  * rate is known yet): the clock, and maybe a new anchor or a first rate.
@@ -84,14 +91,14 @@ static __attribute__((noinline)) int64_t tsc_clock_anchor(struct tsc_clock *c)
 
 	/*
 	 * The rate is timed from the narrowest pair; once known, again from
-	 * one under half that wide: the base pair was then interrupted, its
+	 * one beside which the base pair took long: it was interrupted, its
 	 * middle up to half its width off its clock (a 2 ms first pair, a
 	 * rate 2% off after 50 ms, answers 20 us ahead of the clock).
 	 */
-	if (!c->width ||
-	    (w < c->width && (!c->period || 2 * w + 64 < c->width)))
+	if (!c->width || (c->period ? tsc_pair_slow(c->width, w) :
+				      w < c->width))
 		goto base;
-	if (w > 2 * c->width + 64)
+	if (tsc_pair_slow(w, c->width))
 		return ns;		/* interrupted: no anchor on it */
 	since = ns - c->base_ns;
 	if (since < TSC_ANCHOR_NS)
