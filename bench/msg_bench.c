@@ -164,19 +164,15 @@ static void row(const char *workload, const char *metric, const double *v,
 }
 
 /*
- * One workload at size @n: a calibration of the iteration count, then the
- * rounds.  Prints latency in us and, with @bw, bandwidth in MB/s.
+ * The iteration count of a round of @fn at size @n through the entries
+ * use_pmpi names: grown until a run takes a tenth of the round, then scaled
+ * to the round.  The same on every rank (timed() broadcasts rank 0's time).
  */
-static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
-		    double scale, bool pairs)
+static long calibrate(step_fn fn, void *buf, size_t n)
 {
-	double lat[MAX_ROUNDS], band[MAX_ROUNDS], plat[MAX_ROUNDS];
-	double cost[MAX_ROUNDS], t;
 	long iters = 1;
+	double t;
 
-	pairs = pairs && opt.pairs;
-
-	/* grow the count until a run takes a tenth of the round */
 	for (;;) {
 		t = timed(fn, buf, n, iters) * (double)iters;
 		if (t >= opt.time / 10 || iters >= 1L << 24)
@@ -184,16 +180,38 @@ static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
 		iters *= t > 0 ? 4 : 16;
 	}
 	iters = (long)((double)iters * opt.time / (t > 0 ? t : opt.time / 10));
-	if (iters < 1)
-		iters = 1;
+	return iters < 1 ? 1 : iters;
+}
+
+/*
+ * One workload at size @n: a calibration of the iteration count, then the
+ * rounds.  Prints latency in us and, with @bw, bandwidth in MB/s.  The
+ * pair's PMPI_ loop has a count of its own: where the host's call is many
+ * times slower than the layer's (MPICH's spinning collectives, 4 ranks on
+ * 2 CPUs), the layer's count made each launch 5 times as long.
+ */
+static void measure(const char *name, step_fn fn, void *buf, size_t n, bool bw,
+		    double scale, bool pairs)
+{
+	double lat[MAX_ROUNDS], band[MAX_ROUNDS], plat[MAX_ROUNDS];
+	double cost[MAX_ROUNDS];
+	long iters, piters = 0;
+
+	pairs = pairs && opt.pairs;
+	iters = calibrate(fn, buf, n);
+	if (pairs) {
+		use_pmpi = true;
+		piters = calibrate(fn, buf, n);
+		use_pmpi = false;
+	}
 	for (int r = 0; r < opt.rounds; r++) {
 		/* the pair's PMPI_ loop first in every other round */
 		if (pairs && r % 2)
-			plat[r] = timed_pmpi(fn, buf, n, iters) * 1e6 * scale;
+			plat[r] = timed_pmpi(fn, buf, n, piters) * 1e6 * scale;
 		lat[r] = timed(fn, buf, n, iters) * 1e6 * scale;
 		band[r] = lat[r] > 0 ? (double)n / lat[r] : 0;
 		if (pairs && !(r % 2))
-			plat[r] = timed_pmpi(fn, buf, n, iters) * 1e6 * scale;
+			plat[r] = timed_pmpi(fn, buf, n, piters) * 1e6 * scale;
 		if (pairs)
 			cost[r] = plat[r] > 0 ? lat[r] / plat[r] : 0;
 	}
