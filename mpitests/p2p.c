@@ -286,43 +286,56 @@ static void test_misc(void)
 	free(bigin);
 }
 
+static const int large_sizes[] = { 16384, 16392, 65536, 1 << 20 };
+
+/* Rank pairs send each of large_sizes on @comm, checked with its status. */
+static void large_round(MPI_Comm comm, char *buf, int peer, int n)
+{
+	int i, k, bad, count;
+	MPI_Status st;
+
+	for (k = 0; k < n; k++) {
+		if (mtest_rank % 2 == 0) {
+			for (i = 0; i < large_sizes[k]; i++)
+				buf[i] = (char)(i * 7 + k);
+			CHECK_MPI(MPI_Send(buf, large_sizes[k], MPI_BYTE, peer,
+					   20 + k, comm));
+			continue;
+		}
+		memset(buf, 0, (size_t)large_sizes[k]);
+		CHECK_MPI(MPI_Recv(buf, 1 << 20, MPI_BYTE, MPI_ANY_SOURCE,
+				   MPI_ANY_TAG, comm, &st));
+		CHECK_EQ(st.MPI_SOURCE, peer, "large: status source");
+		CHECK_EQ(st.MPI_TAG, 20 + k, "large: status tag");
+		CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
+		CHECK_EQ(count, large_sizes[k], "large: count");
+		for (i = 0, bad = 0; i < large_sizes[k]; i++)
+			bad += buf[i] != (char)(i * 7 + k);
+		CHECK_EQ(bad, 0, "large: bytes wrong");
+	}
+}
+
 /*
  * Messages that go in pieces through MPI_Send and MPI_Recv (under the
- * layer with yielding waits, hybrid/waits.c: a receive after a probe,
- * waits that yield), wildcards and status, and a truncating receive that
- * returns MPI_ERR_TRUNCATE with nothing left behind.
+ * layer with yielding waits, hybrid/waits.c: a receive posted at once
+ * where errors are fatal, one after a probe where they return, waits that
+ * yield), wildcards and status, and a truncating receive that returns
+ * MPI_ERR_TRUNCATE with nothing left behind.
  */
 static void test_large(void)
 {
-	static const int sizes[] = { 16384, 16392, 65536, 1 << 20 };
-	int peer = mtest_rank ^ 1, i, k, bad, count, eclass;
-	int n = peer < mtest_size ? (int)(sizeof(sizes) / sizeof(sizes[0])) : 0;
+	int peer = mtest_rank ^ 1, eclass;
+	int n = peer < mtest_size ?
+		(int)(sizeof(large_sizes) / sizeof(large_sizes[0])) : 0;
 	char *buf = malloc(1 << 20);
 	MPI_Status st;
 	MPI_Comm comm;
 
 	mtest_section("large Send and Recv");
 	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+	large_round(comm, buf, peer, n);	/* the fatal handler it took */
 	CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
-	for (k = 0; k < n; k++) {
-		if (mtest_rank % 2 == 0) {
-			for (i = 0; i < sizes[k]; i++)
-				buf[i] = (char)(i * 7 + k);
-			CHECK_MPI(MPI_Send(buf, sizes[k], MPI_BYTE, peer, 20 + k,
-					   comm));
-			continue;
-		}
-		memset(buf, 0, (size_t)sizes[k]);
-		CHECK_MPI(MPI_Recv(buf, 1 << 20, MPI_BYTE, MPI_ANY_SOURCE,
-				   MPI_ANY_TAG, comm, &st));
-		CHECK_EQ(st.MPI_SOURCE, peer, "large: status source");
-		CHECK_EQ(st.MPI_TAG, 20 + k, "large: status tag");
-		CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &count));
-		CHECK_EQ(count, sizes[k], "large: count");
-		for (i = 0, bad = 0; i < sizes[k]; i++)
-			bad += buf[i] != (char)(i * 7 + k);
-		CHECK_EQ(bad, 0, "large: bytes wrong");
-	}
+	large_round(comm, buf, peer, n);
 
 	if (n && mtest_rank % 2 == 0) {
 		CHECK_MPI(MPI_Send(buf, 65536, MPI_BYTE, peer, 30, comm));
