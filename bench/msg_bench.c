@@ -15,10 +15,11 @@
  *   put_flush_barrier	MPI_Put of 8 bytes to the next rank, MPI_Win_flush,
  *		MPI_Barrier, in a lock_all epoch (IMB's truly passive put)
  *
- * --entry-pairs: each round of the message rows also runs the same loop
+ * --entry-pairs: each round of the message rows also runs the same steps
  * through the profiling entries (PMPI_Send, PMPI_Barrier...), right before
- * or after (the order alternates), and a row "entry_cost" gives the median
- * over rounds of MPI_ time / PMPI_ time.  Under the hybrid layer, which
+ * or after (the order alternates), as many as fill the round at their own
+ * pace, and a row "entry_cost" gives the median over rounds of MPI_ time
+ * / PMPI_ time per step.  Under the hybrid layer, which
  * wraps some MPI_ calls, PMPI_ is the host's own call: the ratio is what the
  * layer adds, free of the spread between launches (up to 2x in a VM);
  * elsewhere both are the same call and the ratio shows the noise.
