@@ -19,10 +19,10 @@
  * through the profiling entries (PMPI_Send, PMPI_Barrier...), right before
  * or after (the order alternates), as many as fill the round at their own
  * pace, and a row "entry_cost" gives the median over rounds of MPI_ time
- * / PMPI_ time per step.  Under the hybrid layer, which
- * wraps some MPI_ calls, PMPI_ is the host's own call: the ratio is what the
- * layer adds, free of the spread between launches (up to 2x in a VM);
- * elsewhere both are the same call and the ratio shows the noise.
+ * over PMPI_ time per step.  Under the hybrid layer, which wraps some MPI_
+ * calls, PMPI_ is the host's own call: the ratio is what the layer adds,
+ * free of the spread between launches (up to 2x in a VM); elsewhere both
+ * are the same call and the ratio shows the noise.
  *
  * Output: CSV rows workload,ranks,impl,metric,median,min,max,unit (the
  * format of rma_bench, so bench/summary's tools read both).
