@@ -168,11 +168,11 @@ static void row(const char *workload, const char *metric, const double *v,
  * The iteration count of a round of @fn at size @n through the entries
  * use_pmpi names: grown until a run of at least CALIBRATE_MIN steps takes a
  * tenth of the round, then scaled to the round.  The same on every rank
- * (timed() broadcasts rank 0's time).  A size's first step is not timed: a
- * host sets up a path at its first use (MPICH 4 ranks on the VM's 2 CPUs:
- * the first 32 KiB message took tens of ms), and one stalled step taken
- * for the rate left 4-7 steps a round, the row then the loop's start
- * (ping-pong 216-860 us against 75-375 through PMPI_, 1,296 steps).
+ * (timed() broadcasts rank 0's time).  A size's first step is not timed:
+ * under MPICH, 4 ranks on the VM's 2 CPUs, the first 32 KiB ping-pong took
+ * tens of ms, and that one step taken for the rate left 4-7 steps a round,
+ * the row then the loop's start (216-860 us against 75-375 through PMPI_,
+ * 296-1,296 steps).
  */
 #define CALIBRATE_MIN 16
 
