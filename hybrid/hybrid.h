@@ -150,17 +150,34 @@ struct hy_state {
 
 extern HY_LOCAL struct hy_state hy;
 
+/* Does this thread hold hy.lock?  (hy_engine_waits() asks.) */
+extern HY_LOCAL __thread bool hy_lock_mine
+	__attribute__((tls_model("initial-exec")));
+
 static inline void hy_lock(void)
 {
-	if (hy.threads)
+	if (hy.threads) {
 		hy_mutex_lock(&hy.lock);
+		hy_lock_mine = true;
+	}
 }
 
 static inline void hy_unlock(void)
 {
-	if (hy.threads)
+	if (hy.threads) {
+		hy_lock_mine = false;
 		hy_mutex_unlock(&hy.lock);
+	}
 }
+
+/*
+ * The engine's wait hook (mpirma_set_wait_hook()): where an engine call
+ * made under hy.lock waits, hy.lock is let go of too, so that this
+ * process's other threads can call in meanwhile: one of them may be about
+ * to give back the lock another process's thread holds while it waits for
+ * one this thread's call waits for.
+ */
+void hy_engine_waits(bool waiting);
 
 struct hy_pending;
 struct hy_batch;

@@ -33,7 +33,9 @@
  *
  * The host MPI's own locks come after all of them: the layer calls the host
  * with any of its locks held.  The engine (lib/) takes its own only inside
- * calls made under hy.lock.  A trylock cannot deadlock and is not checked,
+ * calls made under hy.lock; where such a call waits it lets go of its own
+ * and of hy.lock, and takes hy.lock first again (hy_engine_waits(),
+ * state.c).  A trylock cannot deadlock and is not checked,
  * but the lock it takes counts as held.
  *
  * With MPIRMA_LOCK_CHECK=1 in the environment (hy_locks_init(), at

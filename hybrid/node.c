@@ -293,6 +293,7 @@ static void join_node(MPI_Comm lnode, struct hy_setup *s)
 						 MPII_ERRORS_RETURN);
 			mpirma_set_host_progress(host_progress);
 			mpirma_set_block_hook(hy_agent_sleeping);
+			mpirma_set_wait_hook(hy_engine_waits);
 			hy_win_init();
 		}
 	} else if (job_fd >= 0) {

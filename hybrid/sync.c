@@ -4,9 +4,12 @@
  * windows the engine's own (the module or the lock table holds the locks;
  * a fence's barrier is the host's), on every other window the host's.
  *
- * The engine's blocking calls run with hy.lock held: other threads of this
- * process that call into the engine meanwhile wait for them.  A program
- * with one thread in MPI takes a lane to the engine's call (hy_sync_lane()).
+ * The engine's blocking calls are made with hy.lock held, and let go of it
+ * while they wait, as of the engine's own lock (hy_engine_waits()): a
+ * thread that waits for a window lock must not keep out the thread of its
+ * process that is to give back the lock another process waits for.  A
+ * program with one thread in MPI takes a lane to the engine's call
+ * (hy_sync_lane()).
  *
  * On a window that spans nodes synchronization is the layer's, over the
  * host's messages: the agents' locks (agent_slots.c), a fence of

@@ -225,13 +225,19 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The exclusive-lock phase: thread t locks the t-th rank after this one. */
+/*
+ * The exclusive-lock phase: thread t locks the t-th rank after this one,
+ * LOCKS times, so that each process's threads wait for other processes'
+ * while giving back locks those wait for.
+ */
+#define LOCKS 50
+
 static void *locker(void *arg)
 {
 	int t = (int)(intptr_t)arg, target = (mtest_rank + t) % mtest_size;
 	long one = 1;
 
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < LOCKS; i++) {
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
 		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, target,
 					 disp(target, W_LOCKED), 1, MPI_LONG,
@@ -331,8 +337,8 @@ static void check_totals(const long *mem)
 	CHECK_EQ(mem[W_CONST], 42, "constant word");
 	CHECK_EQ(mem[W_GACC], 4 * hits(mtest_rank, 1), "get_accumulate total");
 	CHECK_EQ(mem[W_CAS], hits(mtest_rank, 4), "compare_and_swap total");
-	/* locker(): min(size, THREADS) origins chose this rank, 5 each. */
-	CHECK_EQ(mem[W_LOCKED], 5L * (mtest_size < THREADS ? mtest_size :
+	/* locker(): min(size, THREADS) origins chose this rank. */
+	CHECK_EQ(mem[W_LOCKED], (long)LOCKS * (mtest_size < THREADS ? mtest_size :
 				      THREADS), "locked total");
 	for (int r = 0; r < mtest_size; r++)
 		for (int t = 0; t < THREADS; t++) {

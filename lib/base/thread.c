@@ -41,6 +41,14 @@ void mpirma_guard_leave(const int *entered)
 
 unsigned long mpirma_lock_drops;
 
+/* The layer's (mpirma_set_wait_hook(), rma_args.h); NULL standalone. */
+static void (*wait_hook)(bool waiting);
+
+void mpirma_set_wait_hook(void (*fn)(bool waiting))
+{
+	wait_hook = fn;
+}
+
 int mpirma_unlock_all(void)
 {
 	int d = depth;
@@ -49,13 +57,18 @@ int mpirma_unlock_all(void)
 		mpirma_lock_drops++;
 		depth = 0;
 		pthread_mutex_unlock(&library_lock);
+		if (wait_hook)
+			wait_hook(true);
 	}
 	return d;
 }
 
+/* The layer's lock first: it nests outside the library's. */
 void mpirma_relock(int d)
 {
 	if (d) {
+		if (wait_hook)
+			wait_hook(false);
 		pthread_mutex_lock(&library_lock);
 		depth = d;
 	}

@@ -255,6 +255,13 @@ void mpirma_set_host_progress(void (*fn)(void));
 void mpirma_set_block_hook(void (*fn)(int delta));
 
 /*
+ * The layer's: @fn(true) wherever a waiting call lets go of the library
+ * lock (internal.h, "Thread level"), @fn(false) before it takes it again,
+ * so that the layer lets go of its own lock around the engine's waits too.
+ */
+void mpirma_set_wait_hook(void (*fn)(bool waiting));
+
+/*
  * What the engine's MPI_Wtime subtracts from CLOCK_MONOTONIC, in ns
  * (lib/base/wtime.c): the layer sets its host's origin there once, before
  * the engine starts (hybrid/wtime.c).
