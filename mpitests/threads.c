@@ -338,8 +338,9 @@ static void check_totals(const long *mem)
 	CHECK_EQ(mem[W_GACC], 4 * hits(mtest_rank, 1), "get_accumulate total");
 	CHECK_EQ(mem[W_CAS], hits(mtest_rank, 4), "compare_and_swap total");
 	/* locker(): min(size, THREADS) origins chose this rank. */
-	CHECK_EQ(mem[W_LOCKED], (long)LOCKS * (mtest_size < THREADS ? mtest_size :
-				      THREADS), "locked total");
+	CHECK_EQ(mem[W_LOCKED],
+		 (long)LOCKS * (mtest_size < THREADS ? mtest_size : THREADS),
+		 "locked total");
 	for (int r = 0; r < mtest_size; r++)
 		for (int t = 0; t < THREADS; t++) {
 			long want = 0;
