@@ -239,9 +239,7 @@ int hy_raise_failed(MPI_Win host, int cls, const char *fn)
 		fprintf(stderr, "mpirma: rank %d: %s: %s\n", rank, fn,
 			last_msg[0] ? last_msg : "error");
 	}
-	if (eh != MPI_ERRHANDLER_NULL && eh != MPI_ERRORS_ARE_FATAL &&
-	    eh != MPI_ERRORS_RETURN)
-		PMPI_Errhandler_free(&eh);
+	hy_errhandler_put(&eh);
 	last_msg[0] = 0;
 	PMPI_Win_call_errhandler(host, cls);
 	return cls;

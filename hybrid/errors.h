@@ -25,6 +25,22 @@ static inline int hy_inner(int inner_code)
 	       hy_inner_failed(inner_code);
 }
 
+/*
+ * Lets go of @eh, a handler an MPI_*_get_errhandler call returned: freed
+ * unless null or predefined.  Both hosts keep their predefined ones
+ * anyway, and the layer's receives look at a handler at every call.
+ */
+static inline void hy_errhandler_put(MPI_Errhandler *eh)
+{
+	if (*eh == MPI_ERRHANDLER_NULL || *eh == MPI_ERRORS_ARE_FATAL ||
+#ifdef MPI_ERRORS_ABORT
+	    *eh == MPI_ERRORS_ABORT ||
+#endif
+	    *eh == MPI_ERRORS_RETURN)
+		return;
+	PMPI_Errhandler_free(eh);
+}
+
 /* A failure of the layer's own: its message, and @host_class back. */
 int hy_fail(int host_class, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -35,8 +35,7 @@ int hy_win_handle(MPI_Info info, MPI_Win *host)
 	if (ret)
 		ret = PMPI_Win_create(NULL, 0, 1, info, MPI_COMM_SELF, host);
 	PMPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
-	if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN)
-		PMPI_Errhandler_free(&eh);	/* not a predefined one */
+	hy_errhandler_put(&eh);
 	return ret ? hy_fail(MPI_ERR_WIN, "the host MPI creates no window on "
 			     "MPI_COMM_SELF to hold the program's handle") :
 		     MPI_SUCCESS;

@@ -30,6 +30,7 @@
 
 #include "agent.h"
 #include "coll.h"
+#include "errors.h"
 #include "lockword.h"
 #include "net.h"
 #include "net_host.h"
@@ -317,7 +318,9 @@ static bool probe_args_ok(int source, int tag, MPI_Comm comm)
 		return false;
 	if (source == MPI_ANY_SOURCE)
 		return true;
-	if (source < 0 || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+	/* the world is never an intercommunicator: one call fewer */
+	if (source < 0 || (comm != MPI_COMM_WORLD &&
+			   PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS))
 		return false;
 	if ((inter ? PMPI_Comm_remote_size(comm, &size) :
 		     PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
@@ -337,7 +340,7 @@ static bool handler_fatal(MPI_Comm comm)
 #ifdef MPI_ERRORS_ABORT
 	fatal = fatal || eh == MPI_ERRORS_ABORT;
 #endif
-	PMPI_Errhandler_free(&eh);
+	hy_errhandler_put(&eh);
 	return fatal;
 }
 
@@ -349,7 +352,8 @@ static bool handler_fatal(MPI_Comm comm)
  */
 static bool errors_fatal(MPI_Comm comm)
 {
-	return handler_fatal(comm) && handler_fatal(MPI_COMM_WORLD);
+	return handler_fatal(comm) &&
+	       (comm == MPI_COMM_WORLD || handler_fatal(MPI_COMM_WORLD));
 }
 
 /*
@@ -515,9 +519,10 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 	MPI_Request req;
 	int bytes, ret;
 
-	if (!hy.yield || tag < 0 || dest == MPI_ANY_SOURCE ||
-	    !probe_args_ok(dest, tag, comm) ||
-	    !buffer_args_ok(count, type, &bytes) || bytes <= YIELD_WHOLE)
+	/* the cheapest test first: most messages are small */
+	if (!hy.yield || !buffer_args_ok(count, type, &bytes) ||
+	    bytes <= YIELD_WHOLE || tag < 0 || dest == MPI_ANY_SOURCE ||
+	    !probe_args_ok(dest, tag, comm))
 		return PMPI_Send(buf, count, type, dest, tag, comm);
 	ret = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
 	if (ret == MPI_SUCCESS)
