@@ -49,7 +49,9 @@ static struct {
 	size_t pp_max;
 	size_t coll_max;
 	bool pairs;
-} opt = { "mpi", NULL, 0.2, 3, 4 << 20, 64 << 10, false };
+	bool errors_return;
+	bool window_open;
+} opt = { "mpi", NULL, 0.2, 3, 4 << 20, 64 << 10, false, false, false };
 
 /* The message steps' entry: MPI_NAME, or PMPI_NAME while timing the pair. */
 static bool use_pmpi;
@@ -64,6 +66,7 @@ static void usage(void)
 	if (rank == 0)
 		printf("Usage: %s [--impl NAME] [--csv FILE] [--time S] [--rounds R]\n"
 		       "          [--pingpong-max BYTES] [--coll-max BYTES] [--thread-multiple]\n"
+		       "          [--entry-pairs] [--errors-return] [--window-open]\n"
 		       "Messages, barriers and small collectives (see the source's head).\n"
 		       "  --impl NAME          the implementation column of the rows\n"
 		       "  --csv FILE           append rows to FILE (rank 0) instead of stdout\n"
@@ -74,7 +77,11 @@ static void usage(void)
 		       "  --thread-multiple    MPI_Init_thread(MPI_THREAD_MULTIPLE), the level\n"
 		       "                       the hybrid layer asks of its host for its agents\n"
 		       "  --entry-pairs        also time the message rows through PMPI_ in the\n"
-		       "                       same rounds: rows entry_cost (MPI_ over PMPI_)\n",
+		       "                       same rounds: rows entry_cost (MPI_ over PMPI_)\n"
+		       "  --errors-return      MPI_ERRORS_RETURN on MPI_COMM_WORLD, as mpi4py sets\n"
+		       "  --window-open        a window on MPI_COMM_WORLD open through the message\n"
+		       "                       rows (under the layer at two logical nodes every\n"
+		       "                       MPI_Recv then serves the agent as it waits)\n",
 		       PROG, MAX_ROUNDS);
 }
 
@@ -281,6 +288,8 @@ static void parse(int argc, char **argv)
 		{ "coll-max", required_argument, NULL, 'm' },
 		{ "thread-multiple", no_argument, NULL, 'T' },
 		{ "entry-pairs", no_argument, NULL, 'e' },
+		{ "errors-return", no_argument, NULL, 'E' },
+		{ "window-open", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -302,6 +311,8 @@ static void parse(int argc, char **argv)
 			break;
 		case 'T': break;	/* read before MPI_Init (main) */
 		case 'e': opt.pairs = true; break;
+		case 'E': opt.errors_return = true; break;
+		case 'W': opt.window_open = true; break;
 		case 'h':
 			usage();
 			MPI_Finalize();
@@ -319,7 +330,8 @@ int main(int argc, char **argv)
 	size_t cap;
 	char name[64];
 	char *buf;
-	void *wbase;
+	void *wbase, *obase;
+	MPI_Win open_win = MPI_WIN_NULL;
 
 	if (want_multiple(argc, argv)) {
 		int provided;
@@ -340,6 +352,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory (%zu bytes)\n", PROG, cap);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
+	if (opt.errors_return)
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if (opt.window_open)
+		MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &obase,
+				 &open_win);
 
 	/*
 	 * Untimed, a round's worth of small messages and barriers first: the
@@ -367,6 +384,8 @@ int main(int argc, char **argv)
 		1, false);
 	MPI_Win_unlock_all(win);
 	MPI_Win_free(&win);
+	if (open_win != MPI_WIN_NULL)
+		MPI_Win_free(&open_win);
 
 	if (csv != stdout)
 		fclose(csv);

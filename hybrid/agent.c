@@ -308,11 +308,13 @@ static int assist_host(int n, MPI_Request *req, MPI_Status *stat)
 int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat)
 {
 	MPI_Status st[HY_WAIT_REQS];
-	int idx[HY_WAIT_REQS], out = 0, ret = MPI_SUCCESS;
+	int idx[HY_WAIT_REQS], out = 0, ret = MPI_SUCCESS, flag;
 
 	if (hy_transport_on_host())
 		return assist_host(n, req, stat);
-	if (n)
+	if (n == 1)
+		ret = PMPI_Test(req, &flag, stat ? stat : MPI_STATUS_IGNORE);
+	else if (n)
 		ret = PMPI_Testsome(n, req, &out, idx, st);
 	for (int k = 0; stat && ret == MPI_SUCCESS && k < out &&
 	     out != MPI_UNDEFINED; k++)

@@ -28,7 +28,9 @@ void hy_agent_stop(bool report);
  * thread is serving, serves what has come for the agent (hy_agent_serve),
  * so a remote origin is answered without waking the agent.
  * hy_agent_waiting(+1/-1) brackets a wait: while program threads wait, the
- * agent rests.  The host's error, or MPI_SUCCESS.
+ * agent rests.  The host's error, or MPI_SUCCESS; on the agents' own
+ * transport one request's own error (its status written with it), not
+ * MPI_ERR_IN_STATUS, so a wait for one receive reports as MPI_Recv would.
  */
 #define HY_WAIT_REQS	3	/* requests of one wait, at most */
 int hy_agent_assist(int n, MPI_Request *req, MPI_Status *stat);

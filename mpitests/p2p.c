@@ -315,12 +315,74 @@ static void large_round(MPI_Comm comm, char *buf, int peer, int n)
 	}
 }
 
+static int handler_calls, handler_class;
+static MPI_Comm handler_comm = MPI_COMM_NULL;
+
+static void truncate_handler(MPI_Comm *comm, int *code, ...)
+{
+	handler_calls++;
+	handler_comm = *comm;
+	MPI_Error_class(*code, &handler_class);
+}
+
+/*
+ * Truncating receives on @comm of @bytes sent (into half as many), by
+ * MPI_Recv and MPI_Sendrecv, returned and through the program's handler,
+ * each with nothing left behind; @comm's handler is fatal again after.  Under the layer such a
+ * receive may be posted at once whatever its handler (on the world, and
+ * under Open MPI on any communicator: hybrid/waits.c): the test that finds
+ * the truncation must report it as MPI_Recv would, not as
+ * MPI_ERR_IN_STATUS nor on another communicator's handler.
+ */
+static void truncate_on(MPI_Comm comm, char *buf, int peer, int bytes)
+{
+	MPI_Errhandler eh;
+	int eclass;
+	MPI_Status st;
+
+	CHECK_MPI(MPI_Comm_create_errhandler(truncate_handler, &eh));
+	for (int round = 0; round < 2; round++) {
+		MPI_Comm_set_errhandler(comm, round ? eh : MPI_ERRORS_RETURN);
+		handler_calls = 0;
+		if (mtest_rank % 2 == 0) {
+			CHECK_MPI(MPI_Send(buf, bytes, MPI_BYTE, peer, 32,
+					   comm));
+			CHECK_MPI(MPI_Send(buf, 4, MPI_BYTE, peer, 33, comm));
+		} else {
+			MPI_Error_class(MPI_Recv(buf, bytes / 2, MPI_BYTE, peer,
+						 32, comm, MPI_STATUS_IGNORE),
+					&eclass);
+			CHECK_EQ(eclass, MPI_ERR_TRUNCATE,
+				 "truncated: the error");
+			CHECK_MPI(MPI_Recv(buf, 4, MPI_BYTE, peer, 33, comm,
+					   &st));
+			CHECK_EQ(st.MPI_TAG, 33, "truncated: the message after");
+		}
+		/* both halves at once, the receive's truncated */
+		MPI_Error_class(MPI_Sendrecv(buf, bytes, MPI_BYTE, peer, 34,
+					     buf + (1 << 19), bytes / 2,
+					     MPI_BYTE, peer, 34, comm,
+					     MPI_STATUS_IGNORE), &eclass);
+		CHECK_EQ(eclass, MPI_ERR_TRUNCATE, "truncated: MPI_Sendrecv");
+		CHECK_EQ(handler_calls, round * (1 + mtest_rank % 2),
+			 "truncated: the handler's calls");
+		if (round) {
+			CHECK_EQ(handler_class, MPI_ERR_TRUNCATE,
+				 "truncated: the handler's error");
+			CHECK(handler_comm == comm,
+			      "truncated: the handler's communicator");
+		}
+	}
+	MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+	CHECK_MPI(MPI_Errhandler_free(&eh));
+}
+
 /*
  * Messages that go in pieces through MPI_Send and MPI_Recv (under the
  * layer with yielding waits, hybrid/waits.c: a receive posted at once
- * where errors are fatal, one after a probe where they return, waits that
- * yield), wildcards and status, and a truncating receive that returns
- * MPI_ERR_TRUNCATE with nothing left behind.
+ * where errors are fatal, on the world or under Open MPI, else one after
+ * a probe; waits that yield), wildcards and status, and truncating
+ * receives that return MPI_ERR_TRUNCATE with nothing left behind.
  */
 static void test_large(void)
 {
@@ -346,6 +408,10 @@ static void test_large(void)
 		CHECK_EQ(eclass, MPI_ERR_TRUNCATE, "large: truncated receive");
 		CHECK_MPI(MPI_Recv(buf, 4, MPI_BYTE, peer, 31, comm, &st));
 		CHECK_EQ(st.MPI_TAG, 31, "large: the message after");
+	}
+	for (int k = 0; n && k < 2; k++) {
+		truncate_on(MPI_COMM_WORLD, buf, peer, k ? 65536 : 64);
+		truncate_on(comm, buf, peer, k ? 65536 : 64);
 	}
 	CHECK_MPI(MPI_Comm_free(&comm));
 	free(buf);
