@@ -328,20 +328,26 @@ static bool probe_args_ok(int source, int tag, MPI_Comm comm)
 	return source < size;
 }
 
-/* Is @comm's error handler one that ends the job? */
-static bool handler_fatal(MPI_Comm comm)
+/* What @comm's error handler does with an error. */
+enum handler_kind { HANDLER_ENDS, HANDLER_RETURNS, HANDLER_PROGRAMS };
+
+static enum handler_kind handler_kind(MPI_Comm comm)
 {
+	enum handler_kind kind = HANDLER_PROGRAMS;
 	MPI_Errhandler eh;
-	bool fatal;
 
 	if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS)
-		return false;
-	fatal = eh == MPI_ERRORS_ARE_FATAL;
+		return kind;
+	if (eh == MPI_ERRORS_RETURN)
+		kind = HANDLER_RETURNS;
+	else if (eh == MPI_ERRORS_ARE_FATAL)
+		kind = HANDLER_ENDS;
 #ifdef MPI_ERRORS_ABORT
-	fatal = fatal || eh == MPI_ERRORS_ABORT;
+	else if (eh == MPI_ERRORS_ABORT)
+		kind = HANDLER_ENDS;
 #endif
 	hy_errhandler_put(&eh);
-	return fatal;
+	return kind;
 }
 
 /*
@@ -356,19 +362,30 @@ static bool handler_fatal(MPI_Comm comm)
 #endif
 
 /*
- * Does a posted receive's wait on @comm report an error as MPI_Recv would,
- * to the same handler, or would the error end the job whichever call
- * reported it?  A wait that serves on the host's transport tests the
- * receive with the agent's inbox, so its error is MPI_ERR_IN_STATUS
- * (net_host.c); elsewhere a wait for one request tests it alone (agent.h).
+ * How a posted receive's wait on @comm would report an error: as MPI_Recv
+ * would, to the same handler (or one that ends the job whichever call
+ * reported it); returned to the layer, which raises it on @comm itself
+ * (MPICH's test raises it on a world that returns errors); or elsewhere,
+ * so that the receive probes first.  A wait that serves on the host's
+ * transport tests the receive with the agent's inbox, so its error is
+ * MPI_ERR_IN_STATUS (net_host.c); elsewhere a wait for one request tests
+ * it alone (agent.h).
  */
-static bool wait_reports_as_recv(MPI_Comm comm, bool serve)
+enum recv_raise { RAISE_BY_HOST, RAISE_BY_LAYER, RAISE_AFTER_PROBE };
+
+static enum recv_raise recv_raise(MPI_Comm comm, bool serve)
 {
-	if ((TEST_RAISES_ON_COMM || comm == MPI_COMM_WORLD) &&
-	    !(serve && hy_transport_on_host()))
-		return true;
-	return handler_fatal(comm) &&
-	       (comm == MPI_COMM_WORLD || handler_fatal(MPI_COMM_WORLD));
+	bool inbox = serve && hy_transport_on_host();
+	enum handler_kind world;
+
+	if ((TEST_RAISES_ON_COMM || comm == MPI_COMM_WORLD) && !inbox)
+		return RAISE_BY_HOST;
+	world = handler_kind(MPI_COMM_WORLD);
+	if (world == HANDLER_RETURNS && !inbox)
+		return RAISE_BY_LAYER;
+	return world == HANDLER_ENDS &&
+	       (comm == MPI_COMM_WORLD || handler_kind(comm) == HANDLER_ENDS) ?
+	       RAISE_BY_HOST : RAISE_AFTER_PROBE;
 }
 
 /*
@@ -462,10 +479,12 @@ static int poll_all(int n, MPI_Request *req, MPI_Status *st)
 
 /*
  * The receive posted, then a wait that serves (@serve), or one that
- * polls and yields.
+ * polls and yields; with RAISE_BY_LAYER, the wait's error raised on
+ * @comm's handler (the host's test returned it).
  */
 static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
-		       int tag, MPI_Comm comm, MPI_Status *status, bool serve)
+		       int tag, MPI_Comm comm, MPI_Status *status, bool serve,
+		       enum recv_raise raise)
 {
 	MPI_Request req;
 	MPI_Status st;
@@ -474,12 +493,16 @@ static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
 	ret = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
 	if (ret != MPI_SUCCESS)
 		return ret;
-	if (!serve)
-		return poll_all(1, &req, status);
-	ret = wait_status(1, &req, &st);
-	/* done, with its own error or none (agent.h) */
-	if (req == MPI_REQUEST_NULL && status != MPI_STATUS_IGNORE)
-		*status = st;
+	if (!serve) {
+		ret = poll_all(1, &req, status);
+	} else {
+		ret = wait_status(1, &req, &st);
+		/* done, with its own error or none (agent.h) */
+		if (req == MPI_REQUEST_NULL && status != MPI_STATUS_IGNORE)
+			*status = st;
+	}
+	if (ret != MPI_SUCCESS && raise == RAISE_BY_LAYER)
+		PMPI_Comm_call_errhandler(comm, ret);
 	return ret;
 }
 
@@ -487,6 +510,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
 	bool serve = hy.agent && hy_slots_live();
+	enum recv_raise raise;
 	int ret, room, bytes;
 	MPI_Status st;
 
@@ -494,16 +518,17 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	    !buffer_args_ok(count, type, &room))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	/*
-	 * Where the wait reports an error as MPI_Recv would, the receive is
+	 * Where the error comes back as MPI_Recv's would, the receive is
 	 * posted and polled: a probe first made the host take the message
 	 * twice, into its queue of unexpected ones and out again (MPICH, 2
 	 * ranks, forced yield, natively: 1.08-1.31 times the host's MPI_Recv
 	 * from 8 B to 8 KiB against 1.00-1.05).  A truncation then returns
 	 * MPI_ERR_TRUNCATE, or aborts in the name of MPI_Test.
 	 */
-	if (wait_reports_as_recv(comm, serve))
+	raise = recv_raise(comm, serve);
+	if (raise != RAISE_AFTER_PROBE)
 		return posted_recv(buf, count, type, source, tag, comm, status,
-				   serve);
+				   serve, raise);
 	ret = poll_wait(&(struct poll_for){ .kind = POLL_PROBE, .st = &st,
 					    .source = source, .tag = tag,
 					    .comm = comm });
@@ -521,7 +546,8 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	    bytes == MPI_UNDEFINED || bytes > room ||
 	    (!serve && bytes <= YIELD_WHOLE))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	return posted_recv(buf, count, type, source, tag, comm, status, serve);
+	return posted_recv(buf, count, type, source, tag, comm, status, serve,
+			   RAISE_AFTER_PROBE);
 }
 
 /*
@@ -592,7 +618,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
  * waits above.  The host's call for arguments it would refuse, which it
  * reports under its own name, and where a test would raise an error on
  * another communicator than @comm (MPICH's, on a communicator not the
- * world whose errors return).
+ * world whose errors do not end the job).
  */
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 		 int stag, void *rbuf, int rcount, MPI_Datatype rtype,
@@ -602,7 +628,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 	int sbytes, rbytes, ret, r;
 
 	if (!hy.yield || stag < 0 || dest == MPI_ANY_SOURCE ||
-	    !wait_reports_as_recv(comm, false) ||
+	    recv_raise(comm, false) != RAISE_BY_HOST ||
 	    !probe_args_ok(dest, stag, comm) ||
 	    !probe_args_ok(source, rtag, comm) ||
 	    !buffer_args_ok(scount, stype, &sbytes) ||
