@@ -479,12 +479,12 @@ static int poll_all(int n, MPI_Request *req, MPI_Status *st)
 
 /*
  * The receive posted, then a wait that serves (@serve), or one that
- * polls and yields; with RAISE_BY_LAYER, the wait's error raised on
+ * polls and yields; @by RAISE_BY_LAYER: the wait's error raised on
  * @comm's handler (the host's test returned it).
  */
 static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
 		       int tag, MPI_Comm comm, MPI_Status *status, bool serve,
-		       enum recv_raise raise)
+		       enum recv_raise by)
 {
 	MPI_Request req;
 	MPI_Status st;
@@ -501,7 +501,7 @@ static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
 		if (req == MPI_REQUEST_NULL && status != MPI_STATUS_IGNORE)
 			*status = st;
 	}
-	if (ret != MPI_SUCCESS && raise == RAISE_BY_LAYER)
+	if (ret != MPI_SUCCESS && by == RAISE_BY_LAYER)
 		PMPI_Comm_call_errhandler(comm, ret);
 	return ret;
 }
@@ -510,7 +510,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
 	bool serve = hy.agent && hy_slots_live();
-	enum recv_raise raise;
+	enum recv_raise by;
 	int ret, room, bytes;
 	MPI_Status st;
 
@@ -525,10 +525,10 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	 * from 8 B to 8 KiB against 1.00-1.05).  A truncation then returns
 	 * MPI_ERR_TRUNCATE, or aborts in the name of MPI_Test.
 	 */
-	raise = recv_raise(comm, serve);
-	if (raise != RAISE_AFTER_PROBE)
+	by = recv_raise(comm, serve);
+	if (by != RAISE_AFTER_PROBE)
 		return posted_recv(buf, count, type, source, tag, comm, status,
-				   serve, raise);
+				   serve, by);
 	ret = poll_wait(&(struct poll_for){ .kind = POLL_PROBE, .st = &st,
 					    .source = source, .tag = tag,
 					    .comm = comm });
