@@ -628,11 +628,11 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 	int sbytes, rbytes, ret, r;
 
 	if (!hy.yield || stag < 0 || dest == MPI_ANY_SOURCE ||
-	    recv_raise(comm, false) != RAISE_BY_HOST ||
 	    !probe_args_ok(dest, stag, comm) ||
 	    !probe_args_ok(source, rtag, comm) ||
 	    !buffer_args_ok(scount, stype, &sbytes) ||
-	    !buffer_args_ok(rcount, rtype, &rbytes))
+	    !buffer_args_ok(rcount, rtype, &rbytes) ||
+	    recv_raise(comm, false) != RAISE_BY_HOST)
 		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
 				     rcount, rtype, source, rtag, comm, status);
 	ret = PMPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &req[0]);
