@@ -43,12 +43,18 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 /* ------------------------------------------------------------ sending */
 
 /*
- * Waits for room for @chunk bytes while @dst takes units; false once it
- * has taken none for mpirma_proc.spin (and at once with threads, which
- * must not hold the lock so long).  A receiver that let one such wait
- * pass is not waited for again until it has taken something: OSU's
- * osu_bibw sends 64 messages each way before either receives, and each
- * one past the ring's room waited its millisecond (16 KiB: 250 MB/s).
+ * Waits for room for @chunk bytes while @dst takes units, at a wait's
+ * pace (poll.c): false once it has taken none for as long as a wait polls
+ * before it sleeps (and at once with threads, which must not hold the
+ * lock so long).  Where ranks outnumber CPUs that is the yields' time, not
+ * none: a sender that gave up at once spilled, two copies and a system
+ * call each side for every unit, while the receiver waited for a CPU
+ * (4 ranks on 2 CPUs, bcast of 64 KiB: 40% of the root's units spilled,
+ * 267-515 us a bcast against 179-362 with the wait).
+ * A receiver that let one such wait pass is not waited for again until it
+ * has taken something: OSU's osu_bibw sends 64 messages each way before
+ * either receives, and each one past the ring's room waited its
+ * millisecond (16 KiB: 250 MB/s).
  * Nor is one that waits for room in its ring to this rank itself: each
  * would wait out its millisecond for the other (perf, osu_bibw 256 KiB:
  * 15% of the time in these waits).
@@ -59,9 +65,8 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 	const uint32_t *back = &shmq_ring_of(shmq.me, dst)->room_wait;
 	uint64_t head = __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE), now;
 	struct shmq_out *o = &shmq.out[dst];
+	struct mpirma_poller w = { 0 };
 	bool room = false;
-	double end = 0;
-	unsigned int i;
 
 	if (mpirma_threads || shmq_out_stalled(o, head))
 		return false;
@@ -69,25 +74,18 @@ static bool room_wait(uint32_t dst, uint64_t chunk)
 	/* Dekker's order: at least one of two waiting for each other sees it */
 	__atomic_store_n(&rg->room_wait, 1, __ATOMIC_RELAXED);
 	shmq_fence();
-	for (i = 0; !(room = shmq_ring_room(dst, chunk)); i++) {
+	while (!(room = shmq_ring_room(dst, chunk))) {
 		now = __atomic_load_n(&rg->head, __ATOMIC_ACQUIRE);
 		if (now != head) {
 			head = now;
-			end = 0;
+			w = (struct mpirma_poller){ 0 };
 		}
-		if (!(i & 63)) {
-			double t = PMPI_Wtime();
-
-			if (__atomic_load_n(back, __ATOMIC_RELAXED) ||
-			    (end && t >= end)) {
-				o->stall = head;
-				o->stalled = true;
-				break;
-			}
-			if (!end)
-				end = t + mpirma_proc.spin;
+		if (__atomic_load_n(back, __ATOMIC_RELAXED) ||
+		    mpirma_poll_step(&w)) {
+			o->stall = head;
+			o->stalled = true;
+			break;
 		}
-		mpirma_cpu_relax();
 	}
 	__atomic_store_n(&rg->room_wait, 0, __ATOMIC_RELEASE);
 	return room;
