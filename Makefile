@@ -697,6 +697,7 @@ $(MT_ARCHIVE): $(MT_LIB_OBJS)
 $(MTDIR)/nbc: $(wildcard mpitests/nbc/*.[ch])
 $(MTDIR)/env: $(wildcard mpitests/env/*.[ch])
 $(MTDIR)/span: $(wildcard mpitests/span/*.[ch])
+$(MTDIR)/msgq: $(wildcard mpitests/msgq/*.[ch])
 
 # An MPI test's compile, and what its link ends with.
 MT_CC = MPICC_CC="$(CC)" $(MPICC) $(MPICC_FLAGS) -Impitests/lib -Iselftests/lib
