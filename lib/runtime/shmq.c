@@ -36,7 +36,7 @@
 /*
  * Data in one unit, at most: the receiver copies a unit out while the
  * sender copies the next in, so the two copies of a message overlap by
- * all but one unit (shmq_unit_chunk()).
+ * all but one unit (shmq_ring.c, unit_chunk()).
  */
 #define SHMQ_FRAG_MAX	(8U << 10)
 #define SHMQ_WIN_CTX	3		/* the window's creation context */

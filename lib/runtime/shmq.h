@@ -8,8 +8,7 @@
  * (polling and bells).
  *
  * Units: a small message is one unit (REC_DATA), a larger one a REC_FIRST
- * unit and REC_MORE units of up to shmq.frag bytes each
- * (shmq_unit_chunk()).
+ * unit and REC_MORE units of up to shmq.frag bytes each (unit_chunk()).
  * Every unit from one sender to one receiver has the next number of that
  * pair (seq, from 1).
  * It goes into the receiver's ring from that sender when there is room,
@@ -160,31 +159,6 @@ static inline uint64_t shmq_rec_bytes(uint64_t chunk)
 	       ~(uint64_t)(SHMQ_LINE - 1);
 }
 
-static inline uint64_t shmq_min(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-/*
- * The data in each unit of a message of @len bytes: one unit up to
- * SHMQ_PIPE_MIN, else at least two, so that the receiver copies one out
- * while the sender copies the next in.  Under emulation a ping-pong of
- * 8 KiB took 12.9-16.1 us in one unit and 10.7-13.6 in two, of 64 KiB
- * 68-95 us in one and 38-63 in units of 8 KiB; on hardware a unit costs
- * less than copying 4 KiB.
- */
-#define SHMQ_PIPE_MIN	4096
-
-static inline uint64_t shmq_unit_chunk(size_t len)
-{
-	uint64_t half;
-
-	if (len <= SHMQ_PIPE_MIN)
-		return shmq_min(len, shmq.frag);
-	half = (len / 2 + SHMQ_LINE - 1) & ~(uint64_t)(SHMQ_LINE - 1);
-	return shmq_min(half, shmq.frag);
-}
-
 static inline void shmq_fence(void)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -260,6 +234,8 @@ static inline void shmq_sync_taken(uint32_t src, const struct shmq_rec *h)
 }
 
 /* shmq_wait.c */
+/* After publishing a unit for @peer: ring its bell if it sleeps. */
+void shmq_bell_ring(uint32_t peer);
 /*
  * Polls @peer's ring flat out for a while (not where a wait must yield,
  * advance the host or let go of the lock): has a unit come?
@@ -282,7 +258,7 @@ int shmq_wait_round(struct mpirma_poller *w, uint32_t peer);
  * The head last read says so mostly; only when it does not is the
  * receiver's line read again (and so left in its cache while it has room).
  */
-static __always_inline bool shmq_ring_room(uint32_t dst, uint64_t chunk)
+static inline bool shmq_ring_room(uint32_t dst, uint64_t chunk)
 {
 	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
 	struct shmq_out *o = &shmq.out[dst];
@@ -298,7 +274,7 @@ static __always_inline bool shmq_ring_room(uint32_t dst, uint64_t chunk)
 }
 
 /* Writes unit @h and its data into @dst's ring, which has room. */
-static __always_inline void shmq_ring_write(uint32_t dst, const struct shmq_rec *h,
+static inline void shmq_ring_write(uint32_t dst, const struct shmq_rec *h,
 				   const void *data)
 {
 	struct shmq_ring *rg = shmq_ring_of(dst, shmq.me);
@@ -319,22 +295,8 @@ static __always_inline void shmq_ring_write(uint32_t dst, const struct shmq_rec 
 			 __ATOMIC_RELEASE);
 }
 
-/*
- * After publishing a unit for @peer: ring its bell if it sleeps
- * (shmq_wait.c says how).
- */
-static __always_inline void shmq_bell_ring(uint32_t peer)
-{
-	uint32_t *f = &shmq_ring_of(peer, shmq.me)->rx_sleeps;
-
-	shmq_fence();
-	if (__atomic_load_n(f, __ATOMIC_RELAXED) &&
-	    __atomic_exchange_n(f, 0, __ATOMIC_ACQ_REL))
-		shmq_kmsg_send(peer, 0, SHMQ_BELL_CTX, NULL, 0);
-}
-
 /* Unit @seq to @dst is in its ring or spilled: says so, rings its bell. */
-static __always_inline void shmq_unit_publish(uint32_t dst, uint64_t seq)
+static inline void shmq_unit_publish(uint32_t dst, uint64_t seq)
 {
 	shmq.out[dst].seq = seq;
 	__atomic_store_n(&shmq_ring_of(dst, shmq.me)->sent, seq,

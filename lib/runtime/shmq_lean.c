@@ -23,87 +23,33 @@
 #include "tool.h"
 
 /*
- * The largest message the lane takes: one REC_DATA unit, or a REC_FIRST
- * and a REC_MORE unit (shmq_unit_chunk(): up to 4 KiB a message is one
- * unit, up to twice shmq.frag two).  From MPI_Recv the two are taken by
- * the lane (lean_take_two()), other receives take them by the general
- * path.  Under callgrind the general path cost a 4,160-byte ping-pong
- * about 1,000 instructions more a round trip than the lane a 4,096-byte
- * one.
+ * The largest message the lane takes: one REC_DATA unit (shmq_ring.c,
+ * unit_chunk(): up to 4 KiB a message is one unit).
  */
-#define LEAN_MAX	16384
-#define LEAN_ONE_MAX	SHMQ_PIPE_MIN
+#define LEAN_MAX	4096
 
 /*
  * The communicator of a call the lane may take (@peer a rank of it, not
  * MPI_PROC_NULL or MPI_ANY_SOURCE) with the bytes of its message in
- * *@len, or NULL: a message of one unit (@units 1) or two (2), or a
- * receive's capacity (0).  Inline with @units constant, so that the
- * compiler knows the bound of one unit's copy and copies it inline (rep
- * movsq): a call of glibc's memcpy() there made the 512-byte ping-pong
- * 20% slower under emulation.
+ * *@len, or NULL.
  */
 static __always_inline struct mpirma_comm *lean_args(MPI_Comm comm, int count,
 						     MPI_Datatype dt, int peer,
-						     size_t *len, int units)
+						     size_t *len)
 {
 	int kt = mpirma_dtype_elem_ktype(dt);
 	struct mpirma_comm *c;
 
 	if (mpirma_threads || !shmq.on || kt < 0 || count < 0 ||
-	    count > (units == 1 ? LEAN_ONE_MAX : LEAN_MAX))
+	    count > LEAN_MAX)
 		return NULL;
 	*len = (size_t)count * mpirma_type_info[kt].size;
-	if (units == 1 ? *len > LEAN_ONE_MAX || *len > shmq.frag :
-	    *len > LEAN_MAX ||
-	    (units == 2 && *len > 2 * shmq_unit_chunk(*len)))
+	if (*len > LEAN_MAX || *len > shmq.frag)
 		return NULL;
 	c = mpirma_comm_get(comm);
 	if (!c || peer < 0 || peer >= mpirma_comm_peer_size(c))
 		return NULL;
 	return c;
-}
-
-/*
- * A message of two units from @buf to comm rank @dest (the lane's case,
- * else false with nothing done), if its ring has room for both and a pad
- * before either.  Apart, so that the single unit's path stays one body.
- */
-static __attribute__((noinline)) bool lean_send_two(const void *buf,
-						    int count,
-						    MPI_Datatype dt, int dest,
-						    int tag, MPI_Comm comm)
-{
-	struct mpirma_comm *c;
-	struct shmq_rec h;
-	uint64_t chunk;
-	uint32_t dst;
-	size_t len;
-
-	c = lean_args(comm, count, dt, dest, &len, 2);
-	if (!c || tag < 0)
-		return false;
-	dst = (uint32_t)mpirma_comm_job_rank(c, dest);
-	if (!shmq_ring_room(dst, len + 3 * SHMQ_LINE))
-		return false;
-	chunk = shmq_unit_chunk(len);
-	h = (struct shmq_rec){
-		.kind = chunk < len ? REC_FIRST : REC_DATA, .tag = tag,
-		.ctx = mpirma_ctx_p2p(c), .len = len, .chunk = chunk,
-		.seq = shmq.out[dst].seq + 1,
-	};
-	shmq_ring_write(dst, &h, buf);
-	shmq_unit_publish(dst, h.seq);
-	if (chunk < len) {
-		h.kind = REC_MORE;
-		h.chunk = len - chunk;
-		h.seq++;
-		shmq_ring_write(dst, &h, (const char *)buf + chunk);
-		shmq_unit_publish(dst, h.seq);
-	}
-	mpirma_counters.msgs_sent++;
-	mpirma_counters.bytes_sent += len;
-	return true;
 }
 
 /* p2p.h */
@@ -115,10 +61,8 @@ bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 	uint32_t dst;
 	size_t len;
 
-	c = lean_args(comm, count, dt, dest, &len, 1);
-	if (!c)
-		return lean_send_two(buf, count, dt, dest, tag, comm);
-	if (tag < 0)
+	c = lean_args(comm, count, dt, dest, &len);
+	if (!c || tag < 0)
 		return false;
 	dst = (uint32_t)mpirma_comm_job_rank(c, dest);
 	/* room counts a REC_PAD to the ring's end, which the write puts */
@@ -137,10 +81,9 @@ bool mpirma_lean_send(const void *buf, int count, MPI_Datatype dt, int dest,
 
 /*
  * Is the unit due from @src in its ring (not spilled), now or (@wait)
- * within shmq_spin()'s looks, a REC_DATA unit or (@two) also a REC_FIRST?
- * Its header then, else NULL.
+ * within shmq_spin()'s looks?  Its header then, else NULL.
  */
-static const struct shmq_rec *lean_due(uint32_t src, bool wait, bool two)
+static const struct shmq_rec *lean_due(uint32_t src, bool wait)
 {
 	const struct shmq_ring *rg = shmq_ring_of(shmq.me, src);
 	uint64_t due = shmq.next[src], head;
@@ -153,13 +96,7 @@ static const struct shmq_rec *lean_due(uint32_t src, bool wait, bool two)
 		return NULL;
 	r = (const struct shmq_rec *)(shmq_ring_data(shmq.me, src) +
 				      (head & (shmq.ring - 1)));
-	if (r->seq != due)
-		return NULL;
-	if (r->kind == REC_DATA)
-		return r;
-	/* a REC_FIRST of two units only */
-	return two && r->kind == REC_FIRST && r->len - r->chunk <= r->chunk ?
-	       r : NULL;
+	return r->kind == REC_DATA && r->seq == due ? r : NULL;
 }
 
 /* The communicator of a receive the lane may take, with its capacity. */
@@ -167,7 +104,7 @@ static struct mpirma_comm *lean_recv_args(int count, MPI_Datatype dt,
 					  int source, int tag, MPI_Comm comm,
 					  size_t *cap)
 {
-	struct mpirma_comm *c = lean_args(comm, count, dt, source, cap, 0);
+	struct mpirma_comm *c = lean_args(comm, count, dt, source, cap);
 
 	return c && (tag >= 0 || tag == MPI_ANY_TAG) ? c : NULL;
 }
@@ -186,18 +123,16 @@ bool mpirma_lean_recv_ok(int count, MPI_Datatype dt, int source, int tag,
  * @ctx into @cap bytes may take it by the lane: in the ring (@wait:
  * within shmq_spin()'s looks), matching, fitting, with nothing unexpected
  * or half put together from @src that it could be owed to and no
- * nonblocking collective pending.  @two: a REC_FIRST unit too.  Else
- * NULL.
+ * nonblocking collective pending.  Else NULL.
  */
 static const struct shmq_rec *lean_match(uint32_t src, int32_t tag,
-					 uint64_t ctx, size_t cap, bool wait,
-					 bool two)
+					 uint64_t ctx, size_t cap, bool wait)
 {
 	const struct shmq_rec *r;
 
 	if (shmq.uhead || shmq.build[src].active || mpirma_nbc_pending())
 		return NULL;
-	r = lean_due(src, wait, two);
+	r = lean_due(src, wait);
 	if (!r || r->ctx != ctx || r->len > cap ||
 	    (tag != MPIRMA_ANY_TAG && r->tag != tag))
 		return NULL;
@@ -211,7 +146,7 @@ static const struct shmq_rec *lean_match(uint32_t src, int32_t tag,
  */
 static const struct shmq_rec *lean_find(int count, MPI_Datatype dt,
 					int source, int tag, MPI_Comm comm,
-					bool wait, bool two, uint32_t *src,
+					bool wait, uint32_t *src,
 					struct mpirma_comm **cp)
 {
 	struct mpirma_comm *c;
@@ -222,7 +157,7 @@ static const struct shmq_rec *lean_find(int count, MPI_Datatype dt,
 		return NULL;
 	*src = (uint32_t)mpirma_comm_job_rank(c, source);
 	return lean_match(*src, mpirma_p2p_tag(tag), mpirma_ctx_p2p(c), cap,
-			  wait, two);
+			  wait);
 }
 
 /* Takes unit @r, found by lean_find(), into @buf: its header in *@h. */
@@ -251,81 +186,13 @@ bool mpirma_lean_take(uint32_t src, int32_t tag, uint64_t ctx, void *buf,
 
 	if (mpirma_threads || !shmq.on || src >= shmq.n)
 		return false;
-	r = lean_match(src, tag, ctx, cap, false, false);
+	r = lean_match(src, tag, ctx, cap, false);
 	if (!r)
 		return false;
 	lean_take(src, r, buf, &h);
 	m->source = src;
 	m->msg_tag = h.tag;
 	m->msg_len = h.len;
-	return true;
-}
-
-/*
- * The REC_MORE unit that ends two-unit message @first (at @head in @src's
- * ring), in the ring after it or after a REC_PAD at the ring's start: its
- * header, the head past it in *@end.  NULL while not sent, or spilled.
- */
-static const struct shmq_rec *lean_second(uint32_t src,
-					  const struct shmq_rec *first,
-					  uint64_t head, uint64_t *end)
-{
-	struct shmq_ring *rg = shmq_ring_of(shmq.me, src);
-	const char *data = shmq_ring_data(shmq.me, src);
-	uint64_t h = head + shmq_rec_bytes(first->chunk), tail;
-	const struct shmq_rec *r;
-
-	if (__atomic_load_n(&rg->sent, __ATOMIC_ACQUIRE) <= first->seq)
-		return NULL;
-	tail = __atomic_load_n(&rg->tail, __ATOMIC_ACQUIRE);
-	if (h == tail)
-		return NULL;
-	r = (const struct shmq_rec *)(data + (h & (shmq.ring - 1)));
-	if (r->kind == REC_PAD) {
-		h += shmq.ring - (h & (shmq.ring - 1));
-		if (h == tail)
-			return NULL;
-		r = (const struct shmq_rec *)data;
-	}
-	if (r->kind != REC_MORE || r->seq != first->seq + 1 ||
-	    r->chunk != first->len - first->chunk)
-		return NULL;
-	*end = h + shmq_rec_bytes(r->chunk);
-	return r;
-}
-
-/*
- * Takes two-unit message @r, found by lean_find(), into @buf, its header
- * in *@h: copies the first unit while the sender copies the second, then
- * the second once it is in the ring (within shmq_spin()'s looks, and
- * where ranks outnumber CPUs only if it was there before).  False with
- * nothing taken when it is not: the general path then takes the message
- * (the first unit's copy in @buf is overwritten).
- */
-static __attribute__((noinline)) bool lean_take_two(uint32_t src,
-						    const struct shmq_rec *r,
-						    void *buf,
-						    struct shmq_rec *h)
-{
-	struct shmq_ring *rg = shmq_ring_of(shmq.me, src);
-	uint64_t head = rg->head, end = 0;
-	const struct shmq_rec *r2 = lean_second(src, r, head, &end);
-	int i;
-
-	if (!r2 && !mpirma_poll_flat())
-		return false;
-	mpirma_copy(buf, r + 1, r->chunk);
-	for (i = 0; !r2 && i < MPIRMA_FLAT_LOOKS; i++)
-		r2 = lean_second(src, r, head, &end);
-	if (!r2)
-		return false;
-	mpirma_copy((char *)buf + r->chunk, r2 + 1, r2->chunk);
-	*h = *r;
-	__atomic_store_n(&rg->head, end, __ATOMIC_RELEASE);
-	shmq.next[src] += 2;
-	shmq_sync_taken(src, h);
-	mpirma_counters.msgs_received++;
-	mpirma_counters.bytes_received += h->len;
 	return true;
 }
 
@@ -338,15 +205,10 @@ bool mpirma_lean_recv(void *buf, int count, MPI_Datatype dt, int source,
 	struct shmq_rec h;
 	uint32_t src;
 
-	r = lean_find(count, dt, source, tag, comm, true, true, &src, &c);
+	r = lean_find(count, dt, source, tag, comm, true, &src, &c);
 	if (!r)
 		return false;
-	if (r->kind == REC_FIRST) {
-		if (!lean_take_two(src, r, buf, &h))
-			return false;
-	} else {
-		lean_take(src, r, buf, &h);
-	}
+	lean_take(src, r, buf, &h);
 	mpirma_status_user(status, source, h.tag, (MPI_Count)h.len);
 	return true;
 }
@@ -362,8 +224,7 @@ bool mpirma_lean_irecv(void *buf, int count, MPI_Datatype dt, int source,
 	uint32_t src;
 
 	*c = NULL;
-	r = request ? lean_find(count, dt, source, tag, comm, false, false,
-			      &src, c) :
+	r = request ? lean_find(count, dt, source, tag, comm, false, &src, c) :
 		      NULL;
 	if (!r)
 		return false;

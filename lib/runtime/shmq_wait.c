@@ -26,6 +26,16 @@
 
 #define LIVE_EVERY	256	/* unsleeping waits: looks between liveness checks */
 
+void shmq_bell_ring(uint32_t peer)
+{
+	uint32_t *f = &shmq_ring_of(peer, shmq.me)->rx_sleeps;
+
+	shmq_fence();
+	if (__atomic_load_n(f, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(f, 0, __ATOMIC_ACQ_REL))
+		shmq_kmsg_send(peer, 0, SHMQ_BELL_CTX, NULL, 0);
+}
+
 /* shmq.h */
 bool shmq_spin(uint32_t peer)
 {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lean.c - the msgq test's messages that MPI_Send and MPI_Recv take by
- * their lean lane (lib/runtime/shmq_lean.c): of one unit, and of two (4
- * to 16 KiB), with every case where the lane must step aside.
+ * their lean lane (lib/runtime/shmq_lean.c), of one unit, with every case
+ * where the lane must step aside; and messages of two units around the
+ * lane's bound, which the general path takes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,7 @@ void msgq_test_lean(void)
 	CHECK_MPI(MPI_Comm_free(&dup));
 }
 
-#define TWO_MAX		16384	/* the lane's largest message, two units */
+#define TWO_MAX		16384	/* two units of 8 KiB at most */
 #define TWO_FLOOD	400	/* 8 KiB messages, more than a ring holds */
 
 /* Rank 0's message @msg of @n bytes to rank 1, as MPI_Send or MPI_Ssend. */
@@ -193,11 +194,11 @@ static void two_recv(unsigned char *b, size_t n, size_t cap, int src,
 }
 
 /*
- * Messages of two units (4 to 16 KiB), which MPI_Send writes and MPI_Recv
- * takes by the lane: at every size around the lane's bounds, ping-ponged
- * so that the second unit comes while the first is copied; a flood past
- * the ring's room (second units spilled: the general path takes those);
- * a synchronous send; from any source; into a larger buffer; truncated.
+ * Messages of two units (4 to 16 KiB), just past the lane's one unit: at
+ * every size around the bounds, ping-ponged so that the second unit comes
+ * while the first is copied; a flood past the ring's room (second units
+ * spilled); a synchronous send; from any source; into a larger buffer;
+ * truncated.
  */
 void msgq_test_lean_two(void)
 {
@@ -207,7 +208,7 @@ void msgq_test_lean_two(void)
 	unsigned char *b = malloc(2 * TWO_MAX), *x = malloc(2 * TWO_MAX);
 	int i;
 
-	mtest_section("two-unit messages, lean and not");
+	mtest_section("two-unit messages");
 	CHECK(b && x, "out of memory");
 	if (!b || !x)
 		MPI_Abort(MPI_COMM_WORLD, 1);
