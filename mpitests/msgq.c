@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 		test_truncate();
 		test_interleave();
 		msgq_test_lean();
-		msgq_test_lean_two();
+		msgq_test_two_units();
 	}
 	test_any_source();
 	MPI_Barrier(MPI_COMM_WORLD);

@@ -31,6 +31,6 @@ static inline long bad_byte(const unsigned char *b, size_t n, int src, int msg)
 
 /* lean.c: between ranks 0 and 1 (of at least 2) */
 void msgq_test_lean(void);
-void msgq_test_lean_two(void);
+void msgq_test_two_units(void);
 
 #endif /* MPIRMA_MSGQ_TEST_H */
