@@ -9,7 +9,8 @@
  * small messages interleaved while the ring is full, and the small ones
  * MPI_Send and MPI_Recv take by their lean lane where it must step aside,
  * and large MPI_Isends that go by one copy.  Every byte checked.  The
- * lean lane's cases are in msgq/lean.c.
+ * lean lane's cases are in msgq/lean.c, the two-unit ones in
+ * msgq/two_units.c.
  */
 #include <pthread.h>
 #include <stdbool.h>

@@ -29,8 +29,8 @@ static inline long bad_byte(const unsigned char *b, size_t n, int src, int msg)
 	return -1;
 }
 
-/* lean.c: between ranks 0 and 1 (of at least 2) */
-void msgq_test_lean(void);
-void msgq_test_two_units(void);
+/* between ranks 0 and 1 (of at least 2) */
+void msgq_test_lean(void);		/* lean.c */
+void msgq_test_two_units(void);		/* two_units.c */
 
 #endif /* MPIRMA_MSGQ_TEST_H */
