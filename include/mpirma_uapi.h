@@ -84,6 +84,7 @@
 #define MPIRMA_FEAT_BULK	(1ULL << 12)	/* MPIRMA_ATOM_BULK, the table's update[] */
 #define MPIRMA_FEAT_MSG_COPY	(1ULL << 13)	/* MPIRMA_IOC_MSG_OFFER/_TAKE/_HELP/... */
 #define MPIRMA_FEAT_WSYNC	(1ULL << 14)	/* the lock table's sync area */
+#define MPIRMA_FEAT_OFFER_END	(1ULL << 15)	/* MPIRMA_OFFER_SENDER_ENDS */
 
 /**
  * struct mpirma_query - MPIRMA_IOC_QUERY, on any mpirma fd
@@ -786,14 +787,22 @@ struct mpirma_msg {
  * copied.  0: withdrawn, nobody has or will have the data; EBUSY: the
  * receiver is copying it now (the offer ends when the copy does); ENOENT:
  * no such offer of the caller's (already taken).
+ *
+ * MPIRMA_OFFER_SENDER_ENDS in OFFER's @flags (MPIRMA_FEAT_OFFER_END): a
+ * take does not end the offer but leaves it taken, and the sender's
+ * WITHDRAW ends it (ENOENT, as for one already over), unpinning its pages
+ * on the sender's time rather than the receiver's.  The sender must then
+ * withdraw every offer it makes; a taken one still counts against
+ * MPIRMA_MAX_OFFERS until it does, and ends when its sender leaves.
  */
 #define MPIRMA_MAX_OFFERS	64
 #define MPIRMA_MSG_COPY_MAX	(1ULL << 32)	/* bytes in one offer */
+#define MPIRMA_OFFER_SENDER_ENDS	(1U << 0)	/* OFFER: only WITHDRAW ends it */
 
 /**
  * struct mpirma_msg_copy - MPIRMA_IOC_MSG_OFFER / _TAKE / _HELP / _WITHDRAW
  * @size: sizeof(struct mpirma_msg_copy)
- * @flags: must be 0
+ * @flags: OFFER: 0 or MPIRMA_OFFER_SENDER_ENDS; the others: must be 0
  * @peer: OFFER: the job rank that may take it; TAKE: the offering rank;
  *	HELP, WITHDRAW: must be 0
  * @reserved: must be 0

@@ -74,7 +74,7 @@ static int do_query(struct file *f, void *arg)
 		      MPIRMA_FEAT_MSG | MPIRMA_FEAT_PLACEMENT | MPIRMA_FEAT_STATS_ADD |
 		      MPIRMA_FEAT_ULOCK | MPIRMA_FEAT_REGION_MAP |
 		      MPIRMA_FEAT_BULK | MPIRMA_FEAT_MSG_COPY |
-		      MPIRMA_FEAT_WSYNC;
+		      MPIRMA_FEAT_WSYNC | MPIRMA_FEAT_OFFER_END;
 	if (mpirma_map_user_enabled())
 		q->features |= MPIRMA_FEAT_MAP_USER;
 	q->max_ranks = MPIRMA_MAX_RANKS;

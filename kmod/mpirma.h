@@ -106,7 +106,7 @@ struct mpirma_job {
 	 * xarray's lock protects each offer's state and is taken alone.
 	 */
 	struct xarray offers;
-	u32 next_offer;			/* xa_alloc_cyclic's cursor */
+	atomic_t offer_gen;		/* the last offer's id generation */
 	atomic_t *offers_out;		/* per rank: its outstanding offers */
 
 	/* Every wait in the job sleeps here; woken on any state change. */

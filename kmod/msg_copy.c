@@ -9,12 +9,13 @@
  * pages stay pinned, and charged to the sender's RLIMIT_MEMLOCK, until the
  * offer ends; the receiver's buffer is pinned only while it is copied.
  *
- * An offer lives in job->offers, found by id, and moves from OFFERED to
- * COPYING (a receiver has pinned its buffer and copies) under that
- * xarray's lock.  Whoever erases it from the xarray (its taker, a
- * withdrawal, its sender leaving while it is OFFERED) drops the xarray's
- * reference; a taker and a helper hold their own while they copy, so an
- * offer being copied survives its sender's departure.
+ * An offer lives in job->offers, found by id (offer_at()), and moves from
+ * OFFERED to COPYING (a receiver has pinned its buffer and copies) under
+ * that xarray's lock, and then to TAKEN if its sender ends it itself
+ * (MPIRMA_OFFER_SENDER_ENDS).  Whoever erases it from the xarray (its
+ * taker, a withdrawal, its sender leaving while nobody copies) drops the
+ * xarray's reference; a taker and a helper hold their own while they copy,
+ * so an offer being copied survives its sender's departure.
  *
  * The copy goes in chunks claimed from a counter: the receiver copies, and
  * its sender, which waits for the take anyway, may help (MPIRMA_IOC_MSG_HELP)
@@ -41,12 +42,28 @@
  */
 #define TAKE_SPIN_NS	(20 * NSEC_PER_USEC)
 
-enum offer_state { OFFERED, COPYING };
+/*
+ * An offer's id: its slot in job->offers, the lowest free one, so that a
+ * lone offer sits in the xarray's head and needs no node, and above it a
+ * generation, so that a receiver late with a withdrawn offer's id finds
+ * nothing rather than the next offer in that slot.  Ids cycling through
+ * 31 bits built and freed five xarray nodes per offer (ftrace, 128 KiB
+ * ping-pong under QEMU).
+ */
+#define OFFER_SLOT_BITS	16
+#define OFFER_SLOT_MASK	((1U << OFFER_SLOT_BITS) - 1)
+#define OFFER_GEN_MAX	((u32)INT_MAX >> OFFER_SLOT_BITS)
+
+static_assert(MPIRMA_MAX_RANKS * MPIRMA_MAX_OFFERS <= OFFER_SLOT_MASK + 1);
+
+enum offer_state { OFFERED, COPYING, TAKEN };
 
 struct mpirma_offer {
 	struct kref ref;		/* the xarray's, and one per copier */
 	struct mpirma_job *job;
 	enum offer_state state;		/* under job->offers' lock */
+	u32 gen;			/* the id's generation (offer_at()) */
+	bool sender_ends;		/* MPIRMA_OFFER_SENDER_ENDS */
 	u32 owner;			/* the offering rank */
 	u32 peer;			/* the only rank that may take it */
 	unsigned int offset;		/* of the data in pages[0] */
@@ -90,15 +107,34 @@ static void offer_put(struct mpirma_offer *o)
 	kref_put(&o->ref, offer_release);
 }
 
+/* The offer of @id, or NULL. */
+static struct mpirma_offer *offer_at(struct mpirma_job *job, u64 id)
+{
+	struct mpirma_offer *o;
+
+	lockdep_assert_held(&job->offers.xa_lock);
+	if (id > INT_MAX)
+		return NULL;
+	o = xa_load(&job->offers, id & OFFER_SLOT_MASK);
+	return o && o->gen == id >> OFFER_SLOT_BITS ? o : NULL;
+}
+
+/* Erases @o, found by offer_at(@id); the caller drops the xarray's ref. */
+static void offer_erase(struct mpirma_job *job, u64 id)
+{
+	lockdep_assert_held(&job->offers.xa_lock);
+	__xa_erase(&job->offers, id & OFFER_SLOT_MASK);
+}
+
 int mpirma_offers_alloc(struct mpirma_job *job)
 {
-	xa_init_flags(&job->offers, XA_FLAGS_ALLOC1);
+	xa_init_flags(&job->offers, XA_FLAGS_ALLOC);
 	job->offers_out = MPIRMA_FAULT_POINT(NULL, kcalloc(job->nranks, sizeof(*job->offers_out),
 							   GFP_KERNEL));
 	return job->offers_out ? 0 : -ENOMEM;
 }
 
-/* Ends @rank's offers that nobody is taking: its member has gone. */
+/* Ends @rank's offers that nobody is copying: its member has gone. */
 void mpirma_offers_drop_rank(struct mpirma_job *job, u32 rank)
 {
 	struct mpirma_offer *o;
@@ -107,7 +143,7 @@ void mpirma_offers_drop_rank(struct mpirma_job *job, u32 rank)
 	xa_for_each(&job->offers, id, o) {
 		xa_lock(&job->offers);
 		o = xa_load(&job->offers, id);
-		if (o && o->owner == rank && o->state == OFFERED)
+		if (o && o->owner == rank && o->state != COPYING)
 			__xa_erase(&job->offers, id);
 		else
 			o = NULL;
@@ -145,10 +181,11 @@ int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	struct mpirma_job *job = m->job;
 	struct mpirma_offer *o;
 	u64 end;
-	u32 id;
+	u32 slot;
 	int ret;
 
-	if (arg->flags || arg->reserved || arg->copied || arg->msg_len || arg->id)
+	if ((arg->flags & ~MPIRMA_OFFER_SENDER_ENDS) || arg->reserved || arg->copied ||
+	    arg->msg_len || arg->id)
 		return -EINVAL;
 	if (!arg->len || arg->len > MPIRMA_MSG_COPY_MAX)
 		return -EINVAL;
@@ -171,6 +208,7 @@ int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	}
 	kref_init(&o->ref);
 	o->job = job;
+	o->sender_ends = arg->flags & MPIRMA_OFFER_SENDER_ENDS;
 	o->owner = m->rank;
 	o->peer = arg->peer;
 	o->len = arg->len;
@@ -190,12 +228,13 @@ int mpirma_msg_offer(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	ret = mpirma_pin_range(arg->buf, o->span, 0, o->pages, &o->npages);
 	if (ret)
 		goto out_free_offer;
+	o->gen = (u32)atomic_inc_return(&job->offer_gen) % OFFER_GEN_MAX + 1;
 	ret = MPIRMA_FAULT_POINT(-ENOMEM,
-				 xa_alloc_cyclic(&job->offers, &id, o, xa_limit_31b,
-						 &job->next_offer, GFP_KERNEL_ACCOUNT));
+				 xa_alloc(&job->offers, &slot, o, XA_LIMIT(0, OFFER_SLOT_MASK),
+					  GFP_KERNEL_ACCOUNT));
 	if (ret < 0)
 		goto out_free_offer;
-	arg->id = id;
+	arg->id = (u64)o->gen << OFFER_SLOT_BITS | slot;
 	return 0;
 
 out_free_offer:
@@ -273,7 +312,7 @@ static struct mpirma_offer *offer_get(struct mpirma_job *job, u64 id, u32 owner,
 	struct mpirma_offer *o;
 
 	xa_lock(&job->offers);
-	o = xa_load(&job->offers, id);
+	o = offer_at(job, id);
 	if (o && o->owner == owner && (peer == ANY_PEER || o->peer == peer) &&
 	    o->state == state)
 		kref_get(&o->ref);
@@ -300,11 +339,33 @@ static bool offer_start_copy(struct mpirma_offer *o, u64 id, struct page **dst,
 	atomic_set(&o->next_chunk, 0);
 	atomic_set(&o->chunks_done, 0);
 	xa_lock(&job->offers);
-	ok = xa_load(&job->offers, id) == o && o->state == OFFERED;
+	ok = offer_at(job, id) == o && o->state == OFFERED;
 	if (ok)
 		o->state = COPYING;
 	xa_unlock(&job->offers);
 	return ok;
+}
+
+/*
+ * The copy of @o (@id) is over: so is the offer, unless its sender ends it
+ * itself and is still there.  Then the sender's WITHDRAW unpins its pages,
+ * off the receiver's way: in a 128 KiB ping-pong under QEMU that was a
+ * sixth of the take.
+ */
+static void offer_taken(struct mpirma_job *job, struct mpirma_offer *o, u64 id)
+{
+	bool erase;
+
+	xa_lock(&job->offers);
+	/* the sender's departure marks it gone before it drops its offers */
+	erase = !o->sender_ends || mpirma_rank_gone(job, o->owner);
+	if (erase)
+		offer_erase(job, id);
+	else
+		o->state = TAKEN;
+	xa_unlock(&job->offers);
+	if (erase)
+		offer_put(o);	/* the xarray's */
 }
 
 /**
@@ -360,8 +421,7 @@ int mpirma_msg_take(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 	take_wait_helpers(o, claimed);
 	arg->copied = ret ? 0 : n;
 	arg->msg_len = o->len;
-	xa_erase(&job->offers, arg->id);
-	offer_put(o);		/* the xarray's */
+	offer_taken(job, o, arg->id);
 out_unpin:
 	mpirma_unpin_range(dst, pinned, pinned_dirty);
 	kvfree(dst);
@@ -406,26 +466,30 @@ int mpirma_msg_help(struct mpirma_member *m, struct mpirma_msg_copy *arg)
  * @m: the sender
  * @arg: its arguments
  *
- * Return: 0, -EINVAL, -ENOENT, -EBUSY.
+ * Return: 0, -EINVAL, -ENOENT (also when it ends a TAKEN offer), -EBUSY.
  */
 int mpirma_msg_withdraw(struct mpirma_member *m, struct mpirma_msg_copy *arg)
 {
 	struct mpirma_job *job = m->job;
 	struct mpirma_offer *o;
+	bool erased = false;
 	int ret = sender_arg_check(arg);
 
 	if (ret)
 		return ret;
 	xa_lock(&job->offers);
-	o = xa_load(&job->offers, arg->id);
-	if (!o || o->owner != m->rank)
+	o = offer_at(job, arg->id);
+	if (!o || o->owner != m->rank) {
 		ret = -ENOENT;
-	else if (o->state == COPYING)
+	} else if (o->state == COPYING) {
 		ret = -EBUSY;
-	else
-		__xa_erase(&job->offers, arg->id);
+	} else {
+		ret = o->state == TAKEN ? -ENOENT : 0;
+		offer_erase(job, arg->id);
+		erased = true;
+	}
 	xa_unlock(&job->offers);
-	if (!ret)
+	if (erased)
 		offer_put(o);
 	return ret;
 }

@@ -71,7 +71,7 @@ TEST_F(copy, bad_arguments)
 
 	MT_SETUP_SKIPPED();
 	c = mc_arg(0, 0, self->src, 100);
-	EXPECT_BAD(MPIRMA_IOC_MSG_OFFER, self->m[1], flags, 1);
+	EXPECT_BAD(MPIRMA_IOC_MSG_OFFER, self->m[1], flags, MPIRMA_OFFER_SENDER_ENDS << 1);
 	EXPECT_BAD(MPIRMA_IOC_MSG_OFFER, self->m[1], flags, 1U << 31);
 	EXPECT_BAD(MPIRMA_IOC_MSG_OFFER, self->m[1], reserved, 1);
 	EXPECT_BAD(MPIRMA_IOC_MSG_OFFER, self->m[1], copied, 1);
