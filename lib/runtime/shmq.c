@@ -40,7 +40,7 @@
  */
 #define SHMQ_FRAG_MAX	(8U << 10)
 #define SHMQ_WIN_CTX	3		/* the window's creation context */
-#define ONECOPY_DEFAULT	(256U << 10)	/* MPIRMA_ONECOPY unset: blocking */
+#define ONECOPY_DEFAULT	(128U << 10)	/* MPIRMA_ONECOPY unset: blocking */
 #define ONECOPY_NB_DEFAULT (64U << 10)	/* ... and nonblocking sends */
 #define ONECOPY_MAX	(1U << 30)
 
@@ -318,7 +318,7 @@ static int shm_agree(int mine, bool *all)
 
 /*
  * MPIRMA_ONECOPY: bytes from which a message goes by one copy (0: never).
- * Unless set, 256 KiB for a blocking send and 64 KiB for a nonblocking
+ * Unless set, 128 KiB for a blocking send and 64 KiB for a nonblocking
  * one, as measured in QEMU (docs/lib.md, "One-copy messages"): below them
  * the offer's system calls and page pinning cost more than the second
  * copy saves, where the blocking sender waits for the take and the
@@ -355,6 +355,9 @@ static int onecopy_setting(void)
 				  "which messages go by one copy, 0 (never) "
 				  "to %u", v, ONECOPY_MAX);
 	shmq.onecopy = (uint64_t)n;
+	/* the sender unpins its pages, while the receiver goes on */
+	if (mpirma_proc.query.features & MPIRMA_FEAT_OFFER_END)
+		shmq.offer_flags = MPIRMA_OFFER_SENDER_ENDS;
 	shmq.onecopy_nb = v && *v ? (uint64_t)n : ONECOPY_NB_DEFAULT;
 	return MPI_SUCCESS;
 }
@@ -393,7 +396,7 @@ MPIRMA_CVARS(shmq,
 		.name = "MPIRMA_ONECOPY",
 		.desc = "bytes from which a message goes by one copy, the "
 			"kernel copying from the sender's pages (0: never; by "
-			"default 256 KiB, and 64 KiB for nonblocking sends)",
+			"default 128 KiB, and 64 KiB for nonblocking sends)",
 		.cat = MPIRMA_TCAT_MSG,
 		.scope = MPI_T_SCOPE_READONLY,
 		.read = onecopy_read,

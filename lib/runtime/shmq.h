@@ -119,6 +119,7 @@ struct shmq_state {
 	uint64_t frag;		/* the most data in one unit */
 	uint64_t onecopy;	/* messages this large go by one copy; 0 never */
 	uint64_t onecopy_nb;	/* the same for nonblocking sends */
+	uint32_t offer_flags;	/* a blocking send's MPIRMA_IOC_MSG_OFFER's */
 	uint32_t scan;		/* where an any-source look starts */
 	int bells_due;		/* bells rung for this rank, not yet taken */
 	uint64_t *next;		/* per sender: the number of the unit due */

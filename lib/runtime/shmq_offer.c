@@ -134,8 +134,8 @@ int shmq_offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
 		      size_t len)
 {
 	struct mpirma_msg_copy oc = {
-		.size = sizeof(oc), .peer = dst, .buf = (uintptr_t)buf,
-		.len = len,
+		.size = sizeof(oc), .flags = shmq.offer_flags, .peer = dst,
+		.buf = (uintptr_t)buf, .len = len,
 	};
 	bool wait = true;
 	int ret;
@@ -146,8 +146,11 @@ int shmq_offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
 	h->chunk = 0;
 	h->offer = oc.id;
 	ret = shmq_unit_send(dst, h, NULL, &wait);
-	if (!ret && offer_wait(dst, h->seq, oc.id, len))
+	if (!ret && offer_wait(dst, h->seq, oc.id, len)) {
+		if (shmq.offer_flags)
+			shmq_offer_end(oc.id);	/* taken: ENOENT */
 		return 1;
+	}
 	ret = shmq_offer_end(oc.id);
 	if (ret == -ENOENT)
 		return 1;	/* taken, its number not published yet */
