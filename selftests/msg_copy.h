@@ -74,16 +74,24 @@ static inline struct mpirma_msg_copy mc_arg(uint32_t peer, uint64_t id,
 	return c;
 }
 
-/* OFFER; the id in *@id.  0 or -errno. */
-static inline int offer(int mfd, uint32_t peer, const void *buf, uint64_t len,
-		 uint64_t *id)
+/* OFFER with @flags; the id in *@id.  0 or -errno. */
+static inline int offer_flags(int mfd, uint32_t peer, const void *buf,
+			      uint64_t len, uint32_t flags, uint64_t *id)
 {
 	struct mpirma_msg_copy c = mc_arg(peer, 0, buf, len);
-	int ret = mt_ioctl(mfd, MPIRMA_IOC_MSG_OFFER, &c);
+	int ret;
 
+	c.flags = flags;
+	ret = mt_ioctl(mfd, MPIRMA_IOC_MSG_OFFER, &c);
 	if (!ret)
 		*id = c.id;
 	return ret;
+}
+
+static inline int offer(int mfd, uint32_t peer, const void *buf, uint64_t len,
+		 uint64_t *id)
+{
+	return offer_flags(mfd, peer, buf, len, 0, id);
 }
 
 /* TAKE offer @id of rank @peer into @buf; the outputs in *@c. */
@@ -92,6 +100,14 @@ static inline int take(int mfd, uint32_t peer, uint64_t id, void *buf, uint64_t 
 {
 	*c = mc_arg(peer, id, buf, len);
 	return mt_ioctl(mfd, MPIRMA_IOC_MSG_TAKE, c);
+}
+
+/* HELP with offer @id; @peer and @len, which must be 0, for bad cases. */
+static inline int help(int mfd, uint64_t id, uint32_t peer, uint64_t len)
+{
+	struct mpirma_msg_copy c = mc_arg(peer, id, NULL, len);
+
+	return mt_ioctl(mfd, MPIRMA_IOC_MSG_HELP, &c);
 }
 
 static inline int withdraw(int mfd, uint64_t id)

@@ -152,13 +152,6 @@ TEST_F(copy, take_withdraw_race)
 	munmap(in, RACE_LEN);
 }
 
-static int help(int mfd, uint64_t id, uint32_t peer, uint64_t len)
-{
-	struct mpirma_msg_copy c = mc_arg(peer, id, NULL, len);
-
-	return mt_ioctl(mfd, MPIRMA_IOC_MSG_HELP, &c);
-}
-
 /*
  * HELP: the sender's CPU copies chunks of an offer being taken; ENOENT
  * before the copy starts and after it ends, and for others' offers.

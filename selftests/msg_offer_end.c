@@ -8,27 +8,6 @@
  */
 #include "msg_copy.h"
 
-/* OFFER with @flags; the id in *@id.  0 or -errno. */
-static int offer_flags(int mfd, uint32_t peer, const void *buf, uint64_t len,
-		       uint32_t flags, uint64_t *id)
-{
-	struct mpirma_msg_copy c = mc_arg(peer, 0, buf, len);
-	int ret;
-
-	c.flags = flags;
-	ret = mt_ioctl(mfd, MPIRMA_IOC_MSG_OFFER, &c);
-	if (!ret)
-		*id = c.id;
-	return ret;
-}
-
-static int help(int mfd, uint64_t id)
-{
-	struct mpirma_msg_copy c = mc_arg(0, id, NULL, 0);
-
-	return mt_ioctl(mfd, MPIRMA_IOC_MSG_HELP, &c);
-}
-
 #define ENDS	MPIRMA_OFFER_SENDER_ENDS
 
 static bool ends_known(int dev)
@@ -55,7 +34,7 @@ TEST_F(copy, sender_ends)
 	EXPECT_EQ(self->pinned + 3, pinned_settle(self->pinned + 3));
 	/* over for everyone but its sender */
 	EXPECT_EQ(-ENOENT, take(self->m[0], 1, id, self->dst, 3 * PS, &t));
-	EXPECT_EQ(-ENOENT, help(self->m[1], id));
+	EXPECT_EQ(-ENOENT, help(self->m[1], id, 0, 0));
 	EXPECT_EQ(-ENOENT, withdraw(self->m[0], id));
 	EXPECT_EQ(-ENOENT, withdraw(self->m[2], id));
 	EXPECT_EQ(self->pinned + 3, mt_counter("pages_pinned"));

@@ -146,14 +146,12 @@ int shmq_offer_send(uint32_t dst, struct shmq_rec *h, const void *buf,
 	h->chunk = 0;
 	h->offer = oc.id;
 	ret = shmq_unit_send(dst, h, NULL, &wait);
-	if (!ret && offer_wait(dst, h->seq, oc.id, len)) {
-		if (shmq.offer_flags)
-			shmq_offer_end(oc.id);	/* taken: ENOENT */
+	/* a taken offer the sender ends itself (its pages unpinned here) */
+	if (!ret && offer_wait(dst, h->seq, oc.id, len) && !shmq.offer_flags)
 		return 1;
-	}
 	ret = shmq_offer_end(oc.id);
 	if (ret == -ENOENT)
-		return 1;	/* taken, its number not published yet */
+		return 1;	/* taken (its number perhaps not published yet) */
 	if (ret)
 		return ret;
 	h->offer = 0;
