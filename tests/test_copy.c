@@ -5,8 +5,9 @@
  * against memmove() for every length up to past the inline sizes and
  * around the 8 KiB pieces, at every alignment of both sides, overlapping
  * both ways for the move, and at destinations just past the source's
- * offset in a page (the copies that avoid rep movsb); nothing outside the
- * destination is touched.
+ * offset in a page (the copies that avoid rep movsb), and with both sides
+ * 8-byte aligned from MPIRMA_COPY_WORDS_MIN (the copies by words, with
+ * tails of 0-7 bytes); nothing outside the destination is touched.
  *
  * Prints "N passed, M failed" and exits non-zero on any failure.
  */
@@ -20,7 +21,10 @@
 
 #define AREA	(7 * MPIRMA_COPY_PIECE)
 
-static unsigned char got[AREA], want[AREA], src[AREA];
+/* page-aligned: offsets 64 bytes apart are not aliased */
+static unsigned char got[AREA] __attribute__((aligned(4096)));
+static unsigned char want[AREA] __attribute__((aligned(4096)));
+static unsigned char src[AREA] __attribute__((aligned(4096)));
 
 static void fill(unsigned char *p, size_t n, unsigned int seed)
 {
@@ -61,6 +65,11 @@ int main(void)
 		MPIRMA_COPY_ALIAS_MIN + 63, 4096, MPIRMA_COPY_PIECE + 17,
 		3 * MPIRMA_COPY_PIECE + 5,
 	};
+	static const size_t words[] = {
+		MPIRMA_COPY_WORDS_MIN - 1, MPIRMA_COPY_WORDS_MIN,
+		MPIRMA_COPY_WORDS_MIN + 1, MPIRMA_COPY_WORDS_MIN + 7, 4096 + 5,
+		MPIRMA_COPY_PIECE + 3, 2 * MPIRMA_COPY_PIECE + 2048 + 6,
+	};
 	size_t n, a, b, i;
 
 	for (n = 0; n <= MPIRMA_COPY_MID + 32; n++)
@@ -97,5 +106,13 @@ int main(void)
 		one(big[i], MPIRMA_COPY_PIECE / 2, 0, true);
 		one(big[i], 1, big[i] + 4, true);	/* apart: in pieces */
 	}
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		for (a = 0; a < 64; a += 8) {
+			one(words[i], a, 128 + a, false);	/* by words */
+			one(words[i], a, 129 + a, false);	/* misaligned */
+			one(words[i], a + 4, 132 + a, false);
+			one(words[i], a, words[i] + 64 + a, true);
+			one(words[i], words[i] + 64 + a, a, true);
+		}
 	return unit_summary();
 }
