@@ -158,11 +158,10 @@ static __always_inline bool mpirma_copy_aliased(const char *d, const char *s,
  * A piece of @n bytes not aliased (mpirma_copy_aliased()): from
  * MPIRMA_COPY_WORDS_MIN bytes with both sides 8-byte aligned, rep movsq.
  * QEMU's TCG runs it 8 bytes a step, in 15-25% less time than glibc's
- * AVX copy from 2 to 16 KiB (the 2-rank 8 KiB ping-pong 8.3-11.4 us
- * against 8.2-14.4 over 15 launches in four boots, faster in 12); on an
- * AMD EPYC it takes the time of memcpy() there, aligned, but twice that
- * misaligned and 2.5 times at 1 KiB.  Under AddressSanitizer, memcpy(),
- * which it checks.
+ * AVX copy from 2 to 16 KiB (the 2-rank 8 KiB ping-pong faster in 19 of
+ * 22 launches side by side, docs/history.md); on an AMD EPYC it takes
+ * the time of memcpy() there, aligned, but twice that misaligned and 2.5
+ * times at 1 KiB.  Under AddressSanitizer, memcpy(), which it checks.
  */
 #define MPIRMA_COPY_WORDS_MIN	2048
 
