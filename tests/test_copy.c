@@ -21,7 +21,7 @@
 
 #define AREA	(7 * MPIRMA_COPY_PIECE)
 
-/* page-aligned: offsets 64 bytes apart are not aliased */
+/* page-aligned: offsets a multiple of 64 bytes apart are not aliased */
 static unsigned char got[AREA] __attribute__((aligned(4096)));
 static unsigned char want[AREA] __attribute__((aligned(4096)));
 static unsigned char src[AREA] __attribute__((aligned(4096)));
