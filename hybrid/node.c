@@ -47,6 +47,7 @@
 #include "agent.h"
 #include "env.h"
 #include "errors.h"
+#include "idle.h"
 #include "keyval.h"
 #include "mpirma_uapi.h"
 #include "node.h"
@@ -502,7 +503,6 @@ int hy_start(void)
 	/* Contiguous blocks: node-local ranks [i*n/k, (i+1)*n/k). */
 	sub = (int)((long)nrank * k / nsize);
 	PMPI_Comm_split(node, sub, nrank, &lnode);
-	PMPI_Comm_free(&node);
 	PMPI_Comm_rank(lnode, &lrank);
 	PMPI_Comm_size(lnode, &lsize);
 
@@ -526,6 +526,8 @@ int hy_start(void)
 		all_ok = all[0];
 		hy.yield = -all[1];
 	}
+	hy_idle_start(node, nsize, cpus);
+	PMPI_Comm_free(&node);
 	if (require && !all_ok) {
 		if (wrank == 0)
 			fprintf(stderr, "mpirma: MPIRMA_REQUIRE=1 and mpirma "
@@ -642,6 +644,7 @@ void hy_stop(void)
 	 */
 	if (agents)
 		PMPI_Barrier(MPI_COMM_WORLD);
+	hy_idle_stop();
 	if (hy.active) {
 		hy_lock();
 		/* The node's ranks leave the module job together. */

@@ -18,24 +18,29 @@
  * between rounds.  With hy.yield (the host's blocking calls spin) the
  * program's barriers, reductions and broadcasts all wait so, as do its
  * MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Sendrecv, and
- * MPI_Send and MPI_Recv of messages that go in pieces (poll_wait), and a
- * wait idle for long naps (yield_or_nap).  Without agents and yield, each
- * wait is the host's blocking call.
+ * MPI_Send and MPI_Recv (poll_wait), and a wait idle for long naps
+ * (yield_or_nap), counted on the node (idle.c): while the ranks that do
+ * not nap fit the node's CPUs and no agent serves, the point-to-point
+ * calls and the waits for requests are the host's blocking ones again
+ * (host_blocks).  Without agents and yield, each wait is the host's
+ * blocking call.
  *
- * Called by origin.c, span.c, win.c and sync.c; calls agent.c.
+ * Called by origin.c, span.c, win.c and sync.c; calls agent.c, idle.c and
+ * waits_args.c.
  */
-#include <limits.h>
 #include <sched.h>
 #include <time.h>
 
 #include "agent.h"
 #include "coll.h"
 #include "errors.h"
+#include "idle.h"
 #include "lockword.h"
 #include "net.h"
 #include "net_host.h"
 #include "transport.h"
 #include "waits.h"
+#include "waits_args.h"
 
 /*
  * Messages up to this many bytes keep the host's blocking call (once a
@@ -44,6 +49,23 @@
  * (poll_wait).
  */
 #define YIELD_WHOLE 16384
+
+/*
+ * Are the program's point-to-point calls and waits for requests the
+ * host's blocking ones?  Where the layer does not yield, and where it does
+ * while the node's ranks that do not nap fit its CPUs (idle.c) and no
+ * agent serves, a thread that wants a CPU too.
+ */
+static bool host_blocks(void)
+{
+	if (!hy.yield)
+		return true;
+	hy_idle.calls++;
+	if (!hy_cpus_spare() || (hy.agent && hy_slots_live()))
+		return false;
+	hy_idle.spared++;
+	return true;
+}
 
 /* Waits poll the host: to serve the agent's messages, or to yield. */
 static bool waits_poll(void)
@@ -86,7 +108,16 @@ struct pause {
 	long long spin_end;
 	unsigned int rounds;
 	unsigned int served;
+	bool napped;		/* counted idle on the node (idle.c) */
 };
+
+/* The end of a wait that paused by @p. */
+static void pause_end(struct pause *p)
+{
+	hy_agent_waiting(-1);
+	if (p->napped)
+		hy_idle_leave();
+}
 
 static void yield_or_nap(struct pause *p)
 {
@@ -99,6 +130,9 @@ static void yield_or_nap(struct pause *p)
 	if (served != p->served) {
 		p->served = served;
 		p->start = 0;
+		if (p->napped)
+			hy_idle_leave();
+		p->napped = false;
 	}
 	if (p->rounds <= SPIN_ROUNDS)
 		return;
@@ -118,6 +152,9 @@ static void yield_or_nap(struct pause *p)
 		p->start = now;
 	if (now - p->start < NAP_AFTER_NS)
 		return;
+	if (!p->napped)
+		hy_idle_enter();
+	p->napped = true;
 	ns = (now - p->start) / 8;
 	ts.tv_nsec = ns < NAP_MAX_NS ? ns : NAP_MAX_NS;
 	nanosleep(&ts, NULL);
@@ -162,7 +199,7 @@ static int wait_status(int n, MPI_Request *req, MPI_Status *stat)
 			break;
 		poll_pause(&p, true);
 	}
-	hy_agent_waiting(-1);
+	pause_end(&p);
 	return ret;
 }
 
@@ -195,7 +232,7 @@ int hy_wait_net(struct hy_nrecv *r)
 			poll_pause(&p, false);	/* another reads: it may spin */
 		got = hy_net_test(r, 0);
 	}
-	hy_agent_waiting(-1);
+	pause_end(&p);
 	return r->status;
 }
 
@@ -216,7 +253,7 @@ void hy_wait_word(uint64_t *word, int type)
 		hy_agent_serve();
 		yield_or_nap(&p);
 	}
-	hy_agent_waiting(-1);
+	pause_end(&p);
 }
 
 int hy_wait(int n, MPI_Request *req)
@@ -306,105 +343,6 @@ int hy_wait_allgather(const void *in, int count, MPI_Datatype type, void *out,
 }
 
 /*
- * Are @source, @tag and @comm a receive's that a probe takes without an
- * error?  Else PMPI_Recv reports them itself (a probe's error would name
- * another call).
- */
-static bool probe_args_ok(int source, int tag, MPI_Comm comm)
-{
-	int inter = 0, size = 0;
-
-	if (comm == MPI_COMM_NULL || (tag < 0 && tag != MPI_ANY_TAG))
-		return false;
-	if (source == MPI_ANY_SOURCE)
-		return true;
-	/* the world is never an intercommunicator: one call fewer */
-	if (source < 0 || (comm != MPI_COMM_WORLD &&
-			   PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS))
-		return false;
-	if ((inter ? PMPI_Comm_remote_size(comm, &size) :
-		     PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
-		return false;
-	return source < size;
-}
-
-/* What @comm's error handler does with an error. */
-enum handler_kind { HANDLER_ENDS, HANDLER_RETURNS, HANDLER_PROGRAMS };
-
-static enum handler_kind handler_kind(MPI_Comm comm)
-{
-	enum handler_kind kind = HANDLER_PROGRAMS;
-	MPI_Errhandler eh;
-
-	if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS)
-		return kind;
-	if (eh == MPI_ERRORS_RETURN)
-		kind = HANDLER_RETURNS;
-	else if (eh == MPI_ERRORS_ARE_FATAL)
-		kind = HANDLER_ENDS;
-#ifdef MPI_ERRORS_ABORT
-	else if (eh == MPI_ERRORS_ABORT)
-		kind = HANDLER_ENDS;
-#endif
-	hy_errhandler_put(&eh);
-	return kind;
-}
-
-/*
- * Does the host raise an error MPI_Test finds on the request's
- * communicator?  Open MPI's does; MPICH raises it on MPI_COMM_WORLD (a
- * truncating receive on a communicator that returns errors aborted there).
- */
-#ifdef OPEN_MPI
-#define TEST_RAISES_ON_COMM true
-#else
-#define TEST_RAISES_ON_COMM false
-#endif
-
-/*
- * How a posted receive's wait on @comm would report an error: as MPI_Recv
- * would, to the same handler (or one that ends the job whichever call
- * reported it); returned to the layer, which raises it on @comm itself
- * (MPICH's test raises it on a world that returns errors); or elsewhere,
- * so that the receive probes first.  A wait that serves on the host's
- * transport tests the receive with the agent's inbox, so its error is
- * MPI_ERR_IN_STATUS (net_host.c); elsewhere a wait for one request tests
- * it alone (agent.h).
- */
-enum recv_raise { RAISE_BY_HOST, RAISE_BY_LAYER, RAISE_AFTER_PROBE };
-
-static enum recv_raise recv_raise(MPI_Comm comm, bool serve)
-{
-	bool inbox = serve && hy_transport_on_host();
-	enum handler_kind world;
-
-	if ((TEST_RAISES_ON_COMM || comm == MPI_COMM_WORLD) && !inbox)
-		return RAISE_BY_HOST;
-	world = handler_kind(MPI_COMM_WORLD);
-	if (world == HANDLER_RETURNS && !inbox)
-		return RAISE_BY_LAYER;
-	return world == HANDLER_ENDS &&
-	       (comm == MPI_COMM_WORLD || handler_kind(comm) == HANDLER_ENDS) ?
-	       RAISE_BY_HOST : RAISE_AFTER_PROBE;
-}
-
-/*
- * Can @count elements of @type be sent or received without an error the
- * host would raise in another call's name?  Else the blocking call runs.
- */
-static bool buffer_args_ok(int count, MPI_Datatype type, int *bytes)
-{
-	int size;
-
-	if (count < 0 || type == MPI_DATATYPE_NULL ||
-	    PMPI_Type_size(type, &size) != MPI_SUCCESS)
-		return false;
-	*bytes = (int)((long long)count * size > INT_MAX ? INT_MAX :
-		       (long long)count * size);
-	return true;
-}
-
-/*
  * What a wait that polls waits for: @n requests @req, all of them (their
  * statuses into @st), any one (its index into *@index, its status into
  * @st) or some (*@outcount of them, @indices); or with none, a message of
@@ -466,7 +404,7 @@ static int poll_wait(const struct poll_for *f)
 		else if (hy.crowded)
 			sched_yield();
 	}
-	hy_agent_waiting(-1);
+	pause_end(&p);
 	return ret;
 }
 
@@ -479,12 +417,12 @@ static int poll_all(int n, MPI_Request *req, MPI_Status *st)
 
 /*
  * The receive posted, then a wait that serves (@serve), or one that
- * polls and yields; @by RAISE_BY_LAYER: the wait's error raised on
+ * polls and yields; @by HY_RAISE_BY_LAYER: the wait's error raised on
  * @comm's handler (the host's test returned it).
  */
 static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
 		       int tag, MPI_Comm comm, MPI_Status *status, bool serve,
-		       enum recv_raise by)
+		       enum hy_recv_raise by)
 {
 	MPI_Request req;
 	MPI_Status st;
@@ -501,7 +439,7 @@ static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
 		if (req == MPI_REQUEST_NULL && status != MPI_STATUS_IGNORE)
 			*status = st;
 	}
-	if (ret != MPI_SUCCESS && by == RAISE_BY_LAYER)
+	if (ret != MPI_SUCCESS && by == HY_RAISE_BY_LAYER)
 		PMPI_Comm_call_errhandler(comm, ret);
 	return ret;
 }
@@ -510,12 +448,12 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 		 int tag, MPI_Comm comm, MPI_Status *status)
 {
 	bool serve = hy.agent && hy_slots_live();
-	enum recv_raise by;
+	enum hy_recv_raise by;
 	int ret, room, bytes;
 	MPI_Status st;
 
-	if (!(serve || hy.yield) || !probe_args_ok(source, tag, comm) ||
-	    !buffer_args_ok(count, type, &room))
+	if ((!serve && host_blocks()) || !hy_probe_args_ok(source, tag, comm) ||
+	    !hy_buffer_args_ok(count, type, &room))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	/*
 	 * Where the error comes back as MPI_Recv's would, the receive is
@@ -525,8 +463,8 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	 * from 8 B to 8 KiB against 1.00-1.05).  A truncation then returns
 	 * MPI_ERR_TRUNCATE, or aborts in the name of MPI_Test.
 	 */
-	by = recv_raise(comm, serve);
-	if (by != RAISE_AFTER_PROBE)
+	by = hy_recv_raise(comm, serve);
+	if (by != HY_RAISE_AFTER_PROBE)
 		return posted_recv(buf, count, type, source, tag, comm, status,
 				   serve, by);
 	ret = poll_wait(&(struct poll_for){ .kind = POLL_PROBE, .st = &st,
@@ -547,7 +485,7 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
 	    (!serve && bytes <= YIELD_WHOLE))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	return posted_recv(buf, count, type, source, tag, comm, status, serve,
-			   RAISE_AFTER_PROBE);
+			   HY_RAISE_AFTER_PROBE);
 }
 
 /*
@@ -562,9 +500,9 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 	int bytes, ret;
 
 	/* the cheapest test first: most messages are small */
-	if (!hy.yield || !buffer_args_ok(count, type, &bytes) ||
+	if (host_blocks() || !hy_buffer_args_ok(count, type, &bytes) ||
 	    bytes <= YIELD_WHOLE || tag < 0 || dest == MPI_ANY_SOURCE ||
-	    !probe_args_ok(dest, tag, comm))
+	    !hy_probe_args_ok(dest, tag, comm))
 		return PMPI_Send(buf, count, type, dest, tag, comm);
 	ret = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
 	if (ret == MPI_SUCCESS)
@@ -580,21 +518,21 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
  */
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-	if (!hy.yield || !req)
+	if (host_blocks() || !req)
 		return PMPI_Wait(req, status);
 	return poll_all(1, req, status);
 }
 
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-	if (!hy.yield || count <= 0 || !reqs)
+	if (host_blocks() || count <= 0 || !reqs)
 		return PMPI_Waitall(count, reqs, statuses);
 	return poll_all(count, reqs, statuses);
 }
 
 int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-	if (!hy.yield || count <= 0 || !reqs || !index)
+	if (host_blocks() || count <= 0 || !reqs || !index)
 		return PMPI_Waitany(count, reqs, index, status);
 	return poll_wait(&(struct poll_for){ .kind = POLL_ANY, .n = count,
 					     .req = reqs, .index = index,
@@ -604,7 +542,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
 		 int indices[], MPI_Status statuses[])
 {
-	if (!hy.yield || incount <= 0 || !reqs || !outcount || !indices)
+	if (host_blocks() || incount <= 0 || !reqs || !outcount || !indices)
 		return PMPI_Waitsome(incount, reqs, outcount, indices,
 				     statuses);
 	return poll_wait(&(struct poll_for){ .kind = POLL_SOME, .n = incount,
@@ -627,12 +565,12 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 	MPI_Request req[2];
 	int sbytes, rbytes, ret, r;
 
-	if (!hy.yield || stag < 0 || dest == MPI_ANY_SOURCE ||
-	    !probe_args_ok(dest, stag, comm) ||
-	    !probe_args_ok(source, rtag, comm) ||
-	    !buffer_args_ok(scount, stype, &sbytes) ||
-	    !buffer_args_ok(rcount, rtype, &rbytes) ||
-	    recv_raise(comm, false) != RAISE_BY_HOST)
+	if (host_blocks() || stag < 0 || dest == MPI_ANY_SOURCE ||
+	    !hy_probe_args_ok(dest, stag, comm) ||
+	    !hy_probe_args_ok(source, rtag, comm) ||
+	    !hy_buffer_args_ok(scount, stype, &sbytes) ||
+	    !hy_buffer_args_ok(rcount, rtype, &rbytes) ||
+	    hy_recv_raise(comm, false) != HY_RAISE_BY_HOST)
 		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf,
 				     rcount, rtype, source, rtag, comm, status);
 	ret = PMPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &req[0]);

@@ -10,7 +10,7 @@
  * Sendrecv_replace, Ssend, zero-length and 1 MiB messages, MPI_PROC_NULL
  * as a peer, synchronous sends that wait for their receive, buffered ones
  * that count against the attached buffer; all of it again with a window
- * open.
+ * open.  Ping-pongs of two ranks while the others wait in a broadcast.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -551,6 +551,62 @@ static void test_all(void)
 #endif
 }
 
+/*
+ * Ping-pongs of ranks 0 and 1 while the others wait in a broadcast: under
+ * the layer with MPICH and more ranks than CPUs those nap, and the two
+ * then use MPICH's own blocking calls (hybrid/idle.c).  Messages of 8
+ * bytes and of 64 KiB (in pieces) arrive whole and in order while the
+ * others go to sleep.
+ */
+static void test_beside_idle(void)
+{
+	enum { SMALL = 3000, BIG = 65536, BIG_ROUNDS = 40 };
+	int peer = mtest_rank ^ 1, go = 1, bad = 0, i, k;
+	unsigned char *buf = malloc(BIG);
+	long v;
+
+	mtest_section("ping-pong beside ranks idle in a broadcast");
+	CHECK(buf, "out of memory");
+	if (buf && mtest_rank < 2 && peer < mtest_size) {
+		/* rank 0 sends i, rank 1 answers i + 1 */
+		for (i = 0; i < SMALL; i++) {
+			v = i;
+			if (mtest_rank == 1) {
+				MPI_Recv(&v, 1, MPI_LONG, 0, 7, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
+				bad += v != i;
+				v = i + 1;
+			}
+			MPI_Send(&v, 1, MPI_LONG, peer, 7, MPI_COMM_WORLD);
+			if (mtest_rank == 0) {
+				MPI_Recv(&v, 1, MPI_LONG, 1, 7, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
+				bad += v != i + 1;
+			}
+		}
+		for (i = 0; i < BIG_ROUNDS; i++) {
+			if (mtest_rank == 0)
+				for (k = 0; k < BIG; k++)
+					buf[k] = (unsigned char)(k * 31 + i);
+			else
+				MPI_Recv(buf, BIG, MPI_BYTE, 0, 8,
+					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(buf, BIG, MPI_BYTE, peer, 8, MPI_COMM_WORLD);
+			if (mtest_rank == 0) {
+				memset(buf, 0, BIG);
+				MPI_Recv(buf, BIG, MPI_BYTE, 1, 8,
+					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			}
+			for (k = 0; k < BIG; k++)
+				bad += buf[k] != (unsigned char)(k * 31 + i);
+		}
+	}
+	CHECK(!bad, "%d values wrong in the ping-pongs", bad);
+	CHECK_MPI(MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	CHECK_EQ(go, 1, "the broadcast's value");
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Win win;
@@ -560,6 +616,7 @@ int main(int argc, char **argv)
 	right = (mtest_rank + 1) % mtest_size;
 	left = (mtest_rank + mtest_size - 1) % mtest_size;
 	test_all();
+	test_beside_idle();
 	/*
 	 * Again with a window open: under the layer at two logical nodes it
 	 * spans nodes, and every MPI_Recv then serves the agent as it waits
