@@ -56,7 +56,7 @@
  * while the node's ranks that do not nap fit its CPUs (idle.c) and no
  * agent serves, a thread that wants a CPU too.
  */
-static bool host_blocks(void)
+static inline __attribute__((always_inline)) bool host_blocks(void)
 {
 	if (!hy.yield)
 		return true;
@@ -493,21 +493,31 @@ int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
  * for its receiver with the CPU yielded (poll_wait).  Elsewhere, and for
  * arguments the host would refuse, the host's call.
  */
-int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
-	     MPI_Comm comm)
+static __attribute__((noinline)) int
+send_yielding(const void *buf, int count, MPI_Datatype type, int dest,
+	      int tag, MPI_Comm comm)
 {
 	MPI_Request req;
 	int bytes, ret;
 
 	/* the cheapest test first: most messages are small */
-	if (host_blocks() || !hy_buffer_args_ok(count, type, &bytes) ||
-	    bytes <= YIELD_WHOLE || tag < 0 || dest == MPI_ANY_SOURCE ||
+	if (!hy_buffer_args_ok(count, type, &bytes) || bytes <= YIELD_WHOLE ||
+	    tag < 0 || dest == MPI_ANY_SOURCE ||
 	    !hy_probe_args_ok(dest, tag, comm))
 		return PMPI_Send(buf, count, type, dest, tag, comm);
 	ret = PMPI_Isend(buf, count, type, dest, tag, comm, &req);
 	if (ret == MPI_SUCCESS)
 		ret = poll_all(1, &req, MPI_STATUS_IGNORE);
 	return ret;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+	     MPI_Comm comm)
+{
+	/* a jump to the host's, without a frame of the layer's */
+	if (host_blocks())
+		return PMPI_Send(buf, count, type, dest, tag, comm);
+	return send_yielding(buf, count, type, dest, tag, comm);
 }
 
 /*
@@ -598,6 +608,9 @@ int MPI_Barrier(MPI_Comm comm)
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	     MPI_Comm comm, MPI_Status *status)
 {
+	/* the common case first, a jump to the host's: a call costs, emulated */
+	if (!hy.agent && host_blocks())
+		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	return hy_wait_recv(buf, count, type, source, tag, comm, status);
 }
 
