@@ -444,15 +444,29 @@ static int posted_recv(void *buf, int count, MPI_Datatype type, int source,
 	return ret;
 }
 
-int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
-		 int tag, MPI_Comm comm, MPI_Status *status)
+/*
+ * MPI_Recv that serves (@serve) or yields: the host's MPI_Recv for a bad
+ * receive (which names it).  Where errors on @comm are fatal, PMPI_Irecv
+ * and a wait that serves, or polls and yields.  Else probes that serve
+ * (and yield where the layer yields) until the message is there, then the
+ * host's MPI_Recv for a truncating receive, else PMPI_Irecv and a wait
+ * that serves, or yields.  A receive the program posted earlier matches
+ * its message as it arrives, before any probe sees it, and the receive
+ * then takes the earliest message that matches, the one the probe saw, so
+ * the standard's matching order holds.
+ */
+static __attribute__((noinline)) int
+recv_polled(void *buf, int count, MPI_Datatype type, int source, int tag,
+	    MPI_Comm comm, MPI_Status *status)
 {
 	bool serve = hy.agent && hy_slots_live();
 	enum hy_recv_raise by;
 	int ret, room, bytes;
 	MPI_Status st;
 
-	if ((!serve && host_blocks()) || !hy_probe_args_ok(source, tag, comm) ||
+	/* without agents MPI_Recv has asked host_blocks() already */
+	if ((hy.agent && !serve && host_blocks()) ||
+	    !hy_probe_args_ok(source, tag, comm) ||
 	    !hy_buffer_args_ok(count, type, &room))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	/*
@@ -611,7 +625,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	/* the common case first, a jump to the host's: a call costs, emulated */
 	if (!hy.agent && host_blocks())
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	return hy_wait_recv(buf, count, type, source, tag, comm, status);
+	return recv_polled(buf, count, type, source, tag, comm, status);
 }
 
 /*

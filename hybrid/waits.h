@@ -30,18 +30,4 @@ int hy_wait_allgather(const void *in, int count, MPI_Datatype type, void *out,
 		      MPI_Comm comm);
 int hy_wait_comm_dup(MPI_Comm comm, MPI_Comm *out);
 
-/*
- * PMPI_Recv, serving meanwhile, or yielding: the host's MPI_Recv for a bad
- * receive (which names it).  Where errors on @comm are fatal, PMPI_Irecv
- * and a wait that serves, or polls and yields.  Else probes that serve
- * (and yield where the layer yields) until the message is there, then the
- * host's MPI_Recv for a truncating receive, else PMPI_Irecv and a wait
- * that serves, or yields.  A receive the program posted earlier matches
- * its message as it arrives, before any probe sees it, and the receive
- * then takes the earliest message that matches, the one the probe saw, so
- * the standard's matching order holds.
- */
-int hy_wait_recv(void *buf, int count, MPI_Datatype type, int source,
-		 int tag, MPI_Comm comm, MPI_Status *status);
-
 #endif /* MPIRMA_HYBRID_WAITS_H */
