@@ -128,6 +128,11 @@ void hy_slots_free(void);
  * The slots in use: this process's windows that span nodes.  Without one
  * no origin ships to this process, and its receives need not serve.
  */
-int hy_slots_live(void);
+extern int hy_live_slots;	/* agent_slots.c's count, read inline by waits */
+
+static inline int hy_slots_live(void)
+{
+	return __atomic_load_n(&hy_live_slots, __ATOMIC_ACQUIRE);
+}
 
 #endif /* MPIRMA_HYBRID_AGENT_H */

@@ -62,7 +62,7 @@ static struct agent_slot *slots;
 static int nslots;
 
 /* Slots in use (atomic; changed under slots_lock): 0, nobody ships here. */
-static int live;
+int hy_live_slots;
 
 /* Queued epochs granted since, in grant order, for hy_slot_ready(). */
 static struct lock_wait *ready;
@@ -345,7 +345,7 @@ int hy_slot_open(struct hy_win *w)
 	/* what a window freed while locked left; nobody knows the slot yet */
 	hy_lw_reset(slots[k].word);
 	sp->myslot = k;
-	__atomic_add_fetch(&live, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&hy_live_slots, 1, __ATOMIC_RELEASE);
 unlock:
 	hy_mutex_unlock(&slots_lock);
 	if (ret == MPI_SUCCESS)
@@ -361,7 +361,7 @@ void hy_slot_close(struct hy_win *w)
 		return;
 	hy_mutex_lock(&slots_lock);
 	slots[sp->myslot].used = false;
-	__atomic_sub_fetch(&live, 1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&hy_live_slots, 1, __ATOMIC_RELEASE);
 	hy_mutex_unlock(&slots_lock);
 	sp->myslot = -1;
 }
@@ -382,11 +382,6 @@ void hy_slots_free(void)
 	free(slots);
 	slots = NULL;
 	nslots = 0;
-	__atomic_store_n(&live, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&hy_live_slots, 0, __ATOMIC_RELEASE);
 	hy_mutex_unlock(&slots_lock);
-}
-
-int hy_slots_live(void)
-{
-	return __atomic_load_n(&live, __ATOMIC_ACQUIRE);
 }

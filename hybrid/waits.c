@@ -56,12 +56,17 @@
  * while the node's ranks that do not nap fit its CPUs (idle.c) and no
  * agent serves, a thread that wants a CPU too.
  */
+static inline __attribute__((always_inline)) bool agent_serves(void)
+{
+	return hy.agent && hy_slots_live();
+}
+
 static inline __attribute__((always_inline)) bool host_blocks(void)
 {
 	if (!hy.yield)
 		return true;
 	hy_idle.calls++;
-	if (!hy_cpus_spare() || (hy.agent && hy_slots_live()))
+	if (!hy_cpus_spare() || agent_serves())
 		return false;
 	hy_idle.spared++;
 	return true;
@@ -459,14 +464,13 @@ static __attribute__((noinline)) int
 recv_polled(void *buf, int count, MPI_Datatype type, int source, int tag,
 	    MPI_Comm comm, MPI_Status *status)
 {
-	bool serve = hy.agent && hy_slots_live();
+	bool serve = agent_serves();
 	enum hy_recv_raise by;
 	int ret, room, bytes;
 	MPI_Status st;
 
-	/* without agents MPI_Recv has asked host_blocks() already */
-	if ((hy.agent && !serve && host_blocks()) ||
-	    !hy_probe_args_ok(source, tag, comm) ||
+	/* MPI_Recv has asked host_blocks() already */
+	if (!hy_probe_args_ok(source, tag, comm) ||
 	    !hy_buffer_args_ok(count, type, &room))
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	/*
@@ -623,7 +627,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
 	     MPI_Comm comm, MPI_Status *status)
 {
 	/* the common case first, a jump to the host's: a call costs, emulated */
-	if (!hy.agent && host_blocks())
+	if (!agent_serves() && host_blocks())
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
 	return recv_polled(buf, count, type, source, tag, comm, status);
 }
