@@ -50,17 +50,18 @@
  */
 #define YIELD_WHOLE 16384
 
+/* Does a wait serve the agent: a window here spans nodes? */
+static inline __attribute__((always_inline)) bool agent_serves(void)
+{
+	return hy.agent && hy_slots_live();
+}
+
 /*
  * Are the program's point-to-point calls and waits for requests the
  * host's blocking ones?  Where the layer does not yield, and where it does
  * while the node's ranks that do not nap fit its CPUs (idle.c) and no
  * agent serves, a thread that wants a CPU too.
  */
-static inline __attribute__((always_inline)) bool agent_serves(void)
-{
-	return hy.agent && hy_slots_live();
-}
-
 static inline __attribute__((always_inline)) bool host_blocks(void)
 {
 	if (!hy.yield)
